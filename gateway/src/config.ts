@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+
+/** Everything the gateway reads from its environment (API.md part 7). */
+export const configSchema = z.object({
+  ...processVariables,
+  GATEWAY_HOST: z.string().default('0.0.0.0'),
+  GATEWAY_PORT: env.port(8080),
+  REDIS_URL: backingServices.REDIS_URL,
+  REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
+  IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
+  GRPC_DEADLINE_MS: env.int(5_000, 100, 120_000),
+  GRPC_TLS_CERT_FILE: grpcServiceVariables.GRPC_TLS_CERT_FILE,
+  GRPC_TLS_KEY_FILE: grpcServiceVariables.GRPC_TLS_KEY_FILE,
+  GRPC_TLS_CA_FILE: grpcServiceVariables.GRPC_TLS_CA_FILE,
+  PUBLIC_APP_URL: env.url(['http', 'https']),
+  ALLOWED_ORIGINS: env.csv(),
+  COOKIE_SECURE: env.bool(true),
+  TRUSTED_PROXIES: env.csv(),
+  AUTH_SESSION_MAX_LIFETIME_HOURS: env.int(720, 1),
+  AUTH_SESSION_SLIDING_TTL_HOURS: env.int(168, 1),
+  AUTH_SESSION_REFRESH_THRESHOLD: env.int(50, 0, 100),
+  RATE_LIMIT_LOGIN_FAILURES: env.int(10, 1),
+  RATE_LIMIT_LOGIN_WINDOW_SECONDS: env.int(900, 1),
+  RATE_LIMIT_IP_MAX: env.int(300, 1),
+  RATE_LIMIT_IP_WINDOW_SECONDS: env.int(300, 1),
+  RATE_LIMIT_MAIL_MAX: env.int(5, 1),
+  RATE_LIMIT_MAIL_WINDOW_SECONDS: env.int(3_600, 1),
+});
+
+export type GatewayConfig = z.output<typeof configSchema>;
+
+export function loadGatewayConfig(environment: Record<string, string | undefined> = process.env): GatewayConfig {
+  return loadConfig(configSchema, environment);
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+
+/**
+ * OWASP's minimum for Argon2id (19 MiB, t=2, p=1). Configuration may raise
+ * the cost, never lower it below this floor.
+ */
+const ARGON2_FLOOR = { memoryKiB: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+/** Everything the identity service reads from its environment. */
+export const configSchema = z.object({
+  ...processVariables,
+  ...grpcServiceVariables,
+  GRPC_PORT: env.port(50051),
+  DATABASE_URL: backingServices.DATABASE_URL,
+  DATABASE_POOL_MAX: env.int(10, 1, 200),
+  NATS_URL: backingServices.NATS_URL,
+  NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+  /** Token lifetimes in minutes, named as in the specification. */
+  AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME: env.int(1, 1),
+  AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME: env.int(15, 1),
+  AUTH_EMAIL_CHANGE_TOKEN_EXPIRE_TIME: env.int(15, 1),
+  ARGON2_MEMORY_KIB: env.int(ARGON2_FLOOR.memoryKiB, ARGON2_FLOOR.memoryKiB),
+  ARGON2_TIME_COST: env.int(ARGON2_FLOOR.timeCost, ARGON2_FLOOR.timeCost),
+  ARGON2_PARALLELISM: env.int(ARGON2_FLOOR.parallelism, ARGON2_FLOOR.parallelism, 16),
+});
+
+export type IdentityConfig = z.output<typeof configSchema>;
+
+export function loadIdentityConfig(environment: Record<string, string | undefined> = process.env): IdentityConfig {
+  return loadConfig(configSchema, environment);
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { backingServices, env, loadConfig, processVariables } from '@latchkey/config';
+
+/** Everything the jobs worker reads from its environment. */
+export const configSchema = z.object({
+  ...processVariables,
+  DATABASE_URL: backingServices.DATABASE_URL,
+  DATABASE_POOL_MAX: env.int(5, 1, 200),
+  NATS_URL: backingServices.NATS_URL,
+  NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+  SMTP_URL: env.url(['smtp', 'smtps']),
+  MAIL_FROM: z.string().min(3).default('Latchkey <no-reply@localhost>'),
+  PUBLIC_APP_URL: env.url(['http', 'https']),
+  METRICS_PORT: env.port(9464),
+  /** Deliveries of one job before it is parked on the dead-letter subject. */
+  JOBS_MAX_DELIVERIES: env.int(8, 1, 100),
+  /** How many jobs of one kind run at once in this process. */
+  JOBS_CONCURRENCY: env.int(8, 1, 256),
+  /** First retry delay; each further delivery doubles it, up to a minute. Tests lower it. */
+  JOBS_RETRY_BASE_MS: env.int(1_000, 1, 60_000),
+});
+
+export type JobsConfig = z.output<typeof configSchema>;
+
+export function loadJobsConfig(environment: Record<string, string | undefined> = process.env): JobsConfig {
+  return loadConfig(configSchema, environment);
+}
