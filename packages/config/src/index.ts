@@ -1,0 +1,2 @@
+export { loadConfig, ConfigError } from './load-config';
+export { env, processVariables, backingServices, grpcServiceVariables } from './variables';

@@ -1,0 +1,3 @@
+export { createPool, quoteIdentifier, type PoolSettings } from './pool';
+export { withTransaction, isUniqueViolation } from './transaction';
+export { readMigrations, runMigrations, type Migration } from './migrations';

@@ -1,0 +1,92 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+interface ErrorDefinition {
+  /** HTTP status the gateway answers with. */
+  readonly httpStatus: number;
+  /** gRPC status a service answers with; the code itself travels in metadata. */
+  readonly grpcStatus: GrpcStatus;
+  /** Default human-readable detail, used when the thrower gives none. */
+  readonly message: string;
+}
+
+const define = (httpStatus: number, grpcStatus: GrpcStatus, message: string): ErrorDefinition => ({
+  httpStatus,
+  grpcStatus,
+  message,
+});
+
+/**
+ * Every `domain:reason` code of the HTTP contract (API.md part 5), the one
+ * place where a code meets its statuses. Retired codes must not be reused.
+ */
+export const errorCatalogue = {
+  // validation
+  'validation:invalid_input': define(400, GrpcStatus.INVALID_ARGUMENT, 'The request is not valid.'),
+  'validation:unsupported_media_type': define(415, GrpcStatus.INVALID_ARGUMENT, 'The body must be application/json.'),
+  'validation:payload_too_large': define(413, GrpcStatus.INVALID_ARGUMENT, 'The body is over the size limit.'),
+  // routing
+  'route:not_found': define(404, GrpcStatus.NOT_FOUND, 'No such route.'),
+  'route:method_not_allowed': define(405, GrpcStatus.UNIMPLEMENTED, 'This method is not allowed on this path.'),
+  // authentication
+  'auth:unauthorized': define(401, GrpcStatus.UNAUTHENTICATED, 'A valid session is required.'),
+  'auth:invalid_credentials': define(401, GrpcStatus.UNAUTHENTICATED, 'The email or password is wrong.'),
+  'auth:email_not_verified': define(403, GrpcStatus.FAILED_PRECONDITION, 'The email address is not verified yet.'),
+  'auth:wrong_password': define(400, GrpcStatus.INVALID_ARGUMENT, 'The current password is wrong.'),
+  'auth:password_not_set': define(
+    400,
+    GrpcStatus.FAILED_PRECONDITION,
+    'This account has no password; use forgot-password to set one.',
+  ),
+  'auth:origin_forbidden': define(403, GrpcStatus.PERMISSION_DENIED, 'Requests from this origin are not allowed.'),
+  'auth:token_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, 'The token is unknown, used or expired.'),
+  // users
+  'user:handle_taken': define(409, GrpcStatus.ALREADY_EXISTS, 'That handle is taken.'),
+  'user:email_taken': define(409, GrpcStatus.ALREADY_EXISTS, 'That email address is taken.'),
+  // sessions
+  'session:not_found': define(404, GrpcStatus.NOT_FOUND, 'No such session.'),
+  // oauth
+  'oauth:provider_not_found': define(404, GrpcStatus.NOT_FOUND, 'No such provider.'),
+  'oauth:state_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, 'The state is unknown, used or expired.'),
+  'oauth:code_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, 'The provider refused the authorization code.'),
+  'oauth:provider_unavailable': define(502, GrpcStatus.UNAVAILABLE, 'The provider did not answer properly.'),
+  'oauth:email_not_verified': define(
+    409,
+    GrpcStatus.FAILED_PRECONDITION,
+    'The provider does not vouch for this email address.',
+  ),
+  'oauth:pending_signup_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, 'The pending signup is unknown or expired.'),
+  'oauth:already_linked': define(409, GrpcStatus.ALREADY_EXISTS, 'That provider identity is already linked.'),
+  'oauth:connection_not_found': define(404, GrpcStatus.NOT_FOUND, 'No connection for that provider.'),
+  'oauth:last_login_method': define(
+    409,
+    GrpcStatus.FAILED_PRECONDITION,
+    'This is the last way to sign in to the account.',
+  ),
+  // totp
+  'totp:already_enabled': define(409, GrpcStatus.ALREADY_EXISTS, 'TOTP is already enabled.'),
+  'totp:not_enabled': define(400, GrpcStatus.FAILED_PRECONDITION, 'TOTP is not enabled.'),
+  'totp:invalid_code': define(400, GrpcStatus.INVALID_ARGUMENT, 'The code is not valid.'),
+  'totp:setup_token_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, 'The setup token is unknown or expired.'),
+  'totp:temp_token_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, 'The temporary token is not valid.'),
+  'totp:temp_token_expired': define(400, GrpcStatus.INVALID_ARGUMENT, 'The temporary token has expired.'),
+  'totp:backup_code_exhausted': define(401, GrpcStatus.UNAUTHENTICATED, 'No backup codes are left.'),
+  'totp:secret_generation_failed': define(500, GrpcStatus.INTERNAL, 'The TOTP secret could not be generated.'),
+  'totp:qr_generation_failed': define(500, GrpcStatus.INTERNAL, 'The QR code could not be generated.'),
+  // posts
+  'post:not_found': define(404, GrpcStatus.NOT_FOUND, 'No post with that id.'),
+  'post:forbidden': define(403, GrpcStatus.PERMISSION_DENIED, 'Only the author may change this post.'),
+  // platform
+  'rate_limit:exceeded': define(429, GrpcStatus.RESOURCE_EXHAUSTED, 'Too many attempts; try again later.'),
+  'service:unavailable': define(503, GrpcStatus.UNAVAILABLE, 'A dependency is unavailable; nothing was changed.'),
+  'internal:error': define(500, GrpcStatus.INTERNAL, 'An unexpected error occurred.'),
+} as const satisfies Record<string, ErrorDefinition>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(errorCatalogue, value);
+}
+
+export function describeError(code: ErrorCode): ErrorDefinition {
+  return errorCatalogue[code];
+}

@@ -1,0 +1,2 @@
+export { errorCatalogue, isErrorCode, describeError, type ErrorCode } from './catalogue';
+export { AppError, isAppError, type FieldError } from './app-error';

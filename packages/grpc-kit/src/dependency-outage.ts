@@ -1,0 +1,22 @@
+/**
+ * Whether an error means a backing service (PostgreSQL, NATS, S3, ...) is
+ * unreachable rather than that our code is wrong. Such failures answer
+ * `service:unavailable` (503) so that clients retry instead of reporting bugs.
+ */
+export function isDependencyOutage(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN'].includes(code)) {
+      return true;
+    }
+    // PostgreSQL: class 08 is connection exceptions, 57P0x is the server shutting down or restarting.
+    if (/^08/.test(code) || /^57P0/.test(code)) return true;
+    // nats.js connection and timeout errors.
+    if (['CONNECTION_REFUSED', 'CONNECTION_CLOSED', 'DISCONNECT', 'TIMEOUT', '503'].includes(code)) return true;
+  }
+  if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(error.message)) {
+    return true;
+  }
+  return error.cause !== undefined && error.cause !== error && isDependencyOutage(error.cause);
+}

@@ -1,0 +1,59 @@
+import { Metadata, status as GrpcStatus, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { AppError, describeError, isErrorCode, type FieldError } from '@latchkey/errors';
+import type { Logger } from '@latchkey/telemetry';
+import { isDependencyOutage } from './dependency-outage';
+import { metadataKeys } from './metadata-keys';
+
+/**
+ * The one translation from a thrown error to a gRPC status. The API code
+ * travels in trailers; anything that is not an AppError is logged here and
+ * leaves as `internal:error`, so internals never reach a caller.
+ */
+export function toStatus(error: unknown, logger: Logger): Partial<StatusObject> {
+  let appError: AppError;
+  if (error instanceof AppError) {
+    appError = error;
+  } else if (isDependencyOutage(error)) {
+    logger.warn({ err: error }, 'dependency unavailable');
+    appError = new AppError('service:unavailable');
+  } else {
+    logger.error({ err: error }, 'unexpected error');
+    appError = new AppError('internal:error');
+  }
+  const metadata = new Metadata();
+  metadata.set(metadataKeys.errorCode, appError.code);
+  if (appError.fields.length > 0) metadata.set(metadataKeys.errorFields, JSON.stringify(appError.fields));
+  if (appError.retryAfterSeconds !== undefined) metadata.set(metadataKeys.retryAfter, String(appError.retryAfterSeconds));
+  return { code: describeError(appError.code).grpcStatus, details: appError.message, metadata };
+}
+
+function parseFields(raw: unknown): FieldError[] {
+  if (typeof raw !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (!Array.isArray(parsed)) return [];
+    return parsed.filter((item: unknown): item is FieldError => {
+      const candidate = item as Partial<Record<keyof FieldError, unknown>> | null;
+      return typeof candidate?.field === 'string' && typeof candidate.message === 'string';
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** The inverse of toStatus, on the calling side. */
+export function fromServiceError(error: ServiceError): AppError {
+  const code = error.metadata?.get(metadataKeys.errorCode)[0];
+  if (isErrorCode(code)) {
+    const retryAfter = Number(error.metadata.get(metadataKeys.retryAfter)[0]);
+    return new AppError(code, error.details, {
+      fields: parseFields(error.metadata.get(metadataKeys.errorFields)[0]),
+      retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+      cause: error,
+    });
+  }
+  if (error.code === GrpcStatus.UNAVAILABLE || error.code === GrpcStatus.DEADLINE_EXCEEDED) {
+    return new AppError('service:unavailable', undefined, { cause: error });
+  }
+  return new AppError('internal:error', undefined, { cause: error });
+}

@@ -1,0 +1,63 @@
+import { RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from 'nats';
+
+/**
+ * Subjects relative to the installation's prefix (NATS_SUBJECT_PREFIX).
+ * Producers write these into the outbox; the relay adds the prefix.
+ */
+export const jobSubjects = {
+  sendMail: 'jobs.mail.send',
+} as const;
+
+export type JobSubject = (typeof jobSubjects)[keyof typeof jobSubjects];
+
+/** Names of streams, subjects and consumers for one installation. */
+export function topology(prefix: string) {
+  const upper = prefix.toUpperCase();
+  return {
+    jobsStream: `${upper}_JOBS`,
+    deadLetterStream: `${upper}_DEAD`,
+    subject: (relative: string) => `${prefix}.${relative}`,
+    deadLetterSubject: (relative: string) => `${prefix}.dead.${relative}`,
+    jobsFilter: `${prefix}.jobs.>`,
+    deadLetterFilter: `${prefix}.dead.>`,
+    consumer: (name: string) => `${prefix}_${name}`,
+  };
+}
+
+const DAY_NS = 24 * 60 * 60 * 1e9;
+
+/**
+ * Creates the streams or brings their settings up to date; every producer
+ * and consumer calls it at start, so the order of deployment does not matter.
+ * Jobs use work-queue retention: a job is gone once acknowledged, which is
+ * what keeps mailed tokens from lingering in the broker.
+ */
+export async function ensureStreams(jsm: JetStreamManager, prefix: string): Promise<void> {
+  const names = topology(prefix);
+  const streams: Partial<StreamConfig>[] = [
+    {
+      name: names.jobsStream,
+      subjects: [names.jobsFilter],
+      retention: RetentionPolicy.Workqueue,
+      storage: StorageType.File,
+      duplicate_window: 2 * 60 * 1e9,
+      max_age: 7 * DAY_NS,
+    },
+    {
+      name: names.deadLetterStream,
+      subjects: [names.deadLetterFilter],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_age: 30 * DAY_NS,
+    },
+  ];
+  for (const config of streams) {
+    try {
+      await jsm.streams.info(config.name as string);
+      await jsm.streams.update(config.name as string, config);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== '404') throw error;
+      await jsm.streams.add(config);
+    }
+  }
+}

@@ -1,0 +1,1 @@
+export { runProcess, type Running, type ProcessSpec } from './run-process';

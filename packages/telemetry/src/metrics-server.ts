@@ -1,0 +1,59 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+
+/** A registry with Node's process metrics already collected. */
+export function createMetricsRegistry(service: string): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+export interface OperationsServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The plain-HTTP side port of a service: `/metrics` for Prometheus,
+ * `/healthz` (the process runs) and `/readyz` (its dependencies answer).
+ */
+export async function startOperationsServer(options: {
+  port: number;
+  host?: string;
+  registry: Registry;
+  ready: () => Promise<boolean>;
+}): Promise<OperationsServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const reply = (status: number, body: string, type = 'text/plain; charset=utf-8'): void => {
+      res.writeHead(status, { 'content-type': type }).end(body);
+    };
+    if (req.method !== 'GET') return reply(405, 'method not allowed\n');
+    if (path === '/metrics') {
+      options.registry.metrics().then(
+        (text) => reply(200, text, options.registry.contentType),
+        () => reply(500, 'metrics unavailable\n'),
+      );
+      return;
+    }
+    if (path === '/healthz') return reply(200, 'ok\n');
+    if (path === '/readyz') {
+      options.ready().then(
+        (ready) => reply(ready ? 200 : 503, ready ? 'ready\n' : 'not ready\n'),
+        () => reply(503, 'not ready\n'),
+      );
+      return;
+    }
+    return reply(404, 'not found\n');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

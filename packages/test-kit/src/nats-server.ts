@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from './free-port';
+import { startProcess, type ManagedProcess } from './managed-process';
+
+export interface OwnNatsServer {
+  readonly url: string;
+  /** Stops the broker (its JetStream data stays, as after a crash). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port with the same data. */
+  start(): Promise<void>;
+  /** Stops it and removes its data. */
+  destroy(): Promise<void>;
+}
+
+/**
+ * A NATS server with JetStream of the test's own, on a random port, for
+ * tests that take the broker away. Uses the same binary as the machine's.
+ */
+export async function startOwnNatsServer(binary = process.env.NATS_SERVER_BIN ?? 'nats-server'): Promise<OwnNatsServer> {
+  const port = await freePort();
+  const storeDir = mkdtempSync(path.join(tmpdir(), 'latchkey-nats-'));
+  let current: ManagedProcess | undefined;
+  const start = async (): Promise<void> => {
+    current = startProcess('nats-server', binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+      cwd: storeDir,
+      env: { PATH: `${process.env.PATH ?? ''}:/usr/sbin:/usr/local/sbin` },
+    });
+    await current.waitForOutput(/Server is ready/);
+  };
+  await start();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    start,
+    async stop() {
+      await current?.stop();
+      current = undefined;
+    },
+    async destroy() {
+      await current?.stop();
+      rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}
