@@ -1,0 +1,48 @@
+import { AppError } from '@latchkey/errors';
+import { withTransaction } from '@latchkey/db';
+import { assertValid, checkEmail, normalizeEmail } from './account-rules';
+import type { IdentityDeps } from './identity-deps';
+import { queueMail, queueSecurityNotice } from './mail-queue';
+import { consumeToken, issueToken } from './one-time-tokens';
+import { checkCurrentPassword } from './password-change';
+import { uniquenessError } from './registration';
+import { findUserByEmail, findUserById, setVerifiedEmail, type UserRecord } from './user-store';
+
+/** Mails a confirmation link to the new address; the email changes only when it is used. */
+export async function requestEmailChange(
+  deps: IdentityDeps,
+  input: { userId: string; currentPassword: string; newEmail: string },
+  requestId?: string,
+): Promise<void> {
+  assertValid(checkEmail(input.newEmail, 'new_email'));
+  const user = await checkCurrentPassword(deps, input.userId, input.currentPassword);
+  const newEmail = normalizeEmail(input.newEmail);
+  if (newEmail === user.email) {
+    throw AppError.validation([{ field: 'new_email', message: 'must differ from the current email' }]);
+  }
+  if (await findUserByEmail(deps.pool, newEmail)) throw new AppError('user:email_taken');
+  await withTransaction(deps.pool, async (db) => {
+    const token = await issueToken(db, user.id, 'change_email', deps.tokenTtlMinutes.changeEmail, newEmail);
+    await queueMail(db, { template: 'confirm_email_change', to: newEmail, handle: user.handle, token }, requestId);
+  });
+}
+
+/**
+ * Moves the account to the confirmed address and tells the old address,
+ * so that a takeover through a stolen session does not go unnoticed.
+ */
+export async function confirmEmailChange(deps: IdentityDeps, token: string, requestId?: string): Promise<UserRecord> {
+  try {
+    return await withTransaction(deps.pool, async (db) => {
+      const consumed = await consumeToken(db, token, 'change_email');
+      const before = consumed?.newEmail ? await findUserById(db, consumed.userId, true) : undefined;
+      if (!consumed?.newEmail || !before) throw new AppError('auth:token_invalid');
+      const after = await setVerifiedEmail(db, before.id, consumed.newEmail);
+      if (!after) throw new AppError('auth:token_invalid');
+      await queueSecurityNotice(db, before, 'email_changed', requestId, { new_email: after.email });
+      return after;
+    });
+  } catch (error) {
+    throw uniquenessError(error) ?? error;
+  }
+}

@@ -1,0 +1,14 @@
+import type pg from 'pg';
+import type { PasswordHasher } from './password-hasher';
+
+/** What the account operations need, built once at start. */
+export interface IdentityDeps {
+  readonly pool: pg.Pool;
+  readonly hasher: PasswordHasher;
+  /** Token lifetimes in minutes (AUTH_*_EXPIRE_TIME). */
+  readonly tokenTtlMinutes: {
+    readonly verifyEmail: number;
+    readonly resetPassword: number;
+    readonly changeEmail: number;
+  };
+}

@@ -1,0 +1,107 @@
+import { connect, type NatsConnection } from 'nats';
+import { identityV1 } from '@latchkey/contracts';
+import { createPool } from '@latchkey/db';
+import { ServiceServer } from '@latchkey/grpc-kit';
+import { ensureStreams } from '@latchkey/jobs-contract';
+import { OutboxRelay } from '@latchkey/outbox';
+import type { Running } from '@latchkey/runtime';
+import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
+import type { IdentityConfig } from './config';
+import { identityHandlers } from './handlers';
+import { deleteExpiredTokens } from './one-time-tokens';
+import { PasswordHasher } from './password-hasher';
+
+export const IDENTITY_SCHEMA = 'identity';
+const TOKEN_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+/**
+ * Serves identity.v1 over gRPC and relays its outbox to JetStream. The
+ * broker is connected in the background: while it is away, registrations
+ * still succeed and their mails wait in the outbox.
+ */
+export async function startIdentityService(config: IdentityConfig, logger: Logger): Promise<Running> {
+  const pool = createPool({
+    connectionString: config.DATABASE_URL,
+    schema: IDENTITY_SCHEMA,
+    max: config.DATABASE_POOL_MAX,
+    applicationName: 'latchkey-identity',
+    onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
+  });
+  const hasher = new PasswordHasher({
+    memoryKiB: config.ARGON2_MEMORY_KIB,
+    timeCost: config.ARGON2_TIME_COST,
+    parallelism: config.ARGON2_PARALLELISM,
+  });
+  const deps = {
+    pool,
+    hasher,
+    tokenTtlMinutes: {
+      verifyEmail: config.AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME,
+      resetPassword: config.AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME,
+      changeEmail: config.AUTH_EMAIL_CHANGE_TOKEN_EXPIRE_TIME,
+    },
+  };
+
+  const registry = createMetricsRegistry('identity');
+  const server = new ServiceServer({
+    logger,
+    registry,
+    tls: { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE },
+  });
+  server.addService('identity.v1.IdentityService', identityV1.IdentityServiceService, identityHandlers(deps));
+
+  let nats: NatsConnection | undefined;
+  let relay: OutboxRelay | undefined;
+  let stopped = false;
+  const connectBroker = async (): Promise<void> => {
+    nats = await connect({
+      servers: config.NATS_URL,
+      name: 'latchkey-identity',
+      waitOnFirstConnect: true,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 1_000,
+    });
+    if (stopped) return;
+    await ensureStreams(await nats.jetstreamManager(), config.NATS_SUBJECT_PREFIX);
+    relay = new OutboxRelay({
+      pool,
+      schema: IDENTITY_SCHEMA,
+      jetstream: nats.jetstream(),
+      subjectPrefix: config.NATS_SUBJECT_PREFIX,
+      logger,
+    });
+    relay.start();
+  };
+  const brokerReady = connectBroker().catch((error: unknown) =>
+    logger.error({ err: error }, 'could not set up the outbox relay; mails stay queued in the outbox'),
+  );
+
+  const sweep = setInterval(() => {
+    deleteExpiredTokens(pool).catch((error: unknown) => logger.warn({ err: error }, 'token sweep failed'));
+  }, TOKEN_SWEEP_INTERVAL_MS);
+  sweep.unref();
+
+  const grpcPort = await server.listen('0.0.0.0', config.GRPC_PORT);
+  const operations = await startOperationsServer({
+    port: config.METRICS_PORT,
+    registry,
+    ready: async () => {
+      await pool.query('SELECT 1');
+      return true;
+    },
+  });
+
+  return {
+    readyFields: { grpc_port: grpcPort, metrics_port: operations.port },
+    async stop() {
+      stopped = true;
+      clearInterval(sweep);
+      await server.shutdown(10_000);
+      await operations.close();
+      await Promise.race([brokerReady, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+      await relay?.stop();
+      await nats?.drain().catch(() => undefined);
+      await pool.end();
+    },
+  };
+}

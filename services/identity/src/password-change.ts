@@ -1,0 +1,34 @@
+import { AppError } from '@latchkey/errors';
+import { withTransaction } from '@latchkey/db';
+import { assertValid, checkPassword } from './account-rules';
+import type { IdentityDeps } from './identity-deps';
+import { queueSecurityNotice } from './mail-queue';
+import { findUserById, setPasswordHash, type UserRecord } from './user-store';
+
+/**
+ * Checks the current password of an authenticated user; shared by every
+ * operation that asks for it again before a sensitive change.
+ */
+export async function checkCurrentPassword(deps: IdentityDeps, userId: string, password: string): Promise<UserRecord> {
+  const user = await findUserById(deps.pool, userId);
+  if (!user) throw new AppError('auth:unauthorized');
+  if (!user.password_hash) throw new AppError('auth:password_not_set');
+  const check = await deps.hasher.verify(user.password_hash, password);
+  if (!check.valid) throw new AppError('auth:wrong_password');
+  return user;
+}
+
+export async function changePassword(
+  deps: IdentityDeps,
+  input: { userId: string; currentPassword: string; newPassword: string },
+  requestId?: string,
+): Promise<void> {
+  const user = await checkCurrentPassword(deps, input.userId, input.currentPassword);
+  assertValid(checkPassword(input.newPassword, user, 'new_password'));
+  const passwordHash = await deps.hasher.hash(input.newPassword);
+  await withTransaction(deps.pool, async (db) => {
+    const updated = await setPasswordHash(db, user.id, passwordHash);
+    if (!updated) throw new AppError('auth:unauthorized');
+    await queueSecurityNotice(db, updated, 'password_changed', requestId);
+  });
+}

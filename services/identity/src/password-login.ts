@@ -1,0 +1,30 @@
+import { AppError } from '@latchkey/errors';
+import { normalizeEmail } from './account-rules';
+import type { IdentityDeps } from './identity-deps';
+import { findUserByEmail, setPasswordHash, type UserRecord } from './user-store';
+
+/**
+ * Checks credentials in the order of API.md part 4: password first, then
+ * the verified email. An unknown email, an account without a password and a
+ * wrong password give one answer after one Argon2 verification each.
+ */
+export async function authenticatePassword(
+  deps: IdentityDeps,
+  input: { email: string; password: string },
+  onRehashFailure: (error: unknown) => void,
+): Promise<UserRecord> {
+  const user = await findUserByEmail(deps.pool, normalizeEmail(input.email));
+  const check = user?.password_hash
+    ? await deps.hasher.verify(user.password_hash, input.password)
+    : await deps.hasher.verifyAgainstDummy(input.password);
+  if (!user || !check.valid) throw new AppError('auth:invalid_credentials');
+  if (check.needsRehash) {
+    // The login succeeds either way; a stale hash is upgraded at the next try.
+    await deps.hasher
+      .hash(input.password)
+      .then((hash) => setPasswordHash(deps.pool, user.id, hash))
+      .catch(onRehashFailure);
+  }
+  if (!user.email_verified_at) throw new AppError('auth:email_not_verified');
+  return user;
+}

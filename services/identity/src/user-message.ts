@@ -1,0 +1,14 @@
+import type { identityV1 } from '@latchkey/contracts';
+import type { UserRecord } from './user-store';
+
+/** The account as other units see it: never the password hash. */
+export function toUserMessage(user: UserRecord): identityV1.User {
+  return {
+    id: user.id,
+    handle: user.handle,
+    email: user.email,
+    emailVerifiedAt: user.email_verified_at ?? undefined,
+    hasPassword: user.password_hash !== null,
+    createdAt: user.created_at,
+  };
+}

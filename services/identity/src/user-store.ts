@@ -1,0 +1,76 @@
+import type pg from 'pg';
+
+/** A users row. `password_hash` never leaves this service. */
+export interface UserRecord {
+  id: string;
+  handle: string;
+  email: string;
+  password_hash: string | null;
+  email_verified_at: Date | null;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, handle, email, password_hash, email_verified_at, created_at';
+
+export async function findUserById(db: pg.ClientBase | pg.Pool, id: string, lock = false): Promise<UserRecord | undefined> {
+  const { rows } = await db.query<UserRecord>(
+    `SELECT ${COLUMNS} FROM users WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
+  return rows[0];
+}
+
+export async function findUserByEmail(db: pg.ClientBase | pg.Pool, email: string): Promise<UserRecord | undefined> {
+  const { rows } = await db.query<UserRecord>(`SELECT ${COLUMNS} FROM users WHERE email = $1`, [email]);
+  return rows[0];
+}
+
+export async function insertUser(
+  db: pg.ClientBase,
+  user: { id: string; handle: string; email: string; passwordHash: string | null; emailVerified: boolean },
+): Promise<UserRecord> {
+  const { rows } = await db.query<UserRecord>(
+    `INSERT INTO users (id, handle, email, password_hash, email_verified_at)
+     VALUES ($1, $2, $3, $4, CASE WHEN $5 THEN now() END)
+     RETURNING ${COLUMNS}`,
+    [user.id, user.handle, user.email, user.passwordHash, user.emailVerified],
+  );
+  return rows[0] as UserRecord;
+}
+
+export async function setPasswordHash(
+  db: pg.ClientBase | pg.Pool,
+  id: string,
+  passwordHash: string,
+  options: { markEmailVerified?: boolean } = {},
+): Promise<UserRecord | undefined> {
+  const { rows } = await db.query<UserRecord>(
+    `UPDATE users
+        SET password_hash = $2,
+            email_verified_at = CASE WHEN $3 THEN coalesce(email_verified_at, now()) ELSE email_verified_at END,
+            updated_at = now()
+      WHERE id = $1
+      RETURNING ${COLUMNS}`,
+    [id, passwordHash, options.markEmailVerified ?? false],
+  );
+  return rows[0];
+}
+
+export async function markEmailVerified(db: pg.ClientBase, id: string): Promise<UserRecord | undefined> {
+  const { rows } = await db.query<UserRecord>(
+    `UPDATE users SET email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
+      WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id],
+  );
+  return rows[0];
+}
+
+/** Moves the account to a confirmed address, which counts as verified. */
+export async function setVerifiedEmail(db: pg.ClientBase, id: string, email: string): Promise<UserRecord | undefined> {
+  const { rows } = await db.query<UserRecord>(
+    `UPDATE users SET email = $2, email_verified_at = now(), updated_at = now()
+      WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id, email],
+  );
+  return rows[0];
+}

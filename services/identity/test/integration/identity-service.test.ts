@@ -1,0 +1,336 @@
+import { connect, AckPolicy, type NatsConnection, type JsMsg } from 'nats';
+import pg from 'pg';
+import { identityV1 } from '@latchkey/contracts';
+import { AppError } from '@latchkey/errors';
+import { createServiceClient, type ServiceClient } from '@latchkey/grpc-kit';
+import { mailJobSchema, topology, type MailJob } from '@latchkey/jobs-contract';
+import type { Running } from '@latchkey/runtime';
+import { createLogger } from '@latchkey/telemetry';
+import { createTestDatabase, testNatsUrl, uniqueName, waitFor, type TestDatabase } from '@latchkey/test-kit';
+import { loadIdentityConfig } from '../../src/config';
+import { startIdentityService } from '../../src/identity-service';
+import { migrate } from '../../src/migrate';
+
+const logger = createLogger({ service: 'identity-test', level: 'silent' });
+const password = 'correct horse battery';
+
+let database: TestDatabase;
+let service: Running;
+let client: ServiceClient<typeof identityV1.IdentityServiceService>;
+let nats: NatsConnection;
+let prefix: string;
+let db: pg.Pool;
+let subscription: { stop(): void } | undefined;
+const jobs: { id: string; job: MailJob }[] = [];
+
+async function errorOf(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof AppError)) throw new Error(`expected an AppError, got ${String(error)}`);
+  return error;
+}
+
+function mailTo(to: string, template: MailJob['template']): Promise<MailJob> {
+  return waitFor(() => [...jobs].reverse().find((j) => j.job.to === to && j.job.template === template)?.job, {
+    description: `${template} mail to ${to}`,
+  });
+}
+
+async function tokenFor(to: string, template: 'verify_email' | 'reset_password' | 'confirm_email_change'): Promise<string> {
+  const job = await mailTo(to, template);
+  if (!('token' in job)) throw new Error('no token');
+  return job.token;
+}
+
+let counter = 0;
+function newAccount() {
+  counter += 1;
+  const tag = `${counter}_${Date.now().toString(36)}`;
+  return { handle: `User_${tag}`.slice(0, 32), email: `User.${tag}@Example.COM`, password };
+}
+
+async function registerVerified() {
+  const account = newAccount();
+  const { user } = await client.registerUser(account);
+  await client.verifyEmail({ token: await tokenFor(user!.email, 'verify_email') });
+  return { ...account, user: user! };
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase('identity');
+  prefix = uniqueName('identity');
+  const config = loadIdentityConfig({
+    DATABASE_URL: database.url,
+    NATS_URL: testNatsUrl(),
+    NATS_SUBJECT_PREFIX: prefix,
+    GRPC_PORT: '0',
+    METRICS_PORT: '0',
+    ARGON2_TIME_COST: '3',
+  });
+  await migrate(config, logger);
+  service = await startIdentityService(config, logger);
+  client = createServiceClient(identityV1.IdentityServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`, {
+    deadlineMs: 5_000,
+  });
+  db = new pg.Pool({ connectionString: database.url, options: '-c search_path=identity' });
+
+  nats = await connect({ servers: testNatsUrl() });
+  const names = topology(prefix);
+  await waitFor(() => nats.jetstreamManager().then((m) => m.streams.info(names.jobsStream)), {
+    description: 'the jobs stream',
+  });
+  const jsm = await nats.jetstreamManager();
+  await jsm.consumers.add(names.jobsStream, { durable_name: 'test', ack_policy: AckPolicy.Explicit });
+  const consumer = await nats.jetstream().consumers.get(names.jobsStream, 'test');
+  const messages = await consumer.consume();
+  subscription = messages;
+  void (async () => {
+    for await (const message of messages) record(message);
+  })();
+});
+
+function record(message: JsMsg): void {
+  jobs.push({ id: message.headers?.get('Nats-Msg-Id') ?? '', job: mailJobSchema.parse(message.json()) });
+  message.ack();
+}
+
+afterAll(async () => {
+  subscription?.stop();
+  client?.close();
+  await service?.stop();
+  const jsm = await nats?.jetstreamManager();
+  const names = topology(prefix);
+  await jsm?.streams.delete(names.jobsStream).catch(() => undefined);
+  await jsm?.streams.delete(names.deadLetterStream).catch(() => undefined);
+  await nats?.close();
+  await db?.end();
+  await database?.drop();
+});
+
+describe('registration and verification', () => {
+  it('creates an unverified, normalised account and mails a verification token through the outbox', async () => {
+    const account = newAccount();
+    const { user } = await client.registerUser(account);
+    expect(user).toMatchObject({
+      handle: account.handle.toLowerCase(),
+      email: account.email.toLowerCase(),
+      hasPassword: true,
+      emailVerifiedAt: undefined,
+    });
+    expect(user!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
+    const token = await tokenFor(user!.email, 'verify_email');
+    expect(Buffer.from(token, 'base64url')).toHaveLength(32);
+    // The relay deletes what it published, and the id travelled as Nats-Msg-Id.
+    await waitFor(async () => ((await db.query('SELECT count(*)::int AS n FROM outbox')).rows[0].n === 0 ? true : undefined));
+    expect(jobs.find((j) => j.job.to === user!.email)?.id).toMatch(/^[0-9a-f-]{36}$/);
+    // Only a hash of the token is stored.
+    const stored = await db.query<{ token_hash: Buffer }>('SELECT token_hash FROM one_time_tokens WHERE user_id = $1', [
+      user!.id,
+    ]);
+    expect(stored.rows).toHaveLength(1);
+    expect(stored.rows[0]!.token_hash.toString('base64url')).not.toBe(token);
+
+    const verified = await client.verifyEmail({ token });
+    expect(verified.user!.emailVerifiedAt).toBeInstanceOf(Date);
+    expect((await errorOf(client.verifyEmail({ token }))).code).toBe('auth:token_invalid');
+  });
+
+  it('refuses a taken handle or email, in any case', async () => {
+    const account = newAccount();
+    await client.registerUser(account);
+    expect((await errorOf(client.registerUser({ ...newAccount(), handle: account.handle.toUpperCase() }))).code).toBe(
+      'user:handle_taken',
+    );
+    expect((await errorOf(client.registerUser({ ...newAccount(), email: ` ${account.email.toUpperCase()} ` }))).code).toBe(
+      'user:email_taken',
+    );
+  });
+
+  it('lists every invalid field at once', async () => {
+    const error = await errorOf(client.registerUser({ handle: 'a!', email: 'not-an-email', password: 'short' }));
+    expect(error.code).toBe('validation:invalid_input');
+    expect(error.fields.map((f) => f.field).sort()).toEqual(['email', 'handle', 'password']);
+  });
+
+  it('refuses a password equal to the email or the handle', async () => {
+    const account = newAccount();
+    const error = await errorOf(client.registerUser({ ...account, password: account.handle.toUpperCase() }));
+    expect(error.fields).toEqual([{ field: 'password', message: 'must not be the email or the handle' }]);
+  });
+
+  it('refuses an expired verification token', async () => {
+    const account = newAccount();
+    const { user } = await client.registerUser(account);
+    const token = await tokenFor(user!.email, 'verify_email');
+    await db.query("UPDATE one_time_tokens SET expires_at = now() - interval '1 second' WHERE user_id = $1", [user!.id]);
+    expect((await errorOf(client.verifyEmail({ token }))).code).toBe('auth:token_invalid');
+  });
+
+  it('sends a new verification mail only for an unverified account, answering alike otherwise', async () => {
+    const account = newAccount();
+    const { user } = await client.registerUser(account);
+    const first = await tokenFor(user!.email, 'verify_email');
+    await client.sendVerificationEmail({ email: account.email });
+    const second = await waitFor(async () => {
+      const token = await tokenFor(user!.email, 'verify_email');
+      return token === first ? undefined : token;
+    });
+    // Only the newest link works.
+    expect((await errorOf(client.verifyEmail({ token: first }))).code).toBe('auth:token_invalid');
+    await client.verifyEmail({ token: second });
+    await expect(client.sendVerificationEmail({ email: 'nobody@example.com' })).resolves.toEqual({});
+    await expect(client.sendVerificationEmail({ userId: user!.id })).resolves.toEqual({});
+  });
+});
+
+describe('password login', () => {
+  it('checks the password before the verified email', async () => {
+    const account = newAccount();
+    await client.registerUser(account);
+    expect((await errorOf(client.authenticatePassword({ email: account.email, password: 'wrong password' }))).code).toBe(
+      'auth:invalid_credentials',
+    );
+    expect((await errorOf(client.authenticatePassword(account))).code).toBe('auth:email_not_verified');
+  });
+
+  it('signs in a verified account with its email in any case', async () => {
+    const account = await registerVerified();
+    const { user } = await client.authenticatePassword({ email: account.email.toUpperCase(), password });
+    expect(user!.id).toBe(account.user.id);
+  });
+
+  it('answers an unknown email like a wrong password, after the same hashing work', async () => {
+    const account = await registerVerified();
+    const time = async (email: string): Promise<number> => {
+      const started = performance.now();
+      const error = await errorOf(client.authenticatePassword({ email, password: 'wrong password' }));
+      expect(error.code).toBe('auth:invalid_credentials');
+      return performance.now() - started;
+    };
+    await time('warm-up@example.com');
+    const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const unknown: number[] = [];
+    const wrong: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      unknown.push(await time(`nobody-${i}@example.com`));
+      wrong.push(await time(account.email));
+    }
+    // A lookup without Argon2 would be over ten times faster than one with it.
+    expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
+  });
+
+  it('upgrades a hash made with weaker parameters on a successful login', async () => {
+    const account = await registerVerified();
+    const argon2 = await import('argon2');
+    const weak = await argon2.hash(password, { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 });
+    await db.query('UPDATE users SET password_hash = $2 WHERE id = $1', [account.user.id, weak]);
+    await client.authenticatePassword(account);
+    const { rows } = await db.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [
+      account.user.id,
+    ]);
+    expect(rows[0]!.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=3,p=1\$/);
+    await expect(client.authenticatePassword(account)).resolves.toBeDefined();
+  });
+
+  it('treats NFKC-equivalent passwords as the same password', async () => {
+    const account = newAccount();
+    const { user } = await client.registerUser({ ...account, password: 'ｐａｓｓｗｏｒｄ１２３' });
+    await client.verifyEmail({ token: await tokenFor(user!.email, 'verify_email') });
+    await expect(client.authenticatePassword({ email: account.email, password: 'password123' })).resolves.toBeDefined();
+  });
+});
+
+describe('password reset', () => {
+  it('resets with a mailed token once, verifies the email and sends a notice', async () => {
+    const account = newAccount();
+    const { user } = await client.registerUser(account);
+    await client.requestPasswordReset({ email: account.email.toUpperCase() });
+    const token = await tokenFor(user!.email, 'reset_password');
+
+    const invalid = await errorOf(client.resetPassword({ token, newPassword: 'short' }));
+    expect(invalid.fields).toEqual([{ field: 'new_password', message: 'must be 8-128 characters' }]);
+
+    const { userId } = await client.resetPassword({ token, newPassword: 'a brand new password' });
+    expect(userId).toBe(user!.id);
+    expect((await errorOf(client.resetPassword({ token, newPassword: 'another new password' }))).code).toBe(
+      'auth:token_invalid',
+    );
+    const notice = await mailTo(user!.email, 'security_notice');
+    expect(notice).toMatchObject({ notice: 'password_reset' });
+    const { user: signedIn } = await client.authenticatePassword({ email: account.email, password: 'a brand new password' });
+    expect(signedIn!.emailVerifiedAt).toBeInstanceOf(Date);
+  });
+
+  it('answers the same for an unknown email and mails nothing', async () => {
+    await expect(client.requestPasswordReset({ email: 'ghost@example.com' })).resolves.toEqual({});
+    await expect(client.requestPasswordReset({ email: 'not an email' })).resolves.toEqual({});
+  });
+});
+
+describe('password change', () => {
+  it('needs the current password and notifies the owner', async () => {
+    const account = await registerVerified();
+    const wrong = await errorOf(
+      client.changePassword({ userId: account.user.id, currentPassword: 'nope nope', newPassword: 'a new password' }),
+    );
+    expect(wrong.code).toBe('auth:wrong_password');
+    await client.changePassword({ userId: account.user.id, currentPassword: password, newPassword: 'a new password' });
+    expect(await mailTo(account.user.email, 'security_notice')).toMatchObject({ notice: 'password_changed' });
+    expect((await errorOf(client.authenticatePassword(account))).code).toBe('auth:invalid_credentials');
+    await expect(client.authenticatePassword({ email: account.email, password: 'a new password' })).resolves.toBeDefined();
+  });
+
+  it('refuses an account without a password', async () => {
+    const account = await registerVerified();
+    await db.query('UPDATE users SET password_hash = NULL WHERE id = $1', [account.user.id]);
+    const error = await errorOf(
+      client.changePassword({ userId: account.user.id, currentPassword: password, newPassword: 'a new password' }),
+    );
+    expect(error.code).toBe('auth:password_not_set');
+  });
+});
+
+describe('email change', () => {
+  it('moves the account after confirmation and tells the old address', async () => {
+    const account = await registerVerified();
+    const newEmail = `moved.${account.user.handle}@example.org`;
+    await client.requestEmailChange({ userId: account.user.id, currentPassword: password, newEmail: newEmail.toUpperCase() });
+    const token = await tokenFor(newEmail, 'confirm_email_change');
+    const { user } = await client.confirmEmailChange({ token });
+    expect(user).toMatchObject({ email: newEmail });
+    expect(user!.emailVerifiedAt).toBeInstanceOf(Date);
+    expect(await mailTo(account.user.email, 'security_notice')).toMatchObject({ notice: 'email_changed', new_email: newEmail });
+    expect((await errorOf(client.confirmEmailChange({ token }))).code).toBe('auth:token_invalid');
+  });
+
+  it('refuses a taken address, a wrong password and the same address', async () => {
+    const first = await registerVerified();
+    const second = await registerVerified();
+    const request = { userId: first.user.id, currentPassword: password };
+    expect((await errorOf(client.requestEmailChange({ ...request, newEmail: second.email }))).code).toBe('user:email_taken');
+    expect(
+      (await errorOf(client.requestEmailChange({ ...request, currentPassword: 'wrong one', newEmail: 'x@example.com' }))).code,
+    ).toBe('auth:wrong_password');
+    expect((await errorOf(client.requestEmailChange({ ...request, newEmail: first.email }))).code).toBe(
+      'validation:invalid_input',
+    );
+  });
+
+  it('refuses the confirmation when the address was taken meanwhile', async () => {
+    const first = await registerVerified();
+    const contested = `contested.${first.user.handle}@example.org`;
+    await client.requestEmailChange({ userId: first.user.id, currentPassword: password, newEmail: contested });
+    const token = await tokenFor(contested, 'confirm_email_change');
+    await client.registerUser({ ...newAccount(), email: contested });
+    expect((await errorOf(client.confirmEmailChange({ token }))).code).toBe('user:email_taken');
+  });
+});
+
+describe('lookups', () => {
+  it('answers auth:unauthorized for an unknown or malformed user id', async () => {
+    expect((await errorOf(client.getUser({ userId: '0190b6c4-0000-7000-8000-000000000000' }))).code).toBe('auth:unauthorized');
+    expect((await errorOf(client.getUser({ userId: 'not-a-uuid' }))).code).toBe('auth:unauthorized');
+  });
+});
