@@ -1,0 +1,60 @@
+import type pg from 'pg';
+import type { Logger } from '@latchkey/telemetry';
+
+/**
+ * How long a completed job's id is kept. The jobs stream drops messages
+ * after 7 days (max_age in @latchkey/jobs-contract), so no redelivery can
+ * come later than that.
+ */
+export const COMPLETED_JOB_RETENTION_DAYS = 7;
+
+const CLEANUP_INTERVAL_MS = 60 * 60 * 1_000;
+
+export async function isJobCompleted(pool: pg.Pool, jobId: string): Promise<boolean> {
+  const { rowCount } = await pool.query('SELECT 1 FROM completed_jobs WHERE job_id = $1', [jobId]);
+  return (rowCount ?? 0) > 0;
+}
+
+export async function recordCompletedJob(pool: pg.Pool, jobId: string): Promise<void> {
+  await pool.query('INSERT INTO completed_jobs (job_id) VALUES ($1) ON CONFLICT (job_id) DO NOTHING', [jobId]);
+}
+
+/** Deletes ids older than the retention; returns how many went. */
+export async function deleteExpiredCompletedJobs(pool: pg.Pool): Promise<number> {
+  const { rowCount } = await pool.query(
+    'DELETE FROM completed_jobs WHERE completed_at < now() - make_interval(days => $1)',
+    [COMPLETED_JOB_RETENTION_DAYS],
+  );
+  return rowCount ?? 0;
+}
+
+/**
+ * Runs the cleanup now and then hourly. Every replica runs it; the delete
+ * is cheap on the completed_at index and harmless when run twice.
+ */
+export function startCompletedJobsCleanup(pool: pg.Pool, logger: Logger): { stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  const run = (): void => {
+    if (running) return;
+    running = deleteExpiredCompletedJobs(pool)
+      .then(
+        (deleted) => {
+          if (deleted > 0) logger.info({ deleted }, 'expired completed-job ids deleted');
+        },
+        (error: unknown) => logger.warn({ err: error }, 'could not delete expired completed-job ids; next try in an hour'),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  run();
+  const timer = setInterval(run, CLEANUP_INTERVAL_MS);
+  // The interval alone must not keep a stopping process alive.
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

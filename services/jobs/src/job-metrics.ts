@@ -1,0 +1,37 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+/** How a delivery of a job ended. */
+export type DeliveryOutcome =
+  /** The handler did its work. */
+  | 'completed'
+  /** The job had been done before (a redelivery); nothing was done again. */
+  | 'duplicate'
+  /** The handler failed; the job comes back after a backoff. */
+  | 'retried'
+  /** The handler failed on the last allowed delivery; the job was parked. */
+  | 'dead_lettered'
+  /** The payload did not match the job's schema; the job was parked at once. */
+  | 'invalid';
+
+export interface JobMetrics {
+  readonly processed: Counter<'job' | 'outcome'>;
+  readonly duration: Histogram<'job'>;
+}
+
+export function createJobMetrics(registry: Registry): JobMetrics {
+  return {
+    processed: new Counter({
+      name: 'jobs_processed_total',
+      help: 'Job deliveries handled, by job kind and outcome.',
+      labelNames: ['job', 'outcome'],
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'jobs_duration_seconds',
+      help: 'Time from receiving a job delivery to settling it, by job kind.',
+      labelNames: ['job'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,137 @@
+import type { MailJob, SecurityNotice } from '@latchkey/jobs-contract';
+
+/** What a template renders to; the mailer adds sender, recipient and Message-ID. */
+export interface RenderedMail {
+  readonly subject: string;
+  readonly text: string;
+}
+
+type NoticeJob = Extract<MailJob, { template: 'security_notice' }>;
+
+/**
+ * Links as API.md part 6 fixes them: `{PUBLIC_APP_URL}/<path>?token=T`.
+ * Plain concatenation keeps a path prefix of PUBLIC_APP_URL, which
+ * `new URL('/path', base)` would drop. Tokens are base64url, so encoding
+ * leaves a real token unchanged and only defuses a malformed one.
+ */
+function tokenLink(publicAppUrl: string, path: string, token: string): string {
+  return `${publicAppUrl.replace(/\/+$/, '')}/${path}?token=${encodeURIComponent(token)}`;
+}
+
+const providerNames: Record<string, string> = { google: 'Google', github: 'GitHub' };
+
+function providerName(provider: string | undefined): string {
+  if (provider === undefined) return 'an external sign-in provider';
+  return providerNames[provider] ?? provider;
+}
+
+/** Token lifetimes belong to identity's configuration, which the worker does not read. */
+const EXPIRY = 'This link expires soon and works only once.';
+
+const SIGNATURE = '— Latchkey';
+
+function compose(handle: string, paragraphs: readonly string[]): string {
+  return [`Hello ${handle},`, ...paragraphs, SIGNATURE].join('\n\n') + '\n';
+}
+
+interface NoticeText {
+  readonly subject: string;
+  /** What happened. */
+  readonly happened: string;
+  /** What to do if it was not the recipient. */
+  readonly ifNotYou: string;
+}
+
+function noticeText(job: NoticeJob, publicAppUrl: string): NoticeText {
+  const resetAdvice = `If this was not you, reset your password at once from the sign-in page at ${publicAppUrl} and review your active sessions.`;
+  const adminAdvice = `If this was not you, contact the administrator of ${publicAppUrl} at once.`;
+  const notices: Record<SecurityNotice, NoticeText> = {
+    password_changed: {
+      subject: 'Your password was changed',
+      happened: 'The password of your account was just changed. Your other sessions were signed out.',
+      ifNotYou: resetAdvice,
+    },
+    password_reset: {
+      subject: 'Your password was reset',
+      happened: 'The password of your account was just reset with a link sent to this address, and every session was signed out.',
+      ifNotYou: `If this was not you, someone can read your mail: secure your mailbox, then reset your password again from the sign-in page at ${publicAppUrl}.`,
+    },
+    email_changed: {
+      subject: 'Your email address was changed',
+      happened:
+        job.new_email === undefined
+          ? 'The email address of your account was just changed. Mail for the account no longer goes to this address.'
+          : `The email address of your account was just changed to ${job.new_email}. Mail for the account no longer goes to this address.`,
+      // A password reset would mail the new address, which the intruder controls.
+      ifNotYou: adminAdvice,
+    },
+    totp_enabled: {
+      subject: 'Two-factor authentication was turned on',
+      happened: 'Two-factor authentication was just turned on for your account. Signing in now also asks for a code from your authenticator app.',
+      ifNotYou: resetAdvice,
+    },
+    totp_disabled: {
+      subject: 'Two-factor authentication was turned off',
+      happened: 'Two-factor authentication was just turned off for your account. Signing in no longer asks for a code.',
+      ifNotYou: `${resetAdvice} Then turn two-factor authentication on again.`,
+    },
+    backup_codes_regenerated: {
+      subject: 'New backup codes were generated',
+      happened: 'New two-factor backup codes were just generated for your account. Your previous backup codes no longer work.',
+      ifNotYou: resetAdvice,
+    },
+    oauth_linked: {
+      subject: 'A sign-in method was linked to your account',
+      happened: `Signing in with ${providerName(job.provider)} was just linked to your account.`,
+      ifNotYou: `${resetAdvice} Then unlink that sign-in method in your account settings.`,
+    },
+    oauth_unlinked: {
+      subject: 'A sign-in method was removed from your account',
+      happened: `Signing in with ${providerName(job.provider)} was just removed from your account.`,
+      ifNotYou: resetAdvice,
+    },
+    account_deleted: {
+      subject: 'Your account was deleted',
+      happened: 'Your account and its posts were just deleted. This cannot be undone.',
+      ifNotYou: adminAdvice,
+    },
+  };
+  return notices[job.notice];
+}
+
+/** Renders a mail job to the subject and plain-text body of its mail. */
+export function renderMail(job: MailJob, publicAppUrl: string): RenderedMail {
+  switch (job.template) {
+    case 'verify_email':
+      return {
+        subject: 'Verify your email address',
+        text: compose(job.handle, [
+          'Please confirm that this is your email address by opening this link:',
+          tokenLink(publicAppUrl, 'verify-email', job.token),
+          `${EXPIRY} If you did not create an account, you can ignore this mail.`,
+        ]),
+      };
+    case 'reset_password':
+      return {
+        subject: 'Reset your password',
+        text: compose(job.handle, [
+          'Someone, hopefully you, asked to reset the password of your account. Open this link to choose a new password:',
+          tokenLink(publicAppUrl, 'reset-password', job.token),
+          `${EXPIRY} If you did not ask for this, ignore this mail: your password stays as it is.`,
+        ]),
+      };
+    case 'confirm_email_change':
+      return {
+        subject: 'Confirm your new email address',
+        text: compose(job.handle, [
+          'Open this link to make this address the email address of your account:',
+          tokenLink(publicAppUrl, 'confirm-email-change', job.token),
+          `${EXPIRY} If you did not ask for this, ignore this mail: nothing changes.`,
+        ]),
+      };
+    case 'security_notice': {
+      const notice = noticeText(job, publicAppUrl);
+      return { subject: notice.subject, text: compose(job.handle, [notice.happened, notice.ifNotYou]) };
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import { runProcess } from '@latchkey/runtime';
+import { loadJobsConfig } from './config';
+
+void runProcess({
+  service: 'jobs',
+  loadConfig: loadJobsConfig,
+  defaultCommand: 'serve',
+  commands: {
+    serve: async () => {
+      const { startWorker } = await import('./worker');
+      return async (config, logger) => {
+        const worker = await startWorker(config, logger);
+        return { readyFields: { metrics_port: worker.metricsPort }, stop: () => worker.stop() };
+      };
+    },
+    migrate: async () => {
+      const { migrateJobsSchema } = await import('./migrate');
+      return async (config, logger) => {
+        const applied = await migrateJobsSchema(config.DATABASE_URL);
+        logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'schema up to date');
+      };
+    },
+  },
+});

@@ -1,0 +1,127 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { connect, Events, type NatsConnection } from 'nats';
+import type pg from 'pg';
+import { createPool } from '@latchkey/db';
+import { ensureStreams } from '@latchkey/jobs-contract';
+import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
+import { startCompletedJobsCleanup } from './completed-jobs';
+import type { JobsConfig } from './config';
+import { JobConsumer } from './job-consumer';
+import { createJobMetrics } from './job-metrics';
+import { createMailer } from './mailer';
+import { JOBS_SCHEMA } from './migrate';
+import { sendEmailJob } from './send-email';
+
+/** How long shutdown waits for jobs in flight; below Kubernetes' default 30 s grace period. */
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+/** A readiness probe must answer before the kubelet's own timeout. */
+const READINESS_TIMEOUT_MS = 2_000;
+
+export interface Worker {
+  /** The port of /metrics, /healthz and /readyz; the bound one when METRICS_PORT is 0. */
+  readonly metricsPort: number;
+  /** Stops pulling, waits (bounded) for jobs in flight, drains NATS and closes the pool. */
+  stop(): Promise<void>;
+}
+
+/** Ready while NATS is connected and PostgreSQL answers; both are needed to finish a job. */
+async function isReady(nc: NatsConnection, pool: pg.Pool): Promise<boolean> {
+  const abort = new AbortController();
+  try {
+    return await Promise.race([
+      Promise.all([nc.rtt(), pool.query('SELECT 1')]).then(
+        () => true,
+        () => false,
+      ),
+      delay(READINESS_TIMEOUT_MS, false, { signal: abort.signal }).catch(() => false),
+    ]);
+  } finally {
+    abort.abort();
+  }
+}
+
+async function logConnectionEvents(nc: NatsConnection, logger: Logger): Promise<void> {
+  for await (const status of nc.status()) {
+    if (status.type === Events.Disconnect || status.type === Events.Error) {
+      logger.warn({ nats_event: status.type, server: status.data }, 'NATS connection lost; reconnecting');
+    } else if (status.type === Events.Reconnect) {
+      logger.info({ nats_event: status.type, server: status.data }, 'NATS connection restored');
+    }
+  }
+}
+
+/**
+ * The `serve` command as a function, so that tests run the real worker in
+ * process: connects to PostgreSQL and NATS, makes sure the streams exist,
+ * starts one consumer per job kind and the operations HTTP server.
+ */
+export async function startWorker(config: JobsConfig, logger: Logger): Promise<Worker> {
+  // Undone in reverse order by stop(), or at once when a later step fails.
+  const teardown: (() => Promise<void>)[] = [];
+  const undo = async (): Promise<void> => {
+    for (const step of teardown.reverse()) {
+      await step().catch((error: unknown) => logger.warn({ err: error }, 'shutdown step failed'));
+    }
+  };
+  try {
+    const pool = createPool({
+      connectionString: config.DATABASE_URL,
+      schema: JOBS_SCHEMA,
+      max: config.DATABASE_POOL_MAX,
+      applicationName: 'latchkey-jobs',
+      onIdleError: (error) => logger.warn({ err: error }, 'idle PostgreSQL connection failed'),
+    });
+    teardown.push(() => pool.end());
+
+    const nc = await connect({ servers: config.NATS_URL, name: 'latchkey-jobs', maxReconnectAttempts: -1 });
+    teardown.push(async () => {
+      // Drain flushes the acks and naks of the jobs that just finished.
+      if (!nc.isClosed()) await nc.drain();
+    });
+    void logConnectionEvents(nc, logger);
+    const jetstreamManager = await nc.jetstreamManager();
+    await ensureStreams(jetstreamManager, config.NATS_SUBJECT_PREFIX);
+
+    const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM });
+    teardown.push(() => Promise.resolve(mailer.close()));
+
+    const cleanup = startCompletedJobsCleanup(pool, logger);
+    teardown.push(() => cleanup.stop());
+
+    const registry = createMetricsRegistry('jobs');
+    const metrics = createJobMetrics(registry);
+    const consumers = [
+      new JobConsumer({
+        jetstream: nc.jetstream(),
+        jetstreamManager,
+        subjectPrefix: config.NATS_SUBJECT_PREFIX,
+        job: sendEmailJob({ pool, mailer, publicAppUrl: config.PUBLIC_APP_URL }),
+        metrics,
+        logger,
+        maxDeliveries: config.JOBS_MAX_DELIVERIES,
+        concurrency: config.JOBS_CONCURRENCY,
+        retryBaseMs: config.JOBS_RETRY_BASE_MS,
+      }),
+    ];
+    for (const consumer of consumers) {
+      await consumer.start();
+      teardown.push(() => consumer.stop(SHUTDOWN_TIMEOUT_MS));
+    }
+
+    const operations = await startOperationsServer({
+      port: config.METRICS_PORT,
+      registry,
+      ready: () => isReady(nc, pool),
+    });
+    teardown.push(() => operations.close());
+
+    let stopping: Promise<void> | undefined;
+    return {
+      metricsPort: operations.port,
+      stop: () => (stopping ??= undo()),
+    };
+  } catch (error) {
+    await undo();
+    throw error;
+  }
+}
