@@ -1,0 +1,50 @@
+import { defaultFixedPortLayout, fixedPorts, preferredOrAnyPort, randomPorts } from './port-layout';
+import { selectUnits, stackUnits } from './stack-units';
+import { createServer, type Server } from 'node:net';
+
+describe('fixedPorts', () => {
+  it('gives identity 50051 and metrics ports counting from 9464, the gateway 8080', () => {
+    const ports = fixedPorts(stackUnits, stackUnits, defaultFixedPortLayout);
+    expect(Object.fromEntries(ports)).toEqual({
+      identity: { GRPC_PORT: 50051, METRICS_PORT: 9464 },
+      jobs: { METRICS_PORT: 9465 },
+      gateway: { GATEWAY_PORT: 8080 },
+    });
+  });
+
+  it('keeps each unit on its port whichever units are selected', () => {
+    const ports = fixedPorts(stackUnits, selectUnits(stackUnits, ['jobs']), defaultFixedPortLayout);
+    expect(Object.fromEntries(ports)).toEqual({ jobs: { METRICS_PORT: 9465 } });
+  });
+
+  it('takes the port base and the gateway port from the layout', () => {
+    const ports = fixedPorts(stackUnits, stackUnits, { grpcPortBase: 60000, metricsPortBase: 9000, gatewayPort: 3000 });
+    expect(ports.get('identity')).toEqual({ GRPC_PORT: 60000, METRICS_PORT: 9000 });
+    expect(ports.get('gateway')).toEqual({ GATEWAY_PORT: 3000 });
+  });
+});
+
+describe('randomPorts', () => {
+  it('gives every port variable of every unit a different free port', async () => {
+    const ports = await randomPorts(stackUnits);
+    const all = [...ports.values()].flatMap((unitPorts) => Object.values(unitPorts));
+    expect(all).toHaveLength(4);
+    for (const port of all) expect(port).toBeGreaterThan(0);
+    expect(new Set(all).size).toBe(all.length);
+  });
+});
+
+describe('preferredOrAnyPort', () => {
+  it('returns the preferred port when it is free and 0 when it is taken', async () => {
+    const server: Server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    const taken = typeof address === 'object' && address ? address.port : 0;
+    try {
+      expect(await preferredOrAnyPort(taken)).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    expect(await preferredOrAnyPort(taken)).toBe(taken);
+  });
+});

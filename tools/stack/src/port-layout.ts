@@ -1,0 +1,84 @@
+import { createServer } from 'node:net';
+import type { PortKind, StackUnit } from './stack-units';
+
+/** Port variable → port, for one unit. */
+export type UnitPorts = Readonly<Record<string, number>>;
+
+export interface FixedPortLayout {
+  /** First gRPC port; services take consecutive ports in catalogue order. */
+  readonly grpcPortBase: number;
+  /** First metrics port, likewise. */
+  readonly metricsPortBase: number;
+  readonly gatewayPort: number;
+}
+
+export const defaultFixedPortLayout: FixedPortLayout = {
+  grpcPortBase: 50_051,
+  metricsPortBase: 9_464,
+  gatewayPort: 8_080,
+};
+
+/**
+ * Fixed ports for `units`. A unit's offset counts over the whole catalogue,
+ * not over the selection, so identity keeps 50051 whichever units run and
+ * addresses stay stable between local restarts.
+ */
+export function fixedPorts(
+  catalogue: readonly StackUnit[],
+  units: readonly StackUnit[],
+  layout: FixedPortLayout,
+): Map<string, UnitPorts> {
+  const next: Record<PortKind, number> = {
+    grpc: layout.grpcPortBase,
+    metrics: layout.metricsPortBase,
+    http: layout.gatewayPort,
+  };
+  const byUnit = new Map<string, UnitPorts>();
+  for (const unit of catalogue) {
+    const ports: Record<string, number> = {};
+    for (const port of unit.ports) {
+      ports[port.variable] = next[port.kind];
+      // The gateway is the one HTTP unit; its port is not a range.
+      if (port.kind !== 'http') next[port.kind] += 1;
+    }
+    byUnit.set(unit.name, ports);
+  }
+  return new Map(units.map((unit) => [unit.name, byUnit.get(unit.name) ?? {}]));
+}
+
+/** Ports the operating system picked as free, one per port variable of each unit. */
+export async function randomPorts(units: readonly StackUnit[]): Promise<Map<string, UnitPorts>> {
+  const byUnit = new Map<string, UnitPorts>();
+  for (const unit of units) {
+    const ports: Record<string, number> = {};
+    for (const port of unit.ports) ports[port.variable] = await freePort();
+    byUnit.set(unit.name, ports);
+  }
+  return byUnit;
+}
+
+/**
+ * A TCP port that was free a moment ago, for child processes that must be
+ * told their port before they bind it (they cannot report a port 0 bind).
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/** `preferred` when it can be bound on 127.0.0.1 right now, else 0 (let the OS pick). */
+export function preferredOrAnyPort(preferred: number): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(0));
+    server.listen(preferred, '127.0.0.1', () => server.close(() => resolve(preferred)));
+  });
+}

@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Secrets the local stack generates once and keeps, because data written
+ * with them must stay readable after a restart: TOTP secrets are stored
+ * encrypted with TOTP_ENCRYPTION_KEY, so a new key each run would break
+ * every enrolled authenticator.
+ */
+const stackSecretsSchema = z.object({
+  TOTP_ENCRYPTION_KEY: z.string().refine((value) => Buffer.from(value, 'base64').length === 32, {
+    message: 'must be 32 bytes, base64',
+  }),
+});
+
+export type StackSecrets = z.output<typeof stackSecretsSchema>;
+
+function generateStackSecrets(): StackSecrets {
+  return { TOTP_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+}
+
+/** The parsed JSON, or undefined for text that is not JSON (reported by the schema as the wrong type). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+// Not `instanceof Error`: errors of Node's fs do not pass it inside jest's sandbox.
+function isFileExists(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === 'EEXIST';
+}
+
+/**
+ * Reads the secrets from `file`, creating it on first use. The new file is
+ * written aside and hard-linked into place, which fails if the file exists:
+ * two stacks starting at once (parallel test files) end up with the same
+ * key, and neither reads a half-written file.
+ */
+export async function readOrCreateStackSecrets(file: string): Promise<StackSecrets> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(draft, `${JSON.stringify(generateStackSecrets(), null, 2)}\n`, { mode: 0o600 });
+  try {
+    await link(draft, file);
+  } catch (error) {
+    if (!isFileExists(error)) throw error;
+  } finally {
+    await unlink(draft);
+  }
+  const result = stackSecretsSchema.safeParse(parseJson(await readFile(file, 'utf8')));
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new Error(`${file} is not valid (${problems}); delete it to generate new secrets`);
+  }
+  return result.data;
+}

@@ -1,0 +1,68 @@
+import { migrationOrder, selectUnits, stackUnits, startOrder, type StackUnit } from './stack-units';
+
+const names = (units: readonly StackUnit[]): string[] => units.map((unit) => unit.name);
+
+function unit(name: string, needs: readonly string[] = []): StackUnit {
+  return { name, entry: `${name}/dist/main.js`, migrates: false, serveArgs: [], ports: [], needs, backingServices: [] };
+}
+
+describe('stackUnits', () => {
+  it('holds the units that exist today, identity first', () => {
+    expect(names(stackUnits)).toEqual(['identity', 'jobs', 'gateway']);
+  });
+
+  it('runs every unit from its built dist/main.js', () => {
+    for (const entry of stackUnits) expect(entry.entry).toMatch(/^(services\/[a-z]+|gateway)\/dist\/main\.js$/);
+  });
+
+  it('publishes identity as IDENTITY_GRPC_ADDRESS and has the gateway need it', () => {
+    const identity = stackUnits.find((entry) => entry.name === 'identity');
+    expect(identity?.addressVariable).toBe('IDENTITY_GRPC_ADDRESS');
+    expect(identity?.ports.map((port) => port.variable)).toEqual(['GRPC_PORT', 'METRICS_PORT']);
+    expect(stackUnits.find((entry) => entry.name === 'gateway')?.needs).toEqual(['identity']);
+  });
+
+  it('names only units of the catalogue as needs', () => {
+    const known = new Set(names(stackUnits));
+    for (const entry of stackUnits) for (const need of entry.needs) expect(known).toContain(need);
+  });
+});
+
+describe('selectUnits', () => {
+  it('selects every unit by default', () => {
+    expect(names(selectUnits(stackUnits))).toEqual(['identity', 'jobs', 'gateway']);
+  });
+
+  it('keeps catalogue order whatever order the names come in', () => {
+    expect(names(selectUnits(stackUnits, ['gateway', 'identity']))).toEqual(['identity', 'gateway']);
+  });
+
+  it('rejects names it does not know', () => {
+    expect(() => selectUnits(stackUnits, ['jobs', 'oauth'])).toThrow('unknown stack unit(s): oauth');
+  });
+});
+
+describe('migrationOrder', () => {
+  it('migrates identity, then jobs; the gateway has no migrations', () => {
+    expect(names(migrationOrder(stackUnits))).toEqual(['identity', 'jobs']);
+  });
+});
+
+describe('startOrder', () => {
+  it('starts identity, jobs and the gateway last', () => {
+    expect(names(startOrder(stackUnits))).toEqual(['identity', 'jobs', 'gateway']);
+  });
+
+  it('starts a unit after the units it needs even when listed before them', () => {
+    const units = [unit('gateway', ['posts', 'identity']), unit('identity'), unit('posts', ['identity'])];
+    expect(names(startOrder(units))).toEqual(['identity', 'posts', 'gateway']);
+  });
+
+  it('ignores needs on units that are not selected', () => {
+    expect(names(startOrder(selectUnits(stackUnits, ['jobs', 'gateway'])))).toEqual(['jobs', 'gateway']);
+  });
+
+  it('refuses a cycle', () => {
+    expect(() => startOrder([unit('a', ['b']), unit('b', ['a'])])).toThrow('cycle');
+  });
+});

@@ -1,0 +1,127 @@
+/** A backing service a unit connects to, checked before the stack starts. */
+export type BackingServiceName = 'postgres' | 'redis' | 'nats';
+
+/**
+ * Which range a port comes from when ports are fixed: gRPC listeners count
+ * up from the port base (50051), metrics listeners from 9464, and the
+ * gateway's HTTP port is GATEWAY_PORT (8080).
+ */
+export type PortKind = 'grpc' | 'metrics' | 'http';
+
+export interface UnitPort {
+  /** The variable the unit reads its listening port from. */
+  readonly variable: string;
+  readonly kind: PortKind;
+}
+
+/** One process of the stack, as data: what to run and how it is wired. */
+export interface StackUnit {
+  readonly name: string;
+  /** Entry script relative to the repository root, run with this Node binary. */
+  readonly entry: string;
+  /** Whether `<entry> migrate` runs, and must exit 0, before any unit starts. */
+  readonly migrates: boolean;
+  /** Arguments that start the long-running process. */
+  readonly serveArgs: readonly string[];
+  readonly ports: readonly UnitPort[];
+  /**
+   * The variable under which other units find this unit's gRPC listener
+   * (`IDENTITY_GRPC_ADDRESS=127.0.0.1:<GRPC_PORT>`).
+   */
+  readonly addressVariable?: string;
+  /** Units whose addresses this unit reads; they start, and are ready, first. */
+  readonly needs: readonly string[];
+  readonly backingServices: readonly BackingServiceName[];
+}
+
+/**
+ * A gRPC service: `migrate` then `serve`, a gRPC and a metrics listener, and
+ * its address published as `<NAME>_GRPC_ADDRESS` for the gateway.
+ */
+function grpcService(name: string, backingServices: readonly BackingServiceName[]): StackUnit {
+  return {
+    name,
+    entry: `services/${name}/dist/main.js`,
+    migrates: true,
+    serveArgs: ['serve'],
+    ports: [
+      { variable: 'GRPC_PORT', kind: 'grpc' },
+      { variable: 'METRICS_PORT', kind: 'metrics' },
+    ],
+    addressVariable: `${name.toUpperCase()}_GRPC_ADDRESS`,
+    needs: [],
+    backingServices,
+  };
+}
+
+/**
+ * The gRPC services behind the gateway. Adding one (oauth, totp, posts) is
+ * one line here: the gateway needs every service of this list.
+ */
+const grpcServices: readonly StackUnit[] = [grpcService('identity', ['postgres', 'nats'])];
+
+/** Every unit of the stack, in the order migrations run. */
+export const stackUnits: readonly StackUnit[] = [
+  ...grpcServices,
+  {
+    name: 'jobs',
+    entry: 'services/jobs/dist/main.js',
+    migrates: true,
+    serveArgs: ['serve'],
+    ports: [{ variable: 'METRICS_PORT', kind: 'metrics' }],
+    needs: [],
+    backingServices: ['postgres', 'nats'],
+  },
+  {
+    name: 'gateway',
+    entry: 'gateway/dist/main.js',
+    migrates: false,
+    serveArgs: [],
+    ports: [{ variable: 'GATEWAY_PORT', kind: 'http' }],
+    needs: grpcServices.map((service) => service.name),
+    backingServices: ['redis'],
+  },
+];
+
+/** The units named in `names`, in catalogue order; all of them when `names` is undefined. */
+export function selectUnits(catalogue: readonly StackUnit[], names?: readonly string[]): StackUnit[] {
+  if (names === undefined) return [...catalogue];
+  const known = new Set(catalogue.map((unit) => unit.name));
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new Error(`unknown stack unit(s): ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+  }
+  return catalogue.filter((unit) => names.includes(unit.name));
+}
+
+/** The units that run `migrate`, in catalogue order (identity before jobs). */
+export function migrationOrder(units: readonly StackUnit[]): StackUnit[] {
+  return units.filter((unit) => unit.migrates);
+}
+
+/**
+ * The order to start `units` in: every unit after the units it needs, and
+ * otherwise in catalogue order, so the gateway comes last. Needs on units
+ * that are not selected are ignored: their addresses come from the
+ * environment or the process's own default. Stopping goes in reverse.
+ */
+export function startOrder(units: readonly StackUnit[]): StackUnit[] {
+  const selected = new Map(units.map((unit) => [unit.name, unit]));
+  const ordered: StackUnit[] = [];
+  const placed = new Set<string>();
+  const visiting = new Set<string>();
+  const place = (unit: StackUnit): void => {
+    if (placed.has(unit.name)) return;
+    if (visiting.has(unit.name)) throw new Error(`stack units need each other in a cycle through ${unit.name}`);
+    visiting.add(unit.name);
+    for (const name of unit.needs) {
+      const needed = selected.get(name);
+      if (needed) place(needed);
+    }
+    visiting.delete(unit.name);
+    placed.add(unit.name);
+    ordered.push(unit);
+  };
+  units.forEach(place);
+  return ordered;
+}
