@@ -1,0 +1,360 @@
+{{/*
+Shared named templates. Every unit (gateway, identity, jobs, and the units
+added later) is rendered by the same templates from its block under
+`units`, merged over `unitDefaults`. Helpers that work on one unit take a dict
+with root (the chart's top scope), name, unit (the merged block) and units
+(every enabled unit, merged), as built in each template's range.
+*/}}
+
+{{- define "latchkey.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "latchkey.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "latchkey.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Labels shared by every object of the release. */}}
+{{- define "latchkey.labels" -}}
+helm.sh/chart: {{ include "latchkey.chart" . }}
+app.kubernetes.io/name: {{ include "latchkey.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: latchkey
+{{- end -}}
+
+{{/* Selects every pod of this release (NetworkPolicy peers). */}}
+{{- define "latchkey.releaseSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "latchkey.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{/*
+Deep merge for values: maps are merged key by key, everything else in
+"override" replaces "base", false and 0 included (sprig's merge functions
+treat those as unset). Returns YAML; callers use fromYaml.
+*/}}
+{{- define "latchkey.deepMerge" -}}
+{{- $out := deepCopy .base -}}
+{{- range $key, $value := .override -}}
+{{- $current := get $out $key -}}
+{{- if and (kindIs "map" $value) (kindIs "map" $current) -}}
+{{- $_ := set $out $key (include "latchkey.deepMerge" (dict "base" $current "override" $value) | fromYaml) -}}
+{{- else -}}
+{{- $_ := set $out $key $value -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{/* Every enabled unit, name => block merged over unitDefaults, as YAML. */}}
+{{- define "latchkey.units" -}}
+{{- $out := dict -}}
+{{- range $name, $unit := .Values.units -}}
+{{- $merged := include "latchkey.deepMerge" (dict "base" $.Values.unitDefaults "override" $unit) | fromYaml -}}
+{{- if $merged.enabled -}}
+{{- $_ := set $out $name $merged -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{- define "latchkey.unitFullname" -}}
+{{- printf "%s-%s" (include "latchkey.fullname" .root) .name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "latchkey.migrationName" -}}
+{{- printf "%s-%s-migrate" (include "latchkey.fullname" .root) .name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "latchkey.unitSelectorLabels" -}}
+{{ include "latchkey.releaseSelectorLabels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "latchkey.unitLabels" -}}
+{{ include "latchkey.labels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "latchkey.serviceAccountName" -}}
+{{- if .unit.serviceAccount.create -}}
+{{- default (include "latchkey.unitFullname" .) .unit.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .unit.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret the units read: the operator's or the chart's. */}}
+{{- define "latchkey.secretName" -}}
+{{- if .Values.secrets.existingSecret -}}
+{{- .Values.secrets.existingSecret -}}
+{{- else -}}
+{{- printf "%s-secrets" (include "latchkey.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The Secret the migration hooks read. Pre-install hooks run before the
+release's own objects exist, so the chart's Secret is copied into a hook
+Secret; an existingSecret is managed outside the release and exists already.
+*/}}
+{{- define "latchkey.migrationSecretName" -}}
+{{- if .Values.secrets.existingSecret -}}
+{{- .Values.secrets.existingSecret -}}
+{{- else -}}
+{{- printf "%s-migrate" (include "latchkey.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "latchkey.mtlsSecretName" -}}
+{{- $name := default .root.Values.mtls.secretName .unit.mtlsSecretName -}}
+{{- default (printf "%s-mtls" (include "latchkey.fullname" .root)) $name -}}
+{{- end -}}
+
+{{/* Whether a unit speaks gRPC (serves it, or calls another unit). */}}
+{{- define "latchkey.speaksGrpc" -}}
+{{- if or (eq .unit.kind "grpc") (gt (len .unit.calls) 0) -}}true{{- end -}}
+{{- end -}}
+
+{{- define "latchkey.usesMtls" -}}
+{{- if and .root.Values.mtls.enabled (include "latchkey.speaksGrpc" .) -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+A value as an environment variable string. Helm reads numbers from YAML as
+float64, and toString would print 1048576 as 1.048576e+06; the schema allows
+only integers, strings and booleans.
+*/}}
+{{- define "latchkey.envValue" -}}
+{{- if kindIs "float64" . -}}
+{{- int64 . | toString -}}
+{{- else if kindIs "invalid" . -}}
+{{- else -}}
+{{- toString . -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The non-secret variables of one unit, as YAML (name => string): the shared
+config names it lists, its ports, the address of every unit it calls, the
+mTLS files, then its own env (which wins). Empty values are left out so the
+process default applies. With "migration" true the mTLS files are left out:
+a migration talks to the database only and mounts no certificate.
+*/}}
+{{- define "latchkey.unitEnv" -}}
+{{- $root := .root -}}
+{{- $env := dict -}}
+{{- range $key := .unit.config -}}
+{{- $value := include "latchkey.envValue" (index $root.Values.config $key) -}}
+{{- if ne $value "" -}}
+{{- $_ := set $env $key $value -}}
+{{- end -}}
+{{- end -}}
+{{- range $portName, $port := .unit.ports -}}
+{{- if $port.env -}}
+{{- $_ := set $env $port.env (include "latchkey.envValue" $port.port) -}}
+{{- end -}}
+{{- end -}}
+{{- range $callee := .unit.calls -}}
+{{- $target := index $.units $callee -}}
+{{- $address := printf "%s:%s" (include "latchkey.unitFullname" (dict "root" $root "name" $callee)) (include "latchkey.envValue" $target.ports.grpc.port) -}}
+{{- $_ := set $env (printf "%s_GRPC_ADDRESS" ($callee | replace "-" "_" | upper)) $address -}}
+{{- end -}}
+{{- if and (include "latchkey.usesMtls" .) (not .migration) -}}
+{{- $dir := trimSuffix "/" $root.Values.mtls.mountPath -}}
+{{- $_ := set $env "GRPC_TLS_CERT_FILE" (printf "%s/tls.crt" $dir) -}}
+{{- $_ := set $env "GRPC_TLS_KEY_FILE" (printf "%s/tls.key" $dir) -}}
+{{- $_ := set $env "GRPC_TLS_CA_FILE" (printf "%s/ca.crt" $dir) -}}
+{{- end -}}
+{{- range $key, $raw := .unit.env -}}
+{{- $value := include "latchkey.envValue" $raw -}}
+{{- if ne $value "" -}}
+{{- $_ := set $env $key $value -}}
+{{- else -}}
+{{- $_ := unset $env $key -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $env -}}
+{{- end -}}
+
+{{/* ConfigMap data block: every value quoted. */}}
+{{- define "latchkey.configMapData" -}}
+{{- $env := include "latchkey.unitEnv" . | fromYaml -}}
+{{- range $key := keys $env | sortAlpha }}
+{{ $key }}: {{ index $env $key | quote }}
+{{- end -}}
+{{- end -}}
+
+{{/* Secret data (base64) for the given variable names. */}}
+{{- define "latchkey.secretData" -}}
+{{- $values := .root.Values.secrets.values -}}
+{{- range $key := .names | uniq | sortAlpha }}
+{{- $value := include "latchkey.envValue" (index $values $key) -}}
+{{- if ne $value "" }}
+{{ $key }}: {{ $value | b64enc | quote }}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* env entries that read the unit's secret variables from a Secret. */}}
+{{- define "latchkey.secretEnv" -}}
+{{- $secretName := .secretName -}}
+{{- range $key := .unit.secrets }}
+- name: {{ $key }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secretName }}
+      key: {{ $key }}
+{{- end -}}
+{{- end -}}
+
+{{- define "latchkey.image" -}}
+{{- $root := .root -}}
+{{- $repository := .unit.image.repository -}}
+{{- $registry := trimSuffix "/" $root.Values.global.imageRegistry -}}
+{{- if $registry -}}
+{{- $repository = printf "%s/%s" $registry $repository -}}
+{{- end -}}
+{{- $tag := .unit.image.tag | default $root.Values.image.tag | default $root.Chart.AppVersion | toString -}}
+{{- if hasPrefix "sha256:" $tag -}}
+{{- printf "%s@%s" $repository $tag -}}
+{{- else -}}
+{{- printf "%s:%s" $repository $tag -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "latchkey.imagePullPolicy" -}}
+{{- .unit.image.pullPolicy | default .root.Values.image.pullPolicy -}}
+{{- end -}}
+
+{{- define "latchkey.imagePullSecrets" -}}
+{{- with .Values.global.imagePullSecrets }}
+imagePullSecrets:
+{{- range . }}
+  - name: {{ . }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* Hardened security contexts; not configurable on purpose. */}}
+{{- define "latchkey.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 10001
+runAsGroup: 10001
+fsGroup: 10001
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "latchkey.containerSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 10001
+runAsGroup: 10001
+privileged: false
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop:
+    - ALL
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/*
+Probes. gRPC units use the kubelet's native gRPC probe (grpc.health.v1):
+liveness and startup ask about the server as a whole (""), readiness about
+the unit's service. The kubelet cannot present a client certificate, so with
+mTLS on, gRPC units are probed over HTTP on their metrics port instead.
+HTTP units are probed on their HTTP port, workers on their metrics port:
+/healthz for liveness and startup, /readyz for readiness.
+*/}}
+{{- define "latchkey.probes" -}}
+{{- $unit := .unit -}}
+{{- $native := and (eq $unit.kind "grpc") (not (include "latchkey.usesMtls" .)) -}}
+{{- $httpPort := ternary "http" "metrics" (eq $unit.kind "http") -}}
+{{- range $probe := list "startup" "liveness" "readiness" }}
+{{ $probe }}Probe:
+  {{- if $native }}
+  grpc:
+    port: {{ include "latchkey.envValue" $unit.ports.grpc.port }}
+    {{- if and (eq $probe "readiness") $unit.grpcHealthService }}
+    service: {{ $unit.grpcHealthService | quote }}
+    {{- end }}
+  {{- else }}
+  httpGet:
+    path: {{ ternary "/readyz" "/healthz" (eq $probe "readiness") }}
+    port: {{ $httpPort }}
+  {{- end }}
+  {{- with (index $unit.probes $probe) }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Every enabled unit (as "latchkey.units"), after the checks that the schema
+cannot express: cross-references between values. Every template starts
+with it, so a mistake fails with one clear message whichever file Helm
+renders first.
+*/}}
+{{- define "latchkey.checkedUnits" -}}
+{{- $units := include "latchkey.units" . | fromYaml -}}
+{{- include "latchkey.validate" (dict "root" . "units" $units) -}}
+{{- toYaml $units -}}
+{{- end -}}
+
+{{- define "latchkey.validate" -}}
+{{- $root := .root -}}
+{{- $units := .units -}}
+{{- if eq (len $units) 0 -}}
+{{- fail "no unit is enabled" -}}
+{{- end -}}
+{{- range $name, $unit := $units -}}
+{{- range $key := $unit.config -}}
+{{- if not (hasKey $root.Values.config $key) -}}
+{{- fail (printf "units.%s.config lists %s, which is not a key of config" $name $key) -}}
+{{- end -}}
+{{- end -}}
+{{- range $key := $unit.secrets -}}
+{{- if not (hasKey $root.Values.secrets.values $key) -}}
+{{- fail (printf "units.%s.secrets lists %s, which is not a key of secrets.values" $name $key) -}}
+{{- end -}}
+{{- if and (not $root.Values.secrets.existingSecret) (eq (include "latchkey.envValue" (index $root.Values.secrets.values $key)) "") -}}
+{{- fail (printf "secrets.values.%s is required by units.%s (or set secrets.existingSecret)" $key $name) -}}
+{{- end -}}
+{{- end -}}
+{{- range $callee := $unit.calls -}}
+{{- $target := index $units $callee -}}
+{{- if not $target -}}
+{{- fail (printf "units.%s.calls %s, which is not an enabled unit" $name $callee) -}}
+{{- end -}}
+{{- if ne $target.kind "grpc" -}}
+{{- fail (printf "units.%s.calls %s, which is not a gRPC unit" $name $callee) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $unit.migrations.enabled (eq (len $unit.migrations.args) 0) -}}
+{{- fail (printf "units.%s.migrations.args is required when migrations are enabled" $name) -}}
+{{- end -}}
+{{- if and $unit.autoscaling.enabled (gt (int64 $unit.autoscaling.minReplicas) (int64 $unit.autoscaling.maxReplicas)) -}}
+{{- fail (printf "units.%s.autoscaling.minReplicas is greater than maxReplicas" $name) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $root.Values.ingress.enabled (not (hasKey $units "gateway")) -}}
+{{- fail "ingress.enabled needs the gateway unit" -}}
+{{- end -}}
+{{- end -}}

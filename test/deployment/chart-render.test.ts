@@ -1,0 +1,327 @@
+// Renders charts/latchkey with its default values, values-production.yaml and
+// k8s/values-dev.yaml, and checks what a cluster would receive: valid
+// objects without unknown fields, hardened pods, probes, network policies,
+// autoscaling, disruption budgets and the migration hooks.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { chartDir, devValues, findObject, isHook, type K8sObject, productionValues, renderChart } from './helm';
+import { unknownFields, validateWithModel } from './manifest-validation';
+import { componentOf, mainContainer, podTemplate, type Probe, selects } from './workloads';
+
+const chart = parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8')) as { apiVersion: string; appVersion: string };
+
+/** Units the chart deploys today, with the shape of each. */
+const units = {
+  gateway: { kind: 'http', migrations: false },
+  identity: { kind: 'grpc', migrations: true },
+  jobs: { kind: 'worker', migrations: true },
+} as const;
+type UnitName = keyof typeof units;
+const unitNames = Object.keys(units) as UnitName[];
+
+const renders: Record<string, K8sObject[]> = {};
+beforeAll(() => {
+  renders.default = renderChart();
+  renders.production = renderChart({ values: [productionValues] });
+  renders.dev = renderChart({ values: [devValues] });
+});
+
+const variants = ['default', 'production', 'dev'] as const;
+
+function objectsOf(variant: string): K8sObject[] {
+  const objects = renders[variant];
+  if (!objects) throw new Error(`no render for ${variant}`);
+  return objects;
+}
+
+function deployment(objects: readonly K8sObject[], unit: UnitName): K8sObject {
+  return findObject(objects, 'Deployment', `latchkey-${unit}`);
+}
+
+function hookWeight(object: K8sObject): number {
+  return Number(object.metadata.annotations?.['helm.sh/hook-weight'] ?? '0');
+}
+
+test('Chart.yaml is a v2 application chart with an appVersion', () => {
+  expect(chart.apiVersion).toBe('v2');
+  expect(chart.appVersion).toMatch(/^\d+\.\d+\.\d+/);
+});
+
+describe.each(variants)('helm template with %s values', (variant) => {
+  test('every object validates against its kubernetes-models 4.5 model', () => {
+    const failures: string[] = [];
+    for (const object of objectsOf(variant)) {
+      try {
+        validateWithModel(object);
+      } catch (error) {
+        failures.push(`${object.kind}/${object.metadata.name}: ${(error as Error).message}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  test('no object has a field its API type does not declare', () => {
+    expect(objectsOf(variant).flatMap(unknownFields)).toEqual([]);
+  });
+
+  test('object names are unique per kind', () => {
+    const keys = objectsOf(variant).map((object) => `${object.kind}/${object.metadata.name}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  test.each(unitNames)('%s has a Deployment, Service, ServiceAccount, ConfigMap and NetworkPolicy', (unit) => {
+    const objects = objectsOf(variant);
+    const workload = deployment(objects, unit);
+    const pod = podTemplate(workload);
+    const service = findObject(objects, 'Service', `latchkey-${unit}`);
+    const serviceSpec = service.spec as { selector: Record<string, string>; ports: { name: string; targetPort: string }[] };
+    expect(selects(serviceSpec.selector, pod.metadata.labels)).toBe(true);
+    const containerPorts = new Set(mainContainer(workload).ports?.map((port) => port.name));
+    for (const port of serviceSpec.ports) expect(containerPorts.has(port.targetPort)).toBe(true);
+    expect(findObject(objects, 'ServiceAccount', pod.spec.serviceAccountName ?? '')).toBeDefined();
+    findObject(objects, 'ConfigMap', `latchkey-${unit}`);
+    const policies = objects.filter(
+      (object) =>
+        object.kind === 'NetworkPolicy' &&
+        selects((object.spec as { podSelector: { matchLabels: Record<string, string> } }).podSelector.matchLabels, pod.metadata.labels),
+    );
+    expect(policies).toHaveLength(1);
+  });
+
+  test('pods and containers run hardened', () => {
+    const workloads = objectsOf(variant).filter((object) => object.kind === 'Deployment' || object.kind === 'Job');
+    expect(workloads.length).toBeGreaterThanOrEqual(unitNames.length);
+    for (const workload of workloads) {
+      const pod = podTemplate(workload).spec;
+      expect(pod.automountServiceAccountToken).toBe(false);
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } });
+      for (const container of pod.containers) {
+        const context = container.securityContext;
+        expect(context?.runAsNonRoot ?? pod.securityContext?.runAsNonRoot).toBe(true);
+        expect(context?.runAsUser ?? pod.securityContext?.runAsUser).toBe(10001);
+        expect(context?.allowPrivilegeEscalation).toBe(false);
+        expect(context?.privileged ?? false).toBe(false);
+        expect(context?.readOnlyRootFilesystem).toBe(true);
+        expect(context?.capabilities?.drop).toContain('ALL');
+        expect(context?.capabilities?.add ?? []).toEqual([]);
+        // The only writable path is an emptyDir at /tmp.
+        const tmp = container.volumeMounts?.find((mount) => mount.mountPath === '/tmp');
+        expect(tmp).toBeDefined();
+        const volume = pod.volumes?.find((candidate) => candidate.name === tmp?.name);
+        expect(volume?.emptyDir).toBeDefined();
+      }
+    }
+  });
+
+  test('each unit runs its own image of the chart appVersion by default, with its command', () => {
+    const objects = objectsOf(variant);
+    for (const unit of unitNames) {
+      const container = mainContainer(deployment(objects, unit));
+      const registry = variant === 'production' ? 'registry.example.com/' : '';
+      expect(container.image).toBe(`${registry}latchkey/${unit}:${chart.appVersion}`);
+      expect(container.args).toEqual(unit === 'gateway' ? ['node', 'dist/main.js'] : ['node', 'dist/main.js', 'serve']);
+    }
+  });
+
+  test('a migration hook Job runs `migrate` for every unit with migrations, and only for those', () => {
+    const objects = objectsOf(variant);
+    const jobs = objects.filter((object) => object.kind === 'Job');
+    expect(jobs.map(componentOf).sort()).toEqual(
+      unitNames.filter((unit) => units[unit].migrations).map((unit) => `${unit}-migrate`),
+    );
+    for (const job of jobs) {
+      const unit = componentOf(job)!.replace(/-migrate$/, '') as UnitName;
+      expect(job.metadata.annotations).toMatchObject({ 'helm.sh/hook': 'pre-install,pre-upgrade' });
+      const deletePolicy = job.metadata.annotations?.['helm.sh/hook-delete-policy']?.split(',');
+      expect(deletePolicy).toEqual(expect.arrayContaining(['before-hook-creation', 'hook-succeeded']));
+      const container = mainContainer(job);
+      expect(container.args).toEqual(['node', 'dist/main.js', 'migrate']);
+      expect(container.image).toBe(mainContainer(deployment(objects, unit)).image);
+      expect((job.spec as { template: { spec: { restartPolicy: string } } }).template.spec.restartPolicy).toBe('Never');
+    }
+  });
+
+  test('what a migration hook reads is rendered as an earlier hook, or is managed outside the release', () => {
+    const objects = objectsOf(variant);
+    for (const job of objects.filter((object) => object.kind === 'Job')) {
+      const pod = podTemplate(job).spec;
+      const container = mainContainer(job);
+      const needed: { kind: string; name: string }[] = [{ kind: 'ServiceAccount', name: pod.serviceAccountName ?? 'default' }];
+      for (const source of container.envFrom ?? []) {
+        if (source.configMapRef) needed.push({ kind: 'ConfigMap', name: source.configMapRef.name });
+      }
+      for (const variable of container.env ?? []) {
+        const ref = variable.valueFrom?.secretKeyRef;
+        if (ref) needed.push({ kind: 'Secret', name: ref.name });
+      }
+      for (const { kind, name } of needed) {
+        const object = objects.find((candidate) => candidate.kind === kind && candidate.metadata.name === name);
+        if (!object) {
+          // Only the operator's Secret may be missing from the render.
+          expect({ kind, name }).toEqual({ kind: 'Secret', name: 'latchkey-env' });
+          expect(variant).toBe('production');
+          continue;
+        }
+        expect(isHook(object)).toBe(true);
+        expect(object.metadata.annotations?.['helm.sh/hook']).toContain('pre-install');
+        expect(hookWeight(object)).toBeLessThan(hookWeight(job));
+      }
+    }
+  });
+
+  test('probes: native gRPC for gRPC units without mTLS, HTTP on a declared port otherwise', () => {
+    const objects = objectsOf(variant);
+    const mtls = variant === 'production';
+    for (const unit of unitNames) {
+      const container = mainContainer(deployment(objects, unit));
+      const ports = new Map(container.ports?.map((port) => [port.name, port.containerPort]));
+      const probes: [string, Probe | undefined][] = [
+        ['startup', container.startupProbe],
+        ['liveness', container.livenessProbe],
+        ['readiness', container.readinessProbe],
+      ];
+      for (const [name, probe] of probes) {
+        expect(probe).toBeDefined();
+        if (units[unit].kind === 'grpc' && !mtls) {
+          expect(probe?.grpc?.port).toBe(ports.get('grpc'));
+          expect(probe?.grpc?.service).toBe(name === 'readiness' ? 'identity.v1.IdentityService' : undefined);
+        } else {
+          const port = units[unit].kind === 'http' ? 'http' : 'metrics';
+          expect(probe?.httpGet).toEqual({ path: name === 'readiness' ? '/readyz' : '/healthz', port });
+          expect(ports.has(port)).toBe(true);
+        }
+      }
+    }
+  });
+
+  test('gRPC ports accept only pods of this release; every unit opens its metrics port to the scraper', () => {
+    const objects = objectsOf(variant);
+    const values = variant === 'production' ? { gatewayFrom: 1, metricsFrom: 1 } : { gatewayFrom: 0, metricsFrom: variant === 'dev' ? 0 : 1 };
+    for (const unit of unitNames) {
+      const pod = podTemplate(deployment(objects, unit));
+      const policy = objects.find(
+        (object) =>
+          object.kind === 'NetworkPolicy' &&
+          selects((object.spec as { podSelector: { matchLabels: Record<string, string> } }).podSelector.matchLabels, pod.metadata.labels),
+      )!;
+      const spec = policy.spec as {
+        policyTypes: string[];
+        ingress: { ports: { port: string }[]; from?: Record<string, unknown>[] }[];
+      };
+      expect(spec.policyTypes).toEqual(['Ingress']);
+      const rulesFor = (port: string) => spec.ingress.filter((rule) => rule.ports.some((candidate) => candidate.port === port));
+      if (units[unit].kind === 'grpc') {
+        const grpcRules = rulesFor('grpc');
+        expect(grpcRules).toHaveLength(1);
+        expect(grpcRules[0]?.from).toEqual([
+          { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'latchkey', 'app.kubernetes.io/instance': 'latchkey' } } },
+        ]);
+      }
+      if (units[unit].kind === 'http') {
+        const httpRules = rulesFor('http');
+        expect(httpRules[0]?.from?.length ?? 0).toBe(values.gatewayFrom);
+      } else {
+        const metricsRules = rulesFor('metrics');
+        expect(metricsRules).toHaveLength(1);
+        expect(metricsRules[0]?.from?.length ?? 0).toBe(values.metricsFrom);
+      }
+      // No rule opens a port the pod does not serve.
+      const served = new Set(mainContainer(deployment(objects, unit)).ports?.map((port) => port.name));
+      for (const rule of spec.ingress) for (const port of rule.ports) expect(served.has(port.port)).toBe(true);
+    }
+  });
+
+  test('a PodDisruptionBudget selects each unit when enabled, and every HPA targets a Deployment without fixed replicas', () => {
+    const objects = objectsOf(variant);
+    const budgets = objects.filter((object) => object.kind === 'PodDisruptionBudget');
+    expect(budgets).toHaveLength(variant === 'dev' ? 0 : unitNames.length);
+    for (const budget of budgets) {
+      const selector = (budget.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
+      const unit = componentOf(budget) as UnitName;
+      expect(selects(selector, podTemplate(deployment(objects, unit)).metadata.labels)).toBe(true);
+    }
+    const autoscalers = objects.filter((object) => object.kind === 'HorizontalPodAutoscaler');
+    expect(autoscalers).toHaveLength(variant === 'production' ? unitNames.length : 0);
+    for (const autoscaler of autoscalers) {
+      const spec = autoscaler.spec as { scaleTargetRef: { kind: string; name: string }; minReplicas: number; maxReplicas: number };
+      expect(spec.scaleTargetRef.kind).toBe('Deployment');
+      const target = findObject(objects, 'Deployment', spec.scaleTargetRef.name);
+      expect((target.spec as { replicas?: number }).replicas).toBeUndefined();
+      expect(spec.minReplicas).toBeLessThanOrEqual(spec.maxReplicas);
+    }
+    for (const unit of unitNames) {
+      const replicas = (deployment(objects, unit).spec as { replicas?: number }).replicas;
+      if (variant !== 'production') expect(replicas).toBeGreaterThanOrEqual(1);
+    }
+  });
+});
+
+describe('production values', () => {
+  test('the Ingress routes to the gateway Service over TLS', () => {
+    const objects = objectsOf('production');
+    const ingress = findObject(objects, 'Ingress', 'latchkey-gateway');
+    const spec = ingress.spec as {
+      ingressClassName: string;
+      tls: { secretName: string; hosts: string[] }[];
+      rules: { host: string; http: { paths: { backend: { service: { name: string; port: { name: string } } } }[] } }[];
+    };
+    expect(spec.ingressClassName).toBe('nginx');
+    expect(spec.tls[0]?.hosts).toContain(spec.rules[0]?.host);
+    const backend = spec.rules[0]?.http.paths[0]?.backend.service;
+    const service = findObject(objects, 'Service', backend?.name ?? '');
+    expect((service.spec as { ports: { name: string }[] }).ports.map((port) => port.name)).toContain(backend?.port.name);
+  });
+
+  test('the chart renders no Secret of its own: units read the operator-managed existingSecret', () => {
+    const objects = objectsOf('production');
+    expect(objects.filter((object) => object.kind === 'Secret')).toEqual([]);
+    const refs = objects
+      .filter((object) => object.kind === 'Deployment' || object.kind === 'Job')
+      .flatMap((object) => mainContainer(object).env ?? [])
+      .map((variable) => variable.valueFrom?.secretKeyRef?.name);
+    expect(new Set(refs)).toEqual(new Set(['latchkey-env']));
+  });
+
+  test('mTLS mounts the certificate Secret read-only into every unit that speaks gRPC, and only those', () => {
+    const objects = objectsOf('production');
+    for (const unit of unitNames) {
+      const pod = podTemplate(deployment(objects, unit)).spec;
+      const volume = pod.volumes?.find((candidate) => candidate.secret?.secretName === 'latchkey-mtls');
+      const mount = mainContainer(deployment(objects, unit)).volumeMounts?.find((candidate) => candidate.name === volume?.name);
+      if (unit === 'jobs') {
+        expect(volume).toBeUndefined();
+      } else {
+        expect(mount).toEqual({ name: 'mtls', mountPath: '/etc/latchkey/tls', readOnly: true });
+      }
+    }
+  });
+
+  test('replicas spread over zones and nodes', () => {
+    const pod = podTemplate(deployment(objectsOf('production'), 'gateway'));
+    const constraints = (pod.spec as unknown as { topologySpreadConstraints: { topologyKey: string; labelSelector: { matchLabels: Record<string, string> } }[] })
+      .topologySpreadConstraints;
+    expect(constraints.map((constraint) => constraint.topologyKey)).toEqual(['topology.kubernetes.io/zone', 'kubernetes.io/hostname']);
+    for (const constraint of constraints) expect(selects(constraint.labelSelector.matchLabels, pod.metadata.labels)).toBe(true);
+  });
+});
+
+describe('default values', () => {
+  test('the chart Secret holds only the keys that enabled units read, and the ConfigMaps hold no credentials', () => {
+    const objects = objectsOf('default');
+    const secret = findObject(objects, 'Secret', 'latchkey-secrets');
+    expect(Object.keys(secret.data as Record<string, string>).sort()).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL', 'SMTP_URL']);
+    const credentialNames = /^(DATABASE_URL|REDIS_URL|NATS_URL|SMTP_URL|S3_ACCESS_KEY_ID|S3_SECRET_ACCESS_KEY|TOTP_ENCRYPTION_KEY|\w+_CLIENT_SECRET)$/;
+    for (const configMap of objects.filter((object) => object.kind === 'ConfigMap')) {
+      expect(Object.keys((configMap.data ?? {}) as Record<string, string>).filter((key) => credentialNames.test(key))).toEqual([]);
+    }
+  });
+
+  test('a change of configuration changes the pod template (checksum annotation), so pods roll', () => {
+    const before = podTemplate(deployment(objectsOf('default'), 'identity')).metadata.annotations ?? {};
+    const after = podTemplate(deployment(renderChart({ set: ['config.LOG_LEVEL=debug'] }), 'identity')).metadata.annotations ?? {};
+    expect(before['checksum/config']).toMatch(/^[0-9a-f]{64}$/);
+    expect(after['checksum/config']).not.toBe(before['checksum/config']);
+    expect(after['checksum/secrets']).toBe(before['checksum/secrets']);
+  });
+});
