@@ -26,7 +26,12 @@ export interface ServiceServerOptions {
  * the one error translation. Services register plain async handlers.
  */
 export class ServiceServer {
-  private readonly server = new Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024 });
+  private readonly server = new Server({
+    'grpc.max_receive_message_length': 8 * 1024 * 1024,
+    // Clients reconnect now and then, so that calls spread over replicas added by scaling.
+    'grpc.max_connection_age_ms': 5 * 60 * 1000,
+    'grpc.max_connection_age_grace_ms': 30 * 1000,
+  });
   private readonly health = new HealthImplementation({ '': 'NOT_SERVING' });
   private readonly serviceNames: string[] = [];
   private readonly handled: Counter<'grpc_method' | 'grpc_code'>;
