@@ -15,7 +15,13 @@ export function isDependencyOutage(error: unknown): boolean {
     // nats.js connection and timeout errors.
     if (['CONNECTION_REFUSED', 'CONNECTION_CLOSED', 'DISCONNECT', 'TIMEOUT', '503'].includes(code)) return true;
   }
-  if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(error.message)) {
+  // ioredis, with its offline queue off, fails at once while disconnected.
+  if (error.name === 'MaxRetriesPerRequestError') return true;
+  if (
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Stream isn't writeable|Connection is closed/i.test(
+      error.message,
+    )
+  ) {
     return true;
   }
   return error.cause !== undefined && error.cause !== error && isDependencyOutage(error.cause);

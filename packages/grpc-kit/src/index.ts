@@ -10,3 +10,4 @@ export { toStatus, fromServiceError } from './error-status';
 export { isDependencyOutage } from './dependency-outage';
 export { metadataKeys } from './metadata-keys';
 export { serverCredentials, channelCredentials, type TlsFiles } from './tls';
+export { HealthProbe } from './health-client';

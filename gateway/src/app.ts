@@ -1,0 +1,103 @@
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { AppError } from '@latchkey/errors';
+import { isDependencyOutage } from '@latchkey/grpc-kit';
+import type { GatewayDeps } from './gateway-deps';
+import { registerHttpMetrics } from './http/http-metrics';
+import { trackRouteMethods } from './http/method-not-allowed';
+import { isForeignOrigin } from './origin-policy';
+import { sendProblem, toAppError } from './http/problem-details';
+import { requestIdOf } from './http/request-id';
+import { accountRoutes } from './routes/account-routes';
+import { authRoutes } from './routes/auth-routes';
+import { operationsRoutes } from './routes/operations-routes';
+import { sessionRoutes } from './routes/session-routes';
+
+/** Default body limit of API.md part 1; post routes raise their own. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** The gateway's HTTP surface, ready to listen or to `inject` in tests. */
+export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  // Fastify's instance type follows its logger's; typing it as Fastify's base logger keeps plugins assignable.
+  const logger: FastifyBaseLogger = deps.logger;
+  const app = Fastify({
+    loggerInstance: logger,
+    disableRequestLogging: true,
+    genReqId: requestIdOf,
+    trustProxy: deps.config.TRUSTED_PROXIES.length > 0 ? [...deps.config.TRUSTED_PROXIES] : false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 256 },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Response schemas document the API; the end-to-end tests hold the answers to them.
+  app.setSerializerCompiler(({ httpStatus }) =>
+    httpStatus === '202' || httpStatus === '204' ? () => '' : (data) => JSON.stringify(data),
+  );
+  // JSON is the only body type; anything else is a 415 (API.md part 1).
+  app.removeContentTypeParser('text/plain');
+  await app.register(cookie);
+
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+    if (isForeignOrigin(request.method, request.headers.origin, deps.allowedOrigins)) {
+      throw new AppError('auth:origin_forbidden');
+    }
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    // 202 and 204 carry no body, so they must not claim a JSON one.
+    if (payload === '' && (reply.statusCode === 202 || reply.statusCode === 204)) reply.removeHeader('content-type');
+    return payload;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request completed',
+    );
+  });
+  registerHttpMetrics(app, deps.registry);
+
+  app.setErrorHandler(async (error, request, reply) => {
+    if (isDependencyOutage(error)) {
+      request.log.warn({ err: error }, 'dependency unavailable');
+      return sendProblem(reply, new AppError('service:unavailable'));
+    }
+    const appError = toAppError(error as FastifyError, request);
+    if (appError.code === 'internal:error' || appError.code === 'service:unavailable') {
+      request.log.warn({ err: error, code: appError.code }, 'request failed');
+    }
+    return sendProblem(reply, appError);
+  });
+  app.setNotFoundHandler(async (_request, reply) => sendProblem(reply, new AppError('route:not_found')));
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Latchkey HTTP API',
+        version: '0',
+        description: 'Accounts, sessions and posts. Errors are RFC 9457 problem details with a `code`.',
+      },
+      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'session_id' } } },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  app.get('/v0/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  const addMethodFallbacks = trackRouteMethods(app);
+  await app.register(accountRoutes(deps));
+  await app.register(authRoutes(deps));
+  await app.register(sessionRoutes(deps));
+  await app.register(operationsRoutes(deps));
+  addMethodFallbacks();
+  return app;
+}

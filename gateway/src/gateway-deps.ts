@@ -1,0 +1,22 @@
+import type { identityV1 } from '@latchkey/contracts';
+import type { ServiceClient } from '@latchkey/grpc-kit';
+import type { Logger } from '@latchkey/telemetry';
+import type { Registry } from 'prom-client';
+import type { GatewayConfig } from './config';
+import type { CookieSettings } from './http/session-cookie';
+import type { RateLimiter } from './rate-limiter';
+import type { SessionStore } from './session-store';
+
+/** Everything routes use, built once at start and shared by every request. */
+export interface GatewayDeps {
+  readonly config: GatewayConfig;
+  readonly logger: Logger;
+  readonly identity: ServiceClient<typeof identityV1.IdentityServiceService>;
+  readonly sessions: SessionStore;
+  readonly rateLimiter: RateLimiter;
+  readonly registry: Registry;
+  readonly cookie: CookieSettings;
+  readonly allowedOrigins: ReadonlySet<string>;
+  /** Whether Redis and every service answer, for /readyz. */
+  readonly ready: () => Promise<boolean>;
+}

@@ -1,0 +1,73 @@
+import { Redis } from 'ioredis';
+import { identityV1 } from '@latchkey/contracts';
+import { createServiceClient, HealthProbe } from '@latchkey/grpc-kit';
+import type { Running } from '@latchkey/runtime';
+import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
+import { buildApp } from './app';
+import type { GatewayConfig } from './config';
+import type { GatewayDeps } from './gateway-deps';
+import { allowedOrigins } from './origin-policy';
+import { RateLimiter } from './rate-limiter';
+import { SessionStore } from './session-store';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** Connects Redis and the service channels once, builds the app and listens. */
+export async function startGateway(config: GatewayConfig, logger: Logger): Promise<Running> {
+  const redis = new Redis(config.REDIS_URL, {
+    // Fail fast while Redis is away, so that requests answer 503 instead of queueing.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    lazyConnect: true,
+  });
+  redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
+  await redis.connect().catch((error: unknown) => logger.warn({ err: error }, 'redis unavailable at start; retrying'));
+
+  const tls = { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE };
+  const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, {
+    deadlineMs: config.GRPC_DEADLINE_MS,
+    tls,
+  });
+  const identityHealth = new HealthProbe(config.IDENTITY_GRPC_ADDRESS, tls);
+
+  const deps: GatewayDeps = {
+    config,
+    logger,
+    identity,
+    sessions: new SessionStore(redis, config.REDIS_KEY_PREFIX, {
+      slidingTtlMs: config.AUTH_SESSION_SLIDING_TTL_HOURS * HOUR_MS,
+      maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
+      refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
+    }),
+    rateLimiter: new RateLimiter(redis, config.REDIS_KEY_PREFIX),
+    registry: createMetricsRegistry('gateway'),
+    cookie: { secure: config.COOKIE_SECURE, maxAgeSeconds: config.AUTH_SESSION_MAX_LIFETIME_HOURS * 3600 },
+    allowedOrigins: allowedOrigins(config.PUBLIC_APP_URL, config.ALLOWED_ORIGINS),
+    ready: async () => {
+      const [redisUp, identityUp] = await Promise.all([
+        redis.ping().then(
+          () => true,
+          () => false,
+        ),
+        identityHealth.serving('identity.v1.IdentityService'),
+      ]);
+      return redisUp && identityUp;
+    },
+  };
+
+  const app = await buildApp(deps);
+  const url = await app.listen({ host: config.GATEWAY_HOST, port: config.GATEWAY_PORT });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.GATEWAY_PORT;
+  return {
+    readyFields: { url: url.replace('0.0.0.0', '127.0.0.1'), port },
+    async stop() {
+      // close() stops accepting, answers 503 to new requests and waits for in-flight ones.
+      await app.close();
+      identity.close();
+      identityHealth.close();
+      await redis.quit().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,213 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { AppError } from '@latchkey/errors';
+import type { GatewayDeps } from '../gateway-deps';
+import { limitCredentialRequests, loginFailures, mayMail } from '../http/credential-limits';
+import { optionalSession, requireSession, sessionOf, startSession } from '../http/session-auth';
+import { clearSessionCookie } from '../http/session-cookie';
+import {
+  changeEmailBody,
+  changePasswordBody,
+  emailBody,
+  loginBody,
+  resendBody,
+  resetPasswordBody,
+  tokenBody,
+  userSchema,
+} from '../schemas/account-schemas';
+import { accepted, noContent, problemResponses } from '../schemas/problem-schema';
+import { userView } from '../user-view';
+
+/** /v0/auth: login, logout and the mailed-token flows. */
+export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    const credentialLimit = limitCredentialRequests(deps);
+    const session = requireSession(deps);
+    const tags = ['authentication'];
+
+    app.post(
+      '/v0/auth/login',
+      {
+        schema: {
+          tags,
+          summary: 'Sign in with email and password; sets the session cookie.',
+          body: loginBody,
+          response: { 200: userSchema, ...problemResponses(400, 401, 403, 429, 503) },
+        },
+        preHandler: credentialLimit,
+      },
+      async (request, reply) => {
+        const { email, password } = request.body;
+        await loginFailures.assertBelowLimit(deps, email);
+        const { user } = await deps.identity.authenticatePassword({ email, password }, { requestId: request.id }).catch(
+          async (error: unknown) => {
+            if (error instanceof AppError && error.code === 'auth:invalid_credentials') {
+              await loginFailures.record(deps, email);
+            }
+            throw error;
+          },
+        );
+        await loginFailures.clear(deps, email);
+        await startSession(deps, request, reply, user!.id);
+        return userView(user!, false);
+      },
+    );
+
+    app.post(
+      '/v0/auth/logout',
+      {
+        schema: { tags, summary: 'End the current session and clear the cookie.', response: { ...noContent, ...problemResponses(401, 503) } },
+        preHandler: session,
+      },
+      async (request, reply) => {
+        await deps.sessions.delete(sessionOf(request));
+        clearSessionCookie(reply, deps.cookie);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/v0/auth/verify-email',
+      {
+        schema: {
+          tags,
+          summary: 'Verify the email with the token from the verification mail.',
+          body: tokenBody,
+          response: { 200: userSchema, ...problemResponses(400, 429, 503) },
+        },
+        preHandler: credentialLimit,
+      },
+      async (request) => {
+        const { user } = await deps.identity.verifyEmail(request.body, { requestId: request.id });
+        return userView(user!, false);
+      },
+    );
+
+    app.post(
+      '/v0/auth/resend-verification-email',
+      {
+        schema: {
+          tags,
+          summary: 'Mail a new verification link: for the session user, or for `email` without a session. Always 202.',
+          body: resendBody,
+          response: { ...accepted, ...problemResponses(400, 429, 503) },
+        },
+        preHandler: credentialLimit,
+      },
+      async (request, reply) => {
+        const current = await optionalSession(deps, request);
+        if (current) {
+          const { user } = await deps.identity.getUser({ userId: current.userId }, { requestId: request.id });
+          if (await mayMail(deps, user!.email)) {
+            await deps.identity.sendVerificationEmail({ userId: current.userId }, { requestId: request.id });
+          }
+        } else {
+          const email = request.body?.email;
+          if (!email) throw AppError.validation([{ field: 'email', message: 'is required without a session' }]);
+          if (await mayMail(deps, email)) await deps.identity.sendVerificationEmail({ email }, { requestId: request.id });
+        }
+        return reply.code(202).send(null);
+      },
+    );
+
+    app.post(
+      '/v0/auth/forgot-password',
+      {
+        schema: {
+          tags,
+          summary: 'Mail a password reset link if an account has this email. Always 202.',
+          body: emailBody,
+          response: { ...accepted, ...problemResponses(400, 429, 503) },
+        },
+        preHandler: credentialLimit,
+      },
+      async (request, reply) => {
+        if (await mayMail(deps, request.body.email)) {
+          await deps.identity.requestPasswordReset(request.body, { requestId: request.id });
+        }
+        return reply.code(202).send(null);
+      },
+    );
+
+    app.post(
+      '/v0/auth/reset-password',
+      {
+        schema: {
+          tags,
+          summary: 'Set a new password with the token from the reset mail; every session of the account ends.',
+          body: resetPasswordBody,
+          response: { ...noContent, ...problemResponses(400, 429, 503) },
+        },
+        preHandler: credentialLimit,
+      },
+      async (request, reply) => {
+        const { userId } = await deps.identity.resetPassword(
+          { token: request.body.token, newPassword: request.body.new_password },
+          { requestId: request.id },
+        );
+        await deps.sessions.deleteAllForUser(userId);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/v0/auth/change-password',
+      {
+        schema: {
+          tags,
+          summary: 'Change the password; other sessions end and this one gets a new cookie.',
+          body: changePasswordBody,
+          response: { ...noContent, ...problemResponses(400, 401, 503) },
+        },
+        preHandler: session,
+      },
+      async (request, reply) => {
+        const current = sessionOf(request);
+        await deps.identity.changePassword(
+          { userId: current.userId, currentPassword: request.body.current_password, newPassword: request.body.new_password },
+          { requestId: request.id },
+        );
+        // A new id for the session that proved the password, so a stolen old cookie is worthless.
+        await deps.sessions.deleteAllForUser(current.userId);
+        await startSession(deps, request, reply, current.userId);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/v0/auth/change-email',
+      {
+        schema: {
+          tags,
+          summary: 'Mail a confirmation link to the new address; the email changes when it is used.',
+          body: changeEmailBody,
+          response: { ...accepted, ...problemResponses(400, 401, 409, 503) },
+        },
+        preHandler: session,
+      },
+      async (request, reply) => {
+        await deps.identity.requestEmailChange(
+          { userId: sessionOf(request).userId, currentPassword: request.body.current_password, newEmail: request.body.new_email },
+          { requestId: request.id },
+        );
+        return reply.code(202).send(null);
+      },
+    );
+
+    app.post(
+      '/v0/auth/confirm-email-change',
+      {
+        schema: {
+          tags,
+          summary: 'Confirm an email change with the token mailed to the new address.',
+          body: tokenBody,
+          response: { 200: userSchema, ...problemResponses(400, 409, 429, 503) },
+        },
+        preHandler: credentialLimit,
+      },
+      async (request) => {
+        const { user } = await deps.identity.confirmEmailChange(request.body, { requestId: request.id });
+        return userView(user!, false);
+      },
+    );
+  };
+}

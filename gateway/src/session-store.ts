@@ -1,0 +1,202 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/** One server-side session. The cookie value itself is never stored. */
+export interface Session {
+  /** SHA-256 of the cookie value, base64url: the Redis key suffix. */
+  readonly tokenHash: string;
+  /** Shown to the user and used to end one session; never the cookie value. */
+  readonly publicId: string;
+  readonly userId: string;
+  readonly createdAt: number;
+  readonly lastSeenAt: number;
+  /** Sliding expiry, extended on activity below the refresh threshold. */
+  readonly expiresAt: number;
+  /** Absolute expiry, never extended. */
+  readonly maxExpiresAt: number;
+  readonly userAgent: string;
+  readonly ip: string;
+}
+
+export interface SessionPolicy {
+  readonly slidingTtlMs: number;
+  readonly maxLifetimeMs: number;
+  /** Percent of the sliding TTL; a session with less remaining is extended. */
+  readonly refreshThresholdPercent: number;
+}
+
+/** last_seen_at is informational; writing it on every request would double Redis traffic. */
+const LAST_SEEN_RESOLUTION_MS = 5 * 60 * 1000;
+const COOKIE_VALUE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const MAX_USER_AGENT_LENGTH = 256;
+
+interface StoredSession {
+  u: string;
+  p: string;
+  c: number;
+  s: number;
+  e: number;
+  m: number;
+  a: string;
+  i: string;
+}
+
+export function hashSessionToken(cookieValue: string): string {
+  return createHash('sha256').update(cookieValue).digest('base64url');
+}
+
+/** When a session should be extended, and to when (API.md part 3). */
+export function slidingRefresh(session: Pick<Session, 'expiresAt' | 'maxExpiresAt'>, policy: SessionPolicy, now: number) {
+  const remaining = session.expiresAt - now;
+  const due = remaining < (policy.slidingTtlMs * policy.refreshThresholdPercent) / 100;
+  return { due, expiresAt: due ? Math.min(now + policy.slidingTtlMs, session.maxExpiresAt) : session.expiresAt };
+}
+
+/**
+ * Sessions in Redis, keyed by a hash of the cookie value so that a leaked
+ * store yields no usable cookie. A per-user hash maps public ids to token
+ * hashes, which is what lets a password change end every other session.
+ */
+export class SessionStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly policy: SessionPolicy,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Creates a session; answers the cookie value, which exists only in the response. */
+  async create(input: { userId: string; userAgent: string; ip: string }): Promise<{ cookieValue: string; session: Session }> {
+    const cookieValue = randomBytes(32).toString('base64url');
+    const now = this.clock();
+    const session: Session = {
+      tokenHash: hashSessionToken(cookieValue),
+      publicId: randomBytes(16).toString('base64url'),
+      userId: input.userId,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: Math.min(now + this.policy.slidingTtlMs, now + this.policy.maxLifetimeMs),
+      maxExpiresAt: now + this.policy.maxLifetimeMs,
+      userAgent: input.userAgent.slice(0, MAX_USER_AGENT_LENGTH),
+      ip: input.ip,
+    };
+    const index = this.indexKey(session.userId);
+    await this.redis
+      .multi()
+      .set(this.sessionKey(session.tokenHash), encode(session), 'PXAT', Math.min(session.expiresAt, session.maxExpiresAt))
+      .hset(index, session.publicId, session.tokenHash)
+      // The index lives as long as the longest session it can hold.
+      .pexpireat(index, session.maxExpiresAt)
+      .exec();
+    return { cookieValue, session };
+  }
+
+  /**
+   * Resolves a cookie to a live session and extends it when due: the one
+   * Redis read on the path of every authenticated request, plus a write only
+   * when the sliding TTL is refreshed or last_seen_at is stale.
+   */
+  async authenticate(cookieValue: string | undefined): Promise<Session | undefined> {
+    if (!cookieValue || !COOKIE_VALUE_PATTERN.test(cookieValue)) return undefined;
+    const tokenHash = hashSessionToken(cookieValue);
+    const raw = await this.redis.get(this.sessionKey(tokenHash));
+    if (!raw) return undefined;
+    const session = decode(tokenHash, raw);
+    const now = this.clock();
+    if (!session || now >= session.expiresAt || now >= session.maxExpiresAt) return undefined;
+    const refresh = slidingRefresh(session, this.policy, now);
+    if (!refresh.due && now - session.lastSeenAt < LAST_SEEN_RESOLUTION_MS) return session;
+    const updated: Session = { ...session, expiresAt: refresh.expiresAt, lastSeenAt: now };
+    // XX: a session deleted meanwhile (logout elsewhere) must not come back.
+    await this.redis.set(this.sessionKey(tokenHash), encode(updated), 'PXAT', Math.min(updated.expiresAt, updated.maxExpiresAt), 'XX');
+    return updated;
+  }
+
+  /** Live sessions of a user, pruning index entries whose session expired. */
+  async list(userId: string): Promise<Session[]> {
+    const index = await this.redis.hgetall(this.indexKey(userId));
+    const entries = Object.entries(index);
+    if (entries.length === 0) return [];
+    const values = await this.redis.mget(entries.map(([, tokenHash]) => this.sessionKey(tokenHash)));
+    const sessions: Session[] = [];
+    const dead: string[] = [];
+    const now = this.clock();
+    entries.forEach(([publicId, tokenHash], position) => {
+      const raw = values[position];
+      const session = raw ? decode(tokenHash, raw) : undefined;
+      if (session && now < session.expiresAt && now < session.maxExpiresAt) sessions.push(session);
+      else dead.push(publicId);
+    });
+    if (dead.length > 0) await this.redis.hdel(this.indexKey(userId), ...dead);
+    return sessions.sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  async delete(session: Pick<Session, 'tokenHash' | 'publicId' | 'userId'>): Promise<void> {
+    await this.redis
+      .multi()
+      .del(this.sessionKey(session.tokenHash))
+      .hdel(this.indexKey(session.userId), session.publicId)
+      .exec();
+  }
+
+  /** Ends one session of `userId` by its public id; false when the user has no such session. */
+  async deleteByPublicId(userId: string, publicId: string): Promise<boolean> {
+    const tokenHash = await this.redis.hget(this.indexKey(userId), publicId);
+    if (!tokenHash) return false;
+    await this.delete({ tokenHash, publicId, userId });
+    return true;
+  }
+
+  /** Ends every session of a user, or every one but `keepPublicId`. */
+  async deleteAllForUser(userId: string, keepPublicId?: string): Promise<void> {
+    const index = await this.redis.hgetall(this.indexKey(userId));
+    const doomed = Object.entries(index).filter(([publicId]) => publicId !== keepPublicId);
+    if (doomed.length === 0) return;
+    await this.redis
+      .multi()
+      .del(...doomed.map(([, tokenHash]) => this.sessionKey(tokenHash)))
+      .hdel(this.indexKey(userId), ...doomed.map(([publicId]) => publicId))
+      .exec();
+  }
+
+  private sessionKey(tokenHash: string): string {
+    return `${this.prefix}session:${tokenHash}`;
+  }
+
+  private indexKey(userId: string): string {
+    return `${this.prefix}user-sessions:${userId}`;
+  }
+}
+
+function encode(session: Session): string {
+  const stored: StoredSession = {
+    u: session.userId,
+    p: session.publicId,
+    c: session.createdAt,
+    s: session.lastSeenAt,
+    e: session.expiresAt,
+    m: session.maxExpiresAt,
+    a: session.userAgent,
+    i: session.ip,
+  };
+  return JSON.stringify(stored);
+}
+
+function decode(tokenHash: string, raw: string): Session | undefined {
+  try {
+    const s = JSON.parse(raw) as StoredSession;
+    return {
+      tokenHash,
+      publicId: s.p,
+      userId: s.u,
+      createdAt: s.c,
+      lastSeenAt: s.s,
+      expiresAt: s.e,
+      maxExpiresAt: s.m,
+      userAgent: s.a,
+      ip: s.i,
+    };
+  } catch {
+    return undefined;
+  }
+}

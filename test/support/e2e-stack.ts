@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { connect } from 'nats';
+import { launchStack, type RunningStack } from '@latchkey/stack';
+import { testDatabaseAdminUrl, testNatsUrl, testRedisUrl, uniqueName } from '@latchkey/test-kit';
+import { topology } from '@latchkey/jobs-contract';
+
+export interface E2eStack extends RunningStack {
+  /** Every line every process wrote so far, for checks that secrets never reach logs. */
+  allOutput(): string;
+  /** Stops the processes and removes the database, streams and files of this stack. */
+  destroy(): Promise<void>;
+}
+
+/**
+ * The whole system as `pnpm stack` runs it, isolated for one test file: its
+ * own database, Redis key prefix, NATS subjects, random ports, mail and S3
+ * folders. Needs `pnpm build` first (the test command does it).
+ */
+export async function startE2eStack(label: string, env: Record<string, string> = {}): Promise<E2eStack> {
+  const name = uniqueName(label);
+  const scratch = mkdtempSync(path.join(tmpdir(), `latchkey-${label}-`));
+  const adminUrl = testDatabaseAdminUrl();
+  const databaseUrl = new URL(adminUrl);
+  databaseUrl.pathname = `/${name}`;
+  const stack = await launchStack({
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: databaseUrl.toString(),
+      REDIS_URL: testRedisUrl(),
+      NATS_URL: testNatsUrl(),
+      OTEL_SDK_DISABLED: 'true',
+      ...env,
+    },
+    randomPorts: true,
+    databaseName: name,
+    natsSubjectPrefix: name,
+    redisKeyPrefix: `${name}:`,
+    mailDir: path.join(scratch, 'mail'),
+    s3Dir: path.join(scratch, 's3'),
+  });
+  return {
+    ...stack,
+    allOutput: () => [...stack.processes.values()].map((p) => p.output()).join('\n'),
+    async destroy() {
+      await stack.stop();
+      const nats = await connect({ servers: testNatsUrl() });
+      const jsm = await nats.jetstreamManager();
+      const names = topology(name);
+      await jsm.streams.delete(names.jobsStream).catch(() => undefined);
+      await jsm.streams.delete(names.deadLetterStream).catch(() => undefined);
+      await nats.close();
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
