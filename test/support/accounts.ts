@@ -40,9 +40,9 @@ export function noticeMail(stack: E2eStack, to: string, pattern: RegExp) {
 }
 
 /** Registers, verifies and signs in an account; answers its client (with the cookie) and details. */
-export async function signedInAccount(stack: E2eStack, label = 'user') {
+export async function signedInAccount(stack: E2eStack, label = 'user', headers: Record<string, string> = {}) {
   const account = newAccount(label);
-  const client = new ApiClient(stack.gatewayUrl);
+  const client = new ApiClient(stack.gatewayUrl, headers);
   const registered = await client.post<{ id: string }>('/v0/users', account);
   if (registered.status !== 201) throw new Error(`registration failed: ${registered.text}`);
   const token = await mailedToken(stack, account.email, 'verify-email');

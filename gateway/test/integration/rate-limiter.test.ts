@@ -1,0 +1,54 @@
+import { Redis } from 'ioredis';
+import { testRedisUrl, uniqueName, waitFor } from '@latchkey/test-kit';
+import { RateLimiter } from '../../src/rate-limiter';
+
+let redis: Redis;
+let limiter: RateLimiter;
+let prefix: string;
+
+beforeAll(() => {
+  redis = new Redis(testRedisUrl());
+  prefix = `${uniqueName('rate')}:`;
+  limiter = new RateLimiter(redis, prefix);
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
+
+describe('RateLimiter', () => {
+  it('allows up to the limit in a window and says when to retry', async () => {
+    const results = [];
+    for (let i = 0; i < 4; i += 1) results.push(await limiter.hit('login', 'a@example.com', 3, 60));
+    expect(results.map((r) => r.allowed)).toEqual([true, true, true, false]);
+    expect(results[3]!.retryAfterSeconds).toBeGreaterThan(55);
+    expect(results[3]!.retryAfterSeconds).toBeLessThanOrEqual(60);
+  });
+
+  it('counts concurrent hits exactly', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, () => limiter.hit('burst', 'ip', 5, 60)));
+    expect(results.filter((r) => r.allowed)).toHaveLength(5);
+  });
+
+  it('peeks without counting, resets, and keeps no raw subject in Redis', async () => {
+    await limiter.hit('fail', 'Secret@Example.com', 2, 60);
+    expect(await limiter.peek('fail', 'Secret@Example.com', 2)).toMatchObject({ allowed: true, count: 1 });
+    expect(await limiter.peek('fail', 'Secret@Example.com', 2)).toMatchObject({ count: 1 });
+    await limiter.hit('fail', 'Secret@Example.com', 2, 60);
+    expect((await limiter.peek('fail', 'Secret@Example.com', 2)).allowed).toBe(false);
+    expect((await redis.keys(`${prefix}*`)).join()).not.toMatch(/secret/i);
+    await limiter.reset('fail', 'Secret@Example.com');
+    expect(await limiter.peek('fail', 'Secret@Example.com', 2)).toMatchObject({ allowed: true, count: 0 });
+  });
+
+  it('opens again when the window ends', async () => {
+    await limiter.hit('short', 'x', 1, 1);
+    expect((await limiter.hit('short', 'x', 1, 1)).allowed).toBe(false);
+    await waitFor(async () => ((await limiter.peek('short', 'x', 1)).allowed ? true : undefined), {
+      timeoutMs: 3_000,
+      description: 'the one-second window to end',
+    });
+  });
+});

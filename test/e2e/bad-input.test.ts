@@ -1,0 +1,150 @@
+import { ApiClient, type ApiResponse } from '../support/api-client';
+import { signedInAccount } from '../support/accounts';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { problemSchema } from '../../gateway/src/schemas/problem-schema';
+
+let stack: E2eStack;
+let signedIn: ApiClient;
+
+beforeAll(async () => {
+  stack = await startE2eStack('badinput');
+  signedIn = (await signedInAccount(stack, 'bad')).client;
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.destroy();
+});
+
+/** Every JSON endpoint with a body that would be valid, to spoil one way at a time. */
+const endpoints: { path: string; session: boolean; valid: Record<string, unknown> }[] = [
+  { path: '/v0/users', session: false, valid: { handle: 'valid_handle', email: 'valid@example.com', password: 'long enough password' } },
+  { path: '/v0/auth/login', session: false, valid: { email: 'valid@example.com', password: 'whatever it is' } },
+  { path: '/v0/auth/verify-email', session: false, valid: { token: 'some-token' } },
+  { path: '/v0/auth/resend-verification-email', session: false, valid: { email: 'valid@example.com' } },
+  { path: '/v0/auth/forgot-password', session: false, valid: { email: 'valid@example.com' } },
+  { path: '/v0/auth/reset-password', session: false, valid: { token: 'some-token', new_password: 'long enough password' } },
+  { path: '/v0/auth/change-password', session: true, valid: { current_password: 'x', new_password: 'long enough password' } },
+  { path: '/v0/auth/change-email', session: true, valid: { current_password: 'x', new_email: 'new@example.com' } },
+  { path: '/v0/auth/confirm-email-change', session: false, valid: { token: 'some-token' } },
+];
+
+function expectProblem(response: ApiResponse, status: number, code: string): void {
+  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const problem = problemSchema.parse(response.body);
+  expect(problem.status).toBe(status);
+  expect(response.text).not.toMatch(/at .+\.(js|ts):\d+|node_modules|SELECT|postgres/i);
+}
+
+describe.each(endpoints)('$path', ({ path, session, valid }) => {
+  const client = (): ApiClient => (session ? signedIn : new ApiClient(stack.gatewayUrl));
+  const fields = Object.keys(valid);
+
+  it('refuses malformed JSON with 400', async () => {
+    expectProblem(await client().request('POST', path, { body: '{"oops":', headers: { 'content-type': 'application/json' } }), 400, 'validation:invalid_input');
+  });
+
+  it('refuses a body that is not JSON with 415', async () => {
+    expectProblem(await client().request('POST', path, { body: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'validation:unsupported_media_type');
+    expectProblem(await client().request('POST', path, { body: 'hello', headers: { 'content-type': 'text/plain' } }), 415, 'validation:unsupported_media_type');
+  });
+
+  it('refuses a body over 64 KiB with 413', async () => {
+    const huge = JSON.stringify({ ...valid, padding: 'x'.repeat(70 * 1024) });
+    expectProblem(await client().request('POST', path, { body: huge, headers: { 'content-type': 'application/json' } }), 413, 'validation:payload_too_large');
+  });
+
+  it.each(fields)('names %s when it has the wrong type', async (field) => {
+    for (const wrong of [12345, true, ['x'], { nested: 'x' }]) {
+      const response = await client().post(path, { ...valid, [field]: wrong });
+      expectProblem(response, 400, 'validation:invalid_input');
+      expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
+    }
+  });
+
+  it('names a missing required field, or answers as the contract says when it is optional', async () => {
+    for (const field of fields) {
+      const { [field]: _omitted, ...rest } = valid;
+      const response = await client().post(path, rest);
+      if (path === '/v0/auth/resend-verification-email') {
+        expect(response.body).toMatchObject({ code: 'validation:invalid_input', errors: [{ field: 'email' }] });
+      } else {
+        expectProblem(response, 400, 'validation:invalid_input');
+        expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
+      }
+    }
+  });
+
+  it('refuses huge strings in every field without a 5xx', async () => {
+    for (const field of fields) {
+      const response = await client().post(path, { ...valid, [field]: 'x'.repeat(20_000) });
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThan(500);
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    }
+  });
+
+  it('refuses a JSON value that is not an object', async () => {
+    for (const body of ['[]', '"text"', '42', 'null']) {
+      const response = await client().request('POST', path, { body, headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('validation:invalid_input');
+    }
+  });
+});
+
+describe('routes and methods', () => {
+  it('answers an unknown route with 404 route:not_found', async () => {
+    expectProblem(await new ApiClient(stack.gatewayUrl).get('/v0/nothing-here'), 404, 'route:not_found');
+    expectProblem(await new ApiClient(stack.gatewayUrl).post('/v1/users', {}), 404, 'route:not_found');
+  });
+
+  it('answers a wrong method on a known path with 405 and Allow', async () => {
+    const response = await new ApiClient(stack.gatewayUrl).request('PUT', '/v0/users/me', { json: {} });
+    expectProblem(response, 405, 'route:method_not_allowed');
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    expectProblem(await new ApiClient(stack.gatewayUrl).get('/v0/auth/login'), 405, 'route:method_not_allowed');
+  });
+
+  it('refuses a malformed session id in a path with 400', async () => {
+    expectProblem(await signedIn.delete('/v0/auth/sessions/not%20an%20id'), 400, 'validation:invalid_input');
+  });
+});
+
+describe('request ids', () => {
+  it('echoes a client request id and makes one otherwise', async () => {
+    const echoed = await new ApiClient(stack.gatewayUrl).get('/v0/users/me', { 'x-request-id': 'client-req-42' });
+    expect(echoed.headers.get('x-request-id')).toBe('client-req-42');
+    const made = await new ApiClient(stack.gatewayUrl).get('/v0/users/me');
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const junk = await new ApiClient(stack.gatewayUrl).get('/v0/users/me', { 'x-request-id': 'x'.repeat(500) });
+    expect(junk.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('origin check', () => {
+  it('refuses state-changing requests from a foreign Origin and allows the app’s own', async () => {
+    const foreign = await new ApiClient(stack.gatewayUrl).post('/v0/auth/login', { email: 'a@example.com', password: 'x' }, {
+      origin: 'https://evil.example',
+    });
+    expectProblem(foreign, 403, 'auth:origin_forbidden');
+    const own = await new ApiClient(stack.gatewayUrl).post('/v0/auth/login', { email: 'a@example.com', password: 'x' }, {
+      origin: new URL(stack.env.PUBLIC_APP_URL!).origin,
+    });
+    expect(own.status).toBe(401);
+    const read = await new ApiClient(stack.gatewayUrl).get('/v0/users/me', { origin: 'https://evil.example' });
+    expect(read.status).toBe(401);
+  });
+});
+
+describe('session cookies', () => {
+  it('answers 401 and clears a malformed, unknown or forged cookie', async () => {
+    for (const value of ['bogus', 'A'.repeat(43), '']) {
+      const client = new ApiClient(stack.gatewayUrl);
+      client.sessionCookie = value;
+      const response = await client.get('/v0/users/me');
+      expectProblem(response, 401, 'auth:unauthorized');
+      expect(response.headers.getSetCookie().join()).toMatch(/session_id=; Max-Age=0/);
+    }
+  });
+});

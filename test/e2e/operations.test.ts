@@ -1,0 +1,71 @@
+import { ApiClient } from '../support/api-client';
+import { signedInAccount } from '../support/accounts';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { waitFor } from '@latchkey/test-kit';
+
+let stack: E2eStack;
+
+beforeAll(async () => {
+  stack = await startE2eStack('operations');
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.destroy();
+});
+
+describe('operations endpoints', () => {
+  it('reports liveness, readiness and Prometheus metrics', async () => {
+    const client = new ApiClient(stack.gatewayUrl);
+    expect((await client.get('/healthz')).status).toBe(200);
+    expect((await client.get('/readyz')).body).toEqual({ status: 'ready' });
+    await client.get('/v0/users/me');
+    const metrics = await client.get('/metrics');
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(metrics.text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/v0\/users\/me"[^}]*status_code="401"/);
+    expect(metrics.text).toMatch(/process_resident_memory_bytes/);
+  });
+
+  it('serves an OpenAPI 3.1 document of every /v0 route with named schemas', async () => {
+    const { body } = await new ApiClient(stack.gatewayUrl).get<{
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, unknown> };
+    }>('/v0/openapi.json');
+    expect(body.openapi).toBe('3.1.0');
+    expect(Object.keys(body.paths).sort()).toEqual(
+      [
+        '/v0/auth/change-email',
+        '/v0/auth/change-password',
+        '/v0/auth/confirm-email-change',
+        '/v0/auth/forgot-password',
+        '/v0/auth/login',
+        '/v0/auth/logout',
+        '/v0/auth/resend-verification-email',
+        '/v0/auth/reset-password',
+        '/v0/auth/sessions',
+        '/v0/auth/sessions/{id}',
+        '/v0/auth/verify-email',
+        '/v0/users',
+        '/v0/users/me',
+      ].sort(),
+    );
+    expect(Object.keys(body.components.schemas)).toEqual(expect.arrayContaining(['User', 'Session', 'Problem']));
+    expect(body.paths['/v0/users']?.post).toMatchObject({ requestBody: expect.anything() });
+  });
+});
+
+describe('a service outage', () => {
+  it('answers 503 service:unavailable while identity is down, and readiness says so', async () => {
+    const account = await signedInAccount(stack, 'outage');
+    const identity = stack.processes.get('identity')!;
+    process.kill(identity.pid!, 'SIGKILL');
+    const client = new ApiClient(stack.gatewayUrl);
+    await waitFor(async () => ((await client.get('/readyz')).status === 503 ? true : undefined));
+    const me = await account.client.get('/v0/users/me');
+    expect(me.status).toBe(503);
+    expect(me.body).toMatchObject({ code: 'service:unavailable', status: 503 });
+    const register = await client.post('/v0/users', { handle: 'during_outage', email: 'outage@example.com', password: 'long enough pass' });
+    expect(register.status).toBe(503);
+    expect(register.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|identity/);
+  });
+});
