@@ -6,8 +6,9 @@ import type { IdentityDeps } from './identity-deps';
 import { changePassword } from './password-change';
 import { authenticatePassword } from './password-login';
 import { requestPasswordReset, resetPassword } from './password-recovery';
-import { registerUser, sendVerificationEmail, verifyEmail } from './registration';
-import { findUserById } from './user-store';
+import { createVerifiedUser, registerUser, sendVerificationEmail, verifyEmail } from './registration';
+import { findUserByEmail, findUserById } from './user-store';
+import { normalizeEmail } from './account-rules';
 import { toUserMessage } from './user-message';
 
 type IdentityHandlers = ServiceHandlers<typeof identityV1.IdentityServiceService>;
@@ -23,6 +24,13 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
         logger.warn({ err: error }, 'could not upgrade a password hash'),
       );
       return { user: toUserMessage(user) };
+    },
+    async getUserByEmail({ email }) {
+      const user = await findUserByEmail(deps.pool, normalizeEmail(email));
+      return { user: user && toUserMessage(user) };
+    },
+    async createVerifiedUser(request) {
+      return { user: toUserMessage(await createVerifiedUser(deps, request)) };
     },
     async getUser({ userId }) {
       const user = await findUserById(deps.pool, userId).catch(rethrowMalformedId);

@@ -36,6 +36,27 @@ export async function registerUser(
   }
 }
 
+/**
+ * Creates an account for someone an identity provider vouched for: the
+ * email counts verified and there is no password until a reset sets one.
+ */
+export async function createVerifiedUser(deps: IdentityDeps, input: { handle: string; email: string }): Promise<UserRecord> {
+  assertValid(checkHandle(input.handle), checkEmail(input.email));
+  try {
+    return await withTransaction(deps.pool, (db) =>
+      insertUser(db, {
+        id: uuidv7(),
+        handle: normalizeHandle(input.handle),
+        email: normalizeEmail(input.email),
+        passwordHash: null,
+        emailVerified: true,
+      }),
+    );
+  } catch (error) {
+    throw uniquenessError(error) ?? error;
+  }
+}
+
 /** Consumes a verification token and marks the email verified. */
 export async function verifyEmail(deps: IdentityDeps, token: string): Promise<UserRecord> {
   return withTransaction(deps.pool, async (db) => {

@@ -328,6 +328,22 @@ describe('email change', () => {
   });
 });
 
+describe('accounts vouched for by a provider', () => {
+  it('creates a verified account without a password and finds it by email', async () => {
+    const account = newAccount();
+    const { user } = await client.createVerifiedUser({ handle: account.handle, email: account.email });
+    expect(user).toMatchObject({ handle: account.handle.toLowerCase(), hasPassword: false });
+    expect(user!.emailVerifiedAt).toBeInstanceOf(Date);
+    expect((await client.getUserByEmail({ email: ` ${account.email.toUpperCase()} ` })).user?.id).toBe(user!.id);
+    expect((await client.getUserByEmail({ email: 'nobody@example.com' })).user).toBeUndefined();
+    // Without a password, password login fails like any wrong password.
+    expect((await errorOf(client.authenticatePassword({ email: account.email, password }))).code).toBe('auth:invalid_credentials');
+    expect((await errorOf(client.createVerifiedUser({ handle: account.handle, email: 'other@example.com' }))).code).toBe(
+      'user:handle_taken',
+    );
+  });
+});
+
 describe('lookups', () => {
   it('answers auth:unauthorized for an unknown or malformed user id', async () => {
     expect((await errorOf(client.getUser({ userId: '0190b6c4-0000-7000-8000-000000000000' }))).code).toBe('auth:unauthorized');

@@ -81,6 +81,32 @@ export interface GetUserResponse {
   user?: User | undefined;
 }
 
+/** GetUserByEmailRequest names an account by email. */
+export interface GetUserByEmailRequest {
+  /** In any case; compared trimmed and lower-cased. */
+  email: string;
+}
+
+/** GetUserByEmailResponse holds the account, if there is one. */
+export interface GetUserByEmailResponse {
+  /** Unset when no account has that email. */
+  user?: User | undefined;
+}
+
+/** CreateVerifiedUserRequest carries a provider-vouched email and a chosen handle. */
+export interface CreateVerifiedUserRequest {
+  /** Any case; stored lower-cased. */
+  handle: string;
+  /** An address the provider said is verified. */
+  email: string;
+}
+
+/** CreateVerifiedUserResponse holds the new account. */
+export interface CreateVerifiedUserResponse {
+  /** Verified, without a password. */
+  user?: User | undefined;
+}
+
 /** VerifyEmailRequest carries the token from the verification mail. */
 export interface VerifyEmailRequest {
   /** The raw token, as mailed. */
@@ -787,6 +813,292 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<GetUserResponse>, I>>(object: I): GetUserResponse {
     const message = createBaseGetUserResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetUserByEmailRequest(): GetUserByEmailRequest {
+  return { email: "" };
+}
+
+export const GetUserByEmailRequest: MessageFns<GetUserByEmailRequest> = {
+  encode(message: GetUserByEmailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUserByEmailRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUserByEmailRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUserByEmailRequest {
+    return { email: isSet(object.email) ? globalThis.String(object.email) : "" };
+  },
+
+  toJSON(message: GetUserByEmailRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUserByEmailRequest>, I>>(base?: I): GetUserByEmailRequest {
+    return GetUserByEmailRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUserByEmailRequest>, I>>(object: I): GetUserByEmailRequest {
+    const message = createBaseGetUserByEmailRequest();
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseGetUserByEmailResponse(): GetUserByEmailResponse {
+  return { user: undefined };
+}
+
+export const GetUserByEmailResponse: MessageFns<GetUserByEmailResponse> = {
+  encode(message: GetUserByEmailResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUserByEmailResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUserByEmailResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUserByEmailResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: GetUserByEmailResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUserByEmailResponse>, I>>(base?: I): GetUserByEmailResponse {
+    return GetUserByEmailResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUserByEmailResponse>, I>>(object: I): GetUserByEmailResponse {
+    const message = createBaseGetUserByEmailResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateVerifiedUserRequest(): CreateVerifiedUserRequest {
+  return { handle: "", email: "" };
+}
+
+export const CreateVerifiedUserRequest: MessageFns<CreateVerifiedUserRequest> = {
+  encode(message: CreateVerifiedUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.handle !== "") {
+      writer.uint32(10).string(message.handle);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateVerifiedUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateVerifiedUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.handle = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateVerifiedUserRequest {
+    return {
+      handle: isSet(object.handle) ? globalThis.String(object.handle) : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+    };
+  },
+
+  toJSON(message: CreateVerifiedUserRequest): unknown {
+    const obj: any = {};
+    if (message.handle !== "") {
+      obj.handle = message.handle;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateVerifiedUserRequest>, I>>(base?: I): CreateVerifiedUserRequest {
+    return CreateVerifiedUserRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateVerifiedUserRequest>, I>>(object: I): CreateVerifiedUserRequest {
+    const message = createBaseCreateVerifiedUserRequest();
+    message.handle = object.handle ?? "";
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateVerifiedUserResponse(): CreateVerifiedUserResponse {
+  return { user: undefined };
+}
+
+export const CreateVerifiedUserResponse: MessageFns<CreateVerifiedUserResponse> = {
+  encode(message: CreateVerifiedUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateVerifiedUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateVerifiedUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateVerifiedUserResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: CreateVerifiedUserResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateVerifiedUserResponse>, I>>(base?: I): CreateVerifiedUserResponse {
+    return CreateVerifiedUserResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateVerifiedUserResponse>, I>>(object: I): CreateVerifiedUserResponse {
+    const message = createBaseCreateVerifiedUserResponse();
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
     return message;
   },
@@ -1852,6 +2164,37 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): AuthenticatePasswordResponse => AuthenticatePasswordResponse.decode(value),
   },
   /**
+   * GetUserByEmail looks an account up by email, for sign-in through an
+   * identity provider. An unknown email is not an error: no user is returned.
+   */
+  getUserByEmail: {
+    path: "/identity.v1.IdentityService/GetUserByEmail" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetUserByEmailRequest): Buffer =>
+      Buffer.from(GetUserByEmailRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetUserByEmailRequest => GetUserByEmailRequest.decode(value),
+    responseSerialize: (value: GetUserByEmailResponse): Buffer =>
+      Buffer.from(GetUserByEmailResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetUserByEmailResponse => GetUserByEmailResponse.decode(value),
+  },
+  /**
+   * CreateVerifiedUser creates an account whose email an identity provider
+   * vouched for: verified at once and without a password.
+   * Errors: validation:invalid_input, user:handle_taken, user:email_taken.
+   */
+  createVerifiedUser: {
+    path: "/identity.v1.IdentityService/CreateVerifiedUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateVerifiedUserRequest): Buffer =>
+      Buffer.from(CreateVerifiedUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateVerifiedUserRequest => CreateVerifiedUserRequest.decode(value),
+    responseSerialize: (value: CreateVerifiedUserResponse): Buffer =>
+      Buffer.from(CreateVerifiedUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateVerifiedUserResponse => CreateVerifiedUserResponse.decode(value),
+  },
+  /**
    * GetUser returns one account by id.
    * Errors: auth:unauthorized when no such user exists (its sessions are stale).
    */
@@ -1989,6 +2332,17 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   authenticatePassword: handleUnaryCall<AuthenticatePasswordRequest, AuthenticatePasswordResponse>;
   /**
+   * GetUserByEmail looks an account up by email, for sign-in through an
+   * identity provider. An unknown email is not an error: no user is returned.
+   */
+  getUserByEmail: handleUnaryCall<GetUserByEmailRequest, GetUserByEmailResponse>;
+  /**
+   * CreateVerifiedUser creates an account whose email an identity provider
+   * vouched for: verified at once and without a password.
+   * Errors: validation:invalid_input, user:handle_taken, user:email_taken.
+   */
+  createVerifiedUser: handleUnaryCall<CreateVerifiedUserRequest, CreateVerifiedUserResponse>;
+  /**
    * GetUser returns one account by id.
    * Errors: auth:unauthorized when no such user exists (its sessions are stale).
    */
@@ -2077,6 +2431,45 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AuthenticatePasswordResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetUserByEmail looks an account up by email, for sign-in through an
+   * identity provider. An unknown email is not an error: no user is returned.
+   */
+  getUserByEmail(
+    request: GetUserByEmailRequest,
+    callback: (error: ServiceError | null, response: GetUserByEmailResponse) => void,
+  ): ClientUnaryCall;
+  getUserByEmail(
+    request: GetUserByEmailRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetUserByEmailResponse) => void,
+  ): ClientUnaryCall;
+  getUserByEmail(
+    request: GetUserByEmailRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetUserByEmailResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateVerifiedUser creates an account whose email an identity provider
+   * vouched for: verified at once and without a password.
+   * Errors: validation:invalid_input, user:handle_taken, user:email_taken.
+   */
+  createVerifiedUser(
+    request: CreateVerifiedUserRequest,
+    callback: (error: ServiceError | null, response: CreateVerifiedUserResponse) => void,
+  ): ClientUnaryCall;
+  createVerifiedUser(
+    request: CreateVerifiedUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateVerifiedUserResponse) => void,
+  ): ClientUnaryCall;
+  createVerifiedUser(
+    request: CreateVerifiedUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateVerifiedUserResponse) => void,
   ): ClientUnaryCall;
   /**
    * GetUser returns one account by id.
