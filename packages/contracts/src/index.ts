@@ -1,2 +1,3 @@
 /** Generated gRPC contracts, one namespace per proto package. */
 export * as identityV1 from './gen/identity/v1/identity';
+export * as postsV1 from './gen/posts/v1/posts';

@@ -6,6 +6,9 @@ import { RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig 
  */
 export const jobSubjects = {
   sendMail: 'jobs.mail.send',
+  indexPost: 'jobs.search.index',
+  /** The spec's `delete_content`. */
+  deleteContent: 'jobs.content.delete',
 } as const;
 
 export type JobSubject = (typeof jobSubjects)[keyof typeof jobSubjects];

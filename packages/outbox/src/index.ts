@@ -3,6 +3,7 @@ import { readMigrations, type Migration } from '@latchkey/db';
 
 export { enqueueJob, OUTBOX_CHANNEL } from './enqueue';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
+export { startBackgroundRelay, type BackgroundRelay, type BackgroundRelayOptions } from './background-relay';
 
 /** The outbox table's migrations, to run in every schema that enqueues jobs. */
 export function outboxMigrations(): Promise<Migration[]> {

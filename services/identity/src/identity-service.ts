@@ -1,9 +1,7 @@
-import { connect, type NatsConnection } from 'nats';
 import { identityV1 } from '@latchkey/contracts';
 import { createPool } from '@latchkey/db';
 import { ServiceServer } from '@latchkey/grpc-kit';
-import { ensureStreams } from '@latchkey/jobs-contract';
-import { OutboxRelay } from '@latchkey/outbox';
+import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
 import type { IdentityConfig } from './config';
@@ -50,31 +48,15 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
   });
   server.addService('identity.v1.IdentityService', identityV1.IdentityServiceService, identityHandlers(deps));
 
-  let nats: NatsConnection | undefined;
-  let relay: OutboxRelay | undefined;
-  let stopped = false;
-  const connectBroker = async (): Promise<void> => {
-    nats = await connect({
-      servers: config.NATS_URL,
-      name: 'latchkey-identity',
-      waitOnFirstConnect: true,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 1_000,
-    });
-    if (stopped) return;
-    await ensureStreams(await nats.jetstreamManager(), config.NATS_SUBJECT_PREFIX);
-    relay = new OutboxRelay({
-      pool,
-      schema: IDENTITY_SCHEMA,
-      jetstream: nats.jetstream(),
-      subjectPrefix: config.NATS_SUBJECT_PREFIX,
-      logger,
-    });
-    relay.start();
-  };
-  const brokerReady = connectBroker().catch((error: unknown) =>
-    logger.error({ err: error }, 'could not set up the outbox relay; mails stay queued in the outbox'),
-  );
+  const relay = startBackgroundRelay({
+    pool,
+    schema: IDENTITY_SCHEMA,
+    natsUrl: config.NATS_URL,
+    subjectPrefix: config.NATS_SUBJECT_PREFIX,
+    connectionName: 'latchkey-identity',
+    logger,
+  });
+
 
   const sweep = setInterval(() => {
     deleteExpiredTokens(pool).catch((error: unknown) => logger.warn({ err: error }, 'token sweep failed'));
@@ -94,13 +76,10 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
   return {
     readyFields: { grpc_port: grpcPort, metrics_port: operations.port },
     async stop() {
-      stopped = true;
       clearInterval(sweep);
       await server.shutdown(10_000);
       await operations.close();
-      await Promise.race([brokerReady, new Promise((resolve) => setTimeout(resolve, 1_000))]);
-      await relay?.stop();
-      await nats?.drain().catch(() => undefined);
+      await relay.stop();
       await pool.end();
     },
   };

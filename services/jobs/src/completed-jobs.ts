@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '@latchkey/telemetry';
+import { startPeriodicTask, type PeriodicTask } from './periodic-task';
 
 /**
  * How long a completed job's id is kept. The jobs stream drops messages
@@ -32,29 +33,16 @@ export async function deleteExpiredCompletedJobs(pool: pg.Pool): Promise<number>
  * Runs the cleanup now and then hourly. Every replica runs it; the delete
  * is cheap on the completed_at index and harmless when run twice.
  */
-export function startCompletedJobsCleanup(pool: pg.Pool, logger: Logger): { stop(): Promise<void> } {
-  let running: Promise<void> | undefined;
-  const run = (): void => {
-    if (running) return;
-    running = deleteExpiredCompletedJobs(pool)
-      .then(
-        (deleted) => {
-          if (deleted > 0) logger.info({ deleted }, 'expired completed-job ids deleted');
-        },
-        (error: unknown) => logger.warn({ err: error }, 'could not delete expired completed-job ids; next try in an hour'),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  run();
-  const timer = setInterval(run, CLEANUP_INTERVAL_MS);
-  // The interval alone must not keep a stopping process alive.
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+export function startCompletedJobsCleanup(pool: pg.Pool, logger: Logger): PeriodicTask {
+  return startPeriodicTask(
+    {
+      description: 'deleting expired completed-job ids',
+      intervalMs: CLEANUP_INTERVAL_MS,
+      async run() {
+        const deleted = await deleteExpiredCompletedJobs(pool);
+        if (deleted > 0) logger.info({ deleted }, 'expired completed-job ids deleted');
+      },
     },
-  };
+    logger,
+  );
 }

@@ -2,23 +2,37 @@ import { z } from 'zod';
 import { backingServices, env, loadConfig, processVariables } from '@latchkey/config';
 
 /** Everything the jobs worker reads from its environment. */
-export const configSchema = z.object({
-  ...processVariables,
-  DATABASE_URL: backingServices.DATABASE_URL,
-  DATABASE_POOL_MAX: env.int(5, 1, 200),
-  NATS_URL: backingServices.NATS_URL,
-  NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
-  SMTP_URL: env.url(['smtp', 'smtps']),
-  MAIL_FROM: z.string().min(3).default('Latchkey <no-reply@localhost>'),
-  PUBLIC_APP_URL: env.url(['http', 'https']),
-  METRICS_PORT: env.port(9464),
-  /** Deliveries of one job before it is parked on the dead-letter subject. */
-  JOBS_MAX_DELIVERIES: env.int(8, 1, 100),
-  /** How many jobs of one kind run at once in this process. */
-  JOBS_CONCURRENCY: env.int(8, 1, 256),
-  /** First retry delay; each further delivery doubles it, up to a minute. Tests lower it. */
-  JOBS_RETRY_BASE_MS: env.int(1_000, 1, 60_000),
-});
+export const configSchema = z
+  .object({
+    ...processVariables,
+    DATABASE_URL: backingServices.DATABASE_URL,
+    DATABASE_POOL_MAX: env.int(5, 1, 200),
+    NATS_URL: backingServices.NATS_URL,
+    NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+    SMTP_URL: env.url(['smtp', 'smtps']),
+    MAIL_FROM: z.string().min(3).default('Latchkey <no-reply@localhost>'),
+    PUBLIC_APP_URL: env.url(['http', 'https']),
+    /** The object store of post content, as the posts service sees it. Unset endpoint: AWS itself. */
+    S3_ENDPOINT: env.url(['http', 'https']).optional(),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    S3_BUCKET: z.string().min(3).default('latchkey-posts'),
+    /** Both or neither; neither uses the SDK's default chain (instance or pod role). */
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    /** Path-style URLs (`endpoint/bucket/key`), which most S3-compatible stores need. */
+    S3_FORCE_PATH_STYLE: env.bool(false),
+    METRICS_PORT: env.port(9464),
+    /** Deliveries of one job before it is parked on the dead-letter subject. */
+    JOBS_MAX_DELIVERIES: env.int(8, 1, 100),
+    /** How many jobs of one kind run at once in this process. */
+    JOBS_CONCURRENCY: env.int(8, 1, 256),
+    /** First retry delay; each further delivery doubles it, up to a minute. Tests lower it. */
+    JOBS_RETRY_BASE_MS: env.int(1_000, 1, 60_000),
+  })
+  .refine((config) => (config.S3_ACCESS_KEY_ID === undefined) === (config.S3_SECRET_ACCESS_KEY === undefined), {
+    path: ['S3_SECRET_ACCESS_KEY'],
+    message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together',
+  });
 
 export type JobsConfig = z.output<typeof configSchema>;
 

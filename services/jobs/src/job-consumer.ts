@@ -27,7 +27,7 @@ const TRACE_HEADERS = ['x-request-id', 'traceparent', 'tracestate'] as const;
 const MAX_HEADER_LENGTH = 500;
 
 /** What a handler reports when it returns; failing is throwing. */
-export type JobOutcome = Extract<DeliveryOutcome, 'completed' | 'duplicate'>;
+export type JobOutcome = Extract<DeliveryOutcome, 'completed' | 'duplicate' | 'superseded'>;
 
 export interface JobContext {
   /** The producer's Nats-Msg-Id (the outbox row id): the same on every delivery of the job. */

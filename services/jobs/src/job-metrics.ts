@@ -6,6 +6,8 @@ export type DeliveryOutcome =
   | 'completed'
   /** The job had been done before (a redelivery); nothing was done again. */
   | 'duplicate'
+  /** A newer state made the job moot (an older post version, a deleted post); nothing was done. */
+  | 'superseded'
   /** The handler failed; the job comes back after a backoff. */
   | 'retried'
   /** The handler failed on the last allowed delivery; the job was parked. */

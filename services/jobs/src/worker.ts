@@ -6,10 +6,14 @@ import { ensureStreams } from '@latchkey/jobs-contract';
 import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
 import { startCompletedJobsCleanup } from './completed-jobs';
 import type { JobsConfig } from './config';
-import { JobConsumer } from './job-consumer';
+import { createContentStore, createS3Client } from './content-store';
+import { deleteContentJob } from './delete-content';
+import { indexPostJob } from './index-post';
+import { JobConsumer, type JobDefinition } from './job-consumer';
 import { createJobMetrics } from './job-metrics';
 import { createMailer } from './mailer';
 import { JOBS_SCHEMA } from './migrate';
+import { startTombstonePurge } from './search-index';
 import { sendEmailJob } from './send-email';
 
 /** How long shutdown waits for jobs in flight; below Kubernetes' default 30 s grace period. */
@@ -53,7 +57,8 @@ async function logConnectionEvents(nc: NatsConnection, logger: Logger): Promise<
 /**
  * The `serve` command as a function, so that tests run the real worker in
  * process: connects to PostgreSQL and NATS, makes sure the streams exist,
- * starts one consumer per job kind and the operations HTTP server.
+ * starts one consumer per job kind (mail, search index, content deletion),
+ * the periodic cleanups and the operations HTTP server.
  */
 export async function startWorker(config: JobsConfig, logger: Logger): Promise<Worker> {
   // Undone in reverse order by stop(), or at once when a later step fails.
@@ -85,23 +90,32 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM });
     teardown.push(() => Promise.resolve(mailer.close()));
 
+    const content = createContentStore(createS3Client(config), config.S3_BUCKET);
+    teardown.push(() => Promise.resolve(content.close()));
+
     const cleanup = startCompletedJobsCleanup(pool, logger);
     teardown.push(() => cleanup.stop());
+    const purge = startTombstonePurge(pool, logger);
+    teardown.push(() => purge.stop());
 
     const registry = createMetricsRegistry('jobs');
     const metrics = createJobMetrics(registry);
-    const consumers = [
+    const consumerFor = <Payload>(job: JobDefinition<Payload>): JobConsumer<Payload> =>
       new JobConsumer({
         jetstream: nc.jetstream(),
         jetstreamManager,
         subjectPrefix: config.NATS_SUBJECT_PREFIX,
-        job: sendEmailJob({ pool, mailer, publicAppUrl: config.PUBLIC_APP_URL }),
+        job,
         metrics,
         logger,
         maxDeliveries: config.JOBS_MAX_DELIVERIES,
         concurrency: config.JOBS_CONCURRENCY,
         retryBaseMs: config.JOBS_RETRY_BASE_MS,
-      }),
+      });
+    const consumers = [
+      consumerFor(sendEmailJob({ pool, mailer, publicAppUrl: config.PUBLIC_APP_URL })),
+      consumerFor(indexPostJob({ pool, content })),
+      consumerFor(deleteContentJob({ pool, content })),
     ];
     for (const consumer of consumers) {
       await consumer.start();

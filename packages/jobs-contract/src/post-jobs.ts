@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+/**
+ * Post versions start at 1 and grow by one per edit; a delete carries the
+ * version after the last edit. The worker orders jobs of one post by it,
+ * since JetStream may redeliver or reorder them.
+ */
+const postVersion = z.number().int().positive();
+const storageKey = z.string().min(1).max(1024);
+
+/**
+ * `jobs.search.index`: (re)index a post from its current stored content.
+ * Queued by post create and post update (spec part 6, "index job").
+ */
+export const indexPostJobSchema = z.object({
+  post_id: z.uuid(),
+  version: postVersion,
+  title: z.string().min(1),
+  /** Where the content is; the worker reads it there, so the job stays small. */
+  storage_key: storageKey,
+  author_id: z.uuid(),
+});
+
+export type IndexPostJob = z.infer<typeof indexPostJobSchema>;
+
+/**
+ * `jobs.content.delete`, the spec's `delete_content`: remove a deleted
+ * post's stored content and its search entry.
+ */
+export const deleteContentJobSchema = z.object({
+  post_id: z.uuid(),
+  storage_key: storageKey,
+  version: postVersion,
+});
+
+export type DeleteContentJob = z.infer<typeof deleteContentJobSchema>;

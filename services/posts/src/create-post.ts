@@ -1,0 +1,88 @@
+import { uuidv7 } from 'uuidv7';
+import { withTransaction } from '@latchkey/db';
+import { recordPostAction } from './action-log';
+import { storageKeyFor } from './content-store';
+import { queueContentDeletion, queueIndexJob } from './post-jobs';
+import { assertValid, checkAuthorHandle, checkContent, checkTitle, checkUuid, normalizeTitle } from './post-rules';
+import { insertPost, upsertAuthor, type PostWithContent } from './post-store';
+import type { PostsDeps, RequestScope } from './posts-deps';
+
+/** The version a new post starts at; its orphan's delete job carries the next one. */
+const FIRST_VERSION = 1;
+
+/**
+ * Creates a post. The content goes to the object store first: a store that
+ * is down fails the call with `service:unavailable` before any row exists.
+ * Then one transaction writes the metadata, the author's handle, the
+ * `post:create` entry and the index job, so they exist together or not at all.
+ */
+export async function createPost(
+  deps: PostsDeps,
+  input: { authorId: string; authorHandle: string; title: string; content: string },
+  scope: RequestScope,
+): Promise<PostWithContent> {
+  assertValid(
+    checkUuid(input.authorId, 'author_id'),
+    checkAuthorHandle(input.authorHandle),
+    checkTitle(input.title),
+    checkContent(input.content, deps.maxContentBytes),
+  );
+  const authorId = input.authorId.toLowerCase();
+  const id = uuidv7();
+  const storageKey = storageKeyFor(id);
+  await deps.content.write(storageKey, input.content);
+
+  // Set once the work is done and only COMMIT is left: a failure after that
+  // point may have committed all the same (a connection lost during COMMIT).
+  let committing = false;
+  try {
+    const post = await withTransaction(deps.pool, async (db) => {
+      await upsertAuthor(db, { id: authorId, handle: input.authorHandle });
+      const inserted = await insertPost(db, { id, authorId, title: normalizeTitle(input.title), storageKey });
+      await recordPostAction(db, { actorId: authorId, action: 'post:create', postId: id });
+      await queueIndexJob(db, inserted, scope.requestId);
+      committing = true;
+      return inserted;
+    });
+    return { ...post, content: input.content };
+  } catch (error) {
+    if (committing) {
+      // Deleting the content of a post that may exist would lose data; an
+      // object too many only costs storage.
+      scope.logger.warn({ err: error, key: storageKey }, 'post commit outcome unknown; its content is kept');
+    } else {
+      await discardOrphanContent(deps, { id, storageKey }, scope);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Removes content whose metadata transaction rolled back. Deleting the
+ * object at once is the first try: the store answered a moment ago, while
+ * the database, the usual reason for the rollback, may well be down. If
+ * the store refuses, a `delete_content` job written on its own (the
+ * rollback took the transaction's outbox rows with it) hands the object to
+ * the worker, which works whenever the database does (a constraint
+ * violation, a serialization failure). If that fails too, the key is
+ * logged: an object without a row is never served or indexed, only kept.
+ */
+async function discardOrphanContent(
+  deps: PostsDeps,
+  orphan: { id: string; storageKey: string },
+  scope: RequestScope,
+): Promise<void> {
+  try {
+    await deps.content.remove(orphan.storageKey);
+    return;
+  } catch (error) {
+    scope.logger.warn({ err: error, key: orphan.storageKey }, 'could not delete orphaned post content; queueing its deletion');
+  }
+  try {
+    await withTransaction(deps.pool, (db) =>
+      queueContentDeletion(db, { id: orphan.id, storage_key: orphan.storageKey, version: FIRST_VERSION }, scope.requestId),
+    );
+  } catch (error) {
+    scope.logger.error({ err: error, key: orphan.storageKey }, 'orphaned post content left in the object store');
+  }
+}

@@ -1,0 +1,46 @@
+import type { postsV1 } from '@latchkey/contracts';
+import type { ServiceHandlers } from '@latchkey/grpc-kit';
+import { listActionLogs } from './action-log';
+import { createPost } from './create-post';
+import { deletePost, deleteUserPosts } from './delete-post';
+import { updatePost } from './edit-post';
+import { toActionLogMessage, toPostMessage, toPostSummary } from './post-message';
+import type { PostsDeps } from './posts-deps';
+import { getPost, listPosts } from './read-posts';
+import { searchPosts } from './search-query';
+
+type PostsHandlers = ServiceHandlers<typeof postsV1.PostsServiceService>;
+
+/** One thin function per RPC: unpack the request, call the operation, shape the reply. */
+export function postsHandlers(deps: PostsDeps): PostsHandlers {
+  return {
+    async createPost(request, scope) {
+      return { post: toPostMessage(await createPost(deps, request, scope)) };
+    },
+    async getPost({ postId }) {
+      return { post: toPostMessage(await getPost(deps, postId)) };
+    },
+    async updatePost(request, scope) {
+      return { post: toPostMessage(await updatePost(deps, request, scope)) };
+    },
+    async deletePost(request, { requestId }) {
+      await deletePost(deps, request, requestId);
+      return {};
+    },
+    async listPosts(request) {
+      const page = await listPosts(deps, request);
+      return { items: page.items.map(toPostSummary), nextCursor: page.nextCursor };
+    },
+    async searchPosts(request) {
+      const page = await searchPosts(deps.pool, request);
+      return { items: page.items.map(toPostSummary), nextCursor: page.nextCursor };
+    },
+    async listActionLogs(request) {
+      const page = await listActionLogs(deps.pool, request);
+      return { items: page.items.map(toActionLogMessage), nextCursor: page.nextCursor };
+    },
+    async deleteUserPosts({ userId }, { requestId }) {
+      return { deletedPosts: await deleteUserPosts(deps, userId, requestId) };
+    },
+  };
+}

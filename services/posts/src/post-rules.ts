@@ -1,0 +1,74 @@
+import { AppError, type FieldError } from '@latchkey/errors';
+
+/** Field rules of API.md part 2 and part 4 (posts, search, pages), enforced here because posts owns them. */
+export const TITLE_MAX_CODE_POINTS = 200;
+export const QUERY_MAX_CODE_POINTS = 200;
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+const MAX_HANDLE_LENGTH = 64;
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function codePoints(text: string): number {
+  return [...text].length;
+}
+
+/** The stored form of a title: trimmed of whitespace at both ends. */
+export function normalizeTitle(title: string): string {
+  return title.trim();
+}
+
+export function checkTitle(title: string, field = 'title'): FieldError[] {
+  const length = codePoints(normalizeTitle(title));
+  return length >= 1 && length <= TITLE_MAX_CODE_POINTS
+    ? []
+    : [{ field, message: `must be 1-${TITLE_MAX_CODE_POINTS} characters after trimming` }];
+}
+
+/** Content is measured in UTF-8 bytes, as stored; it is kept exactly as given. */
+export function checkContent(content: string, maxBytes: number, field = 'content'): FieldError[] {
+  const bytes = Buffer.byteLength(content, 'utf8');
+  return bytes >= 1 && bytes <= maxBytes ? [] : [{ field, message: `must be 1-${maxBytes} bytes of UTF-8` }];
+}
+
+/**
+ * The handle comes from identity through the gateway, already valid there;
+ * this only keeps an empty or absurd one out of every post's author.
+ */
+export function checkAuthorHandle(handle: string, field = 'author_handle'): FieldError[] {
+  return handle.trim() === handle && handle.length >= 1 && handle.length <= MAX_HANDLE_LENGTH
+    ? []
+    : [{ field, message: `must be 1-${MAX_HANDLE_LENGTH} characters without surrounding spaces` }];
+}
+
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
+
+export function checkUuid(value: string, field: string): FieldError[] {
+  return isUuid(value) ? [] : [{ field, message: 'must be a UUID' }];
+}
+
+export function checkPageSize(limit: number | undefined, field = 'limit'): FieldError[] {
+  if (limit === undefined) return [];
+  return Number.isInteger(limit) && limit >= 1 && limit <= MAX_PAGE_SIZE
+    ? []
+    : [{ field, message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }];
+}
+
+export function pageSize(limit: number | undefined): number {
+  return limit ?? DEFAULT_PAGE_SIZE;
+}
+
+export function checkSearchQuery(query: string, field = 'q'): FieldError[] {
+  const length = codePoints(query.trim());
+  return length >= 1 && length <= QUERY_MAX_CODE_POINTS
+    ? []
+    : [{ field, message: `must be 1-${QUERY_MAX_CODE_POINTS} characters` }];
+}
+
+/** Throws one validation error listing every failed field. */
+export function assertValid(...checks: FieldError[][]): void {
+  const fields = checks.flat();
+  if (fields.length > 0) throw AppError.validation(fields);
+}

@@ -1,0 +1,75 @@
+import { postsV1 } from '@latchkey/contracts';
+import { createPool } from '@latchkey/db';
+import { ServiceServer } from '@latchkey/grpc-kit';
+import { startBackgroundRelay } from '@latchkey/outbox';
+import type { Running } from '@latchkey/runtime';
+import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
+import type { PostsConfig } from './config';
+import { ContentStore, createS3Client } from './content-store';
+import { postsHandlers } from './handlers';
+
+export const POSTS_SCHEMA = 'posts';
+
+/**
+ * Serves posts.v1 over gRPC and relays its outbox (index and
+ * delete_content jobs) to JetStream. The broker is connected in the
+ * background: while it is away, posts are still created, edited and
+ * deleted, and their jobs wait in the outbox.
+ */
+export async function startPostsService(config: PostsConfig, logger: Logger): Promise<Running> {
+  const pool = createPool({
+    connectionString: config.DATABASE_URL,
+    schema: POSTS_SCHEMA,
+    max: config.DATABASE_POOL_MAX,
+    applicationName: 'latchkey-posts',
+    onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
+  });
+  const s3 = createS3Client(config);
+  const deps = {
+    pool,
+    content: new ContentStore({ client: s3, bucket: config.S3_BUCKET, logger }),
+    maxContentBytes: config.POSTS_MAX_CONTENT_BYTES,
+  };
+
+  const registry = createMetricsRegistry('posts');
+  const server = new ServiceServer({
+    logger,
+    registry,
+    tls: { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE },
+  });
+  server.addService('posts.v1.PostsService', postsV1.PostsServiceService, postsHandlers(deps));
+
+  const relay = startBackgroundRelay({
+    pool,
+    schema: POSTS_SCHEMA,
+    natsUrl: config.NATS_URL,
+    subjectPrefix: config.NATS_SUBJECT_PREFIX,
+    connectionName: 'latchkey-posts',
+    logger,
+  });
+
+
+  const grpcPort = await server.listen('0.0.0.0', config.GRPC_PORT);
+  // Ready while PostgreSQL answers. The object store is left out on purpose:
+  // listing and searching work without it, and a store outage would
+  // otherwise take every replica out of the balancer at once.
+  const operations = await startOperationsServer({
+    port: config.METRICS_PORT,
+    registry,
+    ready: async () => {
+      await pool.query('SELECT 1');
+      return true;
+    },
+  });
+
+  return {
+    readyFields: { grpc_port: grpcPort, metrics_port: operations.port },
+    async stop() {
+      await server.shutdown(10_000);
+      await operations.close();
+      await relay.stop();
+      s3.destroy();
+      await pool.end();
+    },
+  };
+}
