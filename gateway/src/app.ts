@@ -18,6 +18,8 @@ import { requestIdOf } from './http/request-id';
 import { accountRoutes } from './routes/account-routes';
 import { authRoutes } from './routes/auth-routes';
 import { operationsRoutes } from './routes/operations-routes';
+import { postRoutes } from './routes/post-routes';
+import { totpRoutes } from './routes/totp-routes';
 import { sessionRoutes } from './routes/session-routes';
 
 /** Default body limit of API.md part 1; post routes raise their own. */
@@ -97,6 +99,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(accountRoutes(deps));
   await app.register(authRoutes(deps));
   await app.register(sessionRoutes(deps));
+  await app.register(totpRoutes(deps));
+  await app.register(postRoutes(deps));
   await app.register(operationsRoutes(deps));
   addMethodFallbacks();
   return app;

@@ -9,6 +9,8 @@ export const configSchema = z.object({
   REDIS_URL: backingServices.REDIS_URL,
   REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
   IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
+  TOTP_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'),
+  POSTS_GRPC_ADDRESS: z.string().default('127.0.0.1:50054'),
   GRPC_DEADLINE_MS: env.int(5_000, 100, 120_000),
   GRPC_TLS_CERT_FILE: grpcServiceVariables.GRPC_TLS_CERT_FILE,
   GRPC_TLS_KEY_FILE: grpcServiceVariables.GRPC_TLS_KEY_FILE,
@@ -26,6 +28,8 @@ export const configSchema = z.object({
   RATE_LIMIT_IP_WINDOW_SECONDS: env.int(300, 1),
   RATE_LIMIT_MAIL_MAX: env.int(5, 1),
   RATE_LIMIT_MAIL_WINDOW_SECONDS: env.int(3_600, 1),
+  /** Sizes the body limit of post routes; the posts service enforces the limit itself. */
+  POSTS_MAX_CONTENT_BYTES: env.int(1_048_576, 1, 3 * 1_048_576),
 });
 
 export type GatewayConfig = z.output<typeof configSchema>;

@@ -1,4 +1,4 @@
-import type { identityV1 } from '@latchkey/contracts';
+import type { identityV1, postsV1, totpV1 } from '@latchkey/contracts';
 import type { ServiceClient } from '@latchkey/grpc-kit';
 import type { Logger } from '@latchkey/telemetry';
 import type { Registry } from 'prom-client';
@@ -12,6 +12,8 @@ export interface GatewayDeps {
   readonly config: GatewayConfig;
   readonly logger: Logger;
   readonly identity: ServiceClient<typeof identityV1.IdentityServiceService>;
+  readonly posts: ServiceClient<typeof postsV1.PostsServiceService>;
+  readonly totp: ServiceClient<typeof totpV1.TotpServiceService>;
   readonly sessions: SessionStore;
   readonly rateLimiter: RateLimiter;
   readonly registry: Registry;

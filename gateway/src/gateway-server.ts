@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { identityV1 } from '@latchkey/contracts';
+import { identityV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { createServiceClient, HealthProbe } from '@latchkey/grpc-kit';
 import type { Running } from '@latchkey/runtime';
 import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
@@ -29,12 +29,26 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     deadlineMs: config.GRPC_DEADLINE_MS,
     tls,
   });
-  const identityHealth = new HealthProbe(config.IDENTITY_GRPC_ADDRESS, tls);
+  const posts = createServiceClient(postsV1.PostsServiceService, config.POSTS_GRPC_ADDRESS, {
+    deadlineMs: config.GRPC_DEADLINE_MS,
+    tls,
+  });
+  const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, {
+    deadlineMs: config.GRPC_DEADLINE_MS,
+    tls,
+  });
+  const probes = [
+    { probe: new HealthProbe(config.IDENTITY_GRPC_ADDRESS, tls), service: 'identity.v1.IdentityService' },
+    { probe: new HealthProbe(config.POSTS_GRPC_ADDRESS, tls), service: 'posts.v1.PostsService' },
+    { probe: new HealthProbe(config.TOTP_GRPC_ADDRESS, tls), service: 'totp.v1.TotpService' },
+  ];
 
   const deps: GatewayDeps = {
     config,
     logger,
     identity,
+    posts,
+    totp,
     sessions: new SessionStore(redis, config.REDIS_KEY_PREFIX, {
       slidingTtlMs: config.AUTH_SESSION_SLIDING_TTL_HOURS * HOUR_MS,
       maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
@@ -45,14 +59,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     cookie: { secure: config.COOKIE_SECURE, maxAgeSeconds: config.AUTH_SESSION_MAX_LIFETIME_HOURS * 3600 },
     allowedOrigins: allowedOrigins(config.PUBLIC_APP_URL, config.ALLOWED_ORIGINS),
     ready: async () => {
-      const [redisUp, identityUp] = await Promise.all([
+      const answers = await Promise.all([
         redis.ping().then(
           () => true,
           () => false,
         ),
-        identityHealth.serving('identity.v1.IdentityService'),
+        ...probes.map(({ probe, service }) => probe.serving(service)),
       ]);
-      return redisUp && identityUp;
+      return answers.every(Boolean);
     },
   };
 
@@ -66,7 +80,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       // close() stops accepting, answers 503 to new requests and waits for in-flight ones.
       await app.close();
       identity.close();
-      identityHealth.close();
+      posts.close();
+      totp.close();
+      for (const { probe } of probes) probe.close();
       await redis.quit().catch(() => undefined);
     },
   };

@@ -4,6 +4,8 @@ import { errorCatalogue } from '@latchkey/errors';
 import { configSchema as gatewayConfig } from '../../gateway/src/config';
 import { configSchema as identityConfig } from '../../services/identity/src/config';
 import { configSchema as jobsConfig } from '../../services/jobs/src/config';
+import { configSchema as postsConfig } from '../../services/posts/src/config';
+import { configSchema as totpConfig } from '../../services/totp/src/config';
 
 const root = path.resolve(__dirname, '../..');
 const read = (file: string): string => readFileSync(path.join(root, file), 'utf8');
@@ -20,6 +22,8 @@ describe('documentation', () => {
     ['gateway', gatewayConfig],
     ['identity', identityConfig],
     ['jobs', jobsConfig],
+    ['posts', postsConfig],
+    ['totp', totpConfig],
   ])('describes every variable %s reads in the README', (_unit, schema) => {
     const readme = read('README.md');
     for (const variable of Object.keys(schema.shape)) expect(readme).toContain(`\`${variable}\``);

@@ -47,9 +47,19 @@ describe('operations endpoints', () => {
         '/v0/auth/verify-email',
         '/v0/users',
         '/v0/users/me',
+        '/v0/users/me/action-logs',
+        '/v0/posts',
+        '/v0/posts/{id}',
+        '/v0/search/posts',
+        '/v0/auth/totp/setup',
+        '/v0/auth/totp/enable',
+        '/v0/auth/totp/status',
+        '/v0/auth/totp/verify',
+        '/v0/auth/totp/backup-codes/regenerate',
+        '/v0/auth/totp/disable',
       ].sort(),
     );
-    expect(Object.keys(body.components.schemas)).toEqual(expect.arrayContaining(['User', 'Session', 'Problem']));
+    expect(Object.keys(body.components.schemas)).toEqual(expect.arrayContaining(['User', 'Session', 'Problem', 'Post', 'PostSummary', 'ActionLog']));
     expect(body.paths['/v0/users']?.post).toMatchObject({ requestBody: expect.anything() });
   });
 });

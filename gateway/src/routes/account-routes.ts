@@ -3,8 +3,10 @@ import type { GatewayDeps } from '../gateway-deps';
 import { limitCredentialRequests } from '../http/credential-limits';
 import { requireSession, sessionOf } from '../http/session-auth';
 import { registerBody, userSchema } from '../schemas/account-schemas';
+import { actionLogPageSchema, pageQuery } from '../schemas/post-schemas';
 import { problemResponses } from '../schemas/problem-schema';
-import { userView } from '../user-view';
+import { accountView, userView } from '../user-view';
+import { nextCursor } from '../post-view';
 
 /** /v0/users: registration and the caller's own account. */
 export function accountRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
@@ -36,9 +38,35 @@ export function accountRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         },
         preHandler: requireSession(deps),
       },
+      async (request) => accountView(deps, sessionOf(request).userId, request.id),
+    );
+
+    app.get(
+      '/v0/users/me/action-logs',
+      {
+        schema: {
+          tags: ['accounts'],
+          summary: 'What the signed-in account did to posts, newest first.',
+          querystring: pageQuery,
+          response: { 200: actionLogPageSchema, ...problemResponses(400, 401, 503) },
+        },
+        preHandler: requireSession(deps),
+      },
       async (request) => {
-        const { user } = await deps.identity.getUser({ userId: sessionOf(request).userId }, { requestId: request.id });
-        return userView(user!, false);
+        const page = await deps.posts.listActionLogs(
+          { userId: sessionOf(request).userId, limit: request.query.limit, cursor: request.query.cursor ?? '' },
+          { requestId: request.id },
+        );
+        return {
+          items: page.items.map((entry) => ({
+            id: entry.id,
+            action: entry.action as 'post:create' | 'post:edit' | 'post:delete',
+            resource_type: 'post' as const,
+            resource_id: entry.resourceId,
+            created_at: (entry.createdAt ?? new Date(0)).toISOString(),
+          })),
+          next_cursor: nextCursor(page.nextCursor),
+        };
       },
     );
   };

@@ -15,7 +15,10 @@ import {
   userSchema,
 } from '../schemas/account-schemas';
 import { accepted, noContent, problemResponses } from '../schemas/problem-schema';
-import { userView } from '../user-view';
+import { viewOf } from '../user-view';
+import { signIn } from '../http/sign-in';
+import { totpChallengeSchema } from '../schemas/totp-schemas';
+import { z } from 'zod';
 
 /** /v0/auth: login, logout and the mailed-token flows. */
 export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
@@ -31,7 +34,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
           tags,
           summary: 'Sign in with email and password; sets the session cookie.',
           body: loginBody,
-          response: { 200: userSchema, ...problemResponses(400, 401, 403, 429, 503) },
+          response: { 200: z.union([userSchema, totpChallengeSchema]), ...problemResponses(400, 401, 403, 429, 503) },
         },
         preHandler: credentialLimit,
       },
@@ -47,8 +50,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
           },
         );
         await loginFailures.clear(deps, email);
-        await startSession(deps, request, reply, user!.id);
-        return userView(user!, false);
+        return signIn(deps, request, reply, user!);
       },
     );
 
@@ -78,7 +80,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { user } = await deps.identity.verifyEmail(request.body, { requestId: request.id });
-        return userView(user!, false);
+        return viewOf(deps, user!, request.id);
       },
     );
 
@@ -206,7 +208,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { user } = await deps.identity.confirmEmailChange(request.body, { requestId: request.id });
-        return userView(user!, false);
+        return viewOf(deps, user!, request.id);
       },
     );
   };

@@ -18,6 +18,16 @@ export interface BackgroundRelay {
   stop(): Promise<void>;
 }
 
+/** How long stop() waits for a connection still being made before giving up on it. */
+const STOP_WAIT_MS = 1_000;
+
+/** Waits for `promise` for at most `ms`, leaving no timer behind to hold the process open. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 /**
  * Connects to NATS in the background and relays the schema's outbox once
  * connected. A service must not wait for the broker to serve: while it is
@@ -28,19 +38,24 @@ export function startBackgroundRelay(options: BackgroundRelayOptions): Backgroun
   let relay: OutboxRelay | undefined;
   let stopped = false;
   const started = (async () => {
-    nats = await connect({
+    const connection = await connect({
       servers: options.natsUrl,
       name: options.connectionName,
       waitOnFirstConnect: true,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1_000,
     });
-    if (stopped) return;
-    await ensureStreams(await nats.jetstreamManager(), options.subjectPrefix);
+    nats = connection;
+    if (!stopped) await ensureStreams(await connection.jetstreamManager(), options.subjectPrefix);
+    // stop() may have given up waiting meanwhile; then nothing must be left running.
+    if (stopped) {
+      await connection.close();
+      return;
+    }
     relay = new OutboxRelay({
       pool: options.pool,
       schema: options.schema,
-      jetstream: nats.jetstream(),
+      jetstream: connection.jetstream(),
       subjectPrefix: options.subjectPrefix,
       logger: options.logger,
     });
@@ -51,11 +66,9 @@ export function startBackgroundRelay(options: BackgroundRelayOptions): Backgroun
   return {
     async stop() {
       stopped = true;
-      // Still connecting (broker away): give up rather than hold the shutdown.
-      await Promise.race([started, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+      await settledWithin(started, STOP_WAIT_MS);
       await relay?.stop();
       await nats?.drain().catch(() => undefined);
-      if (nats && !nats.isClosed()) await nats.close();
     },
   };
 }

@@ -7,7 +7,7 @@ import { BackingServicesUnreachableError } from './backing-services';
 import { launchStack, type LaunchStackOptions } from './launch-stack';
 import { freePort } from './port-layout';
 import type { StackEvent } from './stack-events';
-import { stackUnits } from './stack-units';
+import { migrationOrder, stackUnits, startOrder } from './stack-units';
 import { UnitStartError } from './unit-process';
 
 /**
@@ -67,6 +67,10 @@ async function dropDatabase(name: string): Promise<void> {
   }
 }
 
+/** The order the real catalogue implies; the fake units below stand in for every entry. */
+const migrating = migrationOrder(stackUnits).map((unit) => unit.name);
+const starting = startOrder(stackUnits).map((unit) => unit.name);
+
 describe('launchStack', () => {
   let root: string;
   let recordFile: string;
@@ -118,17 +122,11 @@ describe('launchStack', () => {
     const stack = await launchStack(options());
     try {
       expect(recorded().map((entry) => `${entry.unit} ${entry.command}`)).toEqual([
-        'identity migrate',
-        'jobs migrate',
-        'identity serve',
-        'jobs serve',
-        'gateway serve',
+        ...migrating.map((name) => `${name} migrate`),
+        ...starting.map((name) => `${name} serve`),
       ]);
-      expect(events.filter((event) => event.type === 'ready').map((event) => event.unit)).toEqual([
-        'identity',
-        'jobs',
-        'gateway',
-      ]);
+      expect(starting.at(-1)).toBe('gateway');
+      expect(events.filter((event) => event.type === 'ready').map((event) => event.unit)).toEqual(starting);
       expect(events).toContainEqual({ type: 'database-created', database: databaseName });
 
       const env = (unit: string): Record<string, string> =>
@@ -141,7 +139,7 @@ describe('launchStack', () => {
       expect(stack.gatewayUrl).toBe(`http://127.0.0.1:${env('gateway').GATEWAY_PORT}`);
       expect(await (await fetch(stack.gatewayUrl)).text()).toBe('ok');
 
-      for (const unit of ['identity', 'jobs', 'gateway']) {
+      for (const unit of starting) {
         expect(env(unit)).toMatchObject({
           DATABASE_URL: expect.stringMatching(new RegExp(`/${databaseName}$`)),
           PUBLIC_APP_URL: stack.gatewayUrl,
@@ -165,12 +163,10 @@ describe('launchStack', () => {
     } finally {
       await stack.stop();
     }
-    expect(recorded().filter((entry) => entry.command === 'stopped').map((entry) => entry.unit)).toEqual([
-      'gateway',
-      'jobs',
-      'identity',
-    ]);
-    expect(events.filter((event) => event.type === 'stopped')).toHaveLength(3);
+    expect(recorded().filter((entry) => entry.command === 'stopped').map((entry) => entry.unit)).toEqual(
+      [...starting].reverse(),
+    );
+    expect(events.filter((event) => event.type === 'stopped')).toHaveLength(starting.length);
     expect(events.filter((event) => event.type === 'exited')).toEqual([]);
     await expect(fetch(stack.gatewayUrl)).rejects.toThrow();
   });
@@ -198,7 +194,7 @@ describe('launchStack', () => {
     const launching = launchStack(options({ FAKE_FAIL: 'jobs migrate' }));
     await expect(launching).rejects.toThrow(UnitStartError);
     await expect(launching).rejects.toThrow(/jobs migrate exited with code 3[^]*boom in jobs migrate/);
-    expect(recorded().map((entry) => `${entry.unit} ${entry.command}`)).toEqual(['identity migrate', 'jobs migrate']);
+    expect(recorded().map((entry) => `${entry.unit} ${entry.command}`)).toEqual(migrating.map((name) => `${name} migrate`));
   });
 
   it('reports a unit that exits before it is ready, stops the ones that started and rejects', async () => {
@@ -211,12 +207,12 @@ describe('launchStack', () => {
       exit: { code: 3, signal: null },
       lastLines: expect.arrayContaining(['boom in jobs serve']),
     });
+    const beforeJobs = starting.slice(0, starting.indexOf('jobs'));
     expect(recorded().map((entry) => `${entry.unit} ${entry.command}`)).toEqual([
-      'identity migrate',
-      'jobs migrate',
-      'identity serve',
+      ...migrating.map((name) => `${name} migrate`),
+      ...beforeJobs.map((name) => `${name} serve`),
       'jobs serve',
-      'identity stopped',
+      ...[...beforeJobs].reverse().map((name) => `${name} stopped`),
     ]);
   });
 
@@ -254,8 +250,7 @@ describe('launchStack', () => {
     });
     await expect(launching).rejects.toThrow('stack launch aborted');
     expect(recorded().map((entry) => `${entry.unit} ${entry.command}`)).toEqual([
-      'identity migrate',
-      'jobs migrate',
+      ...migrating.map((name) => `${name} migrate`),
       'identity serve',
       'identity stopped',
     ]);

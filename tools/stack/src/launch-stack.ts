@@ -167,7 +167,7 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
 
   const ports = options.randomPorts
     ? await randomPorts(units)
-    : fixedPorts(stackUnits, units, {
+    : fixedPorts(units, {
         ...defaultFixedPortLayout,
         grpcPortBase: options.portBase ?? defaultFixedPortLayout.grpcPortBase,
         gatewayPort: inputs.GATEWAY_PORT,

@@ -3,22 +3,29 @@ import { selectUnits, stackUnits } from './stack-units';
 import { createServer, type Server } from 'node:net';
 
 describe('fixedPorts', () => {
-  it('gives identity 50051 and metrics ports counting from 9464, the gateway 8080', () => {
-    const ports = fixedPorts(stackUnits, stackUnits, defaultFixedPortLayout);
+  it('gives each service the gRPC port it defaults to, metrics ports from 9464, the gateway 8080', () => {
+    const ports = fixedPorts(stackUnits, defaultFixedPortLayout);
     expect(Object.fromEntries(ports)).toEqual({
       identity: { GRPC_PORT: 50051, METRICS_PORT: 9464 },
-      jobs: { METRICS_PORT: 9465 },
+      totp: { GRPC_PORT: 50053, METRICS_PORT: 9466 },
+      posts: { GRPC_PORT: 50054, METRICS_PORT: 9467 },
+      jobs: { METRICS_PORT: 9474 },
       gateway: { GATEWAY_PORT: 8080 },
     });
   });
 
   it('keeps each unit on its port whichever units are selected', () => {
-    const ports = fixedPorts(stackUnits, selectUnits(stackUnits, ['jobs']), defaultFixedPortLayout);
-    expect(Object.fromEntries(ports)).toEqual({ jobs: { METRICS_PORT: 9465 } });
+    const ports = fixedPorts(selectUnits(stackUnits, ['jobs']), defaultFixedPortLayout);
+    expect(Object.fromEntries(ports)).toEqual({ jobs: { METRICS_PORT: 9474 } });
+  });
+
+  it('never gives two ports of one kind the same number', () => {
+    const all = [...fixedPorts(stackUnits, defaultFixedPortLayout).values()].flatMap((ports) => Object.values(ports));
+    expect(new Set(all).size).toBe(all.length);
   });
 
   it('takes the port base and the gateway port from the layout', () => {
-    const ports = fixedPorts(stackUnits, stackUnits, { grpcPortBase: 60000, metricsPortBase: 9000, gatewayPort: 3000 });
+    const ports = fixedPorts(stackUnits, { grpcPortBase: 60000, metricsPortBase: 9000, gatewayPort: 3000 });
     expect(ports.get('identity')).toEqual({ GRPC_PORT: 60000, METRICS_PORT: 9000 });
     expect(ports.get('gateway')).toEqual({ GATEWAY_PORT: 3000 });
   });
@@ -28,7 +35,7 @@ describe('randomPorts', () => {
   it('gives every port variable of every unit a different free port', async () => {
     const ports = await randomPorts(stackUnits);
     const all = [...ports.values()].flatMap((unitPorts) => Object.values(unitPorts));
-    expect(all).toHaveLength(4);
+    expect(all).toHaveLength(stackUnits.flatMap((unit) => unit.ports).length);
     for (const port of all) expect(port).toBeGreaterThan(0);
     expect(new Set(all).size).toBe(all.length);
   });

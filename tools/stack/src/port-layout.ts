@@ -5,7 +5,7 @@ import type { PortKind, StackUnit } from './stack-units';
 export type UnitPorts = Readonly<Record<string, number>>;
 
 export interface FixedPortLayout {
-  /** First gRPC port; services take consecutive ports in catalogue order. */
+  /** First gRPC port; each service's port is this plus its offset. */
   readonly grpcPortBase: number;
   /** First metrics port, likewise. */
   readonly metricsPortBase: number;
@@ -19,31 +19,19 @@ export const defaultFixedPortLayout: FixedPortLayout = {
 };
 
 /**
- * Fixed ports for `units`. A unit's offset counts over the whole catalogue,
- * not over the selection, so identity keeps 50051 whichever units run and
- * addresses stay stable between local restarts.
+ * Fixed ports for `units`: each port is its kind's base plus the unit's own
+ * offset, so identity keeps 50051 whichever units run, and addresses stay
+ * stable between local restarts and as units are added.
  */
-export function fixedPorts(
-  catalogue: readonly StackUnit[],
-  units: readonly StackUnit[],
-  layout: FixedPortLayout,
-): Map<string, UnitPorts> {
-  const next: Record<PortKind, number> = {
+export function fixedPorts(units: readonly StackUnit[], layout: FixedPortLayout): Map<string, UnitPorts> {
+  const base: Record<PortKind, number> = {
     grpc: layout.grpcPortBase,
     metrics: layout.metricsPortBase,
     http: layout.gatewayPort,
   };
-  const byUnit = new Map<string, UnitPorts>();
-  for (const unit of catalogue) {
-    const ports: Record<string, number> = {};
-    for (const port of unit.ports) {
-      ports[port.variable] = next[port.kind];
-      // The gateway is the one HTTP unit; its port is not a range.
-      if (port.kind !== 'http') next[port.kind] += 1;
-    }
-    byUnit.set(unit.name, ports);
-  }
-  return new Map(units.map((unit) => [unit.name, byUnit.get(unit.name) ?? {}]));
+  return new Map(
+    units.map((unit) => [unit.name, Object.fromEntries(unit.ports.map((port) => [port.variable, base[port.kind] + port.offset]))]),
+  );
 }
 
 /** Ports the operating system picked as free, one per port variable of each unit. */

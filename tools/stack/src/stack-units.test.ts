@@ -7,8 +7,8 @@ function unit(name: string, needs: readonly string[] = []): StackUnit {
 }
 
 describe('stackUnits', () => {
-  it('holds the units that exist today, identity first', () => {
-    expect(names(stackUnits)).toEqual(['identity', 'jobs', 'gateway']);
+  it('holds the units that exist today, gRPC services first', () => {
+    expect(names(stackUnits)).toEqual(['identity', 'totp', 'posts', 'jobs', 'gateway']);
   });
 
   it('runs every unit from its built dist/main.js', () => {
@@ -19,7 +19,7 @@ describe('stackUnits', () => {
     const identity = stackUnits.find((entry) => entry.name === 'identity');
     expect(identity?.addressVariable).toBe('IDENTITY_GRPC_ADDRESS');
     expect(identity?.ports.map((port) => port.variable)).toEqual(['GRPC_PORT', 'METRICS_PORT']);
-    expect(stackUnits.find((entry) => entry.name === 'gateway')?.needs).toEqual(['identity']);
+    expect(stackUnits.find((entry) => entry.name === 'gateway')?.needs).toEqual(['identity', 'totp', 'posts']);
   });
 
   it('names only units of the catalogue as needs', () => {
@@ -30,7 +30,7 @@ describe('stackUnits', () => {
 
 describe('selectUnits', () => {
   it('selects every unit by default', () => {
-    expect(names(selectUnits(stackUnits))).toEqual(['identity', 'jobs', 'gateway']);
+    expect(names(selectUnits(stackUnits))).toEqual(['identity', 'totp', 'posts', 'jobs', 'gateway']);
   });
 
   it('keeps catalogue order whatever order the names come in', () => {
@@ -43,14 +43,14 @@ describe('selectUnits', () => {
 });
 
 describe('migrationOrder', () => {
-  it('migrates identity, then jobs; the gateway has no migrations', () => {
-    expect(names(migrationOrder(stackUnits))).toEqual(['identity', 'jobs']);
+  it('migrates the services, then jobs; the gateway has no migrations', () => {
+    expect(names(migrationOrder(stackUnits))).toEqual(['identity', 'totp', 'posts', 'jobs']);
   });
 });
 
 describe('startOrder', () => {
-  it('starts identity, jobs and the gateway last', () => {
-    expect(names(startOrder(stackUnits))).toEqual(['identity', 'jobs', 'gateway']);
+  it('starts the services, jobs and the gateway last', () => {
+    expect(names(startOrder(stackUnits))).toEqual(['identity', 'totp', 'posts', 'jobs', 'gateway']);
   });
 
   it('starts a unit after the units it needs even when listed before them', () => {

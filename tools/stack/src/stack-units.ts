@@ -12,6 +12,8 @@ export interface UnitPort {
   /** The variable the unit reads its listening port from. */
   readonly variable: string;
   readonly kind: PortKind;
+  /** Position in its kind's fixed range, so that adding a unit moves no other unit's port. */
+  readonly offset: number;
 }
 
 /** One process of the stack, as data: what to run and how it is wired. */
@@ -38,15 +40,15 @@ export interface StackUnit {
  * A gRPC service: `migrate` then `serve`, a gRPC and a metrics listener, and
  * its address published as `<NAME>_GRPC_ADDRESS` for the gateway.
  */
-function grpcService(name: string, backingServices: readonly BackingServiceName[]): StackUnit {
+function grpcService(name: string, offset: number, backingServices: readonly BackingServiceName[]): StackUnit {
   return {
     name,
     entry: `services/${name}/dist/main.js`,
     migrates: true,
     serveArgs: ['serve'],
     ports: [
-      { variable: 'GRPC_PORT', kind: 'grpc' },
-      { variable: 'METRICS_PORT', kind: 'metrics' },
+      { variable: 'GRPC_PORT', kind: 'grpc', offset },
+      { variable: 'METRICS_PORT', kind: 'metrics', offset },
     ],
     addressVariable: `${name.toUpperCase()}_GRPC_ADDRESS`,
     needs: [],
@@ -58,7 +60,11 @@ function grpcService(name: string, backingServices: readonly BackingServiceName[
  * The gRPC services behind the gateway. Adding one (oauth, totp, posts) is
  * one line here: the gateway needs every service of this list.
  */
-const grpcServices: readonly StackUnit[] = [grpcService('identity', ['postgres', 'nats'])];
+const grpcServices: readonly StackUnit[] = [
+  grpcService('identity', 0, ['postgres', 'nats']),
+  grpcService('totp', 2, ['postgres', 'redis', 'nats']),
+  grpcService('posts', 3, ['postgres', 'nats']),
+];
 
 /** Every unit of the stack, in the order migrations run. */
 export const stackUnits: readonly StackUnit[] = [
@@ -68,7 +74,7 @@ export const stackUnits: readonly StackUnit[] = [
     entry: 'services/jobs/dist/main.js',
     migrates: true,
     serveArgs: ['serve'],
-    ports: [{ variable: 'METRICS_PORT', kind: 'metrics' }],
+    ports: [{ variable: 'METRICS_PORT', kind: 'metrics', offset: 10 }],
     needs: [],
     backingServices: ['postgres', 'nats'],
   },
@@ -77,7 +83,7 @@ export const stackUnits: readonly StackUnit[] = [
     entry: 'gateway/dist/main.js',
     migrates: false,
     serveArgs: [],
-    ports: [{ variable: 'GATEWAY_PORT', kind: 'http' }],
+    ports: [{ variable: 'GATEWAY_PORT', kind: 'http', offset: 0 }],
     needs: grpcServices.map((service) => service.name),
     backingServices: ['redis'],
   },

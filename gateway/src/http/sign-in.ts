@@ -1,0 +1,30 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { identityV1 } from '@latchkey/contracts';
+import type { GatewayDeps } from '../gateway-deps';
+import { userView, type UserView } from '../user-view';
+import { startSession } from './session-auth';
+
+export interface TotpChallenge {
+  totp_required: true;
+  temp_token: string;
+}
+
+/**
+ * The last step of every first-factor sign-in (password now, OAuth later):
+ * an account with TOTP on gets a login challenge and no cookie; any other
+ * gets its session (spec part 5, point 7).
+ */
+export async function signIn(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: identityV1.User,
+): Promise<UserView | TotpChallenge> {
+  const status = await deps.totp.getStatus({ userId: user.id }, { requestId: request.id });
+  if (status.enabled) {
+    const { tempToken } = await deps.totp.createLoginChallenge({ userId: user.id }, { requestId: request.id });
+    return { totp_required: true, temp_token: tempToken };
+  }
+  await startSession(deps, request, reply, user.id);
+  return userView(user, false);
+}

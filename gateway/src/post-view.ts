@@ -1,0 +1,24 @@
+import type { postsV1 } from '@latchkey/contracts';
+import type { z } from 'zod';
+import type { postSchema, postSummarySchema } from './schemas/post-schemas';
+
+const iso = (date: Date | undefined): string => (date ?? new Date(0)).toISOString();
+
+export function postSummaryView(post: postsV1.PostSummary): z.output<typeof postSummarySchema> {
+  return {
+    id: post.id,
+    author: { id: post.author?.id ?? '', handle: post.author?.handle ?? '' },
+    title: post.title,
+    created_at: iso(post.createdAt),
+    updated_at: iso(post.updatedAt),
+  };
+}
+
+export function postView(post: postsV1.Post): z.output<typeof postSchema> {
+  return { ...postSummaryView(post), content: post.content };
+}
+
+/** The service marks the last page with an empty cursor; the API with null. */
+export function nextCursor(cursor: string): string | null {
+  return cursor === '' ? null : cursor;
+}

@@ -1,0 +1,141 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { GatewayDeps } from '../gateway-deps';
+import { requireSession, sessionOf } from '../http/session-auth';
+import { nextCursor, postSummaryView, postView } from '../post-view';
+import {
+  createPostBody,
+  postIdParams,
+  postListQuery,
+  postPageSchema,
+  postSchema,
+  searchQuery,
+  updatePostBody,
+} from '../schemas/post-schemas';
+import { noContent, problemResponses } from '../schemas/problem-schema';
+import { AppError } from '@latchkey/errors';
+
+/** /v0/posts and /v0/search/posts. */
+export function postRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    const session = requireSession(deps);
+    const tags = ['posts'];
+    // Content just over the limit must still parse, so that it gets a 400 naming the field (API.md part 1).
+    const bodyLimit = 2 * deps.config.POSTS_MAX_CONTENT_BYTES + 64 * 1024;
+
+    app.post(
+      '/v0/posts',
+      {
+        bodyLimit,
+        schema: {
+          tags,
+          summary: 'Write a post.',
+          body: createPostBody,
+          response: { 201: postSchema, ...problemResponses(400, 401, 413, 503) },
+        },
+        preHandler: session,
+      },
+      async (request, reply) => {
+        const { userId } = sessionOf(request);
+        const { user } = await deps.identity.getUser({ userId }, { requestId: request.id });
+        const { post } = await deps.posts.createPost(
+          { authorId: userId, authorHandle: user!.handle, title: request.body.title, content: request.body.content },
+          { requestId: request.id },
+        );
+        return reply.code(201).send(postView(post!));
+      },
+    );
+
+    app.get(
+      '/v0/posts',
+      {
+        schema: {
+          tags,
+          summary: 'Posts, newest first.',
+          querystring: postListQuery,
+          response: { 200: postPageSchema, ...problemResponses(400, 503) },
+        },
+      },
+      async (request) => {
+        const { limit, cursor, author_id } = request.query;
+        const page = await deps.posts.listPosts({ limit, cursor: cursor ?? '', authorId: author_id }, { requestId: request.id });
+        return { items: page.items.map(postSummaryView), next_cursor: nextCursor(page.nextCursor) };
+      },
+    );
+
+    app.get(
+      '/v0/posts/:id',
+      {
+        schema: {
+          tags,
+          summary: 'One post with its content.',
+          params: postIdParams,
+          response: { 200: postSchema, ...problemResponses(400, 404, 503) },
+        },
+      },
+      async (request) => {
+        const { post } = await deps.posts.getPost({ postId: request.params.id }, { requestId: request.id });
+        return postView(post!);
+      },
+    );
+
+    app.patch(
+      '/v0/posts/:id',
+      {
+        bodyLimit,
+        schema: {
+          tags,
+          summary: 'Change the title and/or content of one’s own post.',
+          params: postIdParams,
+          body: updatePostBody,
+          response: { 200: postSchema, ...problemResponses(400, 401, 403, 404, 413, 503) },
+        },
+        preHandler: session,
+      },
+      async (request) => {
+        const { title, content } = request.body;
+        if (title === undefined && content === undefined) {
+          throw AppError.validation([{ field: 'body', message: 'must contain title or content' }]);
+        }
+        const { post } = await deps.posts.updatePost(
+          { actorId: sessionOf(request).userId, postId: request.params.id, title, content },
+          { requestId: request.id },
+        );
+        return postView(post!);
+      },
+    );
+
+    app.delete(
+      '/v0/posts/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Delete one’s own post; its stored content and index entry follow shortly.',
+          params: postIdParams,
+          response: { ...noContent, ...problemResponses(400, 401, 403, 404, 503) },
+        },
+        preHandler: session,
+      },
+      async (request, reply) => {
+        await deps.posts.deletePost({ actorId: sessionOf(request).userId, postId: request.params.id }, { requestId: request.id });
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.get(
+      '/v0/search/posts',
+      {
+        schema: {
+          tags,
+          summary: 'Posts matching words of their title or content, best match first (eventually consistent).',
+          querystring: searchQuery,
+          response: { 200: postPageSchema, ...problemResponses(400, 503) },
+        },
+      },
+      async (request) => {
+        const { q, limit, cursor } = request.query;
+        const page = await deps.posts.searchPosts({ query: q, limit, cursor: cursor ?? '' }, { requestId: request.id });
+        return { items: page.items.map(postSummaryView), next_cursor: nextCursor(page.nextCursor) };
+      },
+    );
+  };
+}

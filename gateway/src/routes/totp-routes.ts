@@ -1,0 +1,151 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { GatewayDeps } from '../gateway-deps';
+import { limitCredentialRequests } from '../http/credential-limits';
+import { requireSession, sessionOf, startSession } from '../http/session-auth';
+import { userSchema } from '../schemas/account-schemas';
+import { noContent, problemResponses } from '../schemas/problem-schema';
+import {
+  backupCodesSchema,
+  codeBody,
+  enableBody,
+  totpSetupSchema,
+  totpStatusSchema,
+  verifyBody,
+} from '../schemas/totp-schemas';
+import { userView } from '../user-view';
+
+/** /v0/auth/totp: the second factor (RFC 6238 codes and backup codes). */
+export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    const session = requireSession(deps);
+    const tags = ['totp'];
+
+    /** Who the account is, for the otpauth label and the notice mails. */
+    const accountOf = async (userId: string, requestId: string) => {
+      const { user } = await deps.identity.getUser({ userId }, { requestId });
+      return { userId, accountEmail: user!.email, accountHandle: user!.handle };
+    };
+
+    app.post(
+      '/v0/auth/totp/setup',
+      {
+        schema: {
+          tags,
+          summary: 'Start enabling TOTP: a fresh secret, its otpauth URI as a QR code, and a setup token.',
+          response: { 200: totpSetupSchema, ...problemResponses(401, 409, 500, 503) },
+        },
+        preHandler: session,
+      },
+      async (request) => {
+        const { userId, accountEmail } = await accountOf(sessionOf(request).userId, request.id);
+        const setup = await deps.totp.beginSetup({ userId, accountEmail }, { requestId: request.id });
+        return {
+          secret: setup.secret,
+          otpauth_uri: setup.otpauthUri,
+          qr_code: setup.qrCodePng,
+          setup_token: setup.setupToken,
+        };
+      },
+    );
+
+    app.post(
+      '/v0/auth/totp/enable',
+      {
+        schema: {
+          tags,
+          summary: 'Turn TOTP on with a code of the new secret; answers the 10 backup codes, once.',
+          body: enableBody,
+          response: { 200: backupCodesSchema, ...problemResponses(400, 401, 409, 429, 503) },
+        },
+        preHandler: session,
+      },
+      async (request) => {
+        const account = await accountOf(sessionOf(request).userId, request.id);
+        const { backupCodes } = await deps.totp.enable(
+          { ...account, setupToken: request.body.setup_token, code: request.body.code },
+          { requestId: request.id },
+        );
+        return { backup_codes: backupCodes };
+      },
+    );
+
+    app.get(
+      '/v0/auth/totp/status',
+      {
+        schema: {
+          tags,
+          summary: 'Whether TOTP is on, since when, and how many backup codes are left.',
+          response: { 200: totpStatusSchema, ...problemResponses(401, 503) },
+        },
+        preHandler: session,
+      },
+      async (request) => {
+        const status = await deps.totp.getStatus({ userId: sessionOf(request).userId }, { requestId: request.id });
+        return {
+          enabled: status.enabled,
+          enabled_at: status.enabledAt?.toISOString() ?? null,
+          backup_codes_remaining: status.backupCodesRemaining,
+        };
+      },
+    );
+
+    app.post(
+      '/v0/auth/totp/verify',
+      {
+        schema: {
+          tags,
+          summary: 'Finish a sign-in that answered totp_required, with a code or a backup code; sets the session cookie.',
+          body: verifyBody,
+          response: { 200: userSchema, ...problemResponses(400, 401, 429, 503) },
+        },
+        preHandler: limitCredentialRequests(deps),
+      },
+      async (request, reply) => {
+        const { temp_token, code, backup_code } = request.body;
+        const { userId } = await deps.totp.verifyLoginChallenge(
+          { tempToken: temp_token, code, backupCode: backup_code },
+          { requestId: request.id },
+        );
+        const { user } = await deps.identity.getUser({ userId }, { requestId: request.id });
+        await startSession(deps, request, reply, userId);
+        return userView(user!, true);
+      },
+    );
+
+    app.post(
+      '/v0/auth/totp/backup-codes/regenerate',
+      {
+        schema: {
+          tags,
+          summary: 'Replace every backup code; needs a current TOTP code. Answers the 10 new codes, once.',
+          body: codeBody,
+          response: { 200: backupCodesSchema, ...problemResponses(400, 401, 429, 503) },
+        },
+        preHandler: session,
+      },
+      async (request) => {
+        const account = await accountOf(sessionOf(request).userId, request.id);
+        const { backupCodes } = await deps.totp.regenerateBackupCodes({ ...account, code: request.body.code }, { requestId: request.id });
+        return { backup_codes: backupCodes };
+      },
+    );
+
+    app.post(
+      '/v0/auth/totp/disable',
+      {
+        schema: {
+          tags,
+          summary: 'Turn TOTP off; needs a current TOTP code.',
+          body: codeBody,
+          response: { ...noContent, ...problemResponses(400, 401, 429, 503) },
+        },
+        preHandler: session,
+      },
+      async (request, reply) => {
+        const account = await accountOf(sessionOf(request).userId, request.id);
+        await deps.totp.disable({ ...account, code: request.body.code }, { requestId: request.id });
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}

@@ -1,0 +1,52 @@
+import type { totpV1 } from '@latchkey/contracts';
+import type { ServiceHandlers } from '@latchkey/grpc-kit';
+import type { TotpDeps } from './totp-deps';
+import { createLoginChallenge, verifyLoginChallenge } from './totp-login';
+import { deleteTotpUserData, disableTotp, getTotpStatus, regenerateBackupCodes } from './totp-settings';
+import { beginTotpSetup, enableTotp } from './totp-setup';
+
+type TotpHandlers = ServiceHandlers<typeof totpV1.TotpServiceService>;
+
+/**
+ * One thin function per RPC: unpack the request, call the operation, shape
+ * the reply. Logs name the user and the event, never a secret, code or token.
+ */
+export function totpHandlers(deps: TotpDeps): TotpHandlers {
+  return {
+    async beginSetup(request) {
+      return beginTotpSetup(deps, request);
+    },
+    async enable(request, { requestId, logger }) {
+      const backupCodes = await enableTotp(deps, request, requestId);
+      logger.info({ user_id: request.userId }, 'totp enabled');
+      return { backupCodes };
+    },
+    async getStatus({ userId }) {
+      return getTotpStatus(deps, userId);
+    },
+    async disable(request, { requestId, logger }) {
+      await disableTotp(deps, request, requestId);
+      logger.info({ user_id: request.userId }, 'totp disabled');
+      return {};
+    },
+    async regenerateBackupCodes(request, { requestId, logger }) {
+      const backupCodes = await regenerateBackupCodes(deps, request, requestId);
+      logger.info({ user_id: request.userId }, 'backup codes regenerated');
+      return { backupCodes };
+    },
+    async createLoginChallenge({ userId }) {
+      const { token, expiresAt } = await createLoginChallenge(deps, userId);
+      return { tempToken: token, expiresAt };
+    },
+    async verifyLoginChallenge(request, { logger }) {
+      const userId = await verifyLoginChallenge(deps, request);
+      logger.info({ user_id: userId, proof: request.code === undefined ? 'backup_code' : 'totp' }, 'login challenge passed');
+      return { userId };
+    },
+    async deleteUserData({ userId }, { logger }) {
+      await deleteTotpUserData(deps, userId);
+      logger.info({ user_id: userId }, 'totp data deleted');
+      return {};
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import type { Redis } from 'ioredis';
+import { generateOpaqueToken, hashOpaqueToken } from './opaque-token';
+import { execTransaction } from './redis-client';
+
+/** API.md part 4: the temporary token "dies after 5 wrong codes". */
+export const MAX_CHALLENGE_ATTEMPTS = 5;
+
+/**
+ * How long a record outlives its `expires_at`, so that a late attempt is
+ * told `totp:temp_token_expired` rather than `totp:temp_token_invalid`.
+ */
+const EXPIRED_RECORD_RETENTION_SECONDS = 3_600;
+
+/**
+ * Takes one attempt of a challenge, atomically: of any number of parallel
+ * guesses at most MAX_CHALLENGE_ATTEMPTS get through. Answers
+ * {'unknown'}, {'dead'}, {'expired'} or {'reserved', user_id, attempt}.
+ */
+const RESERVE_SCRIPT = `
+local record = redis.call('HMGET', KEYS[1], 'user_id', 'expires_at', 'attempts')
+if not record[1] then return {'unknown'} end
+if tonumber(record[3]) >= tonumber(ARGV[2]) then return {'dead'} end
+if tonumber(record[2]) <= tonumber(ARGV[1]) then return {'expired'} end
+local attempt = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+return {'reserved', record[1], attempt}`;
+
+/** Gives an attempt back when it did not test a code (the user was rate limited, or no backup code was left). */
+const RELEASE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return redis.call('HINCRBY', KEYS[1], 'attempts', -1)
+end
+return 0`;
+
+export type AttemptReservation =
+  | { readonly outcome: 'reserved'; readonly userId: string; readonly attempt: number }
+  | { readonly outcome: 'unknown' | 'dead' | 'expired' };
+
+function parseReservation(reply: unknown): AttemptReservation {
+  if (!Array.isArray(reply)) throw new Error('unexpected reply from the challenge script');
+  const [outcome, userId, attempt] = reply as unknown[];
+  if (outcome === 'reserved' && typeof userId === 'string' && typeof attempt === 'number') {
+    return { outcome, userId, attempt };
+  }
+  if (outcome === 'unknown' || outcome === 'dead' || outcome === 'expired') return { outcome };
+  throw new Error('unexpected reply from the challenge script');
+}
+
+/**
+ * Temporary login tokens (the second step of a login with TOTP) in Redis.
+ * A record holds the user id, the attempts made and `expires_at`; its key
+ * is the token's hash. A per-user set lists a user's records, so that
+ * account deletion can remove them.
+ */
+export class LoginChallenges {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keyPrefix: string,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  /** The Redis key of a token's record. */
+  key(token: string): string {
+    return this.keyForHash(hashOpaqueToken(token));
+  }
+
+  private keyForHash(tokenHash: string): string {
+    return `${this.keyPrefix}totp:challenge:${tokenHash}`;
+  }
+
+  private userIndexKey(userId: string): string {
+    return `${this.keyPrefix}totp:challenges-of:${userId}`;
+  }
+
+  async issue(userId: string, nowMs: number): Promise<{ token: string; expiresAt: Date }> {
+    const token = generateOpaqueToken();
+    const tokenHash = hashOpaqueToken(token);
+    const expiresAtMs = nowMs + this.ttlSeconds * 1000;
+    const retentionSeconds = this.ttlSeconds + EXPIRED_RECORD_RETENTION_SECONDS;
+    const key = this.keyForHash(tokenHash);
+    const index = this.userIndexKey(userId);
+    await execTransaction(
+      this.redis
+        .multi()
+        .hset(key, { user_id: userId, attempts: 0, expires_at: expiresAtMs })
+        .expire(key, retentionSeconds)
+        .sadd(index, tokenHash)
+        .expire(index, retentionSeconds),
+    );
+    return { token, expiresAt: new Date(expiresAtMs) };
+  }
+
+  async reserveAttempt(token: string, nowMs: number): Promise<AttemptReservation> {
+    const reply = await this.redis.eval(RESERVE_SCRIPT, 1, this.key(token), nowMs, MAX_CHALLENGE_ATTEMPTS);
+    return parseReservation(reply);
+  }
+
+  async releaseAttempt(token: string): Promise<void> {
+    await this.redis.eval(RELEASE_SCRIPT, 1, this.key(token));
+  }
+
+  /**
+   * Ends a challenge: on success (single use) or when its last attempt
+   * failed. Answers whether this call was the one that ended it.
+   */
+  async end(token: string): Promise<boolean> {
+    return (await this.redis.del(this.key(token))) === 1;
+  }
+
+  async deleteFor(userId: string): Promise<void> {
+    const index = this.userIndexKey(userId);
+    const hashes = await this.redis.smembers(index);
+    await this.redis.del(index, ...hashes.map((hash) => this.keyForHash(hash)));
+  }
+}

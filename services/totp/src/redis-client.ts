@@ -1,0 +1,42 @@
+import { Redis, type ChainableCommander } from 'ioredis';
+import type { Logger } from '@latchkey/telemetry';
+
+/**
+ * The service's Redis connection. Commands issued while Redis is away wait
+ * in the offline queue for a bounded number of reconnect attempts and then
+ * fail, so a request answers instead of hanging; an outage is logged once,
+ * not once per reconnect attempt.
+ */
+export function createRedisClient(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, {
+    connectionName: 'latchkey-totp',
+    connectTimeout: 5_000,
+    maxRetriesPerRequest: 2,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  let down = false;
+  redis.on('error', (error: Error) => {
+    if (down) return;
+    down = true;
+    logger.warn({ err: error }, 'redis unavailable; retrying');
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger.info('redis available again');
+  });
+  return redis;
+}
+
+/**
+ * Runs a MULTI and fails with the first command's error: ioredis resolves a
+ * transaction even when a command in it failed.
+ */
+export async function execTransaction(transaction: ChainableCommander): Promise<unknown[]> {
+  const replies = await transaction.exec();
+  if (replies === null) throw new Error('redis transaction was aborted');
+  return replies.map(([error, reply]) => {
+    if (error) throw error;
+    return reply;
+  });
+}

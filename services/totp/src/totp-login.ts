@@ -1,0 +1,96 @@
+import { AppError, type FieldError } from '@latchkey/errors';
+import { acceptAuthenticatorCode, useBackupCode } from './code-acceptance';
+import { assertValid, checkBackupCode, checkToken, checkTotpCode, checkUserId } from './input-rules';
+import { MAX_CHALLENGE_ATTEMPTS } from './login-challenges';
+import type { TotpDeps } from './totp-deps';
+import { findCredential } from './totp-store';
+
+/** What the user typed at the second step of login: exactly one of the two. */
+export type LoginProof = { readonly code: string } | { readonly backupCode: string };
+
+/**
+ * Issues the temporary login token for a user whose first factor (password,
+ * or later an OAuth provider) succeeded and who has TOTP enabled.
+ */
+export async function createLoginChallenge(
+  deps: TotpDeps,
+  userId: string,
+): Promise<{ token: string; expiresAt: Date }> {
+  assertValid(checkUserId(userId));
+  if (!(await findCredential(deps.pool, userId))) throw new AppError('totp:not_enabled');
+  return deps.loginChallenges.issue(userId, deps.now());
+}
+
+/**
+ * Completes a login: checks the proof against the token's user and answers
+ * that user's id. API.md part 4: single use (success ends the token), dead
+ * after 5 wrong codes (the fifth answers `totp:invalid_code`, later uses
+ * `totp:temp_token_invalid`), `totp:temp_token_expired` once expired.
+ *
+ * Each call takes an attempt atomically before it tests anything, so that
+ * parallel guesses cannot exceed the 5. An attempt that tested no code (rate
+ * limited, no backup code left, an internal failure) is given back.
+ *
+ * If two right proofs race on one token, the proof of the loser is used up
+ * (its step recorded or its backup code deleted) although it gets
+ * `totp:temp_token_invalid`: ending the token first would instead let a
+ * wrong proof kill a token after one attempt.
+ */
+export async function verifyLoginChallenge(
+  deps: TotpDeps,
+  input: { tempToken: string; code?: string | undefined; backupCode?: string | undefined },
+): Promise<string> {
+  const { tempToken } = input;
+  const proof = toLoginProof(input);
+  const fields = [...checkToken(tempToken, 'temp_token'), ...checkProof(proof)];
+  if (!proof || fields.length > 0) throw AppError.validation(fields);
+
+  const reservation = await deps.loginChallenges.reserveAttempt(tempToken, deps.now());
+  if (reservation.outcome === 'expired') throw new AppError('totp:temp_token_expired');
+  if (reservation.outcome !== 'reserved') throw new AppError('totp:temp_token_invalid');
+  const { userId, attempt } = reservation;
+
+  try {
+    await deps.failureLimit.guard(userId, async () => {
+      const credential = await findCredential(deps.pool, userId);
+      // TOTP was disabled (or the account deleted) since the challenge was issued.
+      if (!credential) throw new AppError('totp:temp_token_invalid');
+      if ('code' in proof) await acceptAuthenticatorCode(deps, deps.pool, credential, proof.code);
+      else await useBackupCode(deps, userId, proof.backupCode);
+    });
+  } catch (error) {
+    await settleFailedAttempt(deps, tempToken, attempt, error);
+    throw error;
+  }
+  if (!(await deps.loginChallenges.end(tempToken))) throw new AppError('totp:temp_token_invalid');
+  return userId;
+}
+
+function toLoginProof(input: { code?: string | undefined; backupCode?: string | undefined }): LoginProof | undefined {
+  if (input.code !== undefined) return { code: input.code };
+  if (input.backupCode !== undefined) return { backupCode: input.backupCode };
+  return undefined;
+}
+
+function checkProof(proof: LoginProof | undefined): FieldError[] {
+  if (!proof) return [{ field: 'code', message: 'a code or a backup code is required' }];
+  return 'code' in proof ? checkTotpCode(proof.code) : checkBackupCode(proof.backupCode);
+}
+
+/**
+ * Keeps a wrong code's attempt (ending the token at the last one) and gives
+ * back any other. Best effort: a dead token is refused by its attempt count
+ * even if ending it fails, and the caller's error must not be replaced.
+ */
+async function settleFailedAttempt(deps: TotpDeps, tempToken: string, attempt: number, error: unknown): Promise<void> {
+  const code = error instanceof AppError ? error.code : undefined;
+  let settled: Promise<unknown> = Promise.resolve();
+  if (code === 'totp:invalid_code') {
+    if (attempt >= MAX_CHALLENGE_ATTEMPTS) settled = deps.loginChallenges.end(tempToken);
+  } else if (code === 'totp:temp_token_invalid') {
+    settled = deps.loginChallenges.end(tempToken);
+  } else {
+    settled = deps.loginChallenges.releaseAttempt(tempToken);
+  }
+  await settled.catch(() => undefined);
+}
