@@ -3,8 +3,11 @@
 # One image per unit, from one multi-target Dockerfile:
 #   docker build --target gateway  -t latchkey/gateway  .
 #   docker build --target identity -t latchkey/identity .
+#   docker build --target posts    -t latchkey/posts    .
+#   docker build --target totp     -t latchkey/totp     .
+#   docker build --target oauth    -t latchkey/oauth    .
 #   docker build --target jobs     -t latchkey/jobs     .
-# skaffold.yaml builds the three; charts/latchkey runs them.
+# skaffold.yaml builds the six; charts/latchkey runs them.
 #
 # Stages: build (whole workspace: install, type-check, emit dist/) ->
 # <unit>-deploy (`pnpm deploy`: the unit, its workspace libraries and its
@@ -47,6 +50,21 @@ RUN --mount=type=cache,id=latchkey-pnpm-store,target=/root/.local/share/pnpm/sto
     --mount=type=cache,id=latchkey-pnpm-cache,target=/root/.cache/pnpm \
     pnpm deploy --filter @latchkey/identity --prod --prefer-offline /out
 
+FROM build AS posts-deploy
+RUN --mount=type=cache,id=latchkey-pnpm-store,target=/root/.local/share/pnpm/store \
+    --mount=type=cache,id=latchkey-pnpm-cache,target=/root/.cache/pnpm \
+    pnpm deploy --filter @latchkey/posts --prod --prefer-offline /out
+
+FROM build AS totp-deploy
+RUN --mount=type=cache,id=latchkey-pnpm-store,target=/root/.local/share/pnpm/store \
+    --mount=type=cache,id=latchkey-pnpm-cache,target=/root/.cache/pnpm \
+    pnpm deploy --filter @latchkey/totp --prod --prefer-offline /out
+
+FROM build AS oauth-deploy
+RUN --mount=type=cache,id=latchkey-pnpm-store,target=/root/.local/share/pnpm/store \
+    --mount=type=cache,id=latchkey-pnpm-cache,target=/root/.cache/pnpm \
+    pnpm deploy --filter @latchkey/oauth --prod --prefer-offline /out
+
 FROM build AS jobs-deploy
 RUN --mount=type=cache,id=latchkey-pnpm-store,target=/root/.local/share/pnpm/store \
     --mount=type=cache,id=latchkey-pnpm-cache,target=/root/.cache/pnpm \
@@ -78,6 +96,27 @@ CMD ["node", "dist/main.js"]
 
 FROM runtime AS identity
 COPY --from=identity-deploy /out /app
+EXPOSE 50051 9464
+CMD ["node", "dist/main.js", "serve"]
+
+# Every gRPC service listens on 50051 in its own container, as the chart
+# runs them; the processes' own defaults (oauth 50052, totp 50053, posts
+# 50054) keep them apart on one host, for the local stack.
+FROM runtime AS posts
+COPY --from=posts-deploy /out /app
+ENV GRPC_PORT=50051
+EXPOSE 50051 9464
+CMD ["node", "dist/main.js", "serve"]
+
+FROM runtime AS totp
+COPY --from=totp-deploy /out /app
+ENV GRPC_PORT=50051
+EXPOSE 50051 9464
+CMD ["node", "dist/main.js", "serve"]
+
+FROM runtime AS oauth
+COPY --from=oauth-deploy /out /app
+ENV GRPC_PORT=50051
 EXPOSE 50051 9464
 CMD ["node", "dist/main.js", "serve"]
 

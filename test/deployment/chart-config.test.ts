@@ -9,6 +9,9 @@ import { type z } from 'zod';
 import { configSchema as gatewaySchema, loadGatewayConfig } from '../../gateway/src/config';
 import { configSchema as identitySchema, loadIdentityConfig } from '../../services/identity/src/config';
 import { configSchema as jobsSchema, loadJobsConfig } from '../../services/jobs/src/config';
+import { configSchema as oauthSchema, loadOAuthConfig } from '../../services/oauth/src/config';
+import { configSchema as postsSchema, loadPostsConfig } from '../../services/posts/src/config';
+import { configSchema as totpSchema, loadTotpConfig } from '../../services/totp/src/config';
 import { chartDir, devValues, findObject, type K8sObject, productionValues, renderChart } from './helm';
 import { componentOf, containerEnvironment, mainContainer } from './workloads';
 
@@ -20,8 +23,35 @@ interface ProcessConfig {
 const processes: Record<string, ProcessConfig> = {
   gateway: { schema: gatewaySchema, load: loadGatewayConfig },
   identity: { schema: identitySchema, load: loadIdentityConfig },
+  posts: { schema: postsSchema, load: loadPostsConfig },
+  totp: { schema: totpSchema, load: loadTotpConfig },
+  oauth: { schema: oauthSchema, load: loadOAuthConfig },
   jobs: { schema: jobsSchema, load: loadJobsConfig },
 };
+
+/** The gRPC services, each listening on 50051 and reached at <UNIT>_GRPC_ADDRESS. */
+const grpcUnits = ['identity', 'posts', 'totp', 'oauth'];
+
+/** Who calls whom over gRPC: each caller reads the callee's address. */
+const callers: Record<string, string[]> = {
+  gateway: ['identity', 'posts', 'totp', 'oauth'],
+  oauth: ['identity'],
+  jobs: ['posts', 'totp', 'oauth'],
+};
+
+/** Variables that carry credentials: only ever from a Secret. */
+const credentials = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'NATS_URL',
+  'SMTP_URL',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+  'TOTP_ENCRYPTION_KEY',
+  'TOTP_PREVIOUS_ENCRYPTION_KEYS',
+  'GOOGLE_CLIENT_SECRET',
+  'GITHUB_CLIENT_SECRET',
+];
 
 /** Variables a process cannot start without (no default, not optional). */
 function requiredVariables(schema: z.ZodObject): string[] {
@@ -31,55 +61,24 @@ function requiredVariables(schema: z.ZodObject): string[] {
     .sort();
 }
 
-/**
- * Variables of API.md part 7 that no present unit reads yet: the oauth,
- * totp and posts services will. The chart's values carry them already so
- * that operators set them in one place; this list keeps their names honest.
- */
-const variablesOfLaterUnits = new Set([
-  'OAUTH_PENDING_SIGNUP_TTL_MINUTES',
-  'GOOGLE_CLIENT_ID',
-  'GOOGLE_CLIENT_SECRET',
-  'GOOGLE_REDIRECT_URI',
-  'GOOGLE_ISSUER',
-  'GOOGLE_AUTHORIZATION_URL',
-  'GOOGLE_TOKEN_URL',
-  'GOOGLE_USERINFO_URL',
-  'GOOGLE_JWKS_URL',
-  'GITHUB_CLIENT_ID',
-  'GITHUB_CLIENT_SECRET',
-  'GITHUB_REDIRECT_URI',
-  'GITHUB_AUTHORIZATION_URL',
-  'GITHUB_TOKEN_URL',
-  'GITHUB_API_URL',
-  'S3_ENDPOINT',
-  'S3_REGION',
-  'S3_BUCKET',
-  'S3_ACCESS_KEY_ID',
-  'S3_SECRET_ACCESS_KEY',
-  'S3_FORCE_PATH_STYLE',
-  'TOTP_ISSUER',
-  'TOTP_ENCRYPTION_KEY',
-  'TOTP_TEMP_TOKEN_TTL_SECONDS',
-  'POSTS_MAX_CONTENT_BYTES',
-]);
 
 test('the required variables are the ones this test expects (the schemas are read, not copied)', () => {
   expect(requiredVariables(gatewaySchema)).toEqual(['PUBLIC_APP_URL', 'REDIS_URL']);
   expect(requiredVariables(identitySchema)).toEqual(['DATABASE_URL', 'NATS_URL']);
+  expect(requiredVariables(postsSchema)).toEqual(['DATABASE_URL', 'NATS_URL']);
+  expect(requiredVariables(totpSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL', 'TOTP_ENCRYPTION_KEY']);
+  expect(requiredVariables(oauthSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL']);
   expect(requiredVariables(jobsSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'PUBLIC_APP_URL', 'SMTP_URL']);
 });
 
-test('every config and secret name in values.yaml is read by a unit, or by a unit still to come', () => {
+test('every config and secret name in values.yaml is read by a unit', () => {
   const values = parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8')) as {
     config: Record<string, unknown>;
     secrets: { values: Record<string, unknown> };
   };
   const read = new Set(Object.values(processes).flatMap(({ schema }) => Object.keys(schema.shape)));
   const names = [...Object.keys(values.config), ...Object.keys(values.secrets.values)];
-  expect(names.filter((name) => !read.has(name) && !variablesOfLaterUnits.has(name))).toEqual([]);
-  // Names of later units that a present unit reads have left the list above.
-  expect([...variablesOfLaterUnits].filter((name) => read.has(name))).toEqual([]);
+  expect(names.filter((name) => !read.has(name))).toEqual([]);
 });
 
 const variants: [string, string[]][] = [
@@ -137,27 +136,56 @@ describe.each(variants)('with %s values', (variant, valuesFiles) => {
     });
 
     test('credentials come from a Secret, never from a ConfigMap', () => {
-      const credentials = ['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'SMTP_URL'];
       for (const workload of workloadsOf(unit)) {
         const environment = containerEnvironment(objects, mainContainer(workload));
         expect(credentials.filter((name) => environment.fromConfigMaps.has(name))).toEqual([]);
       }
     });
+
+    test('a variable the process requires is never an optional Secret reference', () => {
+      const required = new Set(requiredVariables(schema));
+      for (const workload of workloadsOf(unit)) {
+        const optional = (mainContainer(workload).env ?? [])
+          .filter((variable) => variable.valueFrom?.secretKeyRef?.optional === true)
+          .map((variable) => variable.name);
+        expect(optional.filter((name) => required.has(name))).toEqual([]);
+      }
+    });
   });
 
-  test('the gateway reaches identity at the identity Service gRPC port', () => {
-    const environment = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', 'latchkey-gateway')));
-    const service = findObject(objects, 'Service', 'latchkey-identity');
-    const grpcPort = (service.spec as { ports: { name: string; port: number }[] }).ports.find((port) => port.name === 'grpc');
-    expect(environment.values.IDENTITY_GRPC_ADDRESS).toBe(`latchkey-identity:${grpcPort?.port}`);
-    expect(grpcPort?.port).toBe(50051);
+  test.each(Object.entries(callers))('%s reaches each unit it calls at its Service gRPC port, and no other', (caller, callees) => {
+    const environment = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', `latchkey-${caller}`)));
+    for (const unit of callees) {
+      const service = findObject(objects, 'Service', `latchkey-${unit}`);
+      const grpcPort = (service.spec as { ports: { name: string; port: number }[] }).ports.find((port) => port.name === 'grpc');
+      expect(environment.values[`${unit.toUpperCase()}_GRPC_ADDRESS`]).toBe(`latchkey-${unit}:${grpcPort?.port}`);
+      expect(grpcPort?.port).toBe(50051);
+    }
+    const addresses = [...environment.names].filter((name) => name.endsWith('_GRPC_ADDRESS')).sort();
+    expect(addresses).toEqual(callees.map((unit) => `${unit.toUpperCase()}_GRPC_ADDRESS`).sort());
   });
 
-  test('ports: the gateway listens on 8080, identity on 50051 with metrics on 9464, jobs has metrics on 9464', () => {
+  test('ports: the gateway listens on 8080, each gRPC service on 50051 with metrics on 9464, jobs has metrics on 9464', () => {
     const portsOf = (unit: string) => containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', `latchkey-${unit}`))).values;
     expect(portsOf('gateway').GATEWAY_PORT).toBe('8080');
-    expect(portsOf('identity')).toMatchObject({ GRPC_PORT: '50051', METRICS_PORT: '9464' });
+    for (const unit of grpcUnits) expect(portsOf(unit)).toMatchObject({ GRPC_PORT: '50051', METRICS_PORT: '9464' });
     expect(portsOf('jobs').METRICS_PORT).toBe('9464');
+  });
+
+  test('posts and the jobs worker use the same object store, and the gateway and posts the same content limit', () => {
+    const environmentOf = (unit: string) => containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', `latchkey-${unit}`)));
+    const posts = environmentOf('posts');
+    const jobs = environmentOf('jobs');
+    const s3 = ['S3_ENDPOINT', 'S3_REGION', 'S3_BUCKET', 'S3_FORCE_PATH_STYLE', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
+    for (const name of s3) {
+      expect({ name, value: jobs.values[name], external: jobs.external.get(name) }).toEqual({
+        name,
+        value: posts.values[name],
+        external: posts.external.get(name),
+      });
+    }
+    expect(posts.values.S3_BUCKET).toBeDefined();
+    expect(environmentOf('gateway').values.POSTS_MAX_CONTENT_BYTES).toBe(posts.values.POSTS_MAX_CONTENT_BYTES);
   });
 
   test('the chart sets a 60-minute email verification token lifetime (API.md part 7)', () => {
@@ -165,19 +193,77 @@ describe.each(variants)('with %s values', (variant, valuesFiles) => {
     expect(containerEnvironment(objects, mainContainer(identity)).values.AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME).toBe('60');
   });
 
-  test('mTLS files are set on every unit that speaks gRPC exactly when mTLS is on, and are mounted', () => {
+  test('mTLS files are set on every unit that speaks gRPC (all of them: the jobs worker calls services too) exactly when mTLS is on, and are mounted', () => {
     const mtls = variant === 'production';
-    for (const unit of ['gateway', 'identity', 'jobs']) {
+    for (const unit of Object.keys(processes)) {
       const container = mainContainer(findObject(objects, 'Deployment', `latchkey-${unit}`));
       const environment = containerEnvironment(objects, container);
       const files = ['GRPC_TLS_CERT_FILE', 'GRPC_TLS_KEY_FILE', 'GRPC_TLS_CA_FILE'].map((name) => environment.values[name]);
-      if (!mtls || unit === 'jobs') {
+      if (!mtls) {
         expect(files).toEqual([undefined, undefined, undefined]);
         continue;
       }
       expect(files).toEqual(['/etc/latchkey/tls/tls.crt', '/etc/latchkey/tls/tls.key', '/etc/latchkey/tls/ca.crt']);
       const mounts = container.volumeMounts?.map((mount) => mount.mountPath) ?? [];
       for (const file of files) expect(mounts).toContain(path.posix.dirname(file!));
+    }
+  });
+
+  test('migration Jobs talk to the database only: no mTLS files, no certificate', () => {
+    for (const job of objects.filter((object) => object.kind === 'Job')) {
+      const container = mainContainer(job);
+      const environment = containerEnvironment(objects, container);
+      expect([...environment.names].filter((name) => name.startsWith('GRPC_TLS_'))).toEqual([]);
+      expect(container.volumeMounts?.map((mount) => mount.mountPath)).toEqual(['/tmp']);
+    }
+  });
+});
+
+describe('oauth in production', () => {
+  let objects: K8sObject[];
+  beforeAll(() => {
+    objects = renderChart({ values: [productionValues] });
+  });
+
+  /** The environment of oauth's Deployment, with stand-ins for what only the operator's Secret holds. */
+  function environmentWithSecrets(secrets: Record<string, string>): Record<string, string> {
+    const environment = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', 'latchkey-oauth')));
+    expect([...environment.external.keys()].sort()).toEqual(
+      ['DATABASE_URL', 'GITHUB_CLIENT_SECRET', 'GOOGLE_CLIENT_SECRET', 'NATS_URL', 'REDIS_URL'].sort(),
+    );
+    return {
+      ...environment.values,
+      DATABASE_URL: 'postgres://latchkey:secret@db.internal:5432/latchkey',
+      REDIS_URL: 'rediss://:secret@redis.internal:6380/0',
+      NATS_URL: 'tls://nats.internal:4222',
+      ...secrets,
+    };
+  }
+
+  test('values-production.yaml configures both providers: with the client secrets from the existingSecret, the process starts', () => {
+    const environment = environmentWithSecrets({ GOOGLE_CLIENT_SECRET: 'google-secret', GITHUB_CLIENT_SECRET: 'github-secret' });
+    expect(environment.NODE_ENV).toBe('production');
+    expect(() => loadOAuthConfig(environment)).not.toThrow();
+  });
+
+  test('the client secrets are required keys of the existingSecret', () => {
+    const environment = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', 'latchkey-oauth')));
+    for (const name of ['GOOGLE_CLIENT_SECRET', 'GITHUB_CLIENT_SECRET']) {
+      expect(environment.external.get(name)).toEqual({ secret: 'latchkey-env', key: name, optional: false });
+    }
+    // Without them the process would refuse to start, so the pod must not start without them either.
+    expect(() => loadOAuthConfig(environmentWithSecrets({}))).toThrow(/GOOGLE_CLIENT_SECRET/);
+  });
+
+  test('the redirect URIs are pages of the client application (under PUBLIC_APP_URL), over https', () => {
+    const environment = environmentWithSecrets({});
+    const gateway = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', 'latchkey-gateway')));
+    const appUrl = gateway.values.PUBLIC_APP_URL!;
+    for (const name of ['GOOGLE_REDIRECT_URI', 'GITHUB_REDIRECT_URI']) {
+      const uri = environment[name]!;
+      expect({ name, page: uri.startsWith(`${appUrl.replace(/\/$/, '')}/`) }).toEqual({ name, page: true });
+      expect(new URL(uri).protocol).toBe('https:');
+      expect(new URL(uri).search).toBe('');
     }
   });
 });

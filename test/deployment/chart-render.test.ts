@@ -7,18 +7,27 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { chartDir, devValues, findObject, isHook, type K8sObject, productionValues, renderChart } from './helm';
 import { unknownFields, validateWithModel } from './manifest-validation';
-import { componentOf, mainContainer, podTemplate, type Probe, selects } from './workloads';
+import { componentOf, containerEnvironment, mainContainer, podTemplate, type Probe, selects } from './workloads';
 
 const chart = parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8')) as { apiVersion: string; appVersion: string };
 
-/** Units the chart deploys today, with the shape of each. */
-const units = {
-  gateway: { kind: 'http', migrations: false },
-  identity: { kind: 'grpc', migrations: true },
-  jobs: { kind: 'worker', migrations: true },
-} as const;
-type UnitName = keyof typeof units;
-const unitNames = Object.keys(units) as UnitName[];
+/**
+ * Units the chart deploys today, with the shape of each: kind, whether it
+ * migrates, the gRPC units it calls, the gRPC health service its readiness
+ * probe asks about.
+ */
+const units: Record<string, { kind: 'http' | 'grpc' | 'worker'; migrations: boolean; calls: string[]; health?: string }> = {
+  gateway: { kind: 'http', migrations: false, calls: ['identity', 'posts', 'totp', 'oauth'] },
+  identity: { kind: 'grpc', migrations: true, calls: [], health: 'identity.v1.IdentityService' },
+  posts: { kind: 'grpc', migrations: true, calls: [], health: 'posts.v1.PostsService' },
+  totp: { kind: 'grpc', migrations: true, calls: [], health: 'totp.v1.TotpService' },
+  oauth: { kind: 'grpc', migrations: true, calls: ['identity'], health: 'oauth.v1.OAuthService' },
+  jobs: { kind: 'worker', migrations: true, calls: ['posts', 'totp', 'oauth'] },
+};
+
+/** A unit speaks gRPC when it serves it or calls a unit that does. */
+const speaksGrpc = (unit: string): boolean => units[unit]!.kind === 'grpc' || units[unit]!.calls.length > 0;
+const unitNames = Object.keys(units);
 
 const renders: Record<string, K8sObject[]> = {};
 beforeAll(() => {
@@ -35,7 +44,7 @@ function objectsOf(variant: string): K8sObject[] {
   return objects;
 }
 
-function deployment(objects: readonly K8sObject[], unit: UnitName): K8sObject {
+function deployment(objects: readonly K8sObject[], unit: string): K8sObject {
   return findObject(objects, 'Deployment', `latchkey-${unit}`);
 }
 
@@ -128,10 +137,13 @@ describe.each(variants)('helm template with %s values', (variant) => {
     const objects = objectsOf(variant);
     const jobs = objects.filter((object) => object.kind === 'Job');
     expect(jobs.map(componentOf).sort()).toEqual(
-      unitNames.filter((unit) => units[unit].migrations).map((unit) => `${unit}-migrate`),
+      unitNames
+        .filter((unit) => units[unit]!.migrations)
+        .map((unit) => `${unit}-migrate`)
+        .sort(),
     );
     for (const job of jobs) {
-      const unit = componentOf(job)!.replace(/-migrate$/, '') as UnitName;
+      const unit = componentOf(job)!.replace(/-migrate$/, '');
       expect(job.metadata.annotations).toMatchObject({ 'helm.sh/hook': 'pre-install,pre-upgrade' });
       const deletePolicy = job.metadata.annotations?.['helm.sh/hook-delete-policy']?.split(',');
       expect(deletePolicy).toEqual(expect.arrayContaining(['before-hook-creation', 'hook-succeeded']));
@@ -183,11 +195,11 @@ describe.each(variants)('helm template with %s values', (variant) => {
       ];
       for (const [name, probe] of probes) {
         expect(probe).toBeDefined();
-        if (units[unit].kind === 'grpc' && !mtls) {
+        if (units[unit]!.kind === 'grpc' && !mtls) {
           expect(probe?.grpc?.port).toBe(ports.get('grpc'));
-          expect(probe?.grpc?.service).toBe(name === 'readiness' ? 'identity.v1.IdentityService' : undefined);
+          expect(probe?.grpc?.service).toBe(name === 'readiness' ? units[unit]!.health : undefined);
         } else {
-          const port = units[unit].kind === 'http' ? 'http' : 'metrics';
+          const port = units[unit]!.kind === 'http' ? 'http' : 'metrics';
           expect(probe?.httpGet).toEqual({ path: name === 'readiness' ? '/readyz' : '/healthz', port });
           expect(ports.has(port)).toBe(true);
         }
@@ -195,7 +207,7 @@ describe.each(variants)('helm template with %s values', (variant) => {
     }
   });
 
-  test('gRPC ports accept only pods of this release; every unit opens its metrics port to the scraper', () => {
+  test('a gRPC port accepts only the units that call it; every unit opens its metrics port to the scraper', () => {
     const objects = objectsOf(variant);
     const values = variant === 'production' ? { gatewayFrom: 1, metricsFrom: 1 } : { gatewayFrom: 0, metricsFrom: variant === 'dev' ? 0 : 1 };
     for (const unit of unitNames) {
@@ -211,14 +223,36 @@ describe.each(variants)('helm template with %s values', (variant) => {
       };
       expect(spec.policyTypes).toEqual(['Ingress']);
       const rulesFor = (port: string) => spec.ingress.filter((rule) => rule.ports.some((candidate) => candidate.port === port));
-      if (units[unit].kind === 'grpc') {
+      if (units[unit]!.kind === 'grpc') {
         const grpcRules = rulesFor('grpc');
         expect(grpcRules).toHaveLength(1);
-        expect(grpcRules[0]?.from).toEqual([
-          { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'latchkey', 'app.kubernetes.io/instance': 'latchkey' } } },
-        ]);
+        const callers = unitNames.filter((caller) => units[caller]!.calls.includes(unit));
+        expect(callers.length).toBeGreaterThan(0);
+        expect(grpcRules[0]?.from).toEqual(
+          callers.map((caller) => ({
+            podSelector: {
+              matchLabels: {
+                'app.kubernetes.io/name': 'latchkey',
+                'app.kubernetes.io/instance': 'latchkey',
+                'app.kubernetes.io/component': caller,
+              },
+            },
+          })),
+        );
+        // Each peer selects exactly the caller's pods: its Deployment, not its migration Job.
+        for (const caller of callers) {
+          const peer = grpcRules[0]!.from!.find((candidate) =>
+            selects((candidate as { podSelector: { matchLabels: Record<string, string> } }).podSelector.matchLabels, podTemplate(deployment(objects, caller)).metadata.labels),
+          );
+          expect(peer).toBeDefined();
+        }
+        const jobPods = objects.filter((object) => object.kind === 'Job').map((job) => podTemplate(job).metadata.labels);
+        for (const peer of grpcRules[0]!.from!) {
+          const selector = (peer as { podSelector: { matchLabels: Record<string, string> } }).podSelector.matchLabels;
+          expect(jobPods.filter((labels) => selects(selector, labels))).toEqual([]);
+        }
       }
-      if (units[unit].kind === 'http') {
+      if (units[unit]!.kind === 'http') {
         const httpRules = rulesFor('http');
         expect(httpRules[0]?.from?.length ?? 0).toBe(values.gatewayFrom);
       } else {
@@ -238,7 +272,7 @@ describe.each(variants)('helm template with %s values', (variant) => {
     expect(budgets).toHaveLength(variant === 'dev' ? 0 : unitNames.length);
     for (const budget of budgets) {
       const selector = (budget.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
-      const unit = componentOf(budget) as UnitName;
+      const unit = componentOf(budget)!;
       expect(selects(selector, podTemplate(deployment(objects, unit)).metadata.labels)).toBe(true);
     }
     const autoscalers = objects.filter((object) => object.kind === 'HorizontalPodAutoscaler');
@@ -283,13 +317,47 @@ describe('production values', () => {
     expect(new Set(refs)).toEqual(new Set(['latchkey-env']));
   });
 
+  test('S3 keys and retired TOTP keys are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {
+    const objects = objectsOf('production');
+    const optional = new Set(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'TOTP_PREVIOUS_ENCRYPTION_KEYS']);
+    const references = objects
+      .filter((object) => object.kind === 'Deployment' || object.kind === 'Job')
+      .flatMap((object) => mainContainer(object).env ?? [])
+      .filter((variable) => variable.valueFrom?.secretKeyRef);
+    for (const variable of references) {
+      expect({ name: variable.name, optional: variable.valueFrom?.secretKeyRef?.optional ?? false }).toEqual({
+        name: variable.name,
+        optional: optional.has(variable.name),
+      });
+    }
+    const posts = mainContainer(deployment(objects, 'posts')).env?.map((variable) => variable.name);
+    const totp = mainContainer(deployment(objects, 'totp')).env?.map((variable) => variable.name);
+    expect(posts).toEqual(expect.arrayContaining(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']));
+    expect(totp).toEqual(expect.arrayContaining(['TOTP_ENCRYPTION_KEY', 'TOTP_PREVIOUS_ENCRYPTION_KEYS']));
+    const oauth = mainContainer(deployment(objects, 'oauth')).env?.map((variable) => variable.name);
+    expect(oauth).toEqual(expect.arrayContaining(['GOOGLE_CLIENT_SECRET', 'GITHUB_CLIENT_SECRET']));
+  });
+
+  test('the ingress lets through the largest post body the gateway accepts', () => {
+    const ingress = findObject(objectsOf('production'), 'Ingress', 'latchkey-gateway');
+    const size = /^(\d+)([kmg]?)$/i.exec(ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '');
+    expect(size).not.toBeNull();
+    const bytes = Number(size![1]) * ({ '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 } as Record<string, number>)[size![2]!.toLowerCase()]!;
+    const gateway = containerEnvironment(objectsOf('production'), mainContainer(deployment(objectsOf('production'), 'gateway')));
+    const maxContent = Number(gateway.values.POSTS_MAX_CONTENT_BYTES ?? 1_048_576);
+    // gateway/src/routes/post-routes.ts: twice the content limit plus 64 KiB.
+    expect(bytes).toBeGreaterThanOrEqual(2 * maxContent + 64 * 1024);
+  });
+
   test('mTLS mounts the certificate Secret read-only into every unit that speaks gRPC, and only those', () => {
     const objects = objectsOf('production');
+    // Today every unit does: the jobs worker calls posts, totp and oauth.
+    expect(unitNames.filter(speaksGrpc)).toEqual(unitNames);
     for (const unit of unitNames) {
       const pod = podTemplate(deployment(objects, unit)).spec;
       const volume = pod.volumes?.find((candidate) => candidate.secret?.secretName === 'latchkey-mtls');
       const mount = mainContainer(deployment(objects, unit)).volumeMounts?.find((candidate) => candidate.name === volume?.name);
-      if (unit === 'jobs') {
+      if (!speaksGrpc(unit)) {
         expect(volume).toBeUndefined();
       } else {
         expect(mount).toEqual({ name: 'mtls', mountPath: '/etc/latchkey/tls', readOnly: true });
@@ -310,8 +378,17 @@ describe('default values', () => {
   test('the chart Secret holds only the keys that enabled units read, and the ConfigMaps hold no credentials', () => {
     const objects = objectsOf('default');
     const secret = findObject(objects, 'Secret', 'latchkey-secrets');
-    expect(Object.keys(secret.data as Record<string, string>).sort()).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL', 'SMTP_URL']);
-    const credentialNames = /^(DATABASE_URL|REDIS_URL|NATS_URL|SMTP_URL|S3_ACCESS_KEY_ID|S3_SECRET_ACCESS_KEY|TOTP_ENCRYPTION_KEY|\w+_CLIENT_SECRET)$/;
+    // TOTP_PREVIOUS_ENCRYPTION_KEYS and OAuth's client secrets are empty (no provider in development), and optional: they are left out.
+    expect(Object.keys(secret.data as Record<string, string>).sort()).toEqual([
+      'DATABASE_URL',
+      'NATS_URL',
+      'REDIS_URL',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'SMTP_URL',
+      'TOTP_ENCRYPTION_KEY',
+    ]);
+    const credentialNames = /^(DATABASE_URL|REDIS_URL|NATS_URL|SMTP_URL|S3_ACCESS_KEY_ID|S3_SECRET_ACCESS_KEY|TOTP_\w*ENCRYPTION_KEYS?|\w+_CLIENT_SECRET)$/;
     for (const configMap of objects.filter((object) => object.kind === 'ConfigMap')) {
       expect(Object.keys((configMap.data ?? {}) as Record<string, string>).filter((key) => credentialNames.test(key))).toEqual([]);
     }

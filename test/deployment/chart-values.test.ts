@@ -1,6 +1,7 @@
 // Values are checked when the chart is rendered: bad ones stop `helm
 // template` (and so `helm install`) with a message that names them, and
 // supported variations render what they promise.
+import { loadOAuthConfig } from '../../services/oauth/src/config';
 import { findObject, removeValuesFiles, renderChart, runHelm, templateArgs, writeValuesFile } from './helm';
 import { containerEnvironment, mainContainer, podTemplate } from './workloads';
 
@@ -50,6 +51,28 @@ describe('helm template refuses bad values', () => {
 
   test('an empty credential that a unit needs, without existingSecret', () => {
     expectRejected({ set: ['secrets.values.SMTP_URL='] }, /secrets\.values\.SMTP_URL is required by units\.jobs/);
+    expectRejected({ set: ['secrets.values.TOTP_ENCRYPTION_KEY='] }, /secrets\.values\.TOTP_ENCRYPTION_KEY is required by units\.totp/);
+  });
+
+  test('a TOTP key that is not 32 bytes of base64, and a badly separated list of retired keys', () => {
+    expectRejected({ set: ['secrets.values.TOTP_ENCRYPTION_KEY=c2hvcnQ='] }, /TOTP_ENCRYPTION_KEY/);
+    const key = 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=';
+    expectRejected({ values: [writeValuesFile({ secrets: { values: { TOTP_PREVIOUS_ENCRYPTION_KEYS: `${key};${key}` } } })] }, /TOTP_PREVIOUS_ENCRYPTION_KEYS/);
+  });
+
+  test('a post content limit above the 3 MiB that posts and the gateway accept', () => {
+    expectRejected({ set: ['config.POSTS_MAX_CONTENT_BYTES=4194304'] }, /POSTS_MAX_CONTENT_BYTES/);
+  });
+
+  test('an optional secret that values do not define, or that a unit also needs', () => {
+    expectRejected(
+      { values: [writeValuesFile({ units: { posts: { optionalSecrets: ['S3_SESSION_TOKEN'] } } })] },
+      /S3_SESSION_TOKEN/,
+    );
+    expectRejected(
+      { values: [writeValuesFile({ units: { posts: { secrets: ['DATABASE_URL', 'NATS_URL', 'S3_ACCESS_KEY_ID'] } } })] },
+      /units\.posts lists S3_ACCESS_KEY_ID in both secrets and optionalSecrets/,
+    );
   });
 
   test('a gRPC unit without a metrics port', () => {
@@ -73,7 +96,7 @@ describe('supported variations render', () => {
     const objects = renderChart({ set: ['secrets.existingSecret=ops-managed', 'secrets.values.DATABASE_URL='] });
     expect(objects.filter((object) => object.kind === 'Secret')).toEqual([]);
     const identity = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', 'latchkey-identity')));
-    expect(identity.external.get('DATABASE_URL')).toEqual({ secret: 'ops-managed', key: 'DATABASE_URL' });
+    expect(identity.external.get('DATABASE_URL')).toEqual({ secret: 'ops-managed', key: 'DATABASE_URL', optional: false });
   });
 
   test('a global registry and a digest tag make the image reference', () => {
@@ -93,6 +116,42 @@ describe('supported variations render', () => {
     expect(objects.filter((object) => object.metadata.name.startsWith('latchkey-jobs'))).toEqual([]);
   });
 
+  test('a gRPC unit can be disabled once no unit calls it', () => {
+    expectRejected({ set: ['units.totp.enabled=false'] }, /units\.gateway\.calls totp, which is not an enabled unit/);
+    expectRejected(
+      { values: [writeValuesFile({ units: { totp: { enabled: false }, gateway: { calls: ['identity', 'posts', 'oauth'] } } })] },
+      /units\.jobs\.calls totp, which is not an enabled unit/,
+    );
+    const objects = renderChart({
+      values: [
+        writeValuesFile({
+          units: { totp: { enabled: false }, gateway: { calls: ['identity', 'posts', 'oauth'] }, jobs: { calls: ['posts', 'oauth'] } },
+        }),
+      ],
+    });
+    expect(objects.filter((object) => object.metadata.name.startsWith('latchkey-totp'))).toEqual([]);
+    const gateway = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', 'latchkey-gateway')));
+    expect(gateway.names.has('TOTP_GRPC_ADDRESS')).toBe(false);
+  });
+
+  test('existingSecret without S3 keys: posts and jobs fall back to the SDK chain, other units are unaffected', () => {
+    const objects = renderChart({ set: ['secrets.existingSecret=ops-managed'] });
+    for (const unit of ['posts', 'jobs']) {
+      const environment = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', `latchkey-${unit}`)));
+      expect(environment.external.get('S3_ACCESS_KEY_ID')).toEqual({ secret: 'ops-managed', key: 'S3_ACCESS_KEY_ID', optional: true });
+      expect(environment.external.get('DATABASE_URL')).toEqual({ secret: 'ops-managed', key: 'DATABASE_URL', optional: false });
+    }
+  });
+
+  test('an empty optional secret is left out of the chart Secret and unset in the pod', () => {
+    const objects = renderChart({ set: ['secrets.values.S3_ACCESS_KEY_ID=', 'secrets.values.S3_SECRET_ACCESS_KEY='] });
+    const secret = findObject(objects, 'Secret', 'latchkey-secrets');
+    expect(Object.keys(secret.data as Record<string, string>)).not.toContain('S3_ACCESS_KEY_ID');
+    const posts = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', 'latchkey-posts')));
+    expect(posts.names.has('S3_ACCESS_KEY_ID')).toBe(false);
+    expect(posts.values.DATABASE_URL).toMatch(/^postgres:/);
+  });
+
   test('another release name prefixes every object and the gRPC address', () => {
     const objects = renderChart({ release: 'acme' });
     const gateway = findObject(objects, 'Deployment', 'acme-latchkey-gateway');
@@ -103,46 +162,132 @@ describe('supported variations render', () => {
   test('a new gRPC unit is one values block: it gets every object, and its callers get its address', () => {
     const values = writeValuesFile({
       units: {
-        totp: {
+        audit: {
           kind: 'grpc',
-          image: { repository: 'latchkey/totp' },
+          image: { repository: 'latchkey/audit' },
           args: ['node', 'dist/main.js', 'serve'],
           ports: { grpc: { port: 50051, env: 'GRPC_PORT' }, metrics: { port: 9464, env: 'METRICS_PORT' } },
-          grpcHealthService: 'totp.v1.TotpService',
-          config: ['NODE_ENV', 'TOTP_ISSUER'],
-          secrets: ['DATABASE_URL', 'TOTP_ENCRYPTION_KEY'],
+          grpcHealthService: 'audit.v1.AuditService',
+          config: ['NODE_ENV', 'LOG_LEVEL'],
+          secrets: ['DATABASE_URL', 'NATS_URL'],
           migrations: { enabled: true, args: ['node', 'dist/main.js', 'migrate'] },
         },
-        gateway: { calls: ['identity', 'totp'] },
+        gateway: { calls: ['identity', 'posts', 'totp', 'oauth', 'audit'] },
       },
-      secrets: { values: { TOTP_ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=' } },
     });
     const objects = renderChart({ values: [values] });
     for (const kind of ['Deployment', 'Service', 'ServiceAccount', 'ConfigMap', 'NetworkPolicy', 'PodDisruptionBudget']) {
-      findObject(objects, kind, 'latchkey-totp');
+      findObject(objects, kind, 'latchkey-audit');
     }
-    findObject(objects, 'Job', 'latchkey-totp-migrate');
-    const totp = mainContainer(findObject(objects, 'Deployment', 'latchkey-totp'));
-    expect(totp.readinessProbe?.grpc).toEqual({ port: 50051, service: 'totp.v1.TotpService' });
+    findObject(objects, 'Job', 'latchkey-audit-migrate');
+    const audit = mainContainer(findObject(objects, 'Deployment', 'latchkey-audit'));
+    expect(audit.readinessProbe?.grpc).toEqual({ port: 50051, service: 'audit.v1.AuditService' });
     const gateway = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', 'latchkey-gateway')));
-    expect(gateway.values.TOTP_GRPC_ADDRESS).toBe('latchkey-totp:50051');
-    const totpEnvironment = containerEnvironment(objects, totp);
-    expect(totpEnvironment.values.TOTP_ENCRYPTION_KEY).toBe('MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=');
-    expect(podTemplate(findObject(objects, 'Deployment', 'latchkey-totp')).spec.securityContext?.runAsUser).toBe(10001);
+    expect(gateway.values.AUDIT_GRPC_ADDRESS).toBe('latchkey-audit:50051');
+    expect(containerEnvironment(objects, audit).values.DATABASE_URL).toMatch(/^postgres:/);
+    expect(podTemplate(findObject(objects, 'Deployment', 'latchkey-audit')).spec.securityContext?.runAsUser).toBe(10001);
   });
 
   test('a new unit that needs a credential nobody set is refused', () => {
     const values = writeValuesFile({
       units: {
-        totp: {
+        audit: {
           kind: 'grpc',
-          image: { repository: 'latchkey/totp' },
+          image: { repository: 'latchkey/audit' },
           args: ['node', 'dist/main.js', 'serve'],
           ports: { grpc: { port: 50051 }, metrics: { port: 9464 } },
-          secrets: ['TOTP_ENCRYPTION_KEY'],
+          secrets: ['GITHUB_CLIENT_SECRET'],
         },
       },
     });
-    expectRejected({ values: [values] }, /secrets\.values\.TOTP_ENCRYPTION_KEY is required by units\.totp/);
+    expectRejected({ values: [values] }, /secrets\.values\.GITHUB_CLIENT_SECRET is required by units\.audit/);
+  });
+});
+
+describe('OAuth providers', () => {
+  /** Production settings on top of the defaults: both providers, their secrets in the chart Secret. */
+  const production = {
+    config: {
+      NODE_ENV: 'production',
+      PUBLIC_APP_URL: 'https://accounts.example.com',
+      GOOGLE_CLIENT_ID: 'google-client',
+      GOOGLE_REDIRECT_URI: 'https://accounts.example.com/oauth/google/callback',
+      GITHUB_CLIENT_ID: 'github-client',
+      GITHUB_REDIRECT_URI: 'https://accounts.example.com/oauth/github/callback',
+    },
+    secrets: { values: { GOOGLE_CLIENT_SECRET: 'google-secret', GITHUB_CLIENT_SECRET: 'github-secret' } },
+  };
+
+  function withProduction(overrides: { config?: Record<string, unknown>; secrets?: Record<string, unknown> }): string {
+    return writeValuesFile({
+      config: { ...production.config, ...overrides.config },
+      secrets: { ...production.secrets, ...overrides.secrets },
+    });
+  }
+
+  test('in production, both providers render, with their secrets as required keys', () => {
+    const objects = renderChart({ values: [withProduction({})] });
+    const oauth = mainContainer(findObject(objects, 'Deployment', 'latchkey-oauth'));
+    const environment = containerEnvironment(objects, oauth);
+    expect(environment.values).toMatchObject({ GOOGLE_CLIENT_SECRET: 'google-secret', GITHUB_CLIENT_SECRET: 'github-secret' });
+    const refs = (oauth.env ?? []).filter((variable) => variable.name.endsWith('_CLIENT_SECRET'));
+    expect(refs.map((variable) => variable.valueFrom?.secretKeyRef?.optional ?? false)).toEqual([false, false]);
+  });
+
+  test('in production, a provider variable left empty is refused, naming it', () => {
+    expectRejected({ values: [withProduction({ config: { GITHUB_REDIRECT_URI: '' } })] }, /config\.GITHUB_REDIRECT_URI is required by units\.oauth when config\.NODE_ENV is production/);
+    expectRejected(
+      { values: [withProduction({ secrets: { values: { GOOGLE_CLIENT_SECRET: '', GITHUB_CLIENT_SECRET: 'x' } } })] },
+      /secrets\.values\.GOOGLE_CLIENT_SECRET is required by units\.oauth when config\.NODE_ENV is production/,
+    );
+  });
+
+  test('in production, plain-HTTP provider endpoints and redirect URIs are refused', () => {
+    expectRejected({ values: [withProduction({ config: { GOOGLE_ISSUER: 'http://keycloak.internal/realms/latchkey' } })] }, /GOOGLE_ISSUER/);
+    expectRejected({ values: [withProduction({ config: { GITHUB_API_URL: 'http://github.internal/api/v3' } })] }, /GITHUB_API_URL/);
+  });
+
+  test('a redirect URI outside the client application, or with a query string, is refused', () => {
+    expectRejected(
+      { values: [withProduction({ config: { GOOGLE_REDIRECT_URI: 'https://evil.example.com/oauth/google/callback' } })] },
+      /config\.GOOGLE_REDIRECT_URI .* must be a page of the client application/,
+    );
+    expectRejected({ values: [withProduction({ config: { GITHUB_REDIRECT_URI: 'https://accounts.example.com/cb?provider=github' } })] }, /GITHUB_REDIRECT_URI/);
+  });
+
+  test('a redirect URI under an origin of ALLOWED_ORIGINS is accepted', () => {
+    const values = withProduction({
+      config: { ALLOWED_ORIGINS: 'https://app.example.com', GOOGLE_REDIRECT_URI: 'https://app.example.com/oauth/google/callback' },
+    });
+    const objects = renderChart({ values: [values] });
+    const environment = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', 'latchkey-oauth')));
+    expect(environment.values.GOOGLE_REDIRECT_URI).toBe('https://app.example.com/oauth/google/callback');
+  });
+
+  test('outside production, a provider may be off, and one may be on over plain HTTP (a local issuer)', () => {
+    const objects = renderChart({
+      values: [
+        writeValuesFile({
+          config: {
+            GOOGLE_CLIENT_ID: 'dev-client',
+            GOOGLE_REDIRECT_URI: 'http://localhost:8080/oauth/google/callback',
+            GOOGLE_ISSUER: 'http://latchkey-oidc:8080/realms/dev',
+          },
+          secrets: { values: { GOOGLE_CLIENT_SECRET: 'dev-secret' } },
+        }),
+      ],
+    });
+    const oauth = mainContainer(findObject(objects, 'Deployment', 'latchkey-oauth'));
+    const environment = containerEnvironment(objects, oauth);
+    expect(environment.values).toMatchObject({ NODE_ENV: 'development', GOOGLE_CLIENT_SECRET: 'dev-secret', GOOGLE_ISSUER: 'http://latchkey-oidc:8080/realms/dev' });
+    expect(environment.names.has('GITHUB_CLIENT_SECRET')).toBe(false);
+    expect(() => loadOAuthConfig(environment.values)).not.toThrow();
+  });
+
+  test('requiredInProduction names only what the unit reads', () => {
+    expectRejected(
+      { values: [writeValuesFile({ units: { oauth: { requiredInProduction: ['SMTP_URL'] } } })] },
+      /units\.oauth\.requiredInProduction lists SMTP_URL, which is not in its config, secrets or optionalSecrets/,
+    );
   });
 });

@@ -40,10 +40,21 @@ const stage = (name: string): Stage => {
   return found;
 };
 
-const units: Record<string, string> = { gateway: 'gateway', identity: 'services/identity', jobs: 'services/jobs' };
-const values = parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8')) as {
-  units: Record<string, { args: string[]; ports: Record<string, { port: number }> }>;
+const units: Record<string, string> = {
+  gateway: 'gateway',
+  identity: 'services/identity',
+  posts: 'services/posts',
+  totp: 'services/totp',
+  oauth: 'services/oauth',
+  jobs: 'services/jobs',
 };
+const values = parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8')) as {
+  units: Record<string, { args: string[]; ports: Record<string, { port: number; env?: string }> }>;
+};
+
+test('every unit of the chart has a target here, and every unit here is in the chart', () => {
+  expect(Object.keys(units).sort()).toEqual(Object.keys(values.units).sort());
+});
 
 test('every stage starts from node:22-bookworm-slim or an earlier stage', () => {
   expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:22-bookworm-slim$/m);
@@ -86,6 +97,11 @@ describe.each(Object.entries(units))('target %s', (unit, folder) => {
     expect(JSON.parse(cmd!.slice(4))).toEqual(values.units[unit]?.args);
     const exposed = target.lines.find((line) => line.startsWith('EXPOSE '))!.split(/\s+/).slice(1).map(Number);
     expect(exposed.sort()).toEqual(Object.values(values.units[unit]!.ports).map((port) => port.port).sort());
+    // A port variable the image sets is the port it exposes (posts and totp default to other ports).
+    for (const [name, port] of Object.entries(values.units[unit]!.ports)) {
+      const set = target.lines.find((line) => line.startsWith(`ENV ${port.env}=`));
+      if (set) expect({ name, set }).toEqual({ name, set: `ENV ${port.env}=${port.port}` });
+    }
   });
 });
 

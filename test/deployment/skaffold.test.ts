@@ -210,9 +210,9 @@ describe('development backing services (k8s/)', () => {
   ])('%s point every backing-service URL at a Service and port of k8s/, with its credentials', (_name, files) => {
     const chartObjects = renderChart({ values: files });
     const chartSecret = findObject(chartObjects, 'Secret', 'latchkey-secrets');
-    const urls = Object.entries(chartSecret.data as Record<string, string>).map(
-      ([key, value]) => [key, new URL(Buffer.from(value, 'base64').toString('utf8'))] as const,
-    );
+    const urls = Object.entries(chartSecret.data as Record<string, string>)
+      .filter(([key]) => key.endsWith('_URL'))
+      .map(([key, value]) => [key, new URL(Buffer.from(value, 'base64').toString('utf8'))] as const);
     expect(urls.map(([key]) => key).sort()).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL', 'SMTP_URL']);
     const credentials = findObject(objects, 'Secret', 'latchkey-dev-backing').stringData as Record<string, string>;
     for (const [key, url] of urls) {
@@ -230,5 +230,16 @@ describe('development backing services (k8s/)', () => {
     // Hooks read a copy of the same Secret.
     const hookSecret = chartObjects.find((object) => object.kind === 'Secret' && isHook(object));
     expect(hookSecret).toBeDefined();
+    // The object store: S3Mock's Service and port, the bucket it creates, path-style (its only addressing).
+    const s3Container = mainContainer(findObject(objects, 'Deployment', 'latchkey-s3'));
+    const initialBuckets = s3Container.env?.find((variable) => variable.name === 'COM_ADOBE_TESTING_S3MOCK_STORE_INITIAL_BUCKETS')?.value;
+    for (const unit of ['posts', 'jobs']) {
+      const data = findObject(chartObjects, 'ConfigMap', `latchkey-${unit}`).data as Record<string, string>;
+      const endpoint = new URL(data.S3_ENDPOINT ?? '');
+      const service = findObject(objects, 'Service', endpoint.hostname);
+      expect((service.spec as { ports: { port: number }[] }).ports.map((port) => port.port)).toContain(Number(endpoint.port));
+      expect(initialBuckets?.split(',')).toContain(data.S3_BUCKET);
+      expect(data.S3_FORCE_PATH_STYLE).toBe('true');
+    }
   });
 });

@@ -6,7 +6,7 @@ export interface EnvVar {
   name: string;
   value?: string;
   valueFrom?: {
-    secretKeyRef?: { name: string; key: string };
+    secretKeyRef?: { name: string; key: string; optional?: boolean };
     configMapKeyRef?: { name: string; key: string };
   };
 }
@@ -78,7 +78,7 @@ export interface ContainerEnvironment {
   /** Values that the rendered objects determine (ConfigMaps, chart Secrets, literals). */
   values: Record<string, string>;
   /** Variables read from a Secret that is not rendered (secrets.existingSecret). */
-  external: Map<string, { secret: string; key: string }>;
+  external: Map<string, { secret: string; key: string; optional: boolean }>;
   /** Variables set through a ConfigMap. */
   fromConfigMaps: Set<string>;
 }
@@ -94,7 +94,8 @@ function secretValue(secret: K8sObject, key: string): string | undefined {
 /**
  * The environment a container starts with, resolved against the rendered
  * objects. A reference to a rendered ConfigMap or Secret that lacks the key
- * is an error; a Secret that is not rendered is recorded as external.
+ * is an error, unless the reference is optional (the variable is then not
+ * set); a Secret that is not rendered is recorded as external.
  */
 export function containerEnvironment(objects: readonly K8sObject[], container: Container): ContainerEnvironment {
   const environment: ContainerEnvironment = {
@@ -115,9 +116,9 @@ export function containerEnvironment(objects: readonly K8sObject[], container: C
     if (source.secretRef) throw new Error(`${container.name} takes a whole Secret (${source.secretRef.name}) as envFrom`);
   }
   for (const variable of container.env ?? []) {
-    environment.names.add(variable.name);
-    environment.fromConfigMaps.delete(variable.name);
     if (variable.value !== undefined) {
+      environment.names.add(variable.name);
+      environment.fromConfigMaps.delete(variable.name);
       environment.values[variable.name] = variable.value;
       continue;
     }
@@ -126,13 +127,22 @@ export function containerEnvironment(objects: readonly K8sObject[], container: C
     if (secretRef) {
       const secret = objects.find((object) => object.kind === 'Secret' && object.metadata.name === secretRef.name);
       if (!secret) {
-        environment.external.set(variable.name, { secret: secretRef.name, key: secretRef.key });
+        environment.names.add(variable.name);
+        environment.fromConfigMaps.delete(variable.name);
+        environment.external.set(variable.name, { secret: secretRef.name, key: secretRef.key, optional: secretRef.optional === true });
         continue;
       }
       const value = secretValue(secret, secretRef.key);
-      if (value === undefined) throw new Error(`Secret ${secretRef.name} has no key ${secretRef.key} (${variable.name})`);
+      if (value === undefined) {
+        // The kubelet skips an optional reference to a missing key.
+        if (secretRef.optional === true) continue;
+        throw new Error(`Secret ${secretRef.name} has no key ${secretRef.key} (${variable.name})`);
+      }
+      environment.names.add(variable.name);
+      environment.fromConfigMaps.delete(variable.name);
       environment.values[variable.name] = value;
     } else if (configMapRef) {
+      environment.names.add(variable.name);
       const configMap = findObject(objects, 'ConfigMap', configMapRef.name);
       const value = ((configMap.data ?? {}) as Record<string, string>)[configMapRef.key];
       if (value === undefined) throw new Error(`ConfigMap ${configMapRef.name} has no key ${configMapRef.key}`);

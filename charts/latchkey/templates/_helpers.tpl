@@ -1,7 +1,7 @@
 {{/*
-Shared named templates. Every unit (gateway, identity, jobs, and the units
-added later) is rendered by the same templates from its block under
-`units`, merged over `unitDefaults`. Helpers that work on one unit take a dict
+Shared named templates. Every unit (gateway, identity, posts, totp, oauth,
+jobs, and the units added later) is rendered by the same templates from its
+block under `units`, merged over `unitDefaults`. Helpers that work on one unit take a dict
 with root (the chart's top scope), name, unit (the merged block) and units
 (every enabled unit, merged), as built in each template's range.
 */}}
@@ -126,7 +126,10 @@ Secret; an existingSecret is managed outside the release and exists already.
 {{- default (printf "%s-mtls" (include "latchkey.fullname" .root)) $name -}}
 {{- end -}}
 
-{{/* Whether a unit speaks gRPC (serves it, or calls another unit). */}}
+{{/*
+Whether a unit speaks gRPC: serves it, or calls another unit (the gateway,
+the jobs worker). Such a unit gets the mTLS files when mtls is on.
+*/}}
 {{- define "latchkey.speaksGrpc" -}}
 {{- if or (eq .unit.kind "grpc") (gt (len .unit.calls) 0) -}}true{{- end -}}
 {{- end -}}
@@ -211,15 +214,38 @@ a migration talks to the database only and mounts no certificate.
 {{- end -}}
 {{- end -}}
 
-{{/* env entries that read the unit's secret variables from a Secret. */}}
+{{/* Every Secret key a unit reads: its secrets, then its optionalSecrets. */}}
+{{- define "latchkey.secretNames" -}}
+{{- toJson (concat .unit.secrets .unit.optionalSecrets) -}}
+{{- end -}}
+
+{{/*
+env entries that read the unit's secret variables from a Secret. Optional
+ones are marked so: a key missing from the Secret leaves the variable unset
+instead of stopping the pod. With config.NODE_ENV production, an optional
+secret the unit lists in requiredInProduction is a required key. Takes root,
+unit and secretName.
+*/}}
 {{- define "latchkey.secretEnv" -}}
 {{- $secretName := .secretName -}}
+{{- $production := eq (toString .root.Values.config.NODE_ENV) "production" -}}
+{{- $unit := .unit -}}
 {{- range $key := .unit.secrets }}
 - name: {{ $key }}
   valueFrom:
     secretKeyRef:
       name: {{ $secretName }}
       key: {{ $key }}
+{{- end -}}
+{{- range $key := .unit.optionalSecrets }}
+- name: {{ $key }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secretName }}
+      key: {{ $key }}
+      {{- if not (and $production (has $key $unit.requiredInProduction)) }}
+      optional: true
+      {{- end }}
 {{- end -}}
 {{- end -}}
 
@@ -330,12 +356,44 @@ renders first.
 {{- fail (printf "units.%s.config lists %s, which is not a key of config" $name $key) -}}
 {{- end -}}
 {{- end -}}
+{{- range $key := $unit.optionalSecrets -}}
+{{- if not (hasKey $root.Values.secrets.values $key) -}}
+{{- fail (printf "units.%s.optionalSecrets lists %s, which is not a key of secrets.values" $name $key) -}}
+{{- end -}}
+{{- if has $key $unit.secrets -}}
+{{- fail (printf "units.%s lists %s in both secrets and optionalSecrets" $name $key) -}}
+{{- end -}}
+{{- end -}}
 {{- range $key := $unit.secrets -}}
 {{- if not (hasKey $root.Values.secrets.values $key) -}}
 {{- fail (printf "units.%s.secrets lists %s, which is not a key of secrets.values" $name $key) -}}
 {{- end -}}
 {{- if and (not $root.Values.secrets.existingSecret) (eq (include "latchkey.envValue" (index $root.Values.secrets.values $key)) "") -}}
 {{- fail (printf "secrets.values.%s is required by units.%s (or set secrets.existingSecret)" $key $name) -}}
+{{- end -}}
+{{- end -}}
+{{- $production := eq (toString $root.Values.config.NODE_ENV) "production" -}}
+{{- range $key := $unit.requiredInProduction -}}
+{{- $inConfig := has $key $unit.config -}}
+{{- if not (or $inConfig (has $key $unit.optionalSecrets) (has $key $unit.secrets)) -}}
+{{- fail (printf "units.%s.requiredInProduction lists %s, which is not in its config, secrets or optionalSecrets" $name $key) -}}
+{{- end -}}
+{{- if $production -}}
+{{- if $inConfig -}}
+{{- if eq (include "latchkey.envValue" (index $root.Values.config $key)) "" -}}
+{{- fail (printf "config.%s is required by units.%s when config.NODE_ENV is production" $key $name) -}}
+{{- end -}}
+{{- else if and (not $root.Values.secrets.existingSecret) (eq (include "latchkey.envValue" (index $root.Values.secrets.values $key)) "") -}}
+{{- fail (printf "secrets.values.%s is required by units.%s when config.NODE_ENV is production (or set secrets.existingSecret)" $key $name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- range $key := $unit.config -}}
+{{- if hasSuffix "_REDIRECT_URI" $key -}}
+{{- $uri := include "latchkey.envValue" (index $root.Values.config $key) -}}
+{{- if ne $uri "" -}}
+{{- include "latchkey.checkRedirectUri" (dict "root" $root "key" $key "uri" $uri) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- range $callee := $unit.calls -}}
@@ -356,5 +414,34 @@ renders first.
 {{- end -}}
 {{- if and $root.Values.ingress.enabled (not (hasKey $units "gateway")) -}}
 {{- fail "ingress.enabled needs the gateway unit" -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+An OAuth redirect URI is a page of the client application: under
+PUBLIC_APP_URL or an origin of ALLOWED_ORIGINS (the gateway accepts the
+page's POST of code and state only from those), without a query string or
+fragment (the token request's redirect_uri is derived without them).
+*/}}
+{{- define "latchkey.checkRedirectUri" -}}
+{{- $root := .root -}}
+{{- $uri := .uri -}}
+{{- if or (contains "?" $uri) (contains "#" $uri) -}}
+{{- fail (printf "config.%s must have no query string or fragment: %s" .key $uri) -}}
+{{- end -}}
+{{- $bases := list (toString $root.Values.config.PUBLIC_APP_URL) -}}
+{{- range $origin := splitList "," (toString $root.Values.config.ALLOWED_ORIGINS) -}}
+{{- if trim $origin -}}
+{{- $bases = append $bases (trim $origin) -}}
+{{- end -}}
+{{- end -}}
+{{- $ok := false -}}
+{{- range $base := $bases -}}
+{{- if hasPrefix (printf "%s/" (trimSuffix "/" $base)) $uri -}}
+{{- $ok = true -}}
+{{- end -}}
+{{- end -}}
+{{- if not $ok -}}
+{{- fail (printf "config.%s (%s) must be a page of the client application under config.PUBLIC_APP_URL (%s) or an origin of config.ALLOWED_ORIGINS" .key $uri $root.Values.config.PUBLIC_APP_URL) -}}
 {{- end -}}
 {{- end -}}
