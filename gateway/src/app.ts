@@ -20,6 +20,7 @@ import { authRoutes } from './routes/auth-routes';
 import { operationsRoutes } from './routes/operations-routes';
 import { postRoutes } from './routes/post-routes';
 import { totpRoutes } from './routes/totp-routes';
+import { oauthRoutes } from './routes/oauth-routes';
 import { sessionRoutes } from './routes/session-routes';
 
 /** Default body limit of API.md part 1; post routes raise their own. */
@@ -100,6 +101,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(authRoutes(deps));
   await app.register(sessionRoutes(deps));
   await app.register(totpRoutes(deps));
+  await app.register(oauthRoutes(deps));
   await app.register(postRoutes(deps));
   await app.register(operationsRoutes(deps));
   addMethodFallbacks();

@@ -9,6 +9,7 @@ export const configSchema = z.object({
   REDIS_URL: backingServices.REDIS_URL,
   REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
   IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
+  OAUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
   TOTP_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'),
   POSTS_GRPC_ADDRESS: z.string().default('127.0.0.1:50054'),
   GRPC_DEADLINE_MS: env.int(5_000, 100, 120_000),

@@ -1,4 +1,4 @@
-import type { identityV1, postsV1, totpV1 } from '@latchkey/contracts';
+import type { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
 import type { ServiceClient } from '@latchkey/grpc-kit';
 import type { Logger } from '@latchkey/telemetry';
 import type { Registry } from 'prom-client';
@@ -14,6 +14,7 @@ export interface GatewayDeps {
   readonly identity: ServiceClient<typeof identityV1.IdentityServiceService>;
   readonly posts: ServiceClient<typeof postsV1.PostsServiceService>;
   readonly totp: ServiceClient<typeof totpV1.TotpServiceService>;
+  readonly oauth: ServiceClient<typeof oauthV1.OAuthServiceService>;
   readonly sessions: SessionStore;
   readonly rateLimiter: RateLimiter;
   readonly registry: Registry;

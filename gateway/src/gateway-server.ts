@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { identityV1, postsV1, totpV1 } from '@latchkey/contracts';
+import { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { createServiceClient, HealthProbe } from '@latchkey/grpc-kit';
 import type { Running } from '@latchkey/runtime';
 import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
@@ -37,10 +37,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     deadlineMs: config.GRPC_DEADLINE_MS,
     tls,
   });
+  const oauth = createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, {
+    deadlineMs: config.GRPC_DEADLINE_MS,
+    tls,
+  });
   const probes = [
     { probe: new HealthProbe(config.IDENTITY_GRPC_ADDRESS, tls), service: 'identity.v1.IdentityService' },
     { probe: new HealthProbe(config.POSTS_GRPC_ADDRESS, tls), service: 'posts.v1.PostsService' },
     { probe: new HealthProbe(config.TOTP_GRPC_ADDRESS, tls), service: 'totp.v1.TotpService' },
+    { probe: new HealthProbe(config.OAUTH_GRPC_ADDRESS, tls), service: 'oauth.v1.OAuthService' },
   ];
 
   const deps: GatewayDeps = {
@@ -49,6 +54,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     identity,
     posts,
     totp,
+    oauth,
     sessions: new SessionStore(redis, config.REDIS_KEY_PREFIX, {
       slidingTtlMs: config.AUTH_SESSION_SLIDING_TTL_HOURS * HOUR_MS,
       maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
@@ -82,6 +88,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       identity.close();
       posts.close();
       totp.close();
+      oauth.close();
       for (const { probe } of probes) probe.close();
       await redis.quit().catch(() => undefined);
     },

@@ -6,6 +6,7 @@ import { configSchema as identityConfig } from '../../services/identity/src/conf
 import { configSchema as jobsConfig } from '../../services/jobs/src/config';
 import { configSchema as postsConfig } from '../../services/posts/src/config';
 import { configSchema as totpConfig } from '../../services/totp/src/config';
+import { configSchema as oauthConfig } from '../../services/oauth/src/config';
 
 const root = path.resolve(__dirname, '../..');
 const read = (file: string): string => readFileSync(path.join(root, file), 'utf8');
@@ -24,6 +25,7 @@ describe('documentation', () => {
     ['jobs', jobsConfig],
     ['posts', postsConfig],
     ['totp', totpConfig],
+    ['oauth', oauthConfig],
   ])('describes every variable %s reads in the README', (_unit, schema) => {
     const readme = read('README.md');
     for (const variable of Object.keys(schema.shape)) expect(readme).toContain(`\`${variable}\``);

@@ -102,7 +102,7 @@ describe('routes and methods', () => {
   it('answers a wrong method on a known path with 405 and Allow', async () => {
     const response = await new ApiClient(stack.gatewayUrl).request('PUT', '/v0/users/me', { json: {} });
     expectProblem(response, 405, 'route:method_not_allowed');
-    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    expect(response.headers.get('allow')).toBe('DELETE, GET, HEAD');
     expectProblem(await new ApiClient(stack.gatewayUrl).get('/v0/auth/login'), 405, 'route:method_not_allowed');
   });
 

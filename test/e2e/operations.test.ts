@@ -57,10 +57,17 @@ describe('operations endpoints', () => {
         '/v0/auth/totp/verify',
         '/v0/auth/totp/backup-codes/regenerate',
         '/v0/auth/totp/disable',
+        '/v0/auth/oauth/{provider}/authorize',
+        '/v0/auth/oauth/{provider}/login',
+        '/v0/auth/oauth/{provider}/link',
+        '/v0/auth/oauth/connections',
+        '/v0/auth/oauth/connections/unlink',
+        '/v0/auth/complete-signup',
       ].sort(),
     );
     expect(Object.keys(body.components.schemas)).toEqual(expect.arrayContaining(['User', 'Session', 'Problem', 'Post', 'PostSummary', 'ActionLog']));
     expect(body.paths['/v0/users']?.post).toMatchObject({ requestBody: expect.anything() });
+    expect(Object.keys(body.paths['/v0/users/me'] ?? {}).sort()).toEqual(['delete', 'get']);
   });
 });
 

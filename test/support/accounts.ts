@@ -29,7 +29,7 @@ export async function mailedToken(stack: E2eStack, to: string, path: string, bef
     return found.length > before ? found : undefined;
   }, { description: `a ${path} mail to ${to}` });
   const text = mails[mails.length - 1]!.text;
-  const match = new RegExp(`${stack.gatewayUrl}/${path}\\?token=([A-Za-z0-9_-]+)`).exec(text);
+  const match = new RegExp(`${stack.env.PUBLIC_APP_URL}/${path}\\?token=([A-Za-z0-9_-]+)`).exec(text);
   if (!match?.[1]) throw new Error(`no ${path} link to ${to} in:\n${text}`);
   return match[1];
 }

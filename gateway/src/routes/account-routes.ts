@@ -2,9 +2,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { GatewayDeps } from '../gateway-deps';
 import { limitCredentialRequests } from '../http/credential-limits';
 import { requireSession, sessionOf } from '../http/session-auth';
-import { registerBody, userSchema } from '../schemas/account-schemas';
+import { clearSessionCookie } from '../http/session-cookie';
+import { assertAccountDeletionAllowed } from '../http/account-deletion-proof';
+import { deleteAccountBody, registerBody, userSchema } from '../schemas/account-schemas';
 import { actionLogPageSchema, pageQuery } from '../schemas/post-schemas';
-import { problemResponses } from '../schemas/problem-schema';
+import { noContent, problemResponses } from '../schemas/problem-schema';
 import { accountView, userView } from '../user-view';
 import { nextCursor } from '../post-view';
 
@@ -67,6 +69,27 @@ export function accountRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
           })),
           next_cursor: nextCursor(page.nextCursor),
         };
+      },
+    );
+
+    app.delete(
+      '/v0/users/me',
+      {
+        schema: {
+          tags: ['accounts'],
+          summary: 'Delete the account, its sessions, second factor, provider links and posts (with their content).',
+          body: deleteAccountBody,
+          response: { ...noContent, ...problemResponses(400, 401, 429, 503) },
+        },
+        preHandler: requireSession(deps),
+      },
+      async (request, reply) => {
+        const { userId } = sessionOf(request);
+        await assertAccountDeletionAllowed(deps, userId, request.body ?? {}, request.id);
+        await deps.identity.deleteUser({ userId }, { requestId: request.id });
+        await deps.sessions.deleteAllForUser(userId);
+        clearSessionCookie(reply, deps.cookie);
+        return reply.code(204).send(null);
       },
     );
   };

@@ -38,3 +38,12 @@ export const sessionSchema = z
 
 export const sessionListSchema = z.object({ items: z.array(sessionSchema) });
 export const sessionIdParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{22}$/, 'must be a session id') });
+
+/** What proves the caller may delete the account; which fields are needed depends on the account. */
+export const deleteAccountBody = z
+  .object({
+    password: currentPasswordField.optional().describe('Required when the account has a password.'),
+    code: z.string().max(32).optional().describe('A TOTP code or a backup code; required when TOTP is on.'),
+    handle: z.string().max(64).optional().describe('The account’s own handle; required when it has neither.'),
+  })
+  .nullish();

@@ -1,4 +1,5 @@
 /** Generated gRPC contracts, one namespace per proto package. */
 export * as identityV1 from './gen/identity/v1/identity';
+export * as oauthV1 from './gen/oauth/v1/oauth';
 export * as totpV1 from './gen/totp/v1/totp';
 export * as postsV1 from './gen/posts/v1/posts';

@@ -6,4 +6,5 @@ export {
   type DeleteContentJob,
 } from './post-jobs';
 export { searchIndex } from './search-index';
+export { userDeletedJobSchema, type UserDeletedJob } from './account-jobs';
 export { jobSubjects, topology, ensureStreams, type JobSubject } from './topology';

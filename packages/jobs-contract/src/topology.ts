@@ -9,6 +9,8 @@ export const jobSubjects = {
   indexPost: 'jobs.search.index',
   /** The spec's `delete_content`. */
   deleteContent: 'jobs.content.delete',
+  /** Identity's `user.deleted`: the worker removes what other units keep of the account. */
+  userDeleted: 'jobs.user.deleted',
 } as const;
 
 export type JobSubject = (typeof jobSubjects)[keyof typeof jobSubjects];

@@ -3,7 +3,8 @@ import { AppError } from '@latchkey/errors';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import { confirmEmailChange, requestEmailChange } from './email-change';
 import type { IdentityDeps } from './identity-deps';
-import { changePassword } from './password-change';
+import { changePassword, checkCurrentPassword } from './password-change';
+import { deleteUser } from './account-deletion';
 import { authenticatePassword } from './password-login';
 import { requestPasswordReset, resetPassword } from './password-recovery';
 import { createVerifiedUser, registerUser, sendVerificationEmail, verifyEmail } from './registration';
@@ -57,6 +58,14 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
     },
     async requestEmailChange(request, { requestId }) {
       await requestEmailChange(deps, request, requestId);
+      return {};
+    },
+    async checkPassword({ userId, password }) {
+      await checkCurrentPassword(deps, userId, password);
+      return {};
+    },
+    async deleteUser({ userId }, { requestId }) {
+      await deleteUser(deps, userId, requestId);
       return {};
     },
     async confirmEmailChange({ token }, { requestId }) {

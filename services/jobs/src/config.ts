@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { backingServices, env, loadConfig, processVariables } from '@latchkey/config';
+import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
 
 /** Everything the jobs worker reads from its environment. */
 export const configSchema = z
@@ -22,6 +22,14 @@ export const configSchema = z
     /** Path-style URLs (`endpoint/bucket/key`), which most S3-compatible stores need. */
     S3_FORCE_PATH_STYLE: env.bool(false),
     METRICS_PORT: env.port(9464),
+    /** Services the account cleanup calls. */
+    POSTS_GRPC_ADDRESS: z.string().default('127.0.0.1:50054'),
+    TOTP_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'),
+    OAUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
+    GRPC_DEADLINE_MS: env.int(10_000, 100, 120_000),
+    GRPC_TLS_CERT_FILE: grpcServiceVariables.GRPC_TLS_CERT_FILE,
+    GRPC_TLS_KEY_FILE: grpcServiceVariables.GRPC_TLS_KEY_FILE,
+    GRPC_TLS_CA_FILE: grpcServiceVariables.GRPC_TLS_CA_FILE,
     /** Deliveries of one job before it is parked on the dead-letter subject. */
     JOBS_MAX_DELIVERIES: env.int(8, 1, 100),
     /** How many jobs of one kind run at once in this process. */

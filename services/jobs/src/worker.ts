@@ -1,9 +1,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { connect, Events, type NatsConnection } from 'nats';
 import type pg from 'pg';
+import { oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { createPool } from '@latchkey/db';
+import { createServiceClient } from '@latchkey/grpc-kit';
 import { ensureStreams } from '@latchkey/jobs-contract';
 import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
+import { accountCleanupJob } from './account-cleanup';
 import { startCompletedJobsCleanup } from './completed-jobs';
 import type { JobsConfig } from './config';
 import { createContentStore, createS3Client } from './content-store';
@@ -57,7 +60,8 @@ async function logConnectionEvents(nc: NatsConnection, logger: Logger): Promise<
 /**
  * The `serve` command as a function, so that tests run the real worker in
  * process: connects to PostgreSQL and NATS, makes sure the streams exist,
- * starts one consumer per job kind (mail, search index, content deletion),
+ * starts one consumer per job kind (mail, search index, content deletion,
+ * account cleanup),
  * the periodic cleanups and the operations HTTP server.
  */
 export async function startWorker(config: JobsConfig, logger: Logger): Promise<Worker> {
@@ -98,6 +102,18 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     const purge = startTombstonePurge(pool, logger);
     teardown.push(() => purge.stop());
 
+    const tls = { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE };
+    const clientOptions = { deadlineMs: config.GRPC_DEADLINE_MS, tls };
+    const posts = createServiceClient(postsV1.PostsServiceService, config.POSTS_GRPC_ADDRESS, clientOptions);
+    const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, clientOptions);
+    const oauth = createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, clientOptions);
+    teardown.push(() => {
+      posts.close();
+      totp.close();
+      oauth.close();
+      return Promise.resolve();
+    });
+
     const registry = createMetricsRegistry('jobs');
     const metrics = createJobMetrics(registry);
     const consumerFor = <Payload>(job: JobDefinition<Payload>): JobConsumer<Payload> =>
@@ -116,6 +132,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
       consumerFor(sendEmailJob({ pool, mailer, publicAppUrl: config.PUBLIC_APP_URL })),
       consumerFor(indexPostJob({ pool, content })),
       consumerFor(deleteContentJob({ pool, content })),
+      consumerFor(accountCleanupJob({ posts, totp, oauth })),
     ];
     for (const consumer of consumers) {
       await consumer.start();

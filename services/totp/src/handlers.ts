@@ -1,6 +1,7 @@
 import type { totpV1 } from '@latchkey/contracts';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import type { TotpDeps } from './totp-deps';
+import { confirmSecondFactor } from './second-factor-confirmation';
 import { createLoginChallenge, verifyLoginChallenge } from './totp-login';
 import { deleteTotpUserData, disableTotp, getTotpStatus, regenerateBackupCodes } from './totp-settings';
 import { beginTotpSetup, enableTotp } from './totp-setup';
@@ -42,6 +43,11 @@ export function totpHandlers(deps: TotpDeps): TotpHandlers {
       const userId = await verifyLoginChallenge(deps, request);
       logger.info({ user_id: userId, proof: request.code === undefined ? 'backup_code' : 'totp' }, 'login challenge passed');
       return { userId };
+    },
+    async confirmSecondFactor(request, { logger }) {
+      await confirmSecondFactor(deps, request);
+      logger.info({ user_id: request.userId }, 'second factor confirmed');
+      return {};
     },
     async deleteUserData({ userId }, { logger }) {
       await deleteTotpUserData(deps, userId);

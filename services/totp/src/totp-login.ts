@@ -66,13 +66,13 @@ export async function verifyLoginChallenge(
   return userId;
 }
 
-function toLoginProof(input: { code?: string | undefined; backupCode?: string | undefined }): LoginProof | undefined {
+export function toLoginProof(input: { code?: string | undefined; backupCode?: string | undefined }): LoginProof | undefined {
   if (input.code !== undefined) return { code: input.code };
   if (input.backupCode !== undefined) return { backupCode: input.backupCode };
   return undefined;
 }
 
-function checkProof(proof: LoginProof | undefined): FieldError[] {
+export function checkProof(proof: LoginProof | undefined): FieldError[] {
   if (!proof) return [{ field: 'code', message: 'a code or a backup code is required' }];
   return 'code' in proof ? checkTotpCode(proof.code) : checkBackupCode(proof.backupCode);
 }

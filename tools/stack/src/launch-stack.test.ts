@@ -36,11 +36,16 @@ process.on('SIGTERM', () => {
 });
 if (process.env.FAKE_CRASH === name) setTimeout(() => { log({ msg: 'lost the broker' }); process.exit(2); }, 300);
 if (name === 'gateway') {
-  http.createServer((_, res) => res.end('ok')).listen(Number(process.env.GATEWAY_PORT), '127.0.0.1', () => {
-    log({ msg: 'ready', url: 'http://127.0.0.1:' + process.env.GATEWAY_PORT });
+  const server = http.createServer((_, res) => res.end('ok'));
+  server.listen(Number(process.env.GATEWAY_PORT), '127.0.0.1', () => {
+    const port = server.address().port;
+    log({ msg: 'ready', url: 'http://127.0.0.1:' + port, port });
   });
 } else {
-  setTimeout(() => log({ msg: 'ready' }), 20);
+  // Stands in for a unit that bound the ports it was given, or ones the OS picked for 0.
+  const bound = (variable) => Number(process.env[variable]) || 40000 + Math.floor(Math.random() * 20000);
+  const ports = process.env.GRPC_PORT === undefined ? {} : { grpc_port: bound('GRPC_PORT') };
+  setTimeout(() => log({ msg: 'ready', ...ports, metrics_port: bound('METRICS_PORT') }), 20);
   setInterval(() => undefined, 1000);
 }
 `;
@@ -131,18 +136,21 @@ describe('launchStack', () => {
 
       const env = (unit: string): Record<string, string> =>
         recorded().find((entry) => entry.unit === unit && entry.command === 'serve')?.env ?? {};
+      // Ports the OS picks: each unit is given 0 and reports what it bound.
+      expect(env('identity').GRPC_PORT).toBe('0');
       const identityPorts = stack.processes.get('identity')?.ports ?? {};
-      expect(env('identity').GRPC_PORT).toBe(String(identityPorts.GRPC_PORT));
+      expect(identityPorts.GRPC_PORT).toBeGreaterThan(0);
       expect(env('gateway').IDENTITY_GRPC_ADDRESS).toBe(`127.0.0.1:${identityPorts.GRPC_PORT}`);
-      expect(env('jobs').METRICS_PORT).not.toBe(env('identity').METRICS_PORT);
+      expect(env('oauth').IDENTITY_GRPC_ADDRESS).toBe(`127.0.0.1:${identityPorts.GRPC_PORT}`);
+      expect(env('jobs').POSTS_GRPC_ADDRESS).toBe(`127.0.0.1:${stack.processes.get('posts')?.ports.GRPC_PORT}`);
 
-      expect(stack.gatewayUrl).toBe(`http://127.0.0.1:${env('gateway').GATEWAY_PORT}`);
+      expect(stack.gatewayUrl).toBe(`http://127.0.0.1:${stack.processes.get('gateway')?.ports.GATEWAY_PORT}`);
       expect(await (await fetch(stack.gatewayUrl)).text()).toBe('ok');
 
       for (const unit of starting) {
         expect(env(unit)).toMatchObject({
           DATABASE_URL: expect.stringMatching(new RegExp(`/${databaseName}$`)),
-          PUBLIC_APP_URL: stack.gatewayUrl,
+          PUBLIC_APP_URL: 'http://app.localhost',
           SMTP_URL: stack.smtp?.url,
           S3_ENDPOINT: stack.s3?.endpoint,
           S3_BUCKET: 'latchkey-posts',

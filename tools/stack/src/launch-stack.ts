@@ -7,9 +7,8 @@ import { startMailCatcher, type CaughtMail, type MailCatcher } from './mail-catc
 import {
   defaultFixedPortLayout,
   fixedPorts,
-  freePort,
   preferredOrAnyPort,
-  randomPorts,
+  osAssignedPorts,
   type UnitPorts,
 } from './port-layout';
 import { startS3Store, type S3Store } from './s3-store';
@@ -33,6 +32,12 @@ export const repositoryRoot = path.resolve(__dirname, '..', '..', '..');
 /** Ports of the embedded servers when ports are fixed, as mail catchers and s3rver commonly use. */
 const preferredSmtpPort = 1025;
 const preferredS3Port = 4569;
+
+/**
+ * PUBLIC_APP_URL when ports are random and none is given: the client app is
+ * not this gateway, and `.localhost` names can never reach another host.
+ */
+const randomPortsAppUrl = 'http://app.localhost';
 
 /** How long a unit may take to exit after SIGTERM before it gets SIGKILL. */
 const stopGraceMs = 10_000;
@@ -96,11 +101,11 @@ export interface StackS3 {
 export interface RunningStack {
   /**
    * Where the gateway listens (`http://localhost:8080`, or
-   * `http://127.0.0.1:<port>` with random ports). Set even when the
-   * gateway is not among the units: PUBLIC_APP_URL points there.
+   * `http://127.0.0.1:<port>` with random ports). Without the gateway among
+   * the units: where it would listen, or with random ports PUBLIC_APP_URL.
    */
   readonly gatewayUrl: string;
-  /** The environment every process got, before its own port variables. */
+  /** The environment every process got, before its own port variables and the addresses of the units before it. */
   readonly env: Readonly<Record<string, string>>;
   /** The embedded mail catcher; absent when SMTP_URL was given. */
   readonly smtp?: StackMail;
@@ -134,16 +139,6 @@ function portVariables(ports: UnitPorts): Record<string, string> {
   return Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)]));
 }
 
-/** `<NAME>_GRPC_ADDRESS` of every selected unit that offers one, for the units that need it. */
-function unitAddresses(units: readonly StackUnit[], ports: ReadonlyMap<string, UnitPorts>): Record<string, string> {
-  const addresses: Record<string, string> = {};
-  for (const unit of units) {
-    const grpcPort = ports.get(unit.name)?.GRPC_PORT;
-    if (unit.addressVariable && grpcPort !== undefined) addresses[unit.addressVariable] = `127.0.0.1:${grpcPort}`;
-  }
-  return addresses;
-}
-
 /**
  * Starts the local stack: creates the database, starts an SMTP catcher and
  * an S3 store unless SMTP_URL / S3_ENDPOINT are given, runs each unit's
@@ -166,29 +161,30 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
   }
 
   const ports = options.randomPorts
-    ? await randomPorts(units)
+    ? osAssignedPorts(units)
     : fixedPorts(units, {
         ...defaultFixedPortLayout,
         grpcPortBase: options.portBase ?? defaultFixedPortLayout.grpcPortBase,
         gatewayPort: inputs.GATEWAY_PORT,
       });
-  // Mail links point at the gateway even when this stack runs without it.
-  const gatewayPort =
-    ports.get('gateway')?.GATEWAY_PORT ?? (options.randomPorts ? await freePort() : inputs.GATEWAY_PORT);
-  const gatewayUrl = `http://${options.randomPorts ? '127.0.0.1' : 'localhost'}:${gatewayPort}`;
+  // With fixed ports the gateway's URL is known now, and mail links may point
+  // at it. With ports the OS picks, it is known only once the gateway is up,
+  // so mail links point at a stand-in app origin unless PUBLIC_APP_URL is given.
+  const fixedGatewayUrl = options.randomPorts ? undefined : `http://localhost:${inputs.GATEWAY_PORT}`;
 
   const secrets =
     inputs.TOTP_ENCRYPTION_KEY === undefined
       ? await readOrCreateStackSecrets(path.join(dataDir, 'stack-secrets.json'))
       : undefined;
-  const defaults = localDefaults({ publicAppUrl: gatewayUrl, totpEncryptionKey: secrets?.TOTP_ENCRYPTION_KEY });
+  const defaults = localDefaults({
+    publicAppUrl: fixedGatewayUrl ?? randomPortsAppUrl,
+    totpEncryptionKey: secrets?.TOTP_ENCRYPTION_KEY,
+  });
   const databaseUrl = databaseUrlFor(inputs.DATABASE_URL, options.databaseName);
   const chosen: Record<string, string | undefined> = {
     DATABASE_URL: databaseUrl,
     NATS_SUBJECT_PREFIX: options.natsSubjectPrefix,
     REDIS_KEY_PREFIX: options.redisKeyPrefix,
-    GATEWAY_PORT: String(gatewayPort),
-    ...unitAddresses(units, ports),
   };
 
   const needed = units.flatMap((unit) => unit.backingServices);
@@ -198,6 +194,7 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
     emit({ type: 'database-created', database: databaseNameOf(databaseUrl) });
   }
 
+  let startedGatewayUrl: string | undefined;
   const launched: UnitProcess[] = [];
   const processes = new Map<string, StackProcess>();
   let mailCatcher: MailCatcher | undefined;
@@ -261,8 +258,11 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
       ...(mailCatcher ? { SMTP_URL: mailCatcher.url } : {}),
       ...(s3Store ? embeddedS3Variables(s3Store.endpoint, s3Store.bucket) : {}),
     });
+    // Each started service's address, for the units that start after it.
+    const addresses: Record<string, string> = {};
     const unitEnv = (unit: StackUnit): Record<string, string> => ({
       ...env,
+      ...addresses,
       ...portVariables(ports.get(unit.name) ?? {}),
     });
 
@@ -302,12 +302,16 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
       emit({ type: 'starting', unit: unit.name, pid: child.pid, ports: unitPorts });
       const readyLine = await unlessAborted(child.waitUntilReady(options.readyTimeoutMs ?? 30_000), signal);
       ready = true;
-      processes.set(unit.name, { name: unit.name, pid: child.pid, ports: unitPorts, output: () => child.output() });
+      const boundPorts = { ...unitPorts, ...readyLine.ports };
+      ports.set(unit.name, boundPorts);
+      if (unit.addressVariable && boundPorts.GRPC_PORT) addresses[unit.addressVariable] = `127.0.0.1:${boundPorts.GRPC_PORT}`;
+      if (unit.name === 'gateway') startedGatewayUrl = readyLine.url ?? `http://127.0.0.1:${boundPorts.GATEWAY_PORT}`;
+      processes.set(unit.name, { name: unit.name, pid: child.pid, ports: boundPorts, output: () => child.output() });
       emit({
         type: 'ready',
         unit: unit.name,
         pid: child.pid,
-        ports: unitPorts,
+        ports: boundPorts,
         ...(readyLine.url === undefined ? {} : { url: readyLine.url }),
         elapsedMs: Date.now() - startedAt,
       });
@@ -316,7 +320,7 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
     let stopped: Promise<void> | undefined;
     const catcher = mailCatcher;
     return {
-      gatewayUrl,
+      gatewayUrl: fixedGatewayUrl ?? startedGatewayUrl ?? env.PUBLIC_APP_URL ?? randomPortsAppUrl,
       env,
       ...(catcher
         ? {

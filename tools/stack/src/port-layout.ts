@@ -34,15 +34,13 @@ export function fixedPorts(units: readonly StackUnit[], layout: FixedPortLayout)
   );
 }
 
-/** Ports the operating system picked as free, one per port variable of each unit. */
-export async function randomPorts(units: readonly StackUnit[]): Promise<Map<string, UnitPorts>> {
-  const byUnit = new Map<string, UnitPorts>();
-  for (const unit of units) {
-    const ports: Record<string, number> = {};
-    for (const port of unit.ports) ports[port.variable] = await freePort();
-    byUnit.set(unit.name, ports);
-  }
-  return byUnit;
+/**
+ * Port 0 for every port variable: each process binds a port the OS picks
+ * and reports it in its ready line. Choosing free ports up front and handing
+ * them over would race with every other process binding ports meanwhile.
+ */
+export function osAssignedPorts(units: readonly StackUnit[]): Map<string, UnitPorts> {
+  return new Map(units.map((unit) => [unit.name, Object.fromEntries(unit.ports.map((port) => [port.variable, 0]))]));
 }
 
 /**

@@ -8,7 +8,7 @@ function unit(name: string, needs: readonly string[] = []): StackUnit {
 
 describe('stackUnits', () => {
   it('holds the units that exist today, gRPC services first', () => {
-    expect(names(stackUnits)).toEqual(['identity', 'totp', 'posts', 'jobs', 'gateway']);
+    expect(names(stackUnits)).toEqual(['identity', 'oauth', 'totp', 'posts', 'jobs', 'gateway']);
   });
 
   it('runs every unit from its built dist/main.js', () => {
@@ -19,7 +19,7 @@ describe('stackUnits', () => {
     const identity = stackUnits.find((entry) => entry.name === 'identity');
     expect(identity?.addressVariable).toBe('IDENTITY_GRPC_ADDRESS');
     expect(identity?.ports.map((port) => port.variable)).toEqual(['GRPC_PORT', 'METRICS_PORT']);
-    expect(stackUnits.find((entry) => entry.name === 'gateway')?.needs).toEqual(['identity', 'totp', 'posts']);
+    expect(stackUnits.find((entry) => entry.name === 'gateway')?.needs).toEqual(['identity', 'oauth', 'totp', 'posts']);
   });
 
   it('names only units of the catalogue as needs', () => {
@@ -30,7 +30,7 @@ describe('stackUnits', () => {
 
 describe('selectUnits', () => {
   it('selects every unit by default', () => {
-    expect(names(selectUnits(stackUnits))).toEqual(['identity', 'totp', 'posts', 'jobs', 'gateway']);
+    expect(names(selectUnits(stackUnits))).toEqual(['identity', 'oauth', 'totp', 'posts', 'jobs', 'gateway']);
   });
 
   it('keeps catalogue order whatever order the names come in', () => {
@@ -38,19 +38,19 @@ describe('selectUnits', () => {
   });
 
   it('rejects names it does not know', () => {
-    expect(() => selectUnits(stackUnits, ['jobs', 'oauth'])).toThrow('unknown stack unit(s): oauth');
+    expect(() => selectUnits(stackUnits, ['jobs', 'billing'])).toThrow('unknown stack unit(s): billing');
   });
 });
 
 describe('migrationOrder', () => {
   it('migrates the services, then jobs; the gateway has no migrations', () => {
-    expect(names(migrationOrder(stackUnits))).toEqual(['identity', 'totp', 'posts', 'jobs']);
+    expect(names(migrationOrder(stackUnits))).toEqual(['identity', 'oauth', 'totp', 'posts', 'jobs']);
   });
 });
 
 describe('startOrder', () => {
   it('starts the services, jobs and the gateway last', () => {
-    expect(names(startOrder(stackUnits))).toEqual(['identity', 'totp', 'posts', 'jobs', 'gateway']);
+    expect(names(startOrder(stackUnits))).toEqual(['identity', 'oauth', 'totp', 'posts', 'jobs', 'gateway']);
   });
 
   it('starts a unit after the units it needs even when listed before them', () => {

@@ -38,9 +38,16 @@ export interface StackUnit {
 
 /**
  * A gRPC service: `migrate` then `serve`, a gRPC and a metrics listener, and
- * its address published as `<NAME>_GRPC_ADDRESS` for the gateway.
+ * its address published as `<NAME>_GRPC_ADDRESS` for the units that call it.
+ * `needs` names the services it calls: they start first, so that their
+ * addresses are known (with random ports, only once they are up).
  */
-function grpcService(name: string, offset: number, backingServices: readonly BackingServiceName[]): StackUnit {
+function grpcService(
+  name: string,
+  offset: number,
+  backingServices: readonly BackingServiceName[],
+  needs: readonly string[] = [],
+): StackUnit {
   return {
     name,
     entry: `services/${name}/dist/main.js`,
@@ -51,7 +58,7 @@ function grpcService(name: string, offset: number, backingServices: readonly Bac
       { variable: 'METRICS_PORT', kind: 'metrics', offset },
     ],
     addressVariable: `${name.toUpperCase()}_GRPC_ADDRESS`,
-    needs: [],
+    needs,
     backingServices,
   };
 }
@@ -62,6 +69,7 @@ function grpcService(name: string, offset: number, backingServices: readonly Bac
  */
 const grpcServices: readonly StackUnit[] = [
   grpcService('identity', 0, ['postgres', 'nats']),
+  grpcService('oauth', 1, ['postgres', 'redis', 'nats'], ['identity']),
   grpcService('totp', 2, ['postgres', 'redis', 'nats']),
   grpcService('posts', 3, ['postgres', 'nats']),
 ];
@@ -75,7 +83,8 @@ export const stackUnits: readonly StackUnit[] = [
     migrates: true,
     serveArgs: ['serve'],
     ports: [{ variable: 'METRICS_PORT', kind: 'metrics', offset: 10 }],
-    needs: [],
+    // The account cleanup calls these.
+    needs: ['oauth', 'totp', 'posts'],
     backingServices: ['postgres', 'nats'],
   },
   {

@@ -17,8 +17,12 @@ const stayAlive = 'setInterval(() => undefined, 1000);';
 
 describe('parseReadyLine', () => {
   it('accepts a pino line whose msg is exactly ready', () => {
-    expect(parseReadyLine('{"level":"info","service":"identity","msg":"ready"}')).toEqual({});
-    expect(parseReadyLine('{"level":30,"msg":"ready","url":"http://0.0.0.0:8080"}\r')).toEqual({
+    expect(parseReadyLine('{"level":"info","service":"jobs","msg":"ready"}')).toEqual({ ports: {} });
+    expect(parseReadyLine('{"level":"info","msg":"ready","grpc_port":41000,"metrics_port":41001}')).toEqual({
+      ports: { GRPC_PORT: 41000, METRICS_PORT: 41001 },
+    });
+    expect(parseReadyLine('{"level":30,"msg":"ready","url":"http://0.0.0.0:8080","port":8080}\r')).toEqual({
+      ports: { GATEWAY_PORT: 8080 },
       url: 'http://0.0.0.0:8080',
     });
   });
@@ -47,7 +51,7 @@ describe('startUnitProcess', () => {
         `setTimeout(() => { ${logLine({ msg: 'ready', url: 'http://127.0.0.1:1' })} }, 50);` +
         `process.on('SIGTERM', () => { ${logLine({ msg: 'stopping' })} process.exit(0); }); ${stayAlive}`,
     );
-    await expect(unit.waitUntilReady(5_000)).resolves.toEqual({ url: 'http://127.0.0.1:1' });
+    await expect(unit.waitUntilReady(5_000)).resolves.toEqual({ url: 'http://127.0.0.1:1', ports: {} });
     expect(unit.pid).toEqual(expect.any(Number));
     await expect(unit.stop(5_000)).resolves.toEqual({ code: 0, signal: null });
     expect(unit.output()).toContain('"msg":"stopping"');

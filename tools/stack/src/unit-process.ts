@@ -13,6 +13,8 @@ export interface ProcessExit {
 export interface ReadyLine {
   /** Where the gateway listens, as it logs it. */
   readonly url?: string;
+  /** The ports it bound, by the variable that asked for them (with 0, the OS picked them). */
+  readonly ports: Readonly<Record<string, number>>;
 }
 
 /** How many lines of output a process keeps; older ones are dropped so a long session stays small. */
@@ -23,7 +25,16 @@ const keptLines = 2_000;
  * once they accept work (the gateway adds `url`). Other lines, including
  * non-JSON output of a crashing process, are not ready lines.
  */
-const readyLineSchema = z.object({ msg: z.literal('ready'), url: z.string().optional() });
+const readyLineSchema = z.object({
+  msg: z.literal('ready'),
+  url: z.string().optional(),
+  grpc_port: z.number().int().positive().optional(),
+  metrics_port: z.number().int().positive().optional(),
+  port: z.number().int().positive().optional(),
+});
+
+/** The fields of a ready line that report a bound port, and the variable each answers. */
+const reportedPorts = { grpc_port: 'GRPC_PORT', metrics_port: 'METRICS_PORT', port: 'GATEWAY_PORT' } as const;
 
 export function parseReadyLine(line: string): ReadyLine | undefined {
   const trimmed = line.trim();
@@ -36,7 +47,12 @@ export function parseReadyLine(line: string): ReadyLine | undefined {
   }
   const result = readyLineSchema.safeParse(parsed);
   if (!result.success) return undefined;
-  return result.data.url === undefined ? {} : { url: result.data.url };
+  const ports: Record<string, number> = {};
+  for (const [field, variable] of Object.entries(reportedPorts)) {
+    const value = result.data[field as keyof typeof reportedPorts];
+    if (value !== undefined) ports[variable] = value;
+  }
+  return result.data.url === undefined ? { ports } : { url: result.data.url, ports };
 }
 
 export function describeExit(exit: ProcessExit): string {

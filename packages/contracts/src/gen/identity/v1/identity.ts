@@ -185,6 +185,28 @@ export interface RequestEmailChangeRequest {
 export interface RequestEmailChangeResponse {
 }
 
+/** CheckPasswordRequest carries a password to check against an account. */
+export interface CheckPasswordRequest {
+  /** The authenticated caller's account. */
+  userId: string;
+  /** The password as typed. */
+  password: string;
+}
+
+/** CheckPasswordResponse is empty when the password is right. */
+export interface CheckPasswordResponse {
+}
+
+/** DeleteUserRequest names the account to delete. */
+export interface DeleteUserRequest {
+  /** The account's id. */
+  userId: string;
+}
+
+/** DeleteUserResponse is empty once the account is deleted. */
+export interface DeleteUserResponse {
+}
+
 /** ConfirmEmailChangeRequest carries the token mailed to the new address. */
 export interface ConfirmEmailChangeRequest {
   /** The raw token, as mailed. */
@@ -1990,6 +2012,272 @@ export const RequestEmailChangeResponse: MessageFns<RequestEmailChangeResponse> 
   },
 };
 
+function createBaseCheckPasswordRequest(): CheckPasswordRequest {
+  return { userId: "", password: "" };
+}
+
+export const CheckPasswordRequest: MessageFns<CheckPasswordRequest> = {
+  encode(message: CheckPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckPasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckPasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckPasswordRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+    };
+  },
+
+  toJSON(message: CheckPasswordRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckPasswordRequest>, I>>(base?: I): CheckPasswordRequest {
+    return CheckPasswordRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckPasswordRequest>, I>>(object: I): CheckPasswordRequest {
+    const message = createBaseCheckPasswordRequest();
+    message.userId = object.userId ?? "";
+    message.password = object.password ?? "";
+    return message;
+  },
+};
+
+function createBaseCheckPasswordResponse(): CheckPasswordResponse {
+  return {};
+}
+
+export const CheckPasswordResponse: MessageFns<CheckPasswordResponse> = {
+  encode(_: CheckPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckPasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckPasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CheckPasswordResponse {
+    return {};
+  },
+
+  toJSON(_: CheckPasswordResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckPasswordResponse>, I>>(base?: I): CheckPasswordResponse {
+    return CheckPasswordResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckPasswordResponse>, I>>(_: I): CheckPasswordResponse {
+    const message = createBaseCheckPasswordResponse();
+    return message;
+  },
+};
+
+function createBaseDeleteUserRequest(): DeleteUserRequest {
+  return { userId: "" };
+}
+
+export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
+  encode(message: DeleteUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteUserRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteUserRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteUserRequest>, I>>(base?: I): DeleteUserRequest {
+    return DeleteUserRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteUserRequest>, I>>(object: I): DeleteUserRequest {
+    const message = createBaseDeleteUserRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteUserResponse(): DeleteUserResponse {
+  return {};
+}
+
+export const DeleteUserResponse: MessageFns<DeleteUserResponse> = {
+  encode(_: DeleteUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteUserResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteUserResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteUserResponse>, I>>(base?: I): DeleteUserResponse {
+    return DeleteUserResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteUserResponse>, I>>(_: I): DeleteUserResponse {
+    const message = createBaseDeleteUserResponse();
+    return message;
+  },
+};
+
 function createBaseConfirmEmailChangeRequest(): ConfirmEmailChangeRequest {
   return { token: "" };
 }
@@ -2300,6 +2588,36 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): RequestEmailChangeResponse => RequestEmailChangeResponse.decode(value),
   },
   /**
+   * CheckPassword confirms that the caller knows the account's password,
+   * before an operation that asks for it again (deleting the account).
+   * Errors: auth:wrong_password, auth:password_not_set, auth:unauthorized.
+   */
+  checkPassword: {
+    path: "/identity.v1.IdentityService/CheckPassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckPasswordRequest): Buffer => Buffer.from(CheckPasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckPasswordRequest => CheckPasswordRequest.decode(value),
+    responseSerialize: (value: CheckPasswordResponse): Buffer =>
+      Buffer.from(CheckPasswordResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckPasswordResponse => CheckPasswordResponse.decode(value),
+  },
+  /**
+   * DeleteUser deletes the account and, in the same transaction, queues the
+   * job that removes what other units keep of it and a notice mail to its
+   * address. The caller has checked the credentials and ends the sessions.
+   * Errors: auth:unauthorized when no such account exists.
+   */
+  deleteUser: {
+    path: "/identity.v1.IdentityService/DeleteUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteUserRequest): Buffer => Buffer.from(DeleteUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteUserRequest => DeleteUserRequest.decode(value),
+    responseSerialize: (value: DeleteUserResponse): Buffer => Buffer.from(DeleteUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteUserResponse => DeleteUserResponse.decode(value),
+  },
+  /**
    * ConfirmEmailChange consumes an email-change token, changes the email
    * (counted verified) and mails a notice to the old address.
    * Errors: auth:token_invalid, user:email_taken.
@@ -2382,6 +2700,19 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * validation:invalid_input.
    */
   requestEmailChange: handleUnaryCall<RequestEmailChangeRequest, RequestEmailChangeResponse>;
+  /**
+   * CheckPassword confirms that the caller knows the account's password,
+   * before an operation that asks for it again (deleting the account).
+   * Errors: auth:wrong_password, auth:password_not_set, auth:unauthorized.
+   */
+  checkPassword: handleUnaryCall<CheckPasswordRequest, CheckPasswordResponse>;
+  /**
+   * DeleteUser deletes the account and, in the same transaction, queues the
+   * job that removes what other units keep of it and a notice mail to its
+   * address. The caller has checked the credentials and ends the sessions.
+   * Errors: auth:unauthorized when no such account exists.
+   */
+  deleteUser: handleUnaryCall<DeleteUserRequest, DeleteUserResponse>;
   /**
    * ConfirmEmailChange consumes an email-change token, changes the email
    * (counted verified) and mails a notice to the old address.
@@ -2608,6 +2939,47 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RequestEmailChangeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CheckPassword confirms that the caller knows the account's password,
+   * before an operation that asks for it again (deleting the account).
+   * Errors: auth:wrong_password, auth:password_not_set, auth:unauthorized.
+   */
+  checkPassword(
+    request: CheckPasswordRequest,
+    callback: (error: ServiceError | null, response: CheckPasswordResponse) => void,
+  ): ClientUnaryCall;
+  checkPassword(
+    request: CheckPasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckPasswordResponse) => void,
+  ): ClientUnaryCall;
+  checkPassword(
+    request: CheckPasswordRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckPasswordResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteUser deletes the account and, in the same transaction, queues the
+   * job that removes what other units keep of it and a notice mail to its
+   * address. The caller has checked the credentials and ends the sessions.
+   * Errors: auth:unauthorized when no such account exists.
+   */
+  deleteUser(
+    request: DeleteUserRequest,
+    callback: (error: ServiceError | null, response: DeleteUserResponse) => void,
+  ): ClientUnaryCall;
+  deleteUser(
+    request: DeleteUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteUserResponse) => void,
+  ): ClientUnaryCall;
+  deleteUser(
+    request: DeleteUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteUserResponse) => void,
   ): ClientUnaryCall;
   /**
    * ConfirmEmailChange consumes an email-change token, changes the email

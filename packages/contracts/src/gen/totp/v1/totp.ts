@@ -150,6 +150,22 @@ export interface VerifyLoginChallengeResponse {
   userId: string;
 }
 
+/** ConfirmSecondFactorRequest carries what the user typed. */
+export interface ConfirmSecondFactorRequest {
+  /** The authenticated caller's account. */
+  userId: string;
+  /** The 6-digit code the authenticator shows now. */
+  code?:
+    | string
+    | undefined;
+  /** An unused backup code; hyphens and case are ignored. */
+  backupCode?: string | undefined;
+}
+
+/** ConfirmSecondFactorResponse is empty when the proof was accepted. */
+export interface ConfirmSecondFactorResponse {
+}
+
 /** DeleteUserDataRequest names the account being deleted. */
 export interface DeleteUserDataRequest {
   /** The account id (UUID). */
@@ -1539,6 +1555,167 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
   },
 };
 
+function createBaseConfirmSecondFactorRequest(): ConfirmSecondFactorRequest {
+  return { userId: "", code: undefined, backupCode: undefined };
+}
+
+export const ConfirmSecondFactorRequest: MessageFns<ConfirmSecondFactorRequest> = {
+  encode(message: ConfirmSecondFactorRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.code !== undefined) {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.backupCode !== undefined) {
+      writer.uint32(26).string(message.backupCode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmSecondFactorRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmSecondFactorRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.backupCode = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmSecondFactorRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      code: isSet(object.code) ? globalThis.String(object.code) : undefined,
+      backupCode: isSet(object.backupCode)
+        ? globalThis.String(object.backupCode)
+        : isSet(object.backup_code)
+        ? globalThis.String(object.backup_code)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ConfirmSecondFactorRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.code !== undefined) {
+      obj.code = message.code;
+    }
+    if (message.backupCode !== undefined) {
+      obj.backupCode = message.backupCode;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConfirmSecondFactorRequest>, I>>(base?: I): ConfirmSecondFactorRequest {
+    return ConfirmSecondFactorRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConfirmSecondFactorRequest>, I>>(object: I): ConfirmSecondFactorRequest {
+    const message = createBaseConfirmSecondFactorRequest();
+    message.userId = object.userId ?? "";
+    message.code = object.code ?? undefined;
+    message.backupCode = object.backupCode ?? undefined;
+    return message;
+  },
+};
+
+function createBaseConfirmSecondFactorResponse(): ConfirmSecondFactorResponse {
+  return {};
+}
+
+export const ConfirmSecondFactorResponse: MessageFns<ConfirmSecondFactorResponse> = {
+  encode(_: ConfirmSecondFactorResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmSecondFactorResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmSecondFactorResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ConfirmSecondFactorResponse {
+    return {};
+  },
+
+  toJSON(_: ConfirmSecondFactorResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConfirmSecondFactorResponse>, I>>(base?: I): ConfirmSecondFactorResponse {
+    return ConfirmSecondFactorResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConfirmSecondFactorResponse>, I>>(_: I): ConfirmSecondFactorResponse {
+    const message = createBaseConfirmSecondFactorResponse();
+    return message;
+  },
+};
+
 function createBaseDeleteUserDataRequest(): DeleteUserDataRequest {
   return { userId: "" };
 }
@@ -1791,6 +1968,25 @@ export const TotpServiceService = {
     responseDeserialize: (value: Buffer): VerifyLoginChallengeResponse => VerifyLoginChallengeResponse.decode(value),
   },
   /**
+   * ConfirmSecondFactor checks that an enabled user holds their second
+   * factor outside a login, before a sensitive operation (deleting the
+   * account). A code's time step is recorded and a backup code used up,
+   * exactly as at login, and wrong codes count against the same limit.
+   * Errors: totp:not_enabled, totp:invalid_code, totp:backup_code_exhausted,
+   * rate_limit:exceeded, validation:invalid_input.
+   */
+  confirmSecondFactor: {
+    path: "/totp.v1.TotpService/ConfirmSecondFactor" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ConfirmSecondFactorRequest): Buffer =>
+      Buffer.from(ConfirmSecondFactorRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ConfirmSecondFactorRequest => ConfirmSecondFactorRequest.decode(value),
+    responseSerialize: (value: ConfirmSecondFactorResponse): Buffer =>
+      Buffer.from(ConfirmSecondFactorResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ConfirmSecondFactorResponse => ConfirmSecondFactorResponse.decode(value),
+  },
+  /**
    * DeleteUserData removes everything this service holds about a user, for
    * account deletion. Calling it again, or for an unknown user, succeeds.
    */
@@ -1863,6 +2059,15 @@ export interface TotpServiceServer extends UntypedServiceImplementation {
    * rate_limit:exceeded.
    */
   verifyLoginChallenge: handleUnaryCall<VerifyLoginChallengeRequest, VerifyLoginChallengeResponse>;
+  /**
+   * ConfirmSecondFactor checks that an enabled user holds their second
+   * factor outside a login, before a sensitive operation (deleting the
+   * account). A code's time step is recorded and a backup code used up,
+   * exactly as at login, and wrong codes count against the same limit.
+   * Errors: totp:not_enabled, totp:invalid_code, totp:backup_code_exhausted,
+   * rate_limit:exceeded, validation:invalid_input.
+   */
+  confirmSecondFactor: handleUnaryCall<ConfirmSecondFactorRequest, ConfirmSecondFactorResponse>;
   /**
    * DeleteUserData removes everything this service holds about a user, for
    * account deletion. Calling it again, or for an unknown user, succeeds.
@@ -2023,6 +2228,29 @@ export interface TotpServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: VerifyLoginChallengeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ConfirmSecondFactor checks that an enabled user holds their second
+   * factor outside a login, before a sensitive operation (deleting the
+   * account). A code's time step is recorded and a backup code used up,
+   * exactly as at login, and wrong codes count against the same limit.
+   * Errors: totp:not_enabled, totp:invalid_code, totp:backup_code_exhausted,
+   * rate_limit:exceeded, validation:invalid_input.
+   */
+  confirmSecondFactor(
+    request: ConfirmSecondFactorRequest,
+    callback: (error: ServiceError | null, response: ConfirmSecondFactorResponse) => void,
+  ): ClientUnaryCall;
+  confirmSecondFactor(
+    request: ConfirmSecondFactorRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ConfirmSecondFactorResponse) => void,
+  ): ClientUnaryCall;
+  confirmSecondFactor(
+    request: ConfirmSecondFactorRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ConfirmSecondFactorResponse) => void,
   ): ClientUnaryCall;
   /**
    * DeleteUserData removes everything this service holds about a user, for

@@ -1,0 +1,39 @@
+import { AppError, type FieldError } from '@latchkey/errors';
+import type { GatewayDeps } from '../gateway-deps';
+
+const TOTP_CODE = /^\d{6}$/;
+
+/**
+ * API.md part 4: deleting an account asks again for what signs it in: the
+ * password when it has one, a TOTP or backup code when TOTP is on, and its
+ * own handle when it has neither (an OAuth-only account). The password is
+ * checked before a code is spent, so a wrong password wastes no backup code.
+ */
+export async function assertAccountDeletionAllowed(
+  deps: GatewayDeps,
+  userId: string,
+  proof: { password?: string | undefined; code?: string | undefined; handle?: string | undefined },
+  requestId: string,
+): Promise<void> {
+  const [{ user }, totp] = await Promise.all([
+    deps.identity.getUser({ userId }, { requestId }),
+    deps.totp.getStatus({ userId }, { requestId }),
+  ]);
+  const missing: FieldError[] = [];
+  if (user!.hasPassword && !proof.password) missing.push({ field: 'password', message: 'is required' });
+  if (totp.enabled && !proof.code) missing.push({ field: 'code', message: 'is required while TOTP is on' });
+  if (!user!.hasPassword && !totp.enabled && !proof.handle) missing.push({ field: 'handle', message: 'is required' });
+  if (missing.length > 0) throw AppError.validation(missing);
+
+  if (user!.hasPassword) await deps.identity.checkPassword({ userId, password: proof.password! }, { requestId });
+  if (totp.enabled) {
+    const code = proof.code!;
+    await deps.totp.confirmSecondFactor(
+      TOTP_CODE.test(code) ? { userId, code } : { userId, backupCode: code },
+      { requestId },
+    );
+  }
+  if (!user!.hasPassword && !totp.enabled && proof.handle!.toLowerCase() !== user!.handle) {
+    throw AppError.validation([{ field: 'handle', message: 'must be the account’s own handle' }]);
+  }
+}

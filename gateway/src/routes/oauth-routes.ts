@@ -1,0 +1,178 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { oauthV1 } from '@latchkey/contracts';
+import { AppError } from '@latchkey/errors';
+import type { GatewayDeps } from '../gateway-deps';
+import { limitCredentialRequests } from '../http/credential-limits';
+import { optionalSession, requireSession, sessionOf, startSession } from '../http/session-auth';
+import { signIn } from '../http/sign-in';
+import { providerFromPath, providerName } from '../oauth-providers';
+import { userSchema } from '../schemas/account-schemas';
+import {
+  authorizationSchema,
+  authorizeQuery,
+  completeSignupBody,
+  connectionListSchema,
+  connectionSchema,
+  oauthLoginSchema,
+  providerCallbackBody,
+  providerParams,
+  unlinkBody,
+} from '../schemas/oauth-schemas';
+import { noContent, problemResponses } from '../schemas/problem-schema';
+import { userView } from '../user-view';
+
+function connectionView(connection: oauthV1.Connection) {
+  return {
+    provider: providerName(connection.provider),
+    provider_user_id: connection.providerUserId,
+    email: connection.email,
+    linked_at: (connection.linkedAt ?? new Date(0)).toISOString(),
+  };
+}
+
+/** /v0/auth/oauth and complete-signup: sign-in with Google or GitHub, and linking them. */
+export function oauthRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    const session = requireSession(deps);
+    const credentialLimit = limitCredentialRequests(deps);
+    const tags = ['oauth'];
+
+    app.get(
+      '/v0/auth/oauth/:provider/authorize',
+      {
+        schema: {
+          tags,
+          summary: 'The provider’s consent URL; `purpose=link` (with a session) adds the provider to the account.',
+          params: providerParams,
+          querystring: authorizeQuery,
+          response: { 200: authorizationSchema, ...problemResponses(400, 401, 404, 502, 503) },
+        },
+      },
+      async (request) => {
+        const provider = providerFromPath(request.params.provider);
+        const link = request.query.purpose === 'link';
+        const current = link ? await optionalSession(deps, request) : undefined;
+        if (link && !current) throw new AppError('auth:unauthorized');
+        const authorization = await deps.oauth.createAuthorization(
+          {
+            provider,
+            purpose: link ? oauthV1.AuthorizationPurpose.AUTHORIZATION_PURPOSE_LINK : oauthV1.AuthorizationPurpose.AUTHORIZATION_PURPOSE_LOGIN,
+            userId: current?.userId ?? '',
+          },
+          { requestId: request.id },
+        );
+        return { authorization_url: authorization.authorizationUrl, state: authorization.state };
+      },
+    );
+
+    app.post(
+      '/v0/auth/oauth/:provider/login',
+      {
+        schema: {
+          tags,
+          summary: 'Finish a provider sign-in with its code and state: signed in, linked, pending signup, or a TOTP challenge.',
+          params: providerParams,
+          body: providerCallbackBody,
+          response: { 200: oauthLoginSchema, ...problemResponses(400, 404, 409, 429, 502, 503) },
+        },
+        preHandler: credentialLimit,
+      },
+      async (request, reply) => {
+        const provider = providerFromPath(request.params.provider);
+        const result = await deps.oauth.completeLogin({ provider, ...request.body }, { requestId: request.id });
+        if (result.pendingSignup) {
+          const pending = result.pendingSignup;
+          return {
+            status: 'pending_signup' as const,
+            pending_token: pending.pendingToken,
+            email: pending.email,
+            name: pending.name,
+            avatar_url: pending.avatarUrl,
+          };
+        }
+        const { user } = await deps.identity.getUser({ userId: result.signedIn!.userId }, { requestId: request.id });
+        const outcome = await signIn(deps, request, reply, user!);
+        if ('totp_required' in outcome) return outcome;
+        return { status: result.signedIn!.linkedNow ? ('linked' as const) : ('signed_in' as const), user: outcome };
+      },
+    );
+
+    app.post(
+      '/v0/auth/complete-signup',
+      {
+        schema: {
+          tags,
+          summary: 'Create the account of a pending provider sign-up with a chosen handle; sets the session cookie.',
+          body: completeSignupBody,
+          response: { 201: userSchema, ...problemResponses(400, 409, 429, 503) },
+        },
+        preHandler: credentialLimit,
+      },
+      async (request, reply) => {
+        const { userId } = await deps.oauth.completeSignup(
+          { pendingToken: request.body.pending_token, handle: request.body.handle },
+          { requestId: request.id },
+        );
+        const { user } = await deps.identity.getUser({ userId }, { requestId: request.id });
+        await startSession(deps, request, reply, userId);
+        return reply.code(201).send(userView(user!, false));
+      },
+    );
+
+    app.post(
+      '/v0/auth/oauth/:provider/link',
+      {
+        schema: {
+          tags,
+          summary: 'Add the provider identity to the signed-in account, with a code and a `link` state.',
+          params: providerParams,
+          body: providerCallbackBody,
+          response: { 201: connectionSchema, ...problemResponses(400, 401, 404, 409, 502, 503) },
+        },
+        preHandler: session,
+      },
+      async (request, reply) => {
+        const provider = providerFromPath(request.params.provider);
+        const { connection } = await deps.oauth.linkProvider(
+          { userId: sessionOf(request).userId, provider, ...request.body },
+          { requestId: request.id },
+        );
+        return reply.code(201).send(connectionView(connection!));
+      },
+    );
+
+    app.get(
+      '/v0/auth/oauth/connections',
+      {
+        schema: {
+          tags,
+          summary: 'The providers linked to the signed-in account.',
+          response: { 200: connectionListSchema, ...problemResponses(401, 503) },
+        },
+        preHandler: session,
+      },
+      async (request) => {
+        const { connections } = await deps.oauth.listConnections({ userId: sessionOf(request).userId }, { requestId: request.id });
+        return { items: connections.map(connectionView) };
+      },
+    );
+
+    app.post(
+      '/v0/auth/oauth/connections/unlink',
+      {
+        schema: {
+          tags,
+          summary: 'Remove a provider from the account; refused for the last way to sign in.',
+          body: unlinkBody,
+          response: { ...noContent, ...problemResponses(400, 401, 404, 409, 503) },
+        },
+        preHandler: session,
+      },
+      async (request, reply) => {
+        const provider = providerFromPath(request.body.provider);
+        await deps.oauth.unlinkProvider({ userId: sessionOf(request).userId, provider }, { requestId: request.id });
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+
+const providerUrl = env.url(['http', 'https']);
+
+/** The variables each provider needs before it is switched on (API.md part 7). */
+export const providerCredentials = {
+  google: ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET', 'GOOGLE_REDIRECT_URI'],
+  github: ['GITHUB_CLIENT_ID', 'GITHUB_CLIENT_SECRET', 'GITHUB_REDIRECT_URI'],
+} as const;
+
+/** Provider endpoints, which must be HTTPS in production (API.md part 7). */
+const providerEndpoints = [
+  'GOOGLE_ISSUER',
+  'GOOGLE_AUTHORIZATION_URL',
+  'GOOGLE_TOKEN_URL',
+  'GOOGLE_USERINFO_URL',
+  'GOOGLE_JWKS_URL',
+  'GITHUB_AUTHORIZATION_URL',
+  'GITHUB_TOKEN_URL',
+  'GITHUB_API_URL',
+] as const;
+
+/** Everything the OAuth service reads from its environment. */
+export const configSchema = z
+  .object({
+    ...processVariables,
+    ...grpcServiceVariables,
+    GRPC_PORT: env.port(50052),
+    DATABASE_URL: backingServices.DATABASE_URL,
+    DATABASE_POOL_MAX: env.int(10, 1, 200),
+    REDIS_URL: backingServices.REDIS_URL,
+    REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
+    NATS_URL: backingServices.NATS_URL,
+    NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+    /** identity.v1, which owns the accounts this service finds and creates. */
+    IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
+    GRPC_DEADLINE_MS: env.int(5_000, 100, 120_000),
+
+    GOOGLE_CLIENT_ID: z.string().optional(),
+    GOOGLE_CLIENT_SECRET: z.string().optional(),
+    GOOGLE_REDIRECT_URI: providerUrl.optional(),
+    /** Endpoints and keys come from this issuer's discovery document unless overridden below. */
+    GOOGLE_ISSUER: providerUrl.default('https://accounts.google.com'),
+    GOOGLE_AUTHORIZATION_URL: providerUrl.optional(),
+    GOOGLE_TOKEN_URL: providerUrl.optional(),
+    GOOGLE_USERINFO_URL: providerUrl.optional(),
+    GOOGLE_JWKS_URL: providerUrl.optional(),
+
+    GITHUB_CLIENT_ID: z.string().optional(),
+    GITHUB_CLIENT_SECRET: z.string().optional(),
+    GITHUB_REDIRECT_URI: providerUrl.optional(),
+    GITHUB_AUTHORIZATION_URL: providerUrl.default('https://github.com/login/oauth/authorize'),
+    GITHUB_TOKEN_URL: providerUrl.default('https://github.com/login/oauth/access_token'),
+    /** The REST API root: https://api.github.com, or https://HOST/api/v3 for GitHub Enterprise Server. */
+    GITHUB_API_URL: providerUrl.default('https://api.github.com'),
+
+    OAUTH_PENDING_SIGNUP_TTL_MINUTES: env.int(10, 1, 24 * 60),
+    /** API.md part 4: state is stored server-side for 10 minutes. */
+    OAUTH_STATE_TTL_SECONDS: env.int(600, 30, 3_600),
+    /** Every call to a provider gives up after this long: oauth:provider_unavailable. */
+    OAUTH_PROVIDER_TIMEOUT_MS: env.int(5_000, 100, 60_000),
+  })
+  .superRefine((config, context) => {
+    const production = config.NODE_ENV === 'production';
+    for (const names of Object.values(providerCredentials)) {
+      const missing = names.filter((name) => config[name] === undefined);
+      // In production every provider is required; elsewhere a provider is on
+      // with all of its variables or off with none, never half-configured.
+      if (missing.length === 0 || (!production && missing.length === names.length)) continue;
+      for (const name of missing) {
+        context.addIssue({
+          code: 'custom',
+          path: [name],
+          message: production ? 'is required when NODE_ENV=production' : `is required: set all of ${names.join(', ')} or none`,
+        });
+      }
+    }
+    if (!production) return;
+    for (const name of providerEndpoints) {
+      const value = config[name];
+      if (value !== undefined && new URL(value).protocol !== 'https:') {
+        context.addIssue({ code: 'custom', path: [name], message: 'must be an https URL when NODE_ENV=production' });
+      }
+    }
+  });
+
+export type OAuthConfig = z.output<typeof configSchema>;
+
+export function loadOAuthConfig(environment: Record<string, string | undefined> = process.env): OAuthConfig {
+  return loadConfig(configSchema, environment);
+}

@@ -1,0 +1,68 @@
+import type { oauthV1 } from '@latchkey/contracts';
+import { AppError } from '@latchkey/errors';
+import type { ServiceHandlers } from '@latchkey/grpc-kit';
+import { beginAuthorization } from './authorization';
+import { requireOpaque, requireUserId } from './input-rules';
+import type { OAuthDeps } from './oauth-deps';
+import {
+  providerFromMessage,
+  providerToMessage,
+  purposeFromMessage,
+  toConnectionMessage,
+  toLoginMessage,
+} from './oauth-messages';
+import { deleteUserData, linkProvider, listConnections, unlinkProvider } from './provider-linking';
+import { completeLogin, completeSignup } from './user-resolution';
+
+type OAuthHandlers = ServiceHandlers<typeof oauthV1.OAuthServiceService>;
+
+/** One thin function per RPC: unpack and check the request, call the operation, shape the reply. */
+export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
+  return {
+    async listProviders() {
+      return { providers: deps.providers.names().map(providerToMessage) };
+    },
+    async createAuthorization(request, { logger }) {
+      const provider = providerFromMessage(request.provider);
+      const purpose = purposeFromMessage(request.purpose);
+      if (purpose === 'login' && request.userId !== '') {
+        throw AppError.validation([{ field: 'user_id', message: 'must be empty for a login' }]);
+      }
+      const userId = purpose === 'link' ? requireUserId(request.userId) : undefined;
+      const started = await beginAuthorization(deps, { provider, purpose, userId }, logger);
+      return { authorizationUrl: started.url.href, state: started.state, expiresAt: started.expiresAt };
+    },
+    async completeLogin(request, scope) {
+      const input = {
+        provider: providerFromMessage(request.provider),
+        code: requireOpaque(request.code, 'code'),
+        state: requireOpaque(request.state, 'state'),
+      };
+      return toLoginMessage(await completeLogin(deps, input, scope));
+    },
+    async completeSignup(request, scope) {
+      const input = { pendingToken: requireOpaque(request.pendingToken, 'pending_token'), handle: request.handle };
+      return { userId: await completeSignup(deps, input, scope) };
+    },
+    async linkProvider(request, scope) {
+      const input = {
+        provider: providerFromMessage(request.provider),
+        userId: requireUserId(request.userId),
+        code: requireOpaque(request.code, 'code'),
+        state: requireOpaque(request.state, 'state'),
+      };
+      return { connection: toConnectionMessage(await linkProvider(deps, input, scope)) };
+    },
+    async listConnections({ userId }) {
+      return { connections: (await listConnections(deps, requireUserId(userId))).map(toConnectionMessage) };
+    },
+    async unlinkProvider(request, scope) {
+      await unlinkProvider(deps, { provider: providerFromMessage(request.provider), userId: requireUserId(request.userId) }, scope);
+      return {};
+    },
+    async deleteUserData({ userId }) {
+      await deleteUserData(deps, requireUserId(userId));
+      return {};
+    },
+  };
+}

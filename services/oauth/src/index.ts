@@ -1,0 +1,3 @@
+export { startOAuthService, OAUTH_SCHEMA } from './oauth-service';
+export { migrate } from './migrate';
+export { configSchema, loadOAuthConfig, type OAuthConfig } from './config';

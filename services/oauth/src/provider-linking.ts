@@ -1,0 +1,117 @@
+import type { identityV1 } from '@latchkey/contracts';
+import { AppError } from '@latchkey/errors';
+import { withTransaction } from '@latchkey/db';
+import { redeemAuthorization } from './authorization';
+import {
+  connectionConflict,
+  deleteConnection,
+  deleteConnectionsOfUser,
+  findConnectionByIdentity,
+  findConnectionsOfUser,
+  insertConnection,
+  type ConnectionRecord,
+} from './connection-store';
+import { queueConnectionNotice } from './mail-queue';
+import type { OAuthDeps, RequestScope } from './oauth-deps';
+import type { ProviderIdentity, ProviderName } from './providers/provider';
+
+/**
+ * The provider email as API.md part 4 defines it, or oauth:email_not_verified:
+ * an address the provider does not vouch for never links or creates anything.
+ */
+export function verifiedEmail(identity: ProviderIdentity): string {
+  if (!identity.emailVerified || identity.email === undefined) throw new AppError('oauth:email_not_verified');
+  return identity.email;
+}
+
+/** The account from identity.v1; auth:unauthorized when it does not exist. */
+export async function getAccount(deps: OAuthDeps, userId: string, scope: RequestScope): Promise<identityV1.User> {
+  const { user } = await deps.identity.getUser({ userId }, { requestId: scope.requestId });
+  if (!user) throw new AppError('auth:unauthorized');
+  return user;
+}
+
+/**
+ * Adds a connection and queues the `oauth_linked` notice to the account's
+ * address in one transaction. A provider identity belongs to one account,
+ * and an account has one identity per provider: oauth:already_linked.
+ */
+export async function addConnection(
+  deps: OAuthDeps,
+  account: identityV1.User,
+  connection: { provider: ProviderName; providerUserId: string; email: string },
+  scope: RequestScope,
+): Promise<ConnectionRecord> {
+  try {
+    return await withTransaction(deps.pool, async (db) => {
+      const owner = await findConnectionByIdentity(db, connection.provider, connection.providerUserId);
+      if (owner) {
+        throw new AppError(
+          'oauth:already_linked',
+          owner.user_id === account.id ? 'This identity is already linked to this account.' : 'This identity is linked to another account.',
+        );
+      }
+      const own = await findConnectionsOfUser(db, account.id);
+      if (own.some((existing) => existing.provider === connection.provider)) {
+        throw new AppError('oauth:already_linked', 'This account is already linked to another identity of this provider.');
+      }
+      const created = await insertConnection(db, { ...connection, userId: account.id });
+      await queueConnectionNotice(db, account, 'oauth_linked', connection.provider, scope.requestId);
+      return created;
+    });
+  } catch (error) {
+    throw connectionConflict(error) ?? error;
+  }
+}
+
+/**
+ * Links a provider to a signed-in account with a link state issued to that
+ * same user. The provider's email must be verified here too, so that a
+ * connection's email is always one the provider vouched for.
+ */
+export async function linkProvider(
+  deps: OAuthDeps,
+  input: { userId: string; provider: ProviderName; code: string; state: string },
+  scope: RequestScope,
+): Promise<ConnectionRecord> {
+  const identity = await redeemAuthorization(
+    deps,
+    { provider: input.provider, purpose: 'link', userId: input.userId },
+    input,
+    scope.logger,
+  );
+  const email = verifiedEmail(identity);
+  const account = await getAccount(deps, input.userId, scope);
+  return addConnection(deps, account, { provider: input.provider, providerUserId: identity.providerUserId, email }, scope);
+}
+
+export function listConnections(deps: OAuthDeps, userId: string): Promise<ConnectionRecord[]> {
+  return findConnectionsOfUser(deps.pool, userId);
+}
+
+/**
+ * Removes a connection and queues the `oauth_unlinked` notice, unless it is
+ * the account's last way to sign in (spec part 5, point 8). The user's rows
+ * are locked first, so concurrent unlinks are counted one after the other.
+ */
+export async function unlinkProvider(
+  deps: OAuthDeps,
+  input: { userId: string; provider: ProviderName },
+  scope: RequestScope,
+): Promise<void> {
+  const account = await getAccount(deps, input.userId, scope);
+  await withTransaction(deps.pool, async (db) => {
+    const connections = await findConnectionsOfUser(db, input.userId, true);
+    if (!connections.some((connection) => connection.provider === input.provider)) {
+      throw new AppError('oauth:connection_not_found');
+    }
+    if (connections.length === 1 && !account.hasPassword) throw new AppError('oauth:last_login_method');
+    await deleteConnection(db, input.userId, input.provider);
+    await queueConnectionNotice(db, account, 'oauth_unlinked', input.provider, scope.requestId);
+  });
+}
+
+/** Account deletion: every connection of the user goes. Idempotent. */
+export async function deleteUserData(deps: OAuthDeps, userId: string): Promise<void> {
+  await deleteConnectionsOfUser(deps.pool, userId);
+}

@@ -1,0 +1,127 @@
+import type { identityV1 } from '@latchkey/contracts';
+import { AppError } from '@latchkey/errors';
+import { redeemAuthorization } from './authorization';
+import { connectionConflict, findConnectionByIdentity, insertConnection } from './connection-store';
+import type { OAuthDeps, RequestScope } from './oauth-deps';
+import { addConnection, verifiedEmail } from './provider-linking';
+import type { ProviderIdentity, ProviderName } from './providers/provider';
+
+export type LoginOutcome =
+  | { readonly kind: 'signed_in'; readonly userId: string; readonly linkedNow: boolean }
+  | {
+      readonly kind: 'pending_signup';
+      readonly pendingToken: string;
+      readonly email: string;
+      readonly name: string;
+      readonly avatarUrl: string;
+      readonly expiresAt: Date;
+    };
+
+/** Completes a login: uses the state up, exchanges the code, resolves the user. */
+export async function completeLogin(
+  deps: OAuthDeps,
+  input: { provider: ProviderName; code: string; state: string },
+  scope: RequestScope,
+): Promise<LoginOutcome> {
+  const identity = await redeemAuthorization(deps, { provider: input.provider, purpose: 'login' }, input, scope.logger);
+  return resolveUser(deps, input.provider, identity, scope);
+}
+
+/**
+ * The user resolution table of spec part 3 ("Account login by OAuth"):
+ * a known provider identity signs in; else an account with the provider's
+ * verified email gets the connection and signs in; else a pending signup.
+ */
+async function resolveUser(
+  deps: OAuthDeps,
+  provider: ProviderName,
+  identity: ProviderIdentity,
+  scope: RequestScope,
+): Promise<LoginOutcome> {
+  const known = await findConnectionByIdentity(deps.pool, provider, identity.providerUserId);
+  if (known) return { kind: 'signed_in', userId: known.user_id, linkedNow: false };
+
+  const email = verifiedEmail(identity);
+  const { user } = await deps.identity.getUserByEmail({ email }, { requestId: scope.requestId });
+  if (user) {
+    await linkAutomatically(deps, user, { provider, providerUserId: identity.providerUserId, email }, scope);
+    return { kind: 'signed_in', userId: user.id, linkedNow: true };
+  }
+
+  const signup = { provider, providerUserId: identity.providerUserId, email, name: identity.name, avatarUrl: identity.avatarUrl };
+  const { token, expiresAt } = await deps.pendingSignups.create(signup, deps.now());
+  return { kind: 'pending_signup', pendingToken: token, email, name: signup.name, avatarUrl: signup.avatarUrl, expiresAt };
+}
+
+/**
+ * Links by email only when both sides vouch for the address. The account's
+ * own email must be verified as well: otherwise whoever registered the
+ * address without owning it (and knows that account's password) would share
+ * the account the real owner signs into with the provider, the
+ * "pre-account takeover" of Sudhodanan and Paverd (USENIX Security 2022).
+ */
+async function linkAutomatically(
+  deps: OAuthDeps,
+  account: identityV1.User,
+  connection: { provider: ProviderName; providerUserId: string; email: string },
+  scope: RequestScope,
+): Promise<void> {
+  if (!account.emailVerifiedAt) {
+    throw new AppError(
+      'oauth:email_not_verified',
+      'The account with this email address has not verified it yet; sign in with the password and verify the email first.',
+    );
+  }
+  await addConnection(deps, account, connection, scope);
+}
+
+/**
+ * Creates the account of a pending signup through identity.v1 (verified,
+ * without a password) and its connection. The record is claimed first, so
+ * that two concurrent completions cannot both create an account, and put
+ * back when the account could not be created (a taken handle), so that the
+ * user can try another one.
+ *
+ * Identity and this service commit separately. Should the connection fail
+ * to commit after the account was created, the account is left verified and
+ * without a connection: the next sign-in with the same provider links it
+ * automatically by its provider-verified email, so nobody is locked out.
+ */
+export async function completeSignup(
+  deps: OAuthDeps,
+  input: { pendingToken: string; handle: string },
+  scope: RequestScope,
+): Promise<string> {
+  const pending = await deps.pendingSignups.claim(input.pendingToken);
+  if (!pending) throw new AppError('oauth:pending_signup_invalid');
+
+  let account: identityV1.User | undefined;
+  try {
+    if (await findConnectionByIdentity(deps.pool, pending.provider, pending.providerUserId)) {
+      throw new AppError('oauth:already_linked', 'This identity was linked to an account meanwhile; sign in instead.');
+    }
+    ({ user: account } = await deps.identity.createVerifiedUser(
+      { handle: input.handle, email: pending.email },
+      { requestId: scope.requestId },
+    ));
+    if (!account) throw new Error('identity.v1 CreateVerifiedUser answered without a user');
+  } catch (error) {
+    const retryable = !(error instanceof AppError && error.code === 'oauth:already_linked');
+    if (retryable) {
+      await deps.pendingSignups
+        .restore(input.pendingToken, pending, deps.now())
+        .catch((restoreError: unknown) => scope.logger.warn({ err: restoreError }, 'could not put a pending signup back'));
+    }
+    throw error;
+  }
+
+  await insertConnection(deps.pool, {
+    provider: pending.provider,
+    providerUserId: pending.providerUserId,
+    userId: account.id,
+    email: pending.email,
+  }).catch((error: unknown) => {
+    throw connectionConflict(error) ?? error;
+  });
+  return account.id;
+}
