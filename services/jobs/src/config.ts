@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { objectStoreVariables, s3CredentialsPaired, s3CredentialsProblem } from '@latchkey/object-store';
 import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
 
 /** Everything the jobs worker reads from its environment. */
@@ -12,15 +13,7 @@ export const configSchema = z
     SMTP_URL: env.url(['smtp', 'smtps']),
     MAIL_FROM: z.string().min(3).default('Latchkey <no-reply@localhost>'),
     PUBLIC_APP_URL: env.url(['http', 'https']),
-    /** The object store of post content, as the posts service sees it. Unset endpoint: AWS itself. */
-    S3_ENDPOINT: env.url(['http', 'https']).optional(),
-    S3_REGION: z.string().min(1).default('us-east-1'),
-    S3_BUCKET: z.string().min(3).default('latchkey-posts'),
-    /** Both or neither; neither uses the SDK's default chain (instance or pod role). */
-    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
-    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-    /** Path-style URLs (`endpoint/bucket/key`), which most S3-compatible stores need. */
-    S3_FORCE_PATH_STYLE: env.bool(false),
+    ...objectStoreVariables,
     METRICS_PORT: env.port(9464),
     /** Services the account cleanup calls. */
     POSTS_GRPC_ADDRESS: z.string().default('127.0.0.1:50054'),
@@ -37,10 +30,7 @@ export const configSchema = z
     /** First retry delay; each further delivery doubles it, up to a minute. Tests lower it. */
     JOBS_RETRY_BASE_MS: env.int(1_000, 1, 60_000),
   })
-  .refine((config) => (config.S3_ACCESS_KEY_ID === undefined) === (config.S3_SECRET_ACCESS_KEY === undefined), {
-    path: ['S3_SECRET_ACCESS_KEY'],
-    message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together',
-  });
+  .refine(s3CredentialsPaired, s3CredentialsProblem);
 
 export type JobsConfig = z.output<typeof configSchema>;
 

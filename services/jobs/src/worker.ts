@@ -9,7 +9,8 @@ import { createMetricsRegistry, startOperationsServer, type Logger } from '@latc
 import { accountCleanupJob } from './account-cleanup';
 import { startCompletedJobsCleanup } from './completed-jobs';
 import type { JobsConfig } from './config';
-import { createContentStore, createS3Client } from './content-store';
+import { createS3Client } from '@latchkey/object-store';
+import { createContentStore } from './content-store';
 import { deleteContentJob } from './delete-content';
 import { indexPostJob } from './index-post';
 import { JobConsumer, type JobDefinition } from './job-consumer';
@@ -94,7 +95,9 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM });
     teardown.push(() => Promise.resolve(mailer.close()));
 
-    const content = createContentStore(createS3Client(config), config.S3_BUCKET);
+    // Well below the consumer's 30 s ack wait; a failed request fails the job, which is retried.
+    const s3 = createS3Client(config, { connectionTimeoutMs: 5_000, requestTimeoutMs: 15_000 });
+    const content = createContentStore(s3, config.S3_BUCKET);
     teardown.push(() => Promise.resolve(content.close()));
 
     const cleanup = startCompletedJobsCleanup(pool, logger);

@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from 'nats';
 import { identityV1, oauthV1 } from '@latchkey/contracts';
-import { createPool } from '@latchkey/db';
+import { createPool, createRedisClient } from '@latchkey/db';
 import { createServiceClient, ServiceServer } from '@latchkey/grpc-kit';
 import { ensureStreams } from '@latchkey/jobs-contract';
 import { OutboxRelay } from '@latchkey/outbox';
@@ -12,7 +12,6 @@ import type { OAuthDeps } from './oauth-deps';
 import { OAuthStates } from './oauth-state';
 import { PendingSignups } from './pending-signups';
 import { createProviderRegistry } from './providers/provider-registry';
-import { createRedisClient } from './redis-client';
 
 export const OAUTH_SCHEMA = 'oauth';
 
@@ -29,7 +28,7 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     applicationName: 'latchkey-oauth',
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
   });
-  const redis = createRedisClient(config.REDIS_URL, logger);
+  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-oauth', logger });
   const tls = { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE };
   const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, {
     deadlineMs: config.GRPC_DEADLINE_MS,

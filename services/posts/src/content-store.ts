@@ -1,45 +1,13 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { isMissingObject } from '@latchkey/object-store';
 import { AppError } from '@latchkey/errors';
 import type { Logger } from '@latchkey/telemetry';
-import type { PostsConfig } from './config';
 
 /** The object key of a post's content (spec part 2: `posts/{post_id}`). */
 export function storageKeyFor(postId: string): string {
   return `posts/${postId}`;
 }
 
-/**
- * An S3 client from the S3_* variables. The checksum settings keep the SDK
- * from streaming uploads with chunk framing that S3-compatible stores such
- * as s3rver store inside the object (TOOLCHAIN.md, S3). Short timeouts and
- * one retry: a create waits on this, and a store that does not answer
- * should become a 503 in seconds, not a hung request.
- */
-export function createS3Client(
-  config: Pick<
-    PostsConfig,
-    'S3_ENDPOINT' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_FORCE_PATH_STYLE'
-  >,
-): S3Client {
-  return new S3Client({
-    region: config.S3_REGION,
-    endpoint: config.S3_ENDPOINT,
-    forcePathStyle: config.S3_FORCE_PATH_STYLE,
-    credentials:
-      config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
-        ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY }
-        : undefined,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    maxAttempts: 2,
-    requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000 },
-  });
-}
-
-function isMissingObject(error: unknown): boolean {
-  const e = error as { name?: unknown; $metadata?: { httpStatusCode?: unknown } } | null;
-  return e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
-}
 
 /**
  * Post content in the object store. Any failure other than a missing

@@ -5,7 +5,8 @@ import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
 import type { PostsConfig } from './config';
-import { ContentStore, createS3Client } from './content-store';
+import { createS3Client } from '@latchkey/object-store';
+import { ContentStore } from './content-store';
 import { postsHandlers } from './handlers';
 
 export const POSTS_SCHEMA = 'posts';
@@ -24,7 +25,8 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
     applicationName: 'latchkey-posts',
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
   });
-  const s3 = createS3Client(config);
+  // A create waits on the store: one that does not answer must become a 503 in seconds.
+  const s3 = createS3Client(config, { connectionTimeoutMs: 2_000, requestTimeoutMs: 10_000, maxAttempts: 2 });
   const deps = {
     pool,
     content: new ContentStore({ client: s3, bucket: config.S3_BUCKET, logger }),

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { generateOpaqueToken, hashOpaqueToken } from './opaque-token';
-import { execTransaction } from './redis-client';
+import { execTransaction } from './redis-transaction';
 
 /** API.md part 4: the temporary token "dies after 5 wrong codes". */
 export const MAX_CHALLENGE_ATTEMPTS = 5;

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { generateOpaqueToken, hashOpaqueToken, sameTokenHash } from './opaque-token';
-import { execTransaction } from './redis-client';
+import { execTransaction } from './redis-transaction';
 import type { SealedSecret } from './secret-box';
 
 /** API.md part 4: "The setup token lives 10 minutes". */

@@ -1,5 +1,5 @@
 import { totpV1 } from '@latchkey/contracts';
-import { createPool } from '@latchkey/db';
+import { createPool, createRedisClient } from '@latchkey/db';
 import { ServiceServer } from '@latchkey/grpc-kit';
 import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
@@ -9,7 +9,6 @@ import { CodeFailureLimit } from './code-failure-limit';
 import type { TotpConfig } from './config';
 import { totpHandlers } from './handlers';
 import { LoginChallenges } from './login-challenges';
-import { createRedisClient } from './redis-client';
 import { SecretBox } from './secret-box';
 import { SetupTokens } from './setup-tokens';
 import type { TotpDeps } from './totp-deps';
@@ -38,7 +37,7 @@ export async function startTotpService(
     applicationName: 'latchkey-totp',
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
   });
-  const redis = createRedisClient(config.REDIS_URL, logger);
+  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-totp', logger });
   const deps: TotpDeps = {
     pool,
     secretBox: new SecretBox(config.TOTP_ENCRYPTION_KEY, config.TOTP_PREVIOUS_ENCRYPTION_KEYS),

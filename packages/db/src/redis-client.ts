@@ -1,0 +1,32 @@
+import { Redis } from 'ioredis';
+
+interface RedisLogger {
+  warn(fields: object, message: string): void;
+  info(message: string): void;
+}
+
+/**
+ * A service's Redis connection. Commands issued while Redis is away wait for
+ * a bounded number of reconnect attempts and then fail, so a request answers
+ * instead of hanging; an outage is logged once, not once per attempt.
+ */
+export function createRedisClient(url: string, options: { connectionName: string; logger: RedisLogger }): Redis {
+  const redis = new Redis(url, {
+    connectionName: options.connectionName,
+    connectTimeout: 5_000,
+    maxRetriesPerRequest: 2,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  let down = false;
+  redis.on('error', (error: Error) => {
+    if (down) return;
+    down = true;
+    options.logger.warn({ err: error }, 'redis unavailable; retrying');
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    options.logger.info('redis available again');
+  });
+  return redis;
+}

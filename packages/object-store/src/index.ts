@@ -1,0 +1,2 @@
+export { objectStoreVariables, s3CredentialsPaired, s3CredentialsProblem, type ObjectStoreSettings } from './s3-settings';
+export { createS3Client, isMissingObject } from './s3-client';
