@@ -1,9 +1,9 @@
 import { identityV1 } from '@latchkey/contracts';
 import { createPool } from '@latchkey/db';
-import { ServiceServer } from '@latchkey/grpc-kit';
+import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
-import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
+import type { Logger } from '@latchkey/telemetry';
 import type { IdentityConfig } from './config';
 import { identityHandlers } from './handlers';
 import { deleteExpiredTokens } from './one-time-tokens';
@@ -40,14 +40,6 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     },
   };
 
-  const registry = createMetricsRegistry('identity');
-  const server = new ServiceServer({
-    logger,
-    registry,
-    tls: { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE },
-  });
-  server.addService('identity.v1.IdentityService', identityV1.IdentityServiceService, identityHandlers(deps));
-
   const relay = startBackgroundRelay({
     pool,
     schema: IDENTITY_SCHEMA,
@@ -57,16 +49,16 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     logger,
   });
 
-
   const sweep = setInterval(() => {
     deleteExpiredTokens(pool).catch((error: unknown) => logger.warn({ err: error }, 'token sweep failed'));
   }, TOKEN_SWEEP_INTERVAL_MS);
   sweep.unref();
 
-  const grpcPort = await server.listen('0.0.0.0', config.GRPC_PORT);
-  const operations = await startOperationsServer({
-    port: config.METRICS_PORT,
-    registry,
+  const endpoints = await startGrpcEndpoints({
+    unit: 'identity',
+    settings: config,
+    logger,
+    service: { name: 'identity.v1.IdentityService', definition: identityV1.IdentityServiceService, handlers: identityHandlers(deps) },
     ready: async () => {
       await pool.query('SELECT 1');
       return true;
@@ -74,11 +66,10 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
   });
 
   return {
-    readyFields: { grpc_port: grpcPort, metrics_port: operations.port },
+    readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort },
     async stop() {
       clearInterval(sweep);
-      await server.shutdown(10_000);
-      await operations.close();
+      await endpoints.stop();
       await relay.stop();
       await pool.end();
     },

@@ -1,11 +1,9 @@
-import { connect, type NatsConnection } from 'nats';
 import { identityV1, oauthV1 } from '@latchkey/contracts';
 import { createPool, createRedisClient } from '@latchkey/db';
-import { createServiceClient, ServiceServer } from '@latchkey/grpc-kit';
-import { ensureStreams } from '@latchkey/jobs-contract';
-import { OutboxRelay } from '@latchkey/outbox';
+import { createServiceClient, startGrpcEndpoints, tlsFilesOf } from '@latchkey/grpc-kit';
+import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
-import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
+import type { Logger } from '@latchkey/telemetry';
 import type { OAuthConfig } from './config';
 import { oauthHandlers } from './handlers';
 import type { OAuthDeps } from './oauth-deps';
@@ -29,10 +27,9 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
   });
   const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-oauth', logger });
-  const tls = { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE };
   const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, {
     deadlineMs: config.GRPC_DEADLINE_MS,
-    tls,
+    tls: tlsFilesOf(config),
   });
   const deps: OAuthDeps = {
     pool,
@@ -43,40 +40,20 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     now: Date.now,
   };
 
-  const registry = createMetricsRegistry('oauth');
-  const server = new ServiceServer({ logger, registry, tls });
-  server.addService('oauth.v1.OAuthService', oauthV1.OAuthServiceService, oauthHandlers(deps));
+  const relay = startBackgroundRelay({
+    pool,
+    schema: OAUTH_SCHEMA,
+    natsUrl: config.NATS_URL,
+    subjectPrefix: config.NATS_SUBJECT_PREFIX,
+    connectionName: 'latchkey-oauth',
+    logger,
+  });
 
-  let nats: NatsConnection | undefined;
-  let relay: OutboxRelay | undefined;
-  let stopped = false;
-  const connectBroker = async (): Promise<void> => {
-    nats = await connect({
-      servers: config.NATS_URL,
-      name: 'latchkey-oauth',
-      waitOnFirstConnect: true,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 1_000,
-    });
-    if (stopped) return;
-    await ensureStreams(await nats.jetstreamManager(), config.NATS_SUBJECT_PREFIX);
-    relay = new OutboxRelay({
-      pool,
-      schema: OAUTH_SCHEMA,
-      jetstream: nats.jetstream(),
-      subjectPrefix: config.NATS_SUBJECT_PREFIX,
-      logger,
-    });
-    relay.start();
-  };
-  const brokerReady = connectBroker().catch((error: unknown) =>
-    logger.error({ err: error }, 'could not set up the outbox relay; notices stay queued in the outbox'),
-  );
-
-  const grpcPort = await server.listen('0.0.0.0', config.GRPC_PORT);
-  const operations = await startOperationsServer({
-    port: config.METRICS_PORT,
-    registry,
+  const endpoints = await startGrpcEndpoints({
+    unit: 'oauth',
+    settings: config,
+    logger,
+    service: { name: 'oauth.v1.OAuthService', definition: oauthV1.OAuthServiceService, handlers: oauthHandlers(deps) },
     ready: async () => {
       await Promise.all([pool.query('SELECT 1'), redis.ping()]);
       return true;
@@ -84,14 +61,10 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
   });
 
   return {
-    readyFields: { grpc_port: grpcPort, metrics_port: operations.port, providers: deps.providers.names() },
+    readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort, providers: deps.providers.names() },
     async stop() {
-      stopped = true;
-      await server.shutdown(10_000);
-      await operations.close();
-      await Promise.race([brokerReady, new Promise((resolve) => setTimeout(resolve, 1_000))]);
-      await relay?.stop();
-      await nats?.drain().catch(() => undefined);
+      await endpoints.stop();
+      await relay.stop();
       identity.close();
       await redis.quit().catch(() => redis.disconnect());
       await pool.end();

@@ -1,9 +1,9 @@
 import { postsV1 } from '@latchkey/contracts';
 import { createPool } from '@latchkey/db';
-import { ServiceServer } from '@latchkey/grpc-kit';
+import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
-import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
+import type { Logger } from '@latchkey/telemetry';
 import type { PostsConfig } from './config';
 import { createS3Client } from '@latchkey/object-store';
 import { ContentStore } from './content-store';
@@ -33,14 +33,6 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
     maxContentBytes: config.POSTS_MAX_CONTENT_BYTES,
   };
 
-  const registry = createMetricsRegistry('posts');
-  const server = new ServiceServer({
-    logger,
-    registry,
-    tls: { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE },
-  });
-  server.addService('posts.v1.PostsService', postsV1.PostsServiceService, postsHandlers(deps));
-
   const relay = startBackgroundRelay({
     pool,
     schema: POSTS_SCHEMA,
@@ -50,14 +42,14 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
     logger,
   });
 
-
-  const grpcPort = await server.listen('0.0.0.0', config.GRPC_PORT);
-  // Ready while PostgreSQL answers. The object store is left out on purpose:
-  // listing and searching work without it, and a store outage would
-  // otherwise take every replica out of the balancer at once.
-  const operations = await startOperationsServer({
-    port: config.METRICS_PORT,
-    registry,
+  const endpoints = await startGrpcEndpoints({
+    unit: 'posts',
+    settings: config,
+    logger,
+    service: { name: 'posts.v1.PostsService', definition: postsV1.PostsServiceService, handlers: postsHandlers(deps) },
+    // Ready while PostgreSQL answers. The object store is left out on purpose:
+    // listing and searching work without it, and a store outage would
+    // otherwise take every replica out of the balancer at once.
     ready: async () => {
       await pool.query('SELECT 1');
       return true;
@@ -65,10 +57,9 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
   });
 
   return {
-    readyFields: { grpc_port: grpcPort, metrics_port: operations.port },
+    readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort },
     async stop() {
-      await server.shutdown(10_000);
-      await operations.close();
+      await endpoints.stop();
       await relay.stop();
       s3.destroy();
       await pool.end();

@@ -1,9 +1,9 @@
 import { totpV1 } from '@latchkey/contracts';
 import { createPool, createRedisClient } from '@latchkey/db';
-import { ServiceServer } from '@latchkey/grpc-kit';
+import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
-import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
+import type { Logger } from '@latchkey/telemetry';
 import { BackupCodeHasher } from './backup-codes';
 import { CodeFailureLimit } from './code-failure-limit';
 import type { TotpConfig } from './config';
@@ -52,14 +52,6 @@ export async function startTotpService(
     now: options.now ?? Date.now,
   };
 
-  const registry = createMetricsRegistry('totp');
-  const server = new ServiceServer({
-    logger,
-    registry,
-    tls: { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE },
-  });
-  server.addService('totp.v1.TotpService', totpV1.TotpServiceService, totpHandlers(deps));
-
   const relay = startBackgroundRelay({
     pool,
     schema: TOTP_SCHEMA,
@@ -69,11 +61,11 @@ export async function startTotpService(
     logger,
   });
 
-
-  const grpcPort = await server.listen('0.0.0.0', config.GRPC_PORT);
-  const operations = await startOperationsServer({
-    port: config.METRICS_PORT,
-    registry,
+  const endpoints = await startGrpcEndpoints({
+    unit: 'totp',
+    settings: config,
+    logger,
+    service: { name: 'totp.v1.TotpService', definition: totpV1.TotpServiceService, handlers: totpHandlers(deps) },
     ready: async () => {
       await Promise.all([pool.query('SELECT 1'), redis.ping()]);
       return true;
@@ -81,10 +73,9 @@ export async function startTotpService(
   });
 
   return {
-    readyFields: { grpc_port: grpcPort, metrics_port: operations.port },
+    readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort },
     async stop() {
-      await server.shutdown(10_000);
-      await operations.close();
+      await endpoints.stop();
       await relay.stop();
       // QUIT waits for commands in flight; before the connection is ready there are none to wait for.
       if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
