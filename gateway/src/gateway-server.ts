@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
-import { createServiceClient, HealthProbe } from '@latchkey/grpc-kit';
+import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
 import type { Running } from '@latchkey/runtime';
 import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
 import { buildApp } from './app';
@@ -24,29 +24,21 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
   await redis.connect().catch((error: unknown) => logger.warn({ err: error }, 'redis unavailable at start; retrying'));
 
-  const tls = { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE };
-  const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, {
-    deadlineMs: config.GRPC_DEADLINE_MS,
-    tls,
-  });
-  const posts = createServiceClient(postsV1.PostsServiceService, config.POSTS_GRPC_ADDRESS, {
-    deadlineMs: config.GRPC_DEADLINE_MS,
-    tls,
-  });
-  const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, {
-    deadlineMs: config.GRPC_DEADLINE_MS,
-    tls,
-  });
-  const oauth = createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, {
-    deadlineMs: config.GRPC_DEADLINE_MS,
-    tls,
-  });
-  const probes = [
-    { probe: new HealthProbe(config.IDENTITY_GRPC_ADDRESS, tls), service: 'identity.v1.IdentityService' },
-    { probe: new HealthProbe(config.POSTS_GRPC_ADDRESS, tls), service: 'posts.v1.PostsService' },
-    { probe: new HealthProbe(config.TOTP_GRPC_ADDRESS, tls), service: 'totp.v1.TotpService' },
-    { probe: new HealthProbe(config.OAUTH_GRPC_ADDRESS, tls), service: 'oauth.v1.OAuthService' },
-  ];
+  const tls = tlsFilesOf(config);
+  // One long-lived channel per service, shared by every request.
+  const clientOptions = { deadlineMs: config.GRPC_DEADLINE_MS, tls };
+  const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
+  const posts = createServiceClient(postsV1.PostsServiceService, config.POSTS_GRPC_ADDRESS, clientOptions);
+  const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, clientOptions);
+  const oauth = createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, clientOptions);
+  const probes = (
+    [
+      [config.IDENTITY_GRPC_ADDRESS, 'identity.v1.IdentityService'],
+      [config.POSTS_GRPC_ADDRESS, 'posts.v1.PostsService'],
+      [config.TOTP_GRPC_ADDRESS, 'totp.v1.TotpService'],
+      [config.OAUTH_GRPC_ADDRESS, 'oauth.v1.OAuthService'],
+    ] as const
+  ).map(([address, service]) => ({ probe: new HealthProbe(address, tls), service }));
 
   const deps: GatewayDeps = {
     config,
