@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { UserView } from './user-view';
 
 /** One server-side session. The cookie value itself is never stored. */
 export interface Session {
@@ -16,6 +17,8 @@ export interface Session {
   readonly maxExpiresAt: number;
   readonly userAgent: string;
   readonly ip: string;
+  /** The account as last shown, kept so that GET /v0/users/me costs one Redis read. */
+  readonly profile?: { readonly view: UserView; readonly storedAt: number } | undefined;
 }
 
 export interface SessionPolicy {
@@ -39,6 +42,8 @@ interface StoredSession {
   m: number;
   a: string;
   i: string;
+  v?: UserView;
+  vt?: number;
 }
 
 export function hashSessionToken(cookieValue: string): string {
@@ -66,7 +71,12 @@ export class SessionStore {
   ) {}
 
   /** Creates a session; answers the cookie value, which exists only in the response. */
-  async create(input: { userId: string; userAgent: string; ip: string }): Promise<{ cookieValue: string; session: Session }> {
+  async create(input: {
+    userId: string;
+    userAgent: string;
+    ip: string;
+    profile?: UserView;
+  }): Promise<{ cookieValue: string; session: Session }> {
     const cookieValue = randomBytes(32).toString('base64url');
     const now = this.clock();
     const session: Session = {
@@ -79,6 +89,7 @@ export class SessionStore {
       maxExpiresAt: now + this.policy.maxLifetimeMs,
       userAgent: input.userAgent.slice(0, MAX_USER_AGENT_LENGTH),
       ip: input.ip,
+      profile: input.profile && { view: input.profile, storedAt: now },
     };
     const index = this.indexKey(session.userId);
     await this.redis
@@ -110,6 +121,30 @@ export class SessionStore {
     // XX: a session deleted meanwhile (logout elsewhere) must not come back.
     await this.redis.set(this.sessionKey(tokenHash), encode(updated), 'PXAT', Math.min(updated.expiresAt, updated.maxExpiresAt), 'XX');
     return updated;
+  }
+
+  /** Keeps the account's view in this session; a session ended meanwhile stays ended. */
+  async saveProfile(session: Session, view: UserView): Promise<void> {
+    const updated: Session = { ...session, profile: { view, storedAt: this.clock() } };
+    await this.redis.set(this.sessionKey(session.tokenHash), encode(updated), 'KEEPTTL', 'XX');
+  }
+
+  /**
+   * Drops the kept view from every session of a user, after a change to the
+   * account, so that the next GET /v0/users/me asks the services again.
+   */
+  async forgetProfiles(userId: string): Promise<void> {
+    const index = await this.redis.hgetall(this.indexKey(userId));
+    const tokenHashes = Object.values(index);
+    if (tokenHashes.length === 0) return;
+    const values = await this.redis.mget(tokenHashes.map((tokenHash) => this.sessionKey(tokenHash)));
+    const rewrite = this.redis.multi();
+    tokenHashes.forEach((tokenHash, position) => {
+      const raw = values[position];
+      const session = raw ? decode(tokenHash, raw) : undefined;
+      if (session?.profile) rewrite.set(this.sessionKey(tokenHash), encode({ ...session, profile: undefined }), 'KEEPTTL', 'XX');
+    });
+    await rewrite.exec();
   }
 
   /** Live sessions of a user, pruning index entries whose session expired. */
@@ -179,6 +214,10 @@ function encode(session: Session): string {
     a: session.userAgent,
     i: session.ip,
   };
+  if (session.profile) {
+    stored.v = session.profile.view;
+    stored.vt = session.profile.storedAt;
+  }
   return JSON.stringify(stored);
 }
 
@@ -195,6 +234,7 @@ function decode(tokenHash: string, raw: string): Session | undefined {
       maxExpiresAt: s.m,
       userAgent: s.a,
       ip: s.i,
+      profile: s.v && s.vt !== undefined ? { view: s.v, storedAt: s.vt } : undefined,
     };
   } catch {
     return undefined;

@@ -2,6 +2,7 @@ import type { identityV1 } from '@latchkey/contracts';
 import type { z } from 'zod';
 import type { userSchema } from './schemas/account-schemas';
 import type { GatewayDeps } from './gateway-deps';
+import type { Session } from './session-store';
 
 export type UserView = z.output<typeof userSchema>;
 
@@ -43,4 +44,28 @@ export async function viewOf(
 ): Promise<UserView> {
   const status = await deps.totp.getStatus({ userId: user.id }, { requestId });
   return userView(user, status.enabled);
+}
+
+/**
+ * How old a kept view may be before it is asked for again. Changes made
+ * through the gateway drop the kept views at once; this bounds how long a
+ * change made by another caller of the services' gRPC APIs can go unseen.
+ */
+export const PROFILE_MAX_AGE_MS = 60_000;
+
+/**
+ * GET /v0/users/me from the session when it holds a fresh view: one Redis
+ * read on the hottest authenticated path instead of two service calls.
+ * Nothing decides access from it; sign-in asks the services every time.
+ */
+export async function sessionAccountView(
+  deps: Pick<GatewayDeps, 'identity' | 'totp' | 'sessions'>,
+  session: Session,
+  requestId: string,
+  now = Date.now(),
+): Promise<UserView> {
+  if (session.profile && now - session.profile.storedAt < PROFILE_MAX_AGE_MS) return session.profile.view;
+  const view = await accountView(deps, session.userId, requestId);
+  await deps.sessions.saveProfile(session, view);
+  return view;
 }

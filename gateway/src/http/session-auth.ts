@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@latchkey/errors';
 import type { GatewayDeps } from '../gateway-deps';
 import type { Session } from '../session-store';
+import type { UserView } from '../user-view';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './session-cookie';
 
 declare module 'fastify' {
@@ -35,11 +36,18 @@ export async function optionalSession(deps: GatewayDeps, request: FastifyRequest
 }
 
 /** Signs the user in on this response: a new server-side session and its cookie. */
-export async function startSession(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, userId: string): Promise<Session> {
+export async function startSession(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: string,
+  profile?: UserView,
+): Promise<Session> {
   const { cookieValue, session } = await deps.sessions.create({
     userId,
     userAgent: request.headers['user-agent'] ?? '',
     ip: request.ip,
+    profile,
   });
   setSessionCookie(reply, cookieValue, deps.cookie);
   return session;

@@ -25,6 +25,7 @@ export async function signIn(
     const { tempToken } = await deps.totp.createLoginChallenge({ userId: user.id }, { requestId: request.id });
     return { totp_required: true, temp_token: tempToken };
   }
-  await startSession(deps, request, reply, user.id);
-  return userView(user, false);
+  const view = userView(user, false);
+  await startSession(deps, request, reply, user.id, view);
+  return view;
 }

@@ -7,7 +7,7 @@ import { assertAccountDeletionAllowed } from '../http/account-deletion-proof';
 import { deleteAccountBody, registerBody, userSchema } from '../schemas/account-schemas';
 import { actionLogPageSchema, pageQuery } from '../schemas/post-schemas';
 import { noContent, problemResponses } from '../schemas/problem-schema';
-import { accountView, userView } from '../user-view';
+import { sessionAccountView, userView } from '../user-view';
 import { nextCursor } from '../post-view';
 
 /** /v0/users: registration and the caller's own account. */
@@ -40,7 +40,7 @@ export function accountRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         },
         preHandler: requireSession(deps),
       },
-      async (request) => accountView(deps, sessionOf(request).userId, request.id),
+      async (request) => sessionAccountView(deps, sessionOf(request), request.id),
     );
 
     app.get(

@@ -80,6 +80,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { user } = await deps.identity.verifyEmail(request.body, { requestId: request.id });
+        await deps.sessions.forgetProfiles(user!.id);
         return viewOf(deps, user!, request.id);
       },
     );
@@ -208,6 +209,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { user } = await deps.identity.confirmEmailChange(request.body, { requestId: request.id });
+        await deps.sessions.forgetProfiles(user!.id);
         return viewOf(deps, user!, request.id);
       },
     );

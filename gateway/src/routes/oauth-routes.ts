@@ -114,8 +114,9 @@ export function oauthRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
           { requestId: request.id },
         );
         const { user } = await deps.identity.getUser({ userId }, { requestId: request.id });
-        await startSession(deps, request, reply, userId);
-        return reply.code(201).send(userView(user!, false));
+        const view = userView(user!, false);
+        await startSession(deps, request, reply, userId, view);
+        return reply.code(201).send(view);
       },
     );
 

@@ -65,6 +65,7 @@ export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
           { ...account, setupToken: request.body.setup_token, code: request.body.code },
           { requestId: request.id },
         );
+        await deps.sessions.forgetProfiles(account.userId);
         return { backup_codes: backupCodes };
       },
     );
@@ -107,8 +108,9 @@ export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
           { requestId: request.id },
         );
         const { user } = await deps.identity.getUser({ userId }, { requestId: request.id });
-        await startSession(deps, request, reply, userId);
-        return userView(user!, true);
+        const view = userView(user!, true);
+        await startSession(deps, request, reply, userId, view);
+        return view;
       },
     );
 
@@ -144,6 +146,7 @@ export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const account = await accountOf(sessionOf(request).userId, request.id);
         await deps.totp.disable({ ...account, code: request.body.code }, { requestId: request.id });
+        await deps.sessions.forgetProfiles(account.userId);
         return reply.code(204).send(null);
       },
     );

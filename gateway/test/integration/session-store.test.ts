@@ -107,4 +107,47 @@ describe('SessionStore', () => {
     expect(await store.authenticate(cookieValue)).toBeUndefined();
     expect(await redis.exists(`${prefix}session:${session.tokenHash}`)).toBe(0);
   });
+
+  it('keeps an account view per session, drops it from every session of the user, and keeps TTLs', async () => {
+    const view = {
+      id: 'user-1',
+      handle: 'ada',
+      email: 'ada@example.com',
+      email_verified: true,
+      email_verified_at: '2026-01-01T00:00:00.000Z',
+      has_password: true,
+      totp_enabled: false,
+      created_at: '2026-01-01T00:00:00.000Z',
+    };
+    const first = await store.create({ userId: 'user-1', userAgent: 'jest', ip: '127.0.0.1', profile: view });
+    const second = await create();
+    const other = await store.create({ userId: 'user-2', userAgent: 'jest', ip: '127.0.0.1', profile: { ...view, id: 'user-2' } });
+    expect((await store.authenticate(first.cookieValue))?.profile).toEqual({ view, storedAt: now });
+
+    await store.saveProfile(second.session, { ...view, totp_enabled: true });
+    expect((await store.authenticate(second.cookieValue))?.profile?.view.totp_enabled).toBe(true);
+    const ttlBefore = await redis.pttl(`${prefix}session:${second.session.tokenHash}`);
+
+    await store.forgetProfiles('user-1');
+    expect((await store.authenticate(first.cookieValue))?.profile).toBeUndefined();
+    expect((await store.authenticate(second.cookieValue))?.profile).toBeUndefined();
+    expect((await store.authenticate(other.cookieValue))?.profile?.view.id).toBe('user-2');
+    expect(await redis.pttl(`${prefix}session:${second.session.tokenHash}`)).toBeGreaterThan(ttlBefore - 1_000);
+  });
+
+  it('does not bring back a deleted session when saving a view', async () => {
+    const { cookieValue, session } = await create();
+    await store.delete(session);
+    await store.saveProfile(session, {
+      id: 'user-1',
+      handle: 'ada',
+      email: 'ada@example.com',
+      email_verified: true,
+      email_verified_at: null,
+      has_password: true,
+      totp_enabled: false,
+      created_at: '2026-01-01T00:00:00.000Z',
+    });
+    expect(await store.authenticate(cookieValue)).toBeUndefined();
+  });
 });
