@@ -1,0 +1,79 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { formatReport, writeReport, type BenchReport } from './report';
+import { runBench } from './run-bench';
+import { scenarioNames } from './scenarios';
+
+/**
+ * Keeps the harness working: every scenario for about a second against a
+ * real throwaway stack (its own database, prefixes and random ports, so it
+ * runs beside other tests). It checks that each scenario yields a filled
+ * row, a baseline and no errors; performance numbers are not asserted.
+ * Needs `pnpm build` first, like the end-to-end tests.
+ */
+
+let report: BenchReport;
+const scratch = mkdtempSync(path.join(tmpdir(), 'latchkey-bench-smoke-'));
+
+beforeAll(async () => {
+  report = await runBench({
+    durationSeconds: 1,
+    rounds: 1,
+    warmupSeconds: 0,
+    scenarios: scenarioNames,
+    connections: 4,
+    users: 3,
+    posts: 30,
+    createRate: 50,
+    idleTimeoutMs: 5_000,
+  });
+}, 90_000);
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('pnpm bench, one second per scenario', () => {
+  it('measures every scenario through the gateway without errors', () => {
+    expect(report.scenarios.map((result) => result.scenario)).toEqual([...scenarioNames]);
+    for (const { gateway } of report.scenarios) {
+      expect(gateway.requests).toBeGreaterThan(0);
+      expect(gateway.requestsPerSecond).toBeGreaterThan(0);
+      expect(gateway.latency.p50Ms).toBeGreaterThan(0);
+      expect(gateway.latency.p99Ms).toBeGreaterThanOrEqual(gateway.latency.p50Ms);
+      expect(gateway.errors).toBe(0);
+      expect(gateway.cpuMsPerRequest).toBeGreaterThan(0);
+      expect(Object.keys(gateway.cpuMsByProcess)).toEqual(expect.arrayContaining(['gateway', 'identity', 'posts']));
+    }
+  });
+
+  it('runs a baseline beside each read scenario and login', () => {
+    for (const result of report.scenarios.filter((r) => r.scenario !== 'post-create')) {
+      expect(result.baseline?.requestsPerSecond).toBeGreaterThan(0);
+      expect(result.baseline?.errors).toBe(0);
+      expect(result.ratio).toBeGreaterThan(0);
+    }
+  });
+
+  it('finds every created post by search and times it', () => {
+    const create = report.scenarios.find((result) => result.scenario === 'post-create');
+    expect(create?.searchLatency?.created).toBeGreaterThan(0);
+    expect(create?.searchLatency?.notFound).toBe(0);
+    expect(create?.searchLatency?.p99Ms).toBeGreaterThan(0);
+  });
+
+  it('reads the peak RSS of every stack unit and baseline process', () => {
+    const names = report.processes.map((p) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['gateway', 'identity', 'totp', 'posts', 'jobs', 'bare Fastify server']));
+    for (const p of report.processes) expect(p.peakRssBytes).toBeGreaterThan(0);
+  });
+
+  it('checks each target and writes the report as JSON and Markdown', async () => {
+    expect(report.targets.map((target) => target.name)).toEqual(
+      expect.arrayContaining(['me', 'post-get', 'post-list', 'login', 'post-create → searchable', 'errors', 'memory']),
+    );
+    const file = await writeReport(report, scratch);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(JSON.parse(JSON.stringify(report)));
+    const text = formatReport(report);
+    for (const name of scenarioNames) expect(text).toContain(`| ${name} |`);
+  });
+});

@@ -1,0 +1,30 @@
+import { parseCliOptions } from './cli-options';
+
+describe('parseCliOptions()', () => {
+  it('defaults to every scenario for 10 seconds', () => {
+    const options = parseCliOptions([], '/repo/bench/results');
+    expect(options).toMatchObject({
+      durationSeconds: 10,
+      rounds: 5,
+      warmupSeconds: 2,
+      scenarios: ['me', 'post-get', 'post-list', 'login', 'post-create'],
+      connections: 10,
+      users: 16,
+      posts: 2000,
+      jsonOnly: false,
+      resultsDir: '/repo/bench/results',
+    });
+  });
+
+  it('takes scenarios in their run order, a duration, no warm-up and JSON only', () => {
+    const options = parseCliOptions(['--scenarios', 'login, me', '--duration', '5', '--warmup', '0', '--json-only'], '/r');
+    expect(options).toMatchObject({ scenarios: ['me', 'login'], durationSeconds: 5, warmupSeconds: 0, jsonOnly: true });
+  });
+
+  it('names what is wrong', () => {
+    expect(() => parseCliOptions(['--scenarios', 'me,logout'], '/r')).toThrow(/unknown logout/);
+    expect(() => parseCliOptions(['--duration', 'ten'], '/r')).toThrow(/--duration/);
+    expect(() => parseCliOptions(['--connections', '2.5'], '/r')).toThrow(/--connections/);
+    expect(() => parseCliOptions(['--fast'], '/r')).toThrow();
+  });
+});

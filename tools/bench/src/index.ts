@@ -1,0 +1,25 @@
+export { runBench, defaultBenchOptions, defaultRounds, defaultWarmupSeconds, type BenchOptions } from './run-bench';
+export { scenarios, scenarioNames, isScenarioName, type Scenario, type ScenarioName } from './scenarios';
+export { openBenchTarget, type BenchTarget, type BenchTargetSettings } from './bench-stack';
+export { seed, removeSeed, type Seed, type SeededUser } from './seed';
+export { LoadGenerator } from './load-generator';
+export type { LoadJob, LoadResult, RequestTemplate, SearchLatency } from './load-messages';
+export { Argon2Rate, launchBareServer, type RunningBareServer } from './baselines/baseline-processes';
+export {
+  clockTicksPerSecond,
+  readCpuTicks,
+  readMemoryUsage,
+  waitUntilIdle,
+  type WatchedProcess,
+} from './process-usage';
+export { evaluateTargets, targets } from './targets';
+export {
+  formatReport,
+  writeReport,
+  type BenchReport,
+  type ScenarioResult,
+  type RunMeasurement,
+  type ProcessMemory,
+  type TargetCheck,
+} from './report';
+export { parseCliOptions, usage, type CliOptions } from './cli-options';

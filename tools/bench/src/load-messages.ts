@@ -1,0 +1,99 @@
+import { z } from 'zod';
+
+/**
+ * What the bench process and its load worker (load-worker.ts) say to each
+ * other over the IPC channel. Both sides parse what they receive, so a
+ * mismatch fails loudly instead of measuring the wrong thing.
+ */
+
+/** One request the worker sends, rotated round-robin over all connections. */
+export const requestTemplateSchema = z.object({
+  method: z.enum(['GET', 'POST']),
+  path: z.string().startsWith('/'),
+  headers: z.record(z.string(), z.string()),
+  body: z.string().optional(),
+});
+export type RequestTemplate = z.infer<typeof requestTemplateSchema>;
+
+/**
+ * Post creation with a search probe: every `placeholder` in a template's
+ * body becomes a word no other post has, the 201's title carries it back,
+ * and the worker polls search until each word is found.
+ */
+export const searchProbeSchema = z.object({
+  placeholder: z.string().min(1),
+  /** One search request per batch of words this often. */
+  pollIntervalMs: z.number().int().positive(),
+  /** After the last create, how long to keep looking for the words not found yet. */
+  settleTimeoutMs: z.number().int().positive(),
+});
+export type SearchProbe = z.infer<typeof searchProbeSchema>;
+
+export const loadJobSchema = z.object({
+  type: z.literal('run'),
+  /** Echoed in the answer. */
+  id: z.number().int(),
+  /** Origin of the server under load, e.g. `http://127.0.0.1:43121`. */
+  url: z.url(),
+  connections: z.number().int().positive(),
+  durationSeconds: z.number().positive(),
+  /** Requests per second over all connections; unset for as fast as the server answers. */
+  overallRate: z.number().positive().optional(),
+  requests: z.array(requestTemplateSchema).min(1),
+  searchProbe: searchProbeSchema.optional(),
+});
+export type LoadJob = z.infer<typeof loadJobSchema>;
+
+export const latencySummarySchema = z.object({
+  count: z.number(),
+  p50Ms: z.number(),
+  p99Ms: z.number(),
+  meanMs: z.number(),
+  maxMs: z.number(),
+});
+
+export const searchLatencySchema = latencySummarySchema.extend({
+  /** Posts created (201) during the run. */
+  created: z.number().int(),
+  /** Created posts search did not return within the settle timeout; the latencies are of the others. */
+  notFound: z.number().int(),
+  /** Search requests the probe sent. */
+  searches: z.number().int(),
+});
+export type SearchLatency = z.infer<typeof searchLatencySchema>;
+
+/**
+ * A Float64Array from the IPC channel. Checked by its tag, not instanceof:
+ * under jest the test's globals are another realm's, and the array the
+ * channel deserialises is not an instance of them.
+ */
+export const float64ArraySchema = z.custom<Float64Array>(
+  (value) => Object.prototype.toString.call(value) === '[object Float64Array]',
+  'expected a Float64Array',
+);
+
+export const loadResultSchema = z.object({
+  durationSeconds: z.number(),
+  /**
+   * One entry per response, whatever its status, from the request's write
+   * to its last byte. Raw rather than summarised, so that the rounds of one
+   * scenario can be merged into exact percentiles.
+   */
+  latenciesMs: float64ArraySchema,
+  non2xx: z.number().int(),
+  /** Connection errors, including timeouts. */
+  socketErrors: z.number().int(),
+  timeouts: z.number().int(),
+  statusCodes: z.record(z.string(), z.number().int()),
+  /** The worker's own CPU time during the run: near a full core, the load generator is the bottleneck. */
+  loaderCpuMs: z.number(),
+  loaderPeakRssBytes: z.number(),
+  searchLatency: searchLatencySchema.optional(),
+});
+export type LoadResult = z.infer<typeof loadResultSchema>;
+
+export const workerMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('result'), id: z.number().int(), result: loadResultSchema }),
+  z.object({ type: z.literal('error'), id: z.number().int(), message: z.string() }),
+]);
+export type WorkerMessage = z.infer<typeof workerMessageSchema>;

@@ -1,0 +1,228 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { LatencySummary } from './latency-stats';
+import type { SearchLatency } from './load-messages';
+import type { WatchedProcess } from './process-usage';
+import type { ScenarioName } from './scenarios';
+import type { OperationTiming } from './service-metrics';
+
+/** One measured run: the gateway's route or its baseline. */
+export interface RunMeasurement {
+  readonly label: string;
+  readonly durationSeconds: number;
+  /** Responses (or, for the argon2 baseline, verifications). */
+  readonly requests: number;
+  readonly requestsPerSecond: number;
+  readonly latency: LatencySummary;
+  /** non2xx + socketErrors (which include timeouts). */
+  readonly errors: number;
+  readonly non2xx: number;
+  readonly socketErrors: number;
+  readonly timeouts: number;
+  readonly statusCodes: Readonly<Record<string, number>>;
+  /** CPU time of the measured side per request: the stack's processes summed, or the baseline process. */
+  readonly cpuMsPerRequest: number;
+  /** CPU milliseconds of every watched process during the run, the harness's included. */
+  readonly cpuMsByProcess: Readonly<Record<string, number>>;
+  /** The load generator's CPU use in percent of one core; near 100 it, not the server, sets the pace. */
+  readonly loaderCpuPercent?: number;
+}
+
+export interface ScenarioResult {
+  readonly scenario: ScenarioName;
+  readonly gateway: RunMeasurement;
+  readonly baseline?: RunMeasurement;
+  /** Gateway requests per second over the baseline's. */
+  readonly ratio?: number;
+  /** The same ratio per round (run-bench.ts): their spread shows how noisy the machine was. */
+  readonly roundRatios?: readonly number[];
+  /** post-create: from each 201 until search returns the post. */
+  readonly searchLatency?: SearchLatency;
+  /** Per-unit time during the gateway run (service-metrics.ts). */
+  readonly serverTimings: readonly OperationTiming[];
+  /** Whether the stack had gone quiet before the scenario started. */
+  readonly startedIdle: boolean;
+}
+
+export interface ProcessMemory extends WatchedProcess {
+  readonly peakRssBytes: number;
+}
+
+export interface TargetCheck {
+  readonly name: string;
+  readonly requirement: string;
+  readonly actual: string;
+  readonly met: boolean;
+}
+
+export interface MachineInfo {
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly node: string;
+  readonly platform: string;
+  readonly totalMemoryBytes: number;
+  readonly clockTicksPerSecond: number;
+}
+
+export interface BenchSettings {
+  readonly durationSeconds: number;
+  readonly rounds: number;
+  readonly warmupSeconds: number;
+  readonly connections: number;
+  readonly users: number;
+  readonly posts: number;
+  readonly createRate: number;
+  readonly threadPoolSize: number;
+  readonly argon2: { readonly memoryKiB: number; readonly timeCost: number; readonly parallelism: number };
+}
+
+export interface BenchReport {
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly machine: MachineInfo;
+  readonly settings: BenchSettings;
+  readonly target: { readonly kind: 'launched' | 'external'; readonly gatewayUrl: string };
+  readonly scenarios: readonly ScenarioResult[];
+  readonly processes: readonly ProcessMemory[];
+  readonly targets: readonly TargetCheck[];
+}
+
+const MB = 1024 * 1024;
+
+const fixed = (value: number, digits: number): string => value.toFixed(digits);
+
+/** A Markdown table whose columns from `firstNumeric` on are numbers, aligned right. */
+function table(header: readonly string[], rows: readonly (readonly string[])[], firstNumeric: number): string {
+  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+  const rule = `|${header.map((_, index) => (index < firstNumeric ? '---' : '---:')).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+function measurementRow(scenario: string, system: string, run: RunMeasurement, ratio: string): string[] {
+  return [
+    scenario,
+    system,
+    fixed(run.requestsPerSecond, 1),
+    fixed(run.latency.p50Ms, 2),
+    fixed(run.latency.p99Ms, 2),
+    String(run.errors),
+    fixed(run.cpuMsPerRequest, 3),
+    ratio,
+  ];
+}
+
+/** The ratio, with the range of its per-round values when there were several rounds. */
+function ratioCell(result: ScenarioResult): string {
+  if (result.ratio === undefined) return '';
+  const rounds = result.roundRatios ?? [];
+  if (rounds.length < 2) return fixed(result.ratio, 3);
+  return `${fixed(result.ratio, 3)} (${fixed(Math.min(...rounds), 2)}–${fixed(Math.max(...rounds), 2)})`;
+}
+
+/** The scenario table: one row for the gateway and one for its baseline. */
+export function formatScenarioTable(results: readonly ScenarioResult[]): string {
+  const rows: string[][] = [];
+  for (const result of results) {
+    rows.push(measurementRow(result.scenario, `gateway ${result.gateway.label}`, result.gateway, ratioCell(result)));
+    if (result.baseline) rows.push(measurementRow('', result.baseline.label, result.baseline, '1'));
+  }
+  return table(['scenario', 'system', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU ms/req', 'ratio'], rows, 2);
+}
+
+/**
+ * The busiest the load generator was: near 100 % of a core, autocannon and
+ * not the server set the pace, and the ratios of that scenario understate.
+ */
+export function formatLoaderNote(results: readonly ScenarioResult[]): string | undefined {
+  const runs = results.flatMap((result) =>
+    [result.gateway, result.baseline].flatMap((run) =>
+      run?.loaderCpuPercent === undefined ? [] : [{ scenario: result.scenario, run, percent: run.loaderCpuPercent }],
+    ),
+  );
+  const busiest = runs.sort((a, b) => b.percent - a.percent)[0];
+  if (!busiest) return undefined;
+  return `Load generator: at most ${fixed(busiest.percent, 0)} % of one core (${busiest.scenario}, ${busiest.run.label}).`;
+}
+
+export function formatSearchLatency(results: readonly ScenarioResult[]): string | undefined {
+  const create = results.find((result) => result.searchLatency);
+  const latency = create?.searchLatency;
+  if (!create || !latency) return undefined;
+  return table(
+    ['created', 'creates/s', 'found', 'not found', 'searchable p50 ms', 'p99 ms', 'max ms', 'search polls'],
+    [
+      [
+        String(latency.created),
+        fixed(latency.created / create.gateway.durationSeconds, 1),
+        String(latency.count),
+        String(latency.notFound),
+        fixed(latency.p50Ms, 1),
+        fixed(latency.p99Ms, 1),
+        fixed(latency.maxMs, 1),
+        String(latency.searches),
+      ],
+    ],
+    0,
+  );
+}
+
+export function formatProcessTable(processes: readonly ProcessMemory[]): string {
+  return table(
+    ['process', 'role', 'peak RSS MB'],
+    processes.map((p) => [p.name, p.role, fixed(p.peakRssBytes / MB, 1)]),
+    2,
+  );
+}
+
+/** Where the gateway run's time went: per unit and operation, calls per request and mean time. */
+export function formatServerTimings(results: readonly ScenarioResult[]): string | undefined {
+  const rows: string[][] = [];
+  for (const result of results) {
+    const requests = result.gateway.requests;
+    for (const timing of result.serverTimings) {
+      if (timing.calls < requests * 0.05) continue;
+      rows.push([result.scenario, timing.unit, timing.operation, fixed(timing.calls / requests, 2), fixed(timing.meanMs, 3)]);
+    }
+  }
+  if (rows.length === 0) return undefined;
+  return table(['scenario', 'unit', 'operation', 'calls/req', 'mean ms'], rows, 3);
+}
+
+export function formatTargets(targets: readonly TargetCheck[]): string {
+  return targets.map((t) => `- ${t.met ? 'met   ' : 'MISSED'} ${t.name}: ${t.requirement}; measured ${t.actual}`).join('\n');
+}
+
+export function formatMachine(report: Pick<BenchReport, 'machine' | 'startedAt' | 'settings'>): string {
+  const { machine, settings } = report;
+  return [
+    `${report.startedAt}: ${machine.cpus} CPUs (${machine.cpuModel}), ` +
+      `${fixed(machine.totalMemoryBytes / 1024 ** 3, 1)} GiB, Node ${machine.node}, ${machine.platform}.`,
+    `${settings.durationSeconds} s per side in ${settings.rounds} alternating rounds after ${settings.warmupSeconds} s of warm-up, ` +
+      `${settings.connections} connections, ` +
+      `${settings.users} users, ${settings.posts} posts, post-create at ${settings.createRate}/s, ` +
+      `Argon2id m=${settings.argon2.memoryKiB} KiB t=${settings.argon2.timeCost} p=${settings.argon2.parallelism}, ` +
+      `${settings.threadPoolSize} libuv threads.`,
+  ].join('\n');
+}
+
+/** The whole report as Markdown, as printed and as docs/performance.md keeps it. */
+export function formatReport(report: BenchReport): string {
+  const sections = [
+    formatMachine(report),
+    formatScenarioTable(report.scenarios),
+    formatLoaderNote(report.scenarios),
+    formatSearchLatency(report.scenarios),
+    formatServerTimings(report.scenarios),
+    formatProcessTable(report.processes),
+    formatTargets(report.targets),
+  ];
+  return sections.filter((section): section is string => section !== undefined).join('\n\n');
+}
+
+/** Writes `<dir>/<startedAt>.json` (colons as dashes, for every file system) and answers its path. */
+export async function writeReport(report: BenchReport, directory: string): Promise<string> {
+  await mkdir(directory, { recursive: true });
+  const file = path.join(directory, `${report.startedAt.replace(/:/g, '-')}.json`);
+  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+  return file;
+}

@@ -1,0 +1,148 @@
+import type { LoadJob, RequestTemplate } from './load-messages';
+import type { Seed } from './seed';
+
+/** The scenarios in the order they run: reads first, then the ones that write. */
+export const scenarioNames = ['me', 'post-get', 'post-list', 'login', 'post-create'] as const;
+export type ScenarioName = (typeof scenarioNames)[number];
+
+export function isScenarioName(name: string): name is ScenarioName {
+  return (scenarioNames as readonly string[]).includes(name);
+}
+
+/** One load-generator job without its duration, which the run decides. */
+export type LoadPlan = Omit<LoadJob, 'type' | 'id' | 'durationSeconds'>;
+
+export interface ScenarioContext {
+  readonly gatewayUrl: string;
+  /** The bare Fastify server of the read baselines. */
+  readonly bareServerUrl: string | undefined;
+  readonly seed: Seed;
+  readonly connections: number;
+  /** post-create's rate, creates per second over all connections. */
+  readonly createRate: number;
+}
+
+export type BaselinePlan =
+  | { readonly kind: 'http'; readonly label: string; readonly load: (context: ScenarioContext) => LoadPlan }
+  /** Raw Argon2id verifications with the identity service's parameters (baselines/argon2-rate.ts). */
+  | { readonly kind: 'argon2'; readonly label: string }
+  | { readonly kind: 'none' };
+
+export interface Scenario {
+  readonly name: ScenarioName;
+  readonly label: string;
+  readonly gateway: (context: ScenarioContext) => LoadPlan;
+  readonly baseline: BaselinePlan;
+  /**
+   * Whether a warm-up run precedes the measured one. Not for post-create:
+   * warm-up posts would queue index jobs that run during the measurement.
+   */
+  readonly warmsUp: boolean;
+}
+
+/** Replaced, in every post-create body, by a word no other post has (search-probe.ts). */
+export const UNIQUE_WORD = '@@word@@';
+
+const sessionHeaders = (cookie: string): Record<string, string> => ({ cookie: `session_id=${cookie}` });
+const json = { 'content-type': 'application/json' };
+
+function bareServer(context: ScenarioContext): string {
+  if (!context.bareServerUrl) throw new Error('the bare server is not running');
+  return context.bareServerUrl;
+}
+
+const rotate = (paths: readonly string[]): RequestTemplate[] => paths.map((path) => ({ method: 'GET', path, headers: {} }));
+
+export const scenarios: readonly Scenario[] = [
+  {
+    name: 'me',
+    label: 'GET /v0/users/me',
+    // Every seeded session in turn, so that no single Redis key or cached row is all that is read.
+    gateway: (context) => ({
+      url: context.gatewayUrl,
+      connections: context.connections,
+      requests: context.seed.users.map((user) => ({ method: 'GET', path: '/v0/users/me', headers: sessionHeaders(user.cookie) })),
+    }),
+    baseline: {
+      kind: 'http',
+      label: 'bare Fastify: 1 Redis GET',
+      load: (context) => ({
+        url: bareServer(context),
+        connections: context.connections,
+        requests: context.seed.users.map((user) => ({ method: 'GET', path: '/me', headers: sessionHeaders(user.cookie) })),
+      }),
+    },
+    warmsUp: true,
+  },
+  {
+    name: 'post-get',
+    label: 'GET /v0/posts/{id}',
+    gateway: (context) => ({
+      url: context.gatewayUrl,
+      connections: context.connections,
+      requests: rotate(context.seed.postIds.map((id) => `/v0/posts/${id}`)),
+    }),
+    baseline: {
+      kind: 'http',
+      label: 'bare Fastify: 1 PG read + 1 S3 GET',
+      load: (context) => ({
+        url: bareServer(context),
+        connections: context.connections,
+        requests: rotate(context.seed.postIds.map((id) => `/posts/${id}`)),
+      }),
+    },
+    warmsUp: true,
+  },
+  {
+    name: 'post-list',
+    label: 'GET /v0/posts?limit=20',
+    gateway: (context) => ({
+      url: context.gatewayUrl,
+      connections: context.connections,
+      requests: rotate(['/v0/posts?limit=20']),
+    }),
+    baseline: {
+      kind: 'http',
+      label: 'bare Fastify: same keyset query',
+      load: (context) => ({ url: bareServer(context), connections: context.connections, requests: rotate(['/posts']) }),
+    },
+    warmsUp: true,
+  },
+  {
+    name: 'login',
+    label: 'POST /v0/auth/login',
+    gateway: (context) => ({
+      url: context.gatewayUrl,
+      connections: context.connections,
+      requests: context.seed.users.map((user) => ({
+        method: 'POST',
+        path: '/v0/auth/login',
+        headers: json,
+        body: JSON.stringify({ email: user.email, password: user.password }),
+      })),
+    }),
+    baseline: { kind: 'argon2', label: 'raw argon2id verifies' },
+    warmsUp: true,
+  },
+  {
+    name: 'post-create',
+    label: 'POST /v0/posts',
+    gateway: (context) => ({
+      url: context.gatewayUrl,
+      connections: context.connections,
+      overallRate: context.createRate,
+      requests: context.seed.users.map((user) => ({
+        method: 'POST',
+        path: '/v0/posts',
+        headers: { ...json, ...sessionHeaders(user.cookie) },
+        body: JSON.stringify({
+          title: `Bench ${UNIQUE_WORD}`,
+          content: `Created under load. The word ${UNIQUE_WORD} appears in this post only.`,
+        }),
+      })),
+      searchProbe: { placeholder: UNIQUE_WORD, pollIntervalMs: 50, settleTimeoutMs: 10_000 },
+    }),
+    baseline: { kind: 'none' },
+    warmsUp: false,
+  },
+];

@@ -1,0 +1,84 @@
+import { formatReport, type BenchReport, type RunMeasurement, type ScenarioResult } from './report';
+import { evaluateTargets } from './targets';
+
+const run = (label: string, requestsPerSecond: number, errors = 0): RunMeasurement => ({
+  label,
+  durationSeconds: 10,
+  requests: requestsPerSecond * 10,
+  requestsPerSecond,
+  latency: { count: requestsPerSecond * 10, p50Ms: 1, p99Ms: 5, meanMs: 1.5, maxMs: 9 },
+  errors,
+  non2xx: errors,
+  socketErrors: 0,
+  timeouts: 0,
+  statusCodes: { '200': requestsPerSecond * 10 },
+  cpuMsPerRequest: 0.5,
+  cpuMsByProcess: {},
+});
+
+const results: ScenarioResult[] = [
+  { scenario: 'me', gateway: run('GET /v0/users/me', 600), baseline: run('bare', 1000), ratio: 0.6, serverTimings: [], startedIdle: true },
+  { scenario: 'login', gateway: run('POST /v0/auth/login', 40, 2), baseline: run('argon2', 50), ratio: 0.8, serverTimings: [], startedIdle: true },
+  {
+    scenario: 'post-create',
+    gateway: run('POST /v0/posts', 50),
+    searchLatency: { count: 500, p50Ms: 200, p99Ms: 800, meanMs: 250, maxMs: 900, created: 500, notFound: 0, searches: 200 },
+    serverTimings: [],
+    startedIdle: true,
+  },
+];
+const MB = 1024 * 1024;
+const processes = [
+  { name: 'gateway', role: 'stack' as const, pid: 1, peakRssBytes: 120 * MB },
+  { name: 'identity', role: 'stack' as const, pid: 2, peakRssBytes: 210 * MB },
+  { name: 'bench', role: 'harness' as const, pid: 3, peakRssBytes: 400 * MB },
+];
+
+describe('evaluateTargets()', () => {
+  const checks = evaluateTargets(results, processes, 50);
+  const check = (name: string) => checks.find((c) => c.name === name);
+
+  it('compares each ratio with its minimum', () => {
+    expect(check('me')?.met).toBe(true);
+    expect(check('login')?.met).toBe(false);
+  });
+
+  it('wants searchable posts within a second at the requested rate', () => {
+    expect(check('post-create → searchable')).toMatchObject({ met: true, actual: 'p99 800.0 ms at 50.0/s, 0 not found' });
+  });
+
+  it('counts errors of every run and memory of every process but the harness', () => {
+    expect(check('errors')).toMatchObject({ met: false, actual: 'login POST /v0/auth/login: 2' });
+    expect(check('memory')).toMatchObject({ met: false, actual: 'identity 210.0 MB' });
+  });
+});
+
+describe('formatReport()', () => {
+  it('prints the scenario table, the search latency, the processes and each target', () => {
+    const report: BenchReport = {
+      startedAt: '2026-11-22T10:00:00.000Z',
+      finishedAt: '2026-11-22T10:02:00.000Z',
+      machine: { cpus: 2, cpuModel: 'CPU', node: 'v20.20.2', platform: 'linux', totalMemoryBytes: 2 ** 34, clockTicksPerSecond: 100 },
+      settings: {
+        durationSeconds: 10,
+        rounds: 5,
+        warmupSeconds: 2,
+        connections: 10,
+        users: 16,
+        posts: 2000,
+        createRate: 50,
+        threadPoolSize: 4,
+        argon2: { memoryKiB: 19_456, timeCost: 2, parallelism: 1 },
+      },
+      target: { kind: 'launched', gatewayUrl: 'http://127.0.0.1:1' },
+      scenarios: results,
+      processes,
+      targets: evaluateTargets(results, processes, 50),
+    };
+    const text = formatReport(report);
+    expect(text).toContain('| me | gateway GET /v0/users/me | 600.0 | 1.00 | 5.00 | 0 | 0.500 | 0.600 |');
+    expect(text).toContain('| 500 | 50.0 | 500 | 0 | 200.0 | 800.0 | 900.0 | 200 |');
+    expect(text).toContain('| identity | stack | 210.0 |');
+    expect(text).toMatch(/MISSED login/);
+  });
+});
