@@ -1,5 +1,5 @@
 import { ApiClient } from '../support/api-client';
-import { signedInAccount } from '../support/accounts';
+import { PASSWORD, signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { waitFor } from '@latchkey/test-kit';
 
@@ -78,9 +78,11 @@ describe('a service outage', () => {
     process.kill(identity.pid!, 'SIGKILL');
     const client = new ApiClient(stack.gatewayUrl);
     await waitFor(async () => ((await client.get('/readyz')).status === 503 ? true : undefined));
-    const me = await account.client.get('/v0/users/me');
-    expect(me.status).toBe(503);
-    expect(me.body).toMatchObject({ code: 'service:unavailable', status: 503 });
+    const change = await account.client.post('/v0/auth/change-email', { current_password: PASSWORD, new_email: 'new@example.com' });
+    expect(change.status).toBe(503);
+    expect(change.body).toMatchObject({ code: 'service:unavailable', status: 503 });
+    // The account view kept in the session still answers: it needs no service.
+    expect((await account.client.get('/v0/users/me')).status).toBe(200);
     const register = await client.post('/v0/users', { handle: 'during_outage', email: 'outage@example.com', password: 'long enough pass' });
     expect(register.status).toBe(503);
     expect(register.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|identity/);
