@@ -6,7 +6,8 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 export function createMetricsRegistry(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
+  // The default 10 ms event-loop sampler costs an idle process about 10 ms of CPU a second.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   return registry;
 }
 
