@@ -1,23 +1,15 @@
 import path from 'node:path';
-import pg from 'pg';
-import { readMigrations, runMigrations } from '@latchkey/db';
-import { outboxMigrations } from '@latchkey/outbox';
+import { migrateServiceSchema } from '@latchkey/outbox';
 import type { Logger } from '@latchkey/telemetry';
 import type { IdentityConfig } from './config';
 import { IDENTITY_SCHEMA } from './identity-service';
 
 /** `identity migrate`: brings schema `identity` up to date, then exits. */
 export async function migrate(config: Pick<IdentityConfig, 'DATABASE_URL'>, logger: Logger): Promise<void> {
-  const client = new pg.Client({ connectionString: config.DATABASE_URL });
-  await client.connect();
-  try {
-    const migrations = [
-      ...(await outboxMigrations()),
-      ...(await readMigrations('identity', path.resolve(__dirname, '../migrations'))),
-    ];
-    const applied = await runMigrations(client, IDENTITY_SCHEMA, migrations);
-    logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'schema up to date');
-  } finally {
-    await client.end();
-  }
+  await migrateServiceSchema({
+    databaseUrl: config.DATABASE_URL,
+    schema: IDENTITY_SCHEMA,
+    directory: path.resolve(__dirname, '../migrations'),
+    logger,
+  });
 }
