@@ -16,34 +16,50 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}`;
 
+/** Count and TTL as one command: less for the gateway to send and parse than MULTI, GET, PTTL, EXEC. */
+const PEEK_SCRIPT = `
+return {tonumber(redis.call('GET', KEYS[1])) or 0, redis.call('PTTL', KEYS[1])}`;
+
+/** Replies are [count, ttl in milliseconds]; `unknown` until cast, as ioredis cannot type a script. */
+interface RateScripts {
+  rateLimitHit(key: string, windowMs: number): Promise<unknown>;
+  rateLimitPeek(key: string): Promise<unknown>;
+}
+
+/**
+ * ioredis sends a defined script as EVALSHA, the text only once per
+ * connection and again after NOSCRIPT (Redis restarted or flushed scripts).
+ */
+function withRateScripts(redis: Redis): Redis & RateScripts {
+  redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  redis.defineCommand('rateLimitPeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+  return redis as Redis & RateScripts;
+}
+
 /**
  * Fixed-window counters in Redis, shared by every gateway replica. Keys
  * that name an account are hashed, so Redis holds no email addresses.
  */
 export class RateLimiter {
+  private readonly redis: Redis & RateScripts;
+
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.redis = withRateScripts(redis);
+  }
 
   /** Counts one event and says whether it is within `limit` per `windowSeconds`. */
   async hit(scope: string, subject: string, limit: number, windowSeconds: number): Promise<RateDecision> {
-    const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, this.key(scope, subject), windowSeconds * 1000)) as [
-      number,
-      number,
-    ];
-    return { allowed: count <= limit, count, retryAfterSeconds: Math.max(1, Math.ceil(ttl / 1000)) };
+    const [count, ttl] = (await this.redis.rateLimitHit(this.key(scope, subject), windowSeconds * 1000)) as [number, number];
+    return { allowed: count <= limit, count, retryAfterSeconds: retryAfter(ttl) };
   }
 
   /** Reads a counter without counting, e.g. failures before an attempt. */
   async peek(scope: string, subject: string, limit: number): Promise<RateDecision> {
-    const key = this.key(scope, subject);
-    const [[, count], [, ttl]] = (await this.redis.multi().get(key).pttl(key).exec()) as [
-      [Error | null, string | null],
-      [Error | null, number],
-    ];
-    const value = Number(count ?? 0);
-    return { allowed: value < limit, count: value, retryAfterSeconds: Math.max(1, Math.ceil(ttl / 1000)) };
+    const [count, ttl] = (await this.redis.rateLimitPeek(this.key(scope, subject))) as [number, number];
+    return { allowed: count < limit, count, retryAfterSeconds: retryAfter(ttl) };
   }
 
   async reset(scope: string, subject: string): Promise<void> {
@@ -53,4 +69,8 @@ export class RateLimiter {
   private key(scope: string, subject: string): string {
     return `${this.prefix}rate:${scope}:${createHash('sha256').update(subject).digest('base64url')}`;
   }
+}
+
+function retryAfter(ttlMs: number): number {
+  return Math.max(1, Math.ceil(ttlMs / 1000));
 }

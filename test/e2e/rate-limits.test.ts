@@ -46,6 +46,16 @@ describe('rate limits', () => {
     expect((await clientFrom().post('/v0/auth/login', { email: other.email, password: PASSWORD })).status).toBe(200);
   });
 
+  it('forgets an account’s failed logins once it signs in', async () => {
+    const account = await signedInAccount(stack, 'forgetful', nextAddress());
+    const attempt = (password: string) => clientFrom().post('/v0/auth/login', { email: account.email, password });
+    for (let i = 0; i < 2; i += 1) expect((await attempt('not the password')).status).toBe(401);
+    expect((await attempt(PASSWORD)).status).toBe(200);
+    // Two more failures would have locked the account had the first two still counted.
+    for (let i = 0; i < 2; i += 1) expect((await attempt('not the password')).status).toBe(401);
+    expect((await attempt(PASSWORD)).status).toBe(200);
+  });
+
   it('limits credential requests per client IP, taken from X-Forwarded-For of a trusted proxy', async () => {
     const noisy = clientFrom();
     const statuses: number[] = [];

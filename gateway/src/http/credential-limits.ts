@@ -17,9 +17,11 @@ export function limitCredentialRequests(deps: GatewayDeps) {
 
 /** Failed logins per account: checked before the password is, so a locked account costs no hashing. */
 export const loginFailures = {
-  async assertBelowLimit(deps: GatewayDeps, email: string): Promise<void> {
+  /** Returns the failures so far, so that a login after none can skip `clear`. */
+  async assertBelowLimit(deps: GatewayDeps, email: string): Promise<number> {
     const decision = await deps.rateLimiter.peek('login-failure', normalize(email), deps.config.RATE_LIMIT_LOGIN_FAILURES);
     if (!decision.allowed) throw exceeded(decision.retryAfterSeconds);
+    return decision.count;
   },
   async record(deps: GatewayDeps, email: string): Promise<void> {
     const { RATE_LIMIT_LOGIN_FAILURES, RATE_LIMIT_LOGIN_WINDOW_SECONDS } = deps.config;

@@ -40,7 +40,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { email, password } = request.body;
-        await loginFailures.assertBelowLimit(deps, email);
+        const failures = await loginFailures.assertBelowLimit(deps, email);
         const { user } = await deps.identity.authenticatePassword({ email, password }, { requestId: request.id }).catch(
           async (error: unknown) => {
             if (error instanceof AppError && error.code === 'auth:invalid_credentials') {
@@ -49,7 +49,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
             throw error;
           },
         );
-        await loginFailures.clear(deps, email);
+        if (failures > 0) await loginFailures.clear(deps, email);
         return signIn(deps, request, reply, user!);
       },
     );

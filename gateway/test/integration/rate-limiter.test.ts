@@ -43,6 +43,31 @@ describe('RateLimiter', () => {
     expect(await limiter.peek('fail', 'Secret@Example.com', 2)).toMatchObject({ allowed: true, count: 0 });
   });
 
+  it('sends its scripts by hash, and by text again once Redis has flushed them', async () => {
+    const connection = new Redis(testRedisUrl());
+    const scripted = new RateLimiter(connection, prefix);
+    const id = await connection.client('ID');
+    const lastCommand = async () => /\bcmd=(\S+)/.exec((await redis.client('LIST', 'ID', id)) as string)?.[1];
+    try {
+      await scripted.hit('flushed', 'y', 3, 60);
+      await scripted.peek('flushed', 'y', 3);
+      await scripted.hit('flushed', 'y', 3, 60);
+      expect(await lastCommand()).toBe('evalsha');
+      expect(await scripted.peek('flushed', 'y', 3)).toMatchObject({ allowed: true, count: 2 });
+      expect(await lastCommand()).toBe('evalsha');
+
+      await redis.script('FLUSH');
+      expect(await scripted.hit('flushed', 'y', 3, 60)).toMatchObject({ allowed: true, count: 3 });
+      const peeked = await scripted.peek('flushed', 'y', 3);
+      expect(await lastCommand()).toBe('eval');
+      expect(peeked).toMatchObject({ allowed: false, count: 3 });
+      expect(peeked.retryAfterSeconds).toBeGreaterThan(55);
+      expect(peeked.retryAfterSeconds).toBeLessThanOrEqual(60);
+    } finally {
+      await connection.quit();
+    }
+  });
+
   it('opens again when the window ends', async () => {
     await limiter.hit('short', 'x', 1, 1);
     expect((await limiter.hit('short', 'x', 1, 1)).allowed).toBe(false);
