@@ -4,6 +4,8 @@ import type { Logger } from '@latchkey/telemetry';
 import type { Registry } from 'prom-client';
 import type { GatewayConfig } from './config';
 import type { CookieSettings } from './http/session-cookie';
+import type { PostListCache } from './post-list-cache';
+import type { PostPageView } from './post-view';
 import type { RateLimiter } from './rate-limiter';
 import type { SessionStore } from './session-store';
 
@@ -17,6 +19,7 @@ export interface GatewayDeps {
   readonly oauth: ServiceClient<typeof oauthV1.OAuthServiceService>;
   readonly sessions: SessionStore;
   readonly rateLimiter: RateLimiter;
+  readonly newestPosts: PostListCache<PostPageView>;
   readonly registry: Registry;
   readonly cookie: CookieSettings;
   readonly allowedOrigins: ReadonlySet<string>;

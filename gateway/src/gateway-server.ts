@@ -7,6 +7,7 @@ import { buildApp } from './app';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './gateway-deps';
 import { allowedOrigins } from './origin-policy';
+import { PostListCache } from './post-list-cache';
 import { RateLimiter } from './rate-limiter';
 import { SessionStore } from './session-store';
 
@@ -53,6 +54,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
     }),
     rateLimiter: new RateLimiter(redis, config.REDIS_KEY_PREFIX),
+    newestPosts: new PostListCache(redis, config.REDIS_KEY_PREFIX),
     registry: createMetricsRegistry('gateway'),
     cookie: { secure: config.COOKIE_SECURE, maxAgeSeconds: config.AUTH_SESSION_MAX_LIFETIME_HOURS * 3600 },
     allowedOrigins: allowedOrigins(config.PUBLIC_APP_URL, config.ALLOWED_ORIGINS),

@@ -1,6 +1,8 @@
 import type { postsV1 } from '@latchkey/contracts';
 import type { z } from 'zod';
-import type { postSchema, postSummarySchema } from './schemas/post-schemas';
+import type { postPageSchema, postSchema, postSummarySchema } from './schemas/post-schemas';
+
+export type PostPageView = z.output<typeof postPageSchema>;
 
 const iso = (date: Date | undefined): string => (date ?? new Date(0)).toISOString();
 
@@ -16,6 +18,10 @@ export function postSummaryView(post: postsV1.PostSummary): z.output<typeof post
 
 export function postView(post: postsV1.Post): z.output<typeof postSchema> {
   return { ...postSummaryView(post), content: post.content };
+}
+
+export function postPageView(page: { items: postsV1.PostSummary[]; nextCursor: string }): PostPageView {
+  return { items: page.items.map(postSummaryView), next_cursor: nextCursor(page.nextCursor) };
 }
 
 /** The service marks the last page with an empty cursor; the API with null. */

@@ -60,6 +60,25 @@ describe('posts', () => {
     await expectStoreMatchesLivePosts();
   });
 
+  it('shows a create, a retitle and a delete in the newest page as soon as each is answered', async () => {
+    const newest = async () => postPageSchema.parse((await anonymous().get('/v0/posts')).body).items;
+    // Read twice first, so that the gateway holds the page when the writes come.
+    await newest();
+    const before = await newest();
+
+    const post = await createPost(alice.client, 'Fresh off the press', 'news');
+    expect((await newest())[0]).toMatchObject({ id: post.id, title: 'Fresh off the press' });
+    expect(await newest()).toHaveLength(Math.min(before.length + 1, 20));
+
+    expect((await alice.client.request('PATCH', `/v0/posts/${post.id}`, { json: { title: 'Corrected headline' } })).status).toBe(200);
+    expect((await newest())[0]).toMatchObject({ id: post.id, title: 'Corrected headline' });
+
+    expect((await alice.client.delete(`/v0/posts/${post.id}`)).status).toBe(204);
+    live.delete(post.id);
+    expect((await newest()).map((item) => item.id)).not.toContain(post.id);
+    await expectStoreMatchesLivePosts();
+  });
+
   it('pages 25 posts by 10, newest first, without duplicates, and filters by author', async () => {
     const created: string[] = [];
     for (let i = 0; i < 25; i += 1) created.push((await createPost(bob.client, `Bob post ${i}`, `number ${i}`)).id);

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { GatewayDeps } from '../gateway-deps';
 import { requireSession, sessionOf } from '../http/session-auth';
-import { nextCursor, postSummaryView, postView } from '../post-view';
+import { postPageView, postView } from '../post-view';
 import {
   createPostBody,
   postIdParams,
@@ -57,8 +57,10 @@ export function postRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { limit, cursor, author_id } = request.query;
-        const page = await deps.posts.listPosts({ limit, cursor: cursor ?? '', authorId: author_id }, { requestId: request.id });
-        return { items: page.items.map(postSummaryView), next_cursor: nextCursor(page.nextCursor) };
+        const fetchPage = async () =>
+          postPageView(await deps.posts.listPosts({ limit, cursor: cursor ?? '', authorId: author_id }, { requestId: request.id }));
+        // The newest page is what most readers ask for, again and again.
+        return cursor === undefined && author_id === undefined ? deps.newestPosts.newest(limit, fetchPage) : fetchPage();
       },
     );
 
@@ -133,8 +135,7 @@ export function postRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { q, limit, cursor } = request.query;
-        const page = await deps.posts.searchPosts({ query: q, limit, cursor: cursor ?? '' }, { requestId: request.id });
-        return { items: page.items.map(postSummaryView), next_cursor: nextCursor(page.nextCursor) };
+        return postPageView(await deps.posts.searchPosts({ query: q, limit, cursor: cursor ?? '' }, { requestId: request.id }));
       },
     );
   };

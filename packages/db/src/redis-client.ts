@@ -10,9 +10,18 @@ interface RedisLogger {
  * a bounded number of reconnect attempts and then fail, so a request answers
  * instead of hanging; an outage is logged once, not once per attempt.
  */
-export function createRedisClient(url: string, options: { connectionName: string; logger: RedisLogger }): Redis {
+export function createRedisClient(
+  url: string,
+  options: {
+    connectionName: string;
+    logger: RedisLogger;
+    /** Fail commands at once while Redis is away, for a client whose commands are a courtesy, not the work. */
+    failFast?: boolean;
+  },
+): Redis {
   const redis = new Redis(url, {
     connectionName: options.connectionName,
+    enableOfflineQueue: !options.failFast,
     connectTimeout: 5_000,
     maxRetriesPerRequest: 2,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),

@@ -20,6 +20,9 @@ export const configSchema = z
     DATABASE_POOL_MAX: env.int(10, 1, 200),
     NATS_URL: backingServices.NATS_URL,
     NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+    /** Where the version of the post list is published for the gateways' page caches. */
+    REDIS_URL: backingServices.REDIS_URL,
+    REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
     ...objectStoreVariables,
     POSTS_MAX_CONTENT_BYTES: env.int(1_048_576, 1, MAX_CONTENT_LIMIT_BYTES),
   })

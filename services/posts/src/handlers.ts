@@ -11,20 +11,28 @@ import { searchPosts } from './search-query';
 
 type PostsHandlers = ServiceHandlers<typeof postsV1.PostsServiceService>;
 
-/** One thin function per RPC: unpack the request, call the operation, shape the reply. */
+/**
+ * One thin function per RPC: unpack the request, call the operation, shape
+ * the reply. Writes publish a new list version before they answer.
+ */
 export function postsHandlers(deps: PostsDeps): PostsHandlers {
   return {
     async createPost(request, scope) {
-      return { post: toPostMessage(await createPost(deps, request, scope)) };
+      const post = await createPost(deps, request, scope);
+      await deps.listVersion.changed();
+      return { post: toPostMessage(post) };
     },
     async getPost({ postId }) {
       return { post: toPostMessage(await getPost(deps, postId)) };
     },
     async updatePost(request, scope) {
-      return { post: toPostMessage(await updatePost(deps, request, scope)) };
+      const post = await updatePost(deps, request, scope);
+      await deps.listVersion.changed();
+      return { post: toPostMessage(post) };
     },
     async deletePost(request, { requestId }) {
       await deletePost(deps, request, requestId);
+      await deps.listVersion.changed();
       return {};
     },
     async listPosts(request) {
@@ -40,7 +48,9 @@ export function postsHandlers(deps: PostsDeps): PostsHandlers {
       return { items: page.items.map(toActionLogMessage), nextCursor: page.nextCursor };
     },
     async deleteUserPosts({ userId }, { requestId }) {
-      return { deletedPosts: await deleteUserPosts(deps, userId, requestId) };
+      const deletedPosts = await deleteUserPosts(deps, userId, requestId);
+      if (deletedPosts > 0) await deps.listVersion.changed();
+      return { deletedPosts };
     },
   };
 }

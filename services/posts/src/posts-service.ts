@@ -1,5 +1,5 @@
 import { postsV1 } from '@latchkey/contracts';
-import { createPool } from '@latchkey/db';
+import { createPool, createRedisClient } from '@latchkey/db';
 import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
@@ -8,6 +8,7 @@ import type { PostsConfig } from './config';
 import { createS3Client } from '@latchkey/object-store';
 import { ContentStore } from './content-store';
 import { postsHandlers } from './handlers';
+import { PostListVersion } from './list-version';
 
 export const POSTS_SCHEMA = 'posts';
 
@@ -27,9 +28,12 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
   });
   // A create waits on the store: one that does not answer must become a 503 in seconds.
   const s3 = createS3Client(config, { connectionTimeoutMs: 2_000, requestTimeoutMs: 10_000, maxAttempts: 2 });
+  // Only list versions go to Redis: a write must not wait for it, nor fail without it.
+  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-posts', logger, failFast: true });
   const deps = {
     pool,
     content: new ContentStore({ client: s3, bucket: config.S3_BUCKET, logger }),
+    listVersion: new PostListVersion(redis, config.REDIS_KEY_PREFIX, logger),
     maxContentBytes: config.POSTS_MAX_CONTENT_BYTES,
   };
 
@@ -62,6 +66,7 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
       await endpoints.stop();
       await relay.stop();
       s3.destroy();
+      redis.disconnect();
       await pool.end();
     },
   };

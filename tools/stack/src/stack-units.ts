@@ -71,7 +71,7 @@ const grpcServices: readonly StackUnit[] = [
   grpcService('identity', 0, ['postgres', 'nats']),
   grpcService('oauth', 1, ['postgres', 'redis', 'nats'], ['identity']),
   grpcService('totp', 2, ['postgres', 'redis', 'nats']),
-  grpcService('posts', 3, ['postgres', 'nats']),
+  grpcService('posts', 3, ['postgres', 'redis', 'nats']),
 ];
 
 /** Every unit of the stack, in the order migrations run. */

@@ -8,6 +8,7 @@ import {
   createTestDatabase,
   startOwnNatsServer,
   startS3Server,
+  testRedisUrl,
   uniqueName,
   waitFor,
   type OwnNatsServer,
@@ -58,6 +59,8 @@ beforeAll(async () => {
     DATABASE_URL: database.url,
     NATS_URL: broker.url,
     NATS_SUBJECT_PREFIX: uniqueName('posts_outage'),
+    REDIS_URL: testRedisUrl(),
+    REDIS_KEY_PREFIX: `${uniqueName('posts_outage')}:`,
     METRICS_PORT: '0',
     ...s3.variables,
   };

@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { connect, type NatsConnection } from 'nats';
+import { Redis } from 'ioredis';
 import pg from 'pg';
-import { postsV1 } from '@latchkey/contracts';
+import { postListVersionKey, postsV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { createServiceClient, type ServiceClient } from '@latchkey/grpc-kit';
 import { topology } from '@latchkey/jobs-contract';
@@ -13,6 +14,7 @@ import {
   freePort,
   startS3Server,
   testNatsUrl,
+  testRedisUrl,
   uniqueName,
   waitFor,
   type S3Server,
@@ -34,6 +36,7 @@ let database: TestDatabase;
 let s3: S3Server;
 let storage: S3Client;
 let db: pg.Pool;
+let redis: Redis;
 let nc: NatsConnection;
 let worker: Worker;
 let config: PostsConfig;
@@ -56,6 +59,8 @@ function baseEnvironment(): Record<string, string> {
     DATABASE_URL: database.url,
     NATS_URL: testNatsUrl(),
     NATS_SUBJECT_PREFIX: prefix,
+    REDIS_URL: testRedisUrl(),
+    REDIS_KEY_PREFIX: `${prefix}:`,
     GRPC_PORT: '0',
     METRICS_PORT: '0',
     ...s3.variables,
@@ -116,6 +121,7 @@ beforeAll(async () => {
   await migrate(config, logger);
   await migrateJobsSchema(database.url);
   client = await startService();
+  redis = new Redis(testRedisUrl());
   worker = await startWorker(
     loadJobsConfig({
       ...baseEnvironment(),
@@ -148,6 +154,8 @@ afterAll(async () => {
   await nc?.close();
   storage?.destroy();
   await db?.end();
+  await redis?.del(postListVersionKey(`${prefix}:`));
+  redis?.disconnect();
   await s3?.close();
   await database?.drop();
 });
@@ -399,6 +407,37 @@ describe('account deletion cascade', () => {
     }
     expect((await client.getPost({ postId: other.id })).post!.title).toBe('Survivor');
     expect(await client.deleteUserPosts({ userId: author.id })).toEqual({ deletedPosts: 0 });
+  });
+});
+
+describe('list version', () => {
+  const version = () => redis.get(postListVersionKey(`${prefix}:`));
+
+  it('publishes a new version before answering each write, and none for a read or a delete of nothing', async () => {
+    const author = newAuthor();
+    const seen = new Set([await version()]);
+    const expectNewVersion = async () => {
+      const current = await version();
+      expect(current).toMatch(/^[\w-]{16}$/);
+      expect(seen).not.toContain(current);
+      seen.add(current);
+    };
+
+    const post = await create(author);
+    await expectNewVersion();
+    await client.updatePost({ actorId: author.id, postId: post.id, title: 'Retitled' });
+    await expectNewVersion();
+    await client.deletePost({ actorId: author.id, postId: post.id });
+    await expectNewVersion();
+    await create(author);
+    await expectNewVersion();
+    await client.deleteUserPosts({ userId: author.id });
+    await expectNewVersion();
+
+    const last = await version();
+    await client.listPosts({ cursor: '' });
+    await client.deleteUserPosts({ userId: author.id });
+    expect(await version()).toBe(last);
   });
 });
 
