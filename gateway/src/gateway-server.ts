@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { Counter } from 'prom-client';
 import { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
 import type { Running } from '@latchkey/runtime';
@@ -41,6 +42,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     ] as const
   ).map(([address, service]) => ({ probe: new HealthProbe(address, tls), service }));
 
+  const registry = createMetricsRegistry('gateway');
+  const postListCacheRequests = new Counter({
+    name: 'post_list_cache_requests_total',
+    help: 'Requests for the newest post page, by outcome: hit (served from memory), miss (fetched from posts), bypassed (Redis unavailable).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   const deps: GatewayDeps = {
     config,
     logger,
@@ -54,8 +62,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
     }),
     rateLimiter: new RateLimiter(redis, config.REDIS_KEY_PREFIX),
-    newestPosts: new PostListCache(redis, config.REDIS_KEY_PREFIX),
-    registry: createMetricsRegistry('gateway'),
+    newestPosts: new PostListCache(redis, config.REDIS_KEY_PREFIX, {
+      onOutcome: (outcome) => postListCacheRequests.inc({ outcome }),
+    }),
+    registry,
     cookie: { secure: config.COOKIE_SECURE, maxAgeSeconds: config.AUTH_SESSION_MAX_LIFETIME_HOURS * 3600 },
     allowedOrigins: allowedOrigins(config.PUBLIC_APP_URL, config.ALLOWED_ORIGINS),
     ready: async () => {

@@ -8,6 +8,9 @@ import { postListVersionKey } from '@latchkey/contracts';
  */
 export const MAX_PAGE_AGE_MS = 2_000;
 
+/** How a request for the newest page was served. */
+export type PostListCacheOutcome = 'hit' | 'miss' | 'bypassed';
+
 interface KeptPage<Page> {
   /** The list version read before the page was fetched; null while none is published. */
   readonly version: string | null;
@@ -30,7 +33,7 @@ export class PostListCache<Page> {
   constructor(
     private readonly redis: Redis,
     redisKeyPrefix: string,
-    private readonly now: () => number = Date.now,
+    private readonly options: { now?: () => number; onOutcome?: (outcome: PostListCacheOutcome) => void } = {},
   ) {
     this.versionKey = postListVersionKey(redisKeyPrefix);
   }
@@ -41,12 +44,18 @@ export class PostListCache<Page> {
       version = await this.redis.get(this.versionKey);
     } catch {
       // Without the version no kept page can be trusted; the list itself does not need Redis.
+      this.options.onOutcome?.('bypassed');
       return fetch();
     }
+    const now = (this.options.now ?? Date.now)();
     const kept = this.pages.get(limit);
-    if (kept && kept.version === version && kept.keptUntil > this.now()) return kept.page;
+    if (kept && kept.version === version && kept.keptUntil > now) {
+      this.options.onOutcome?.('hit');
+      return kept.page;
+    }
 
-    const entry: KeptPage<Page> = { version, keptUntil: this.now() + MAX_PAGE_AGE_MS, page: fetch() };
+    this.options.onOutcome?.('miss');
+    const entry: KeptPage<Page> = { version, keptUntil: now + MAX_PAGE_AGE_MS, page: fetch() };
     this.pages.set(limit, entry);
     entry.page.catch(() => {
       if (this.pages.get(limit) === entry) this.pages.delete(limit);

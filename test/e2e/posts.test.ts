@@ -77,6 +77,10 @@ describe('posts', () => {
     live.delete(post.id);
     expect((await newest()).map((item) => item.id)).not.toContain(post.id);
     await expectStoreMatchesLivePosts();
+
+    const metrics = (await anonymous().get('/metrics')).text;
+    expect(Number(/post_list_cache_requests_total\{[^}]*outcome="hit"[^}]*\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(0);
+    expect(Number(/post_list_cache_requests_total\{[^}]*outcome="miss"[^}]*\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(4);
   });
 
   it('pages 25 posts by 10, newest first, without duplicates, and filters by author', async () => {

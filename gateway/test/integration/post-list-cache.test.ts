@@ -1,13 +1,14 @@
 import { Redis } from 'ioredis';
 import { postListVersionKey } from '@latchkey/contracts';
 import { testRedisUrl, uniqueName } from '@latchkey/test-kit';
-import { MAX_PAGE_AGE_MS, PostListCache } from '../../src/post-list-cache';
+import { MAX_PAGE_AGE_MS, PostListCache, type PostListCacheOutcome } from '../../src/post-list-cache';
 
 let redis: Redis;
 let prefix: string;
 let now: number;
 let cache: PostListCache<string>;
 let fetches: number;
+let outcomes: PostListCacheOutcome[];
 
 /** A fetch that answers which fetch it was, so a test sees whether a page was kept or fetched again. */
 const fetchPage = async (): Promise<string> => `page ${String(++fetches)}`;
@@ -21,7 +22,8 @@ beforeEach(() => {
   prefix = `${uniqueName('post-list')}:`;
   now = Date.now();
   fetches = 0;
-  cache = new PostListCache(redis, prefix, () => now);
+  outcomes = [];
+  cache = new PostListCache(redis, prefix, { now: () => now, onOutcome: (outcome) => outcomes.push(outcome) });
 });
 
 afterEach(async () => {
@@ -40,6 +42,7 @@ describe('PostListCache', () => {
     expect(await cache.newest(5, fetchPage)).toBe('page 2');
     expect(await cache.newest(5, fetchPage)).toBe('page 2');
     expect(fetches).toBe(2);
+    expect(outcomes).toEqual(['miss', 'hit', 'miss', 'hit']);
   });
 
   it('fetches again once a write has published a new version', async () => {
@@ -82,9 +85,10 @@ describe('PostListCache', () => {
 
   it('fetches every time while Redis cannot be asked for the version', async () => {
     const offline = new Redis(testRedisUrl(), { lazyConnect: true, enableOfflineQueue: false });
-    const blind = new PostListCache<string>(offline, prefix, () => now);
+    const blind = new PostListCache<string>(offline, prefix, { onOutcome: (outcome) => outcomes.push(outcome) });
     expect(await blind.newest(20, fetchPage)).toBe('page 1');
     expect(await blind.newest(20, fetchPage)).toBe('page 2');
+    expect(outcomes).toEqual(['bypassed', 'bypassed']);
     offline.disconnect();
   });
 });
