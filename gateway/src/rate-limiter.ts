@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { defineRedisScript, type RedisScript } from '@latchkey/db';
 
 export interface RateDecision {
   readonly allowed: boolean;
@@ -20,45 +21,32 @@ return {count, ttl}`;
 const PEEK_SCRIPT = `
 return {tonumber(redis.call('GET', KEYS[1])) or 0, redis.call('PTTL', KEYS[1])}`;
 
-/** Replies are [count, ttl in milliseconds]; `unknown` until cast, as ioredis cannot type a script. */
-interface RateScripts {
-  rateLimitHit(key: string, windowMs: number): Promise<unknown>;
-  rateLimitPeek(key: string): Promise<unknown>;
-}
-
-/**
- * ioredis sends a defined script as EVALSHA, the text only once per
- * connection and again after NOSCRIPT (Redis restarted or flushed scripts).
- */
-function withRateScripts(redis: Redis): Redis & RateScripts {
-  redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
-  redis.defineCommand('rateLimitPeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
-  return redis as Redis & RateScripts;
-}
-
 /**
  * Fixed-window counters in Redis, shared by every gateway replica. Keys
  * that name an account are hashed, so Redis holds no email addresses.
  */
 export class RateLimiter {
-  private readonly redis: Redis & RateScripts;
+  // Both reply [count, ttl in milliseconds].
+  private readonly hitScript: RedisScript;
+  private readonly peekScript: RedisScript;
 
   constructor(
-    redis: Redis,
+    private readonly redis: Redis,
     private readonly prefix: string,
   ) {
-    this.redis = withRateScripts(redis);
+    this.hitScript = defineRedisScript(redis, HIT_SCRIPT);
+    this.peekScript = defineRedisScript(redis, PEEK_SCRIPT);
   }
 
   /** Counts one event and says whether it is within `limit` per `windowSeconds`. */
   async hit(scope: string, subject: string, limit: number, windowSeconds: number): Promise<RateDecision> {
-    const [count, ttl] = (await this.redis.rateLimitHit(this.key(scope, subject), windowSeconds * 1000)) as [number, number];
+    const [count, ttl] = (await this.hitScript([this.key(scope, subject)], [windowSeconds * 1000])) as [number, number];
     return { allowed: count <= limit, count, retryAfterSeconds: retryAfter(ttl) };
   }
 
   /** Reads a counter without counting, e.g. failures before an attempt. */
   async peek(scope: string, subject: string, limit: number): Promise<RateDecision> {
-    const [count, ttl] = (await this.redis.rateLimitPeek(this.key(scope, subject))) as [number, number];
+    const [count, ttl] = (await this.peekScript([this.key(scope, subject)])) as [number, number];
     return { allowed: count < limit, count, retryAfterSeconds: retryAfter(ttl) };
   }
 

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { defineRedisScript, type RedisScript } from '@latchkey/db';
 import { AppError } from '@latchkey/errors';
 
 /**
@@ -31,11 +32,17 @@ return 0`;
  * so that guessing cannot go on.
  */
 export class CodeFailureLimit {
+  private readonly reserveScript: RedisScript;
+  private readonly refundScript: RedisScript;
+
   constructor(
     private readonly redis: Redis,
     private readonly keyPrefix: string,
     private readonly settings: { readonly maxFailures: number; readonly windowSeconds: number },
-  ) {}
+  ) {
+    this.reserveScript = defineRedisScript(redis, RESERVE_SCRIPT);
+    this.refundScript = defineRedisScript(redis, REFUND_SCRIPT);
+  }
 
   private key(userId: string): string {
     return `${this.keyPrefix}totp:failures:${userId}`;
@@ -47,13 +54,7 @@ export class CodeFailureLimit {
    */
   async guard<T>(userId: string, check: () => Promise<T>): Promise<T> {
     const waitMs = Number(
-      await this.redis.eval(
-        RESERVE_SCRIPT,
-        1,
-        this.key(userId),
-        this.settings.maxFailures,
-        this.settings.windowSeconds * 1000,
-      ),
+      await this.reserveScript([this.key(userId)], [this.settings.maxFailures, this.settings.windowSeconds * 1000]),
     );
     if (waitMs > 0) {
       throw new AppError('rate_limit:exceeded', undefined, { retryAfterSeconds: Math.ceil(waitMs / 1000) });
@@ -76,6 +77,6 @@ export class CodeFailureLimit {
 
   /** Best effort: a refund that fails costs the user one unit, and must not hide the outcome of the check. */
   private async refund(userId: string): Promise<void> {
-    await this.redis.eval(REFUND_SCRIPT, 1, this.key(userId)).catch(() => undefined);
+    await this.refundScript([this.key(userId)]).catch(() => undefined);
   }
 }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { defineRedisScript, type RedisScript } from '@latchkey/db';
 import { generateOpaqueToken, hashOpaqueToken } from './opaque-token';
 import { execTransaction } from './redis-transaction';
 
@@ -52,11 +53,17 @@ function parseReservation(reply: unknown): AttemptReservation {
  * account deletion can remove them.
  */
 export class LoginChallenges {
+  private readonly reserveScript: RedisScript;
+  private readonly releaseScript: RedisScript;
+
   constructor(
     private readonly redis: Redis,
     private readonly keyPrefix: string,
     private readonly ttlSeconds: number,
-  ) {}
+  ) {
+    this.reserveScript = defineRedisScript(redis, RESERVE_SCRIPT);
+    this.releaseScript = defineRedisScript(redis, RELEASE_SCRIPT);
+  }
 
   /** The Redis key of a token's record. */
   key(token: string): string {
@@ -90,12 +97,12 @@ export class LoginChallenges {
   }
 
   async reserveAttempt(token: string, nowMs: number): Promise<AttemptReservation> {
-    const reply = await this.redis.eval(RESERVE_SCRIPT, 1, this.key(token), nowMs, MAX_CHALLENGE_ATTEMPTS);
+    const reply = await this.reserveScript([this.key(token)], [nowMs, MAX_CHALLENGE_ATTEMPTS]);
     return parseReservation(reply);
   }
 
   async releaseAttempt(token: string): Promise<void> {
-    await this.redis.eval(RELEASE_SCRIPT, 1, this.key(token));
+    await this.releaseScript([this.key(token)]);
   }
 
   /**

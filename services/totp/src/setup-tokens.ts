@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { defineRedisScript, type RedisScript } from '@latchkey/db';
 import { generateOpaqueToken, hashOpaqueToken, sameTokenHash } from './opaque-token';
 import { execTransaction } from './redis-transaction';
 import type { SealedSecret } from './secret-box';
@@ -20,10 +21,14 @@ return 0`;
  * an older one.
  */
 export class SetupTokens {
+  private readonly consumeScript: RedisScript;
+
   constructor(
     private readonly redis: Redis,
     private readonly keyPrefix: string,
-  ) {}
+  ) {
+    this.consumeScript = defineRedisScript(redis, CONSUME_SCRIPT);
+  }
 
   key(userId: string): string {
     return `${this.keyPrefix}totp:setup:${userId}`;
@@ -57,7 +62,7 @@ export class SetupTokens {
 
   /** Uses the token up after a successful enable. */
   async consume(userId: string, token: string): Promise<void> {
-    await this.redis.eval(CONSUME_SCRIPT, 1, this.key(userId), hashOpaqueToken(token));
+    await this.consumeScript([this.key(userId)], [hashOpaqueToken(token)]);
   }
 
   async deleteFor(userId: string): Promise<void> {
