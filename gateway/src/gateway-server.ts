@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
 import { Counter } from 'prom-client';
 import { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
+import { createRedisClient } from '@latchkey/db';
 import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
 import type { Running } from '@latchkey/runtime';
 import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
@@ -16,15 +16,8 @@ const HOUR_MS = 60 * 60 * 1000;
 
 /** Connects Redis and the service channels once, builds the app and listens. */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<Running> {
-  const redis = new Redis(config.REDIS_URL, {
-    // Fail fast while Redis is away, so that requests answer 503 instead of queueing.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2_000,
-    lazyConnect: true,
-  });
-  redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
-  await redis.connect().catch((error: unknown) => logger.warn({ err: error }, 'redis unavailable at start; retrying'));
+  // Fail fast while Redis is away or hung, so that requests answer 503 instead of waiting.
+  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-gateway', logger, failFast: true });
 
   const tls = tlsFilesOf(config);
   // One long-lived channel per service, shared by every request.

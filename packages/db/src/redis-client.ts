@@ -15,13 +15,18 @@ export function createRedisClient(
   options: {
     connectionName: string;
     logger: RedisLogger;
-    /** Fail commands at once while Redis is away, for a client whose commands are a courtesy, not the work. */
+    /**
+     * Fail commands at once while Redis is away, and after a second when it
+     * stops answering: for callers that would rather answer without Redis,
+     * or with a 503, than wait for it.
+     */
     failFast?: boolean;
   },
 ): Redis {
   const redis = new Redis(url, {
     connectionName: options.connectionName,
     enableOfflineQueue: !options.failFast,
+    ...(options.failFast ? { commandTimeout: 1_000 } : {}),
     connectTimeout: 5_000,
     maxRetriesPerRequest: 2,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),

@@ -15,10 +15,10 @@ export function isDependencyOutage(error: unknown): boolean {
     // nats.js connection and timeout errors.
     if (['CONNECTION_REFUSED', 'CONNECTION_CLOSED', 'DISCONNECT', 'TIMEOUT', '503'].includes(code)) return true;
   }
-  // ioredis, with its offline queue off, fails at once while disconnected.
+  // ioredis, with its offline queue off, fails at once while disconnected, and with a command timeout when Redis hangs.
   if (error.name === 'MaxRetriesPerRequestError') return true;
   if (
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Stream isn't writeable|Connection is closed/i.test(
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Stream isn't writeable|Connection is closed|Command timed out/i.test(
       error.message,
     )
   ) {

@@ -7,3 +7,4 @@ export { startSmtpSink, tokenFromMail, type SmtpSink, type ReceivedMail } from '
 export { startProcess, type ManagedProcess } from './managed-process';
 export { startOwnNatsServer, type OwnNatsServer } from './nats-server';
 export { startS3Server, type S3Server } from './s3-server';
+export { startHungRedis, type HungRedis } from './hung-redis';

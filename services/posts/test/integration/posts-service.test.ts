@@ -12,6 +12,7 @@ import { createLogger } from '@latchkey/telemetry';
 import {
   createTestDatabase,
   freePort,
+  startHungRedis,
   startS3Server,
   testNatsUrl,
   testRedisUrl,
@@ -438,6 +439,21 @@ describe('list version', () => {
     await client.listPosts({ cursor: '' });
     await client.deleteUserPosts({ userId: author.id });
     expect(await version()).toBe(last);
+  });
+
+  it.each(['silent', 'after-handshake'] as const)('takes writes while Redis hangs (%s)', async (mode) => {
+    // A write must not wait on Redis past its caller's deadline, nor fail for it.
+    const hung = await startHungRedis(mode);
+    try {
+      const withoutRedis = await startService({ REDIS_URL: hung.url });
+      const author = newAuthor();
+      const { post } = await withoutRedis.createPost({ authorId: author.id, authorHandle: author.handle, title: 'Kept', content: 'x' });
+      await withoutRedis.updatePost({ actorId: author.id, postId: post!.id, title: 'Kept still' });
+      await withoutRedis.deletePost({ actorId: author.id, postId: post!.id });
+      expect(await rowCount('SELECT 1 FROM posts WHERE author_id = $1', [author.id])).toBe(0);
+    } finally {
+      await hung.close();
+    }
   });
 });
 
