@@ -1,6 +1,6 @@
 import { Counter } from 'prom-client';
 import { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
-import { createRedisClient } from '@latchkey/db';
+import { createRedisClient, settledConnection } from '@latchkey/db';
 import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
 import type { Running } from '@latchkey/runtime';
 import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
@@ -18,6 +18,7 @@ const HOUR_MS = 60 * 60 * 1000;
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<Running> {
   // Fail fast while Redis is away or hung, so that requests answer 503 instead of waiting.
   const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-gateway', logger, failFast: true });
+  await settledConnection(redis, 3_000);
 
   const tls = tlsFilesOf(config);
   // One long-lived channel per service, shared by every request.

@@ -44,3 +44,28 @@ export function createRedisClient(
   });
   return redis;
 }
+
+/**
+ * Resolves once the client is ready, has failed to connect, or `timeoutMs`
+ * has passed, whichever comes first, with whether it is ready. A process
+ * that serves from Redis waits for it before it listens, so that its first
+ * requests do not fail for a connection still being made; one that finds
+ * Redis away starts anyway and answers 503 until Redis is back.
+ */
+export async function settledConnection(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (isReady(redis)) return true;
+  let timer: NodeJS.Timeout | undefined;
+  let onSettled: (() => void) | undefined;
+  await new Promise<void>((resolve) => {
+    onSettled = resolve;
+    timer = setTimeout(resolve, timeoutMs);
+    redis.once('ready', resolve).once('error', resolve);
+  });
+  clearTimeout(timer);
+  redis.off('ready', onSettled!).off('error', onSettled!);
+  return isReady(redis);
+}
+
+function isReady(redis: Redis): boolean {
+  return redis.status === 'ready';
+}
