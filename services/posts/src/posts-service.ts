@@ -1,5 +1,5 @@
 import { postsV1 } from '@latchkey/contracts';
-import { createPool, createRedisClient } from '@latchkey/db';
+import { createPool, createRedisClient, settledConnection } from '@latchkey/db';
 import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
@@ -30,6 +30,8 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
   const s3 = createS3Client(config, { connectionTimeoutMs: 2_000, requestTimeoutMs: 10_000, maxAttempts: 2 });
   // Only list versions go to Redis: a write must not wait for it, nor fail without it.
   const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-posts', logger, failFast: true });
+  // The first writes would otherwise miss their list version while the connection is being made.
+  await settledConnection(redis, 3_000);
   const deps = {
     pool,
     content: new ContentStore({ client: s3, bucket: config.S3_BUCKET, logger }),
