@@ -54,15 +54,15 @@ export function createRedisClient(
  */
 export async function settledConnection(redis: Redis, timeoutMs: number): Promise<boolean> {
   if (isReady(redis)) return true;
-  let timer: NodeJS.Timeout | undefined;
-  let onSettled: (() => void) | undefined;
   await new Promise<void>((resolve) => {
-    onSettled = resolve;
-    timer = setTimeout(resolve, timeoutMs);
-    redis.once('ready', resolve).once('error', resolve);
+    const settle = () => {
+      clearTimeout(timer);
+      redis.off('ready', settle).off('error', settle);
+      resolve();
+    };
+    const timer = setTimeout(settle, timeoutMs);
+    redis.once('ready', settle).once('error', settle);
   });
-  clearTimeout(timer);
-  redis.off('ready', onSettled!).off('error', onSettled!);
   return isReady(redis);
 }
 
