@@ -14,6 +14,7 @@ import { registerHttpMetrics } from './http/http-metrics';
 import { trackRouteMethods } from './http/method-not-allowed';
 import { isForeignOrigin } from './origin-policy';
 import { sendProblem, toAppError } from './http/problem-details';
+import { decorateRequestContext, releaseRequestContext } from './http/request-context';
 import { requestIdOf } from './http/request-id';
 import { accountRoutes } from './routes/account-routes';
 import { authRoutes } from './routes/auth-routes';
@@ -34,6 +35,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     loggerInstance: logger,
     disableRequestLogging: true,
     genReqId: requestIdOf,
+    // The same key as every other unit's logs, so that one request can be followed across them.
+    requestIdLogLabel: 'request_id',
     trustProxy: deps.config.TRUSTED_PROXIES.length > 0 ? [...deps.config.TRUSTED_PROXIES] : false,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
@@ -49,7 +52,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   await app.register(cookie);
 
+  decorateRequestContext(app, deps.config.GRPC_DEADLINE_MS);
   app.addHook('onRequest', async (request, reply) => {
+    request.receivedAt = Date.now();
     void reply.header('x-request-id', request.id);
     if (isForeignOrigin(request.method, request.headers.origin, deps.allowedOrigins)) {
       throw new AppError('auth:origin_forbidden');
@@ -61,6 +66,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     return payload;
   });
   app.addHook('onResponse', async (request, reply) => {
+    releaseRequestContext(request);
     request.log.info(
       { method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request completed',

@@ -22,7 +22,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
 
   const tls = tlsFilesOf(config);
   // One long-lived channel per service, shared by every request.
-  const clientOptions = { deadlineMs: config.GRPC_DEADLINE_MS, tls };
+  const clientOptions = { tls };
   const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
   const posts = createServiceClient(postsV1.PostsServiceService, config.POSTS_GRPC_ADDRESS, clientOptions);
   const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, clientOptions);

@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import type { identityV1 } from '@latchkey/contracts';
 import type { z } from 'zod';
 import type { userSchema } from './schemas/account-schemas';
@@ -27,11 +28,11 @@ export function userView(user: identityV1.User, totpEnabled: boolean): UserView 
 export async function accountView(
   deps: Pick<GatewayDeps, 'identity' | 'totp'>,
   userId: string,
-  requestId: string,
+  context: RequestContext,
 ): Promise<UserView> {
   const [{ user }, status] = await Promise.all([
-    deps.identity.getUser({ userId }, { requestId }),
-    deps.totp.getStatus({ userId }, { requestId }),
+    deps.identity.getUser({ userId }, context),
+    deps.totp.getStatus({ userId }, context),
   ]);
   return userView(user!, status.enabled);
 }
@@ -40,9 +41,9 @@ export async function accountView(
 export async function viewOf(
   deps: Pick<GatewayDeps, 'totp'>,
   user: identityV1.User,
-  requestId: string,
+  context: RequestContext,
 ): Promise<UserView> {
-  const status = await deps.totp.getStatus({ userId: user.id }, { requestId });
+  const status = await deps.totp.getStatus({ userId: user.id }, context);
   return userView(user, status.enabled);
 }
 
@@ -61,11 +62,11 @@ export const PROFILE_MAX_AGE_MS = 60_000;
 export async function sessionAccountView(
   deps: Pick<GatewayDeps, 'identity' | 'totp' | 'sessions'>,
   session: Session,
-  requestId: string,
+  context: RequestContext,
   now = Date.now(),
 ): Promise<UserView> {
   if (session.profile && now - session.profile.storedAt < PROFILE_MAX_AGE_MS) return session.profile.view;
-  const view = await accountView(deps, session.userId, requestId);
+  const view = await accountView(deps, session.userId, context);
   await deps.sessions.saveProfile(session, view);
   return view;
 }

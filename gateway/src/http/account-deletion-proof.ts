@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError, type FieldError } from '@latchkey/errors';
 import type { GatewayDeps } from '../gateway-deps';
 
@@ -13,11 +14,11 @@ export async function assertAccountDeletionAllowed(
   deps: GatewayDeps,
   userId: string,
   proof: { password?: string | undefined; code?: string | undefined; handle?: string | undefined },
-  requestId: string,
+  context: RequestContext,
 ): Promise<void> {
   const [{ user }, totp] = await Promise.all([
-    deps.identity.getUser({ userId }, { requestId }),
-    deps.totp.getStatus({ userId }, { requestId }),
+    deps.identity.getUser({ userId }, context),
+    deps.totp.getStatus({ userId }, context),
   ]);
   const missing: FieldError[] = [];
   if (user!.hasPassword && !proof.password) missing.push({ field: 'password', message: 'is required' });
@@ -25,12 +26,12 @@ export async function assertAccountDeletionAllowed(
   if (!user!.hasPassword && !totp.enabled && !proof.handle) missing.push({ field: 'handle', message: 'is required' });
   if (missing.length > 0) throw AppError.validation(missing);
 
-  if (user!.hasPassword) await deps.identity.checkPassword({ userId, password: proof.password! }, { requestId });
+  if (user!.hasPassword) await deps.identity.checkPassword({ userId, password: proof.password! }, context);
   if (totp.enabled) {
     const code = proof.code!;
     await deps.totp.confirmSecondFactor(
       TOTP_CODE.test(code) ? { userId, code } : { userId, backupCode: code },
-      { requestId },
+      context,
     );
   }
   if (!user!.hasPassword && !totp.enabled && proof.handle!.toLowerCase() !== user!.handle) {

@@ -20,9 +20,9 @@ export async function signIn(
   reply: FastifyReply,
   user: identityV1.User,
 ): Promise<UserView | TotpChallenge> {
-  const status = await deps.totp.getStatus({ userId: user.id }, { requestId: request.id });
+  const status = await deps.totp.getStatus({ userId: user.id }, request.ctx);
   if (status.enabled) {
-    const { tempToken } = await deps.totp.createLoginChallenge({ userId: user.id }, { requestId: request.id });
+    const { tempToken } = await deps.totp.createLoginChallenge({ userId: user.id }, request.ctx);
     return { totp_required: true, temp_token: tempToken };
   }
   const view = userView(user, false);

@@ -25,7 +25,7 @@ export function accountRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         preHandler: limitCredentialRequests(deps),
       },
       async (request, reply) => {
-        const { user } = await deps.identity.registerUser(request.body, { requestId: request.id });
+        const { user } = await deps.identity.registerUser(request.body, request.ctx);
         return reply.code(201).send(userView(user!, false));
       },
     );
@@ -40,7 +40,7 @@ export function accountRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         },
         preHandler: requireSession(deps),
       },
-      async (request) => sessionAccountView(deps, sessionOf(request), request.id),
+      async (request) => sessionAccountView(deps, sessionOf(request), request.ctx),
     );
 
     app.get(
@@ -57,7 +57,7 @@ export function accountRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       async (request) => {
         const page = await deps.posts.listActionLogs(
           { userId: sessionOf(request).userId, limit: request.query.limit, cursor: request.query.cursor ?? '' },
-          { requestId: request.id },
+          request.ctx,
         );
         return {
           items: page.items.map((entry) => ({
@@ -85,8 +85,8 @@ export function accountRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { userId } = sessionOf(request);
-        await assertAccountDeletionAllowed(deps, userId, request.body ?? {}, request.id);
-        await deps.identity.deleteUser({ userId }, { requestId: request.id });
+        await assertAccountDeletionAllowed(deps, userId, request.body ?? {}, request.ctx);
+        await deps.identity.deleteUser({ userId }, request.ctx);
         await deps.sessions.deleteAllForUser(userId);
         clearSessionCookie(reply, deps.cookie);
         return reply.code(204).send(null);

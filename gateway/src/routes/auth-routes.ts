@@ -41,7 +41,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { email, password } = request.body;
         const failures = await loginFailures.assertBelowLimit(deps, email);
-        const { user } = await deps.identity.authenticatePassword({ email, password }, { requestId: request.id }).catch(
+        const { user } = await deps.identity.authenticatePassword({ email, password }, request.ctx).catch(
           async (error: unknown) => {
             if (error instanceof AppError && error.code === 'auth:invalid_credentials') {
               await loginFailures.record(deps, email);
@@ -79,9 +79,9 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         preHandler: credentialLimit,
       },
       async (request) => {
-        const { user } = await deps.identity.verifyEmail(request.body, { requestId: request.id });
+        const { user } = await deps.identity.verifyEmail(request.body, request.ctx);
         await deps.sessions.forgetProfiles(user!.id);
-        return viewOf(deps, user!, request.id);
+        return viewOf(deps, user!, request.ctx);
       },
     );
 
@@ -99,14 +99,14 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const current = await optionalSession(deps, request);
         if (current) {
-          const { user } = await deps.identity.getUser({ userId: current.userId }, { requestId: request.id });
+          const { user } = await deps.identity.getUser({ userId: current.userId }, request.ctx);
           if (await mayMail(deps, user!.email)) {
-            await deps.identity.sendVerificationEmail({ userId: current.userId }, { requestId: request.id });
+            await deps.identity.sendVerificationEmail({ userId: current.userId }, request.ctx);
           }
         } else {
           const email = request.body?.email;
           if (!email) throw AppError.validation([{ field: 'email', message: 'is required without a session' }]);
-          if (await mayMail(deps, email)) await deps.identity.sendVerificationEmail({ email }, { requestId: request.id });
+          if (await mayMail(deps, email)) await deps.identity.sendVerificationEmail({ email }, request.ctx);
         }
         return reply.code(202).send(null);
       },
@@ -125,7 +125,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         if (await mayMail(deps, request.body.email)) {
-          await deps.identity.requestPasswordReset(request.body, { requestId: request.id });
+          await deps.identity.requestPasswordReset(request.body, request.ctx);
         }
         return reply.code(202).send(null);
       },
@@ -145,7 +145,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { userId } = await deps.identity.resetPassword(
           { token: request.body.token, newPassword: request.body.new_password },
-          { requestId: request.id },
+          request.ctx,
         );
         await deps.sessions.deleteAllForUser(userId);
         return reply.code(204).send(null);
@@ -167,7 +167,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         const current = sessionOf(request);
         await deps.identity.changePassword(
           { userId: current.userId, currentPassword: request.body.current_password, newPassword: request.body.new_password },
-          { requestId: request.id },
+          request.ctx,
         );
         // A new id for the session that proved the password, so a stolen old cookie is worthless.
         await deps.sessions.deleteAllForUser(current.userId);
@@ -190,7 +190,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         await deps.identity.requestEmailChange(
           { userId: sessionOf(request).userId, currentPassword: request.body.current_password, newEmail: request.body.new_email },
-          { requestId: request.id },
+          request.ctx,
         );
         return reply.code(202).send(null);
       },
@@ -208,9 +208,9 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         preHandler: credentialLimit,
       },
       async (request) => {
-        const { user } = await deps.identity.confirmEmailChange(request.body, { requestId: request.id });
+        const { user } = await deps.identity.confirmEmailChange(request.body, request.ctx);
         await deps.sessions.forgetProfiles(user!.id);
-        return viewOf(deps, user!, request.id);
+        return viewOf(deps, user!, request.ctx);
       },
     );
   };

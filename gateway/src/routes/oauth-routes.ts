@@ -59,7 +59,7 @@ export function oauthRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
             purpose: link ? oauthV1.AuthorizationPurpose.AUTHORIZATION_PURPOSE_LINK : oauthV1.AuthorizationPurpose.AUTHORIZATION_PURPOSE_LOGIN,
             userId: current?.userId ?? '',
           },
-          { requestId: request.id },
+          request.ctx,
         );
         return { authorization_url: authorization.authorizationUrl, state: authorization.state };
       },
@@ -79,7 +79,7 @@ export function oauthRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const provider = providerFromPath(request.params.provider);
-        const result = await deps.oauth.completeLogin({ provider, ...request.body }, { requestId: request.id });
+        const result = await deps.oauth.completeLogin({ provider, ...request.body }, request.ctx);
         if (result.pendingSignup) {
           const pending = result.pendingSignup;
           return {
@@ -90,7 +90,7 @@ export function oauthRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
             avatar_url: pending.avatarUrl,
           };
         }
-        const { user } = await deps.identity.getUser({ userId: result.signedIn!.userId }, { requestId: request.id });
+        const { user } = await deps.identity.getUser({ userId: result.signedIn!.userId }, request.ctx);
         const outcome = await signIn(deps, request, reply, user!);
         if ('totp_required' in outcome) return outcome;
         return { status: result.signedIn!.linkedNow ? ('linked' as const) : ('signed_in' as const), user: outcome };
@@ -111,9 +111,9 @@ export function oauthRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { userId } = await deps.oauth.completeSignup(
           { pendingToken: request.body.pending_token, handle: request.body.handle },
-          { requestId: request.id },
+          request.ctx,
         );
-        const { user } = await deps.identity.getUser({ userId }, { requestId: request.id });
+        const { user } = await deps.identity.getUser({ userId }, request.ctx);
         const view = userView(user!, false);
         await startSession(deps, request, reply, userId, view);
         return reply.code(201).send(view);
@@ -136,7 +136,7 @@ export function oauthRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         const provider = providerFromPath(request.params.provider);
         const { connection } = await deps.oauth.linkProvider(
           { userId: sessionOf(request).userId, provider, ...request.body },
-          { requestId: request.id },
+          request.ctx,
         );
         return reply.code(201).send(connectionView(connection!));
       },
@@ -153,7 +153,7 @@ export function oauthRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         preHandler: session,
       },
       async (request) => {
-        const { connections } = await deps.oauth.listConnections({ userId: sessionOf(request).userId }, { requestId: request.id });
+        const { connections } = await deps.oauth.listConnections({ userId: sessionOf(request).userId }, request.ctx);
         return { items: connections.map(connectionView) };
       },
     );
@@ -171,7 +171,7 @@ export function oauthRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const provider = providerFromPath(request.body.provider);
-        await deps.oauth.unlinkProvider({ userId: sessionOf(request).userId, provider }, { requestId: request.id });
+        await deps.oauth.unlinkProvider({ userId: sessionOf(request).userId, provider }, request.ctx);
         return reply.code(204).send(null);
       },
     );

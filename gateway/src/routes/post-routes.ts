@@ -36,10 +36,10 @@ export function postRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { userId } = sessionOf(request);
-        const { user } = await deps.identity.getUser({ userId }, { requestId: request.id });
+        const { user } = await deps.identity.getUser({ userId }, request.ctx);
         const { post } = await deps.posts.createPost(
           { authorId: userId, authorHandle: user!.handle, title: request.body.title, content: request.body.content },
-          { requestId: request.id },
+          request.ctx,
         );
         return reply.code(201).send(postView(post!));
       },
@@ -58,7 +58,7 @@ export function postRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       async (request) => {
         const { limit, cursor, author_id } = request.query;
         const fetchPage = async () =>
-          postPageView(await deps.posts.listPosts({ limit, cursor: cursor ?? '', authorId: author_id }, { requestId: request.id }));
+          postPageView(await deps.posts.listPosts({ limit, cursor: cursor ?? '', authorId: author_id }, request.ctx));
         // The newest page is what most readers ask for, again and again.
         return cursor === undefined && author_id === undefined ? deps.newestPosts.newest(limit, fetchPage) : fetchPage();
       },
@@ -75,7 +75,7 @@ export function postRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { post } = await deps.posts.getPost({ postId: request.params.id }, { requestId: request.id });
+        const { post } = await deps.posts.getPost({ postId: request.params.id }, request.ctx);
         return postView(post!);
       },
     );
@@ -100,7 +100,7 @@ export function postRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         }
         const { post } = await deps.posts.updatePost(
           { actorId: sessionOf(request).userId, postId: request.params.id, title, content },
-          { requestId: request.id },
+          request.ctx,
         );
         return postView(post!);
       },
@@ -118,7 +118,7 @@ export function postRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         preHandler: session,
       },
       async (request, reply) => {
-        await deps.posts.deletePost({ actorId: sessionOf(request).userId, postId: request.params.id }, { requestId: request.id });
+        await deps.posts.deletePost({ actorId: sessionOf(request).userId, postId: request.params.id }, request.ctx);
         return reply.code(204).send(null);
       },
     );
@@ -135,7 +135,7 @@ export function postRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { q, limit, cursor } = request.query;
-        return postPageView(await deps.posts.searchPosts({ query: q, limit, cursor: cursor ?? '' }, { requestId: request.id }));
+        return postPageView(await deps.posts.searchPosts({ query: q, limit, cursor: cursor ?? '' }, request.ctx));
       },
     );
   };

@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { GatewayDeps } from '../gateway-deps';
 import { limitCredentialRequests } from '../http/credential-limits';
@@ -21,8 +22,8 @@ export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
     const tags = ['totp'];
 
     /** Who the account is, for the otpauth label and the notice mails. */
-    const accountOf = async (userId: string, requestId: string) => {
-      const { user } = await deps.identity.getUser({ userId }, { requestId });
+    const accountOf = async (userId: string, context: RequestContext) => {
+      const { user } = await deps.identity.getUser({ userId }, context);
       return { userId, accountEmail: user!.email, accountHandle: user!.handle };
     };
 
@@ -37,8 +38,8 @@ export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         preHandler: session,
       },
       async (request) => {
-        const { userId, accountEmail } = await accountOf(sessionOf(request).userId, request.id);
-        const setup = await deps.totp.beginSetup({ userId, accountEmail }, { requestId: request.id });
+        const { userId, accountEmail } = await accountOf(sessionOf(request).userId, request.ctx);
+        const setup = await deps.totp.beginSetup({ userId, accountEmail }, request.ctx);
         return {
           secret: setup.secret,
           otpauth_uri: setup.otpauthUri,
@@ -60,10 +61,10 @@ export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         preHandler: session,
       },
       async (request) => {
-        const account = await accountOf(sessionOf(request).userId, request.id);
+        const account = await accountOf(sessionOf(request).userId, request.ctx);
         const { backupCodes } = await deps.totp.enable(
           { ...account, setupToken: request.body.setup_token, code: request.body.code },
-          { requestId: request.id },
+          request.ctx,
         );
         await deps.sessions.forgetProfiles(account.userId);
         return { backup_codes: backupCodes };
@@ -81,7 +82,7 @@ export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         preHandler: session,
       },
       async (request) => {
-        const status = await deps.totp.getStatus({ userId: sessionOf(request).userId }, { requestId: request.id });
+        const status = await deps.totp.getStatus({ userId: sessionOf(request).userId }, request.ctx);
         return {
           enabled: status.enabled,
           enabled_at: status.enabledAt?.toISOString() ?? null,
@@ -105,9 +106,9 @@ export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         const { temp_token, code, backup_code } = request.body;
         const { userId } = await deps.totp.verifyLoginChallenge(
           { tempToken: temp_token, code, backupCode: backup_code },
-          { requestId: request.id },
+          request.ctx,
         );
-        const { user } = await deps.identity.getUser({ userId }, { requestId: request.id });
+        const { user } = await deps.identity.getUser({ userId }, request.ctx);
         const view = userView(user!, true);
         await startSession(deps, request, reply, userId, view);
         return view;
@@ -126,8 +127,8 @@ export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         preHandler: session,
       },
       async (request) => {
-        const account = await accountOf(sessionOf(request).userId, request.id);
-        const { backupCodes } = await deps.totp.regenerateBackupCodes({ ...account, code: request.body.code }, { requestId: request.id });
+        const account = await accountOf(sessionOf(request).userId, request.ctx);
+        const { backupCodes } = await deps.totp.regenerateBackupCodes({ ...account, code: request.body.code }, request.ctx);
         return { backup_codes: backupCodes };
       },
     );
@@ -144,8 +145,8 @@ export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         preHandler: session,
       },
       async (request, reply) => {
-        const account = await accountOf(sessionOf(request).userId, request.id);
-        await deps.totp.disable({ ...account, code: request.body.code }, { requestId: request.id });
+        const account = await accountOf(sessionOf(request).userId, request.ctx);
+        await deps.totp.disable({ ...account, code: request.body.code }, request.ctx);
         await deps.sessions.forgetProfiles(account.userId);
         return reply.code(204).send(null);
       },

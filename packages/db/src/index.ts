@@ -1,5 +1,5 @@
 export { createPool, quoteIdentifier, type PoolSettings } from './pool';
-export { withTransaction, isUniqueViolation } from './transaction';
+export { withTransaction, isUniqueViolation, type TimeBudget } from './transaction';
 export { readMigrations, runMigrations, type Migration } from './migrations';
 export { createRedisClient, settledConnection } from './redis-client';
 export { defineRedisScript, type RedisScript } from './redis-script';

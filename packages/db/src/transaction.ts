@@ -1,11 +1,35 @@
 import type pg from 'pg';
 
-/** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
-export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * The time a piece of work may take: the request context of
+ * `@latchkey/grpc-kit` is one. Kept structural so that the database layer
+ * does not depend on the gRPC one.
+ */
+export interface TimeBudget {
+  /** Unix time in milliseconds after which nobody waits for the result. */
+  readonly deadline: number;
+  /** Aborts when the budget is spent or the caller gave up. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Runs `work` in one transaction: committed when it resolves, rolled back
+ * when it throws. Its statements may run only until the budget's deadline,
+ * and a budget that aborted before COMMIT rolls the work back: a caller that
+ * gave up (and answered 503) must find nothing changed.
+ */
+export async function withTransaction<T>(
+  pool: pg.Pool,
+  budget: TimeBudget,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  budget.signal.throwIfAborted();
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    // One round trip: the simple query protocol runs both statements.
+    await client.query(`BEGIN; SET LOCAL statement_timeout = ${String(statementTimeoutMs(budget))}`);
     const result = await work(client);
+    budget.signal.throwIfAborted();
     await client.query('COMMIT');
     return result;
   } catch (error) {
@@ -14,6 +38,11 @@ export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolCl
   } finally {
     client.release();
   }
+}
+
+/** What is left of the budget, at least 1 ms: PostgreSQL reads 0 as "no timeout". */
+function statementTimeoutMs(budget: TimeBudget): number {
+  return Math.max(1, Math.ceil(budget.deadline - Date.now()));
 }
 
 /** Whether an error is PostgreSQL's unique violation, optionally of one constraint. */

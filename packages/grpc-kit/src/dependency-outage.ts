@@ -11,7 +11,8 @@ export function isDependencyOutage(error: unknown): boolean {
       return true;
     }
     // PostgreSQL: class 08 is connection exceptions, 57P0x is the server shutting down or restarting.
-    if (/^08/.test(code) || /^57P0/.test(code)) return true;
+    // 57014 is a statement cancelled by its timeout: the request's budget ran out while the database was slow.
+    if (/^08/.test(code) || /^57P0/.test(code) || code === '57014') return true;
     // nats.js connection and timeout errors.
     if (['CONNECTION_REFUSED', 'CONNECTION_CLOSED', 'DISCONNECT', 'TIMEOUT', '503'].includes(code)) return true;
   }

@@ -1,25 +1,21 @@
 import { Metadata, status as GrpcStatus, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { AppError, describeError, isErrorCode, type FieldError } from '@latchkey/errors';
-import type { Logger } from '@latchkey/telemetry';
 import { isDependencyOutage } from './dependency-outage';
 import { metadataKeys } from './metadata-keys';
 
 /**
- * The one translation from a thrown error to a gRPC status. The API code
- * travels in trailers; anything that is not an AppError is logged here and
- * leaves as `internal:error`, so internals never reach a caller.
+ * What a thrown error means to a caller: an AppError is part of the
+ * contract, a dependency outage is `service:unavailable`, anything else is
+ * `internal:error`, so that internals never reach a caller.
  */
-export function toStatus(error: unknown, logger: Logger): Partial<StatusObject> {
-  let appError: AppError;
-  if (error instanceof AppError) {
-    appError = error;
-  } else if (isDependencyOutage(error)) {
-    logger.warn({ err: error }, 'dependency unavailable');
-    appError = new AppError('service:unavailable');
-  } else {
-    logger.error({ err: error }, 'unexpected error');
-    appError = new AppError('internal:error');
-  }
+export function contractErrorOf(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (isDependencyOutage(error)) return new AppError('service:unavailable', undefined, { cause: error });
+  return new AppError('internal:error', undefined, { cause: error });
+}
+
+/** The one translation from a contract error to a gRPC status; the API code travels in trailers. */
+export function toStatus(appError: AppError): Partial<StatusObject> {
   const metadata = new Metadata();
   metadata.set(metadataKeys.errorCode, appError.code);
   if (appError.fields.length > 0) metadata.set(metadataKeys.errorFields, JSON.stringify(appError.fields));
@@ -52,7 +48,11 @@ export function fromServiceError(error: ServiceError): AppError {
       cause: error,
     });
   }
-  if (error.code === GrpcStatus.UNAVAILABLE || error.code === GrpcStatus.DEADLINE_EXCEEDED) {
+  if (
+    error.code === GrpcStatus.UNAVAILABLE ||
+    error.code === GrpcStatus.DEADLINE_EXCEEDED ||
+    error.code === GrpcStatus.CANCELLED
+  ) {
     return new AppError('service:unavailable', undefined, { cause: error });
   }
   return new AppError('internal:error', undefined, { cause: error });

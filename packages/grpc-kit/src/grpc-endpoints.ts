@@ -1,5 +1,6 @@
 import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
 import type { ServiceDefinitionShape, ServiceHandlers } from './service-definition';
+import type { ServerMiddleware } from './server-middleware';
 import { ServiceServer } from './service-server';
 import type { TlsFiles } from './tls';
 
@@ -37,9 +38,16 @@ export async function startGrpcEndpoints<Definition extends ServiceDefinitionSha
   readonly logger: Logger;
   readonly service: { readonly name: string; readonly definition: Definition; readonly handlers: ServiceHandlers<Definition> };
   readonly ready: () => Promise<boolean>;
+  /** Unit-specific server middleware, around every handler. */
+  readonly middleware?: readonly ServerMiddleware[];
 }): Promise<GrpcEndpoints> {
   const registry = createMetricsRegistry(options.unit);
-  const server = new ServiceServer({ logger: options.logger, registry, tls: tlsFilesOf(options.settings) });
+  const server = new ServiceServer({
+    logger: options.logger,
+    registry,
+    tls: tlsFilesOf(options.settings),
+    middleware: options.middleware,
+  });
   server.addService(options.service.name, options.service.definition, options.service.handlers);
   const grpcPort = await server.listen('0.0.0.0', options.settings.GRPC_PORT);
   const operations = await startOperationsServer({ port: options.settings.METRICS_PORT, registry, ready: options.ready });

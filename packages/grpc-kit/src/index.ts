@@ -1,12 +1,10 @@
 export { ServiceServer, type ServiceServerOptions } from './service-server';
-export {
-  createServiceClient,
-  type ServiceClient,
-  type ServiceClientOptions,
-  type CallSettings,
-} from './service-client';
-export type { CallContext, ServiceHandlers, ServiceDefinitionShape } from './service-definition';
-export { toStatus, fromServiceError } from './error-status';
+export { createServiceClient, type ServiceClient, type ServiceClientOptions } from './service-client';
+export type { ServiceHandlers, ServiceDefinitionShape } from './service-definition';
+export { startRequestContext, remainingMs, type RequestContext, type StartedRequestContext } from './request-context';
+export { composeServerMiddleware, type ServerMiddleware, type ServerCall } from './server-middleware';
+export { serverDeadline, DEFAULT_CALL_BUDGET_MS } from './call-deadline';
+export { toStatus, fromServiceError, contractErrorOf } from './error-status';
 export { isDependencyOutage } from './dependency-outage';
 export { metadataKeys } from './metadata-keys';
 export { serverCredentials, channelCredentials, type TlsFiles } from './tls';

@@ -3,38 +3,40 @@ import {
   makeGenericClientConstructor,
   type CallOptions,
   type Client,
+  type ClientUnaryCall,
   type ServiceDefinition,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { fromServiceError } from './error-status';
 import { metadataKeys } from './metadata-keys';
+import type { RequestContext } from './request-context';
 import type { RequestOf, ResponseOf, ServiceDefinitionShape } from './service-definition';
 import { channelCredentials, type TlsFiles } from './tls';
 
-/** Per-call settings a caller passes along. */
-export interface CallSettings {
-  /** Propagated so that one request can be followed across units. */
-  readonly requestId?: string;
-  /** Overrides the client's default deadline. */
-  readonly deadlineMs?: number;
-}
-
-/** A client whose methods return promises and throw AppError. */
+/**
+ * A client whose methods return promises and throw AppError. Every call
+ * takes the context of the request it works for: the request id travels in
+ * metadata, the context's deadline becomes the call's, and the call is
+ * cancelled when the context aborts, so the server stops too.
+ */
 export type ServiceClient<Definition extends ServiceDefinitionShape> = {
   [Method in keyof Definition]: (
     request: RequestOf<Definition[Method]>,
-    settings?: CallSettings,
+    context: RequestContext,
   ) => Promise<ResponseOf<Definition[Method]>>;
 } & { close(): void };
 
 export interface ServiceClientOptions {
-  /** Default deadline of every call, so that no call waits forever. */
-  readonly deadlineMs: number;
   readonly tls?: TlsFiles;
 }
 
 type UnaryCallback = (error: ServiceError | null, response: unknown) => void;
-type UnaryMethod = (request: unknown, metadata: Metadata, options: Partial<CallOptions>, callback: UnaryCallback) => void;
+type UnaryMethod = (
+  request: unknown,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: UnaryCallback,
+) => ClientUnaryCall;
 
 /**
  * One long-lived channel per target: create it once at start and share it,
@@ -43,7 +45,7 @@ type UnaryMethod = (request: unknown, metadata: Metadata, options: Partial<CallO
 export function createServiceClient<Definition extends ServiceDefinitionShape>(
   definition: Definition,
   address: string,
-  options: ServiceClientOptions,
+  options: ServiceClientOptions = {},
 ): ServiceClient<Definition> {
   const Constructor = makeGenericClientConstructor(definition as unknown as ServiceDefinition, 'latchkey');
   const client: Client = new Constructor(address, channelCredentials(options.tls ?? {}), {
@@ -55,16 +57,24 @@ export function createServiceClient<Definition extends ServiceDefinitionShape>(
   for (const name of Object.keys(definition)) {
     const method = (client as unknown as Record<string, UnaryMethod>)[name];
     if (typeof method !== 'function') continue;
-    methods[name] = (request: unknown, settings: CallSettings = {}) =>
-      new Promise((resolve, reject) => {
-        const metadata = new Metadata();
-        if (settings.requestId) metadata.set(metadataKeys.requestId, settings.requestId);
-        const deadline = Date.now() + (settings.deadlineMs ?? options.deadlineMs);
-        method.call(client, request, metadata, { deadline }, (error, response) => {
-          if (error) reject(fromServiceError(error));
-          else resolve(response);
-        });
-      });
+    methods[name] = (request: unknown, context: RequestContext) => callUnary(client, method, request, context);
   }
   return methods as ServiceClient<Definition>;
+}
+
+function callUnary(client: Client, method: UnaryMethod, request: unknown, context: RequestContext): Promise<unknown> {
+  const { signal } = context;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise((resolve, reject) => {
+    const metadata = new Metadata();
+    metadata.set(metadataKeys.requestId, context.requestId);
+    const onAbort = (): void => call.cancel();
+    const call = method.call(client, request, metadata, { deadline: context.deadline }, (error, response) => {
+      signal.removeEventListener('abort', onAbort);
+      if (!error) resolve(response);
+      // A call cancelled by its context fails with the context's reason, which says why.
+      else reject(signal.aborted ? (signal.reason as Error) : fromServiceError(error));
+    });
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -1,5 +1,4 @@
-import type { Metadata } from '@grpc/grpc-js';
-import type { Logger } from '@latchkey/telemetry';
+import type { RequestContext } from './request-context';
 
 /**
  * The shape of one method in a ts-proto grpc-js service definition. The
@@ -21,18 +20,10 @@ export type ServiceDefinitionShape = Record<string, MethodDefinitionShape>;
 export type RequestOf<M> = M extends { requestDeserialize: (value: Buffer) => infer Request } ? Request : never;
 export type ResponseOf<M> = M extends { responseDeserialize: (value: Buffer) => infer Response } ? Response : never;
 
-/** What a handler knows about the call besides its request. */
-export interface CallContext {
-  readonly requestId: string;
-  /** A child logger carrying the request id and method. */
-  readonly logger: Logger;
-  readonly metadata: Metadata;
-}
-
-/** A service implemented as plain async functions, one per RPC. */
+/** A service implemented as plain async functions, one per RPC, each given the call's request context. */
 export type ServiceHandlers<Definition extends ServiceDefinitionShape> = {
   [Method in keyof Definition]: (
     request: RequestOf<Definition[Method]>,
-    context: CallContext,
+    context: RequestContext,
   ) => Promise<ResponseOf<Definition[Method]>>;
 };

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   Server,
-  status as GrpcStatus,
   type ServerUnaryCall,
   type ServiceDefinition,
   type UntypedServiceImplementation,
@@ -9,21 +8,32 @@ import {
 } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from '@latchkey/telemetry';
-import { Counter, Histogram, type Registry } from 'prom-client';
-import { toStatus } from './error-status';
+import type { Registry } from 'prom-client';
+import { observeCalls } from './call-observer';
+import { contractErrorOf, toStatus } from './error-status';
 import { metadataKeys } from './metadata-keys';
+import { serverDeadline } from './call-deadline';
+import { startRequestContext, type RequestContext } from './request-context';
 import type { ServiceDefinitionShape, ServiceHandlers } from './service-definition';
+import { composeServerMiddleware, type ServerCall, type ServerMiddleware } from './server-middleware';
 import { serverCredentials, type TlsFiles } from './tls';
 
 export interface ServiceServerOptions {
   readonly logger: Logger;
   readonly registry: Registry;
   readonly tls?: TlsFiles;
+  /** Runs inside the built-in call observer, around every handler, first listed outermost. */
+  readonly middleware?: readonly ServerMiddleware[];
 }
 
+const MAX_REQUEST_ID_LENGTH = 128;
+
 /**
- * A gRPC server with the grpc.health.v1 service, request ids, metrics and
- * the one error translation. Services register plain async handlers.
+ * A gRPC server with the grpc.health.v1 service and the server half of the
+ * request context: each call gets the caller's request id (or a new one), a
+ * logger that carries it, the caller's deadline less the time the answer
+ * needs to travel back, and a signal that aborts when the caller cancels or
+ * that deadline passes. Services register plain async handlers.
  */
 export class ServiceServer {
   private readonly server = new Server({
@@ -34,24 +44,11 @@ export class ServiceServer {
   });
   private readonly health = new HealthImplementation({ '': 'NOT_SERVING' });
   private readonly serviceNames: string[] = [];
-  private readonly handled: Counter<'grpc_method' | 'grpc_code'>;
-  private readonly handling: Histogram<'grpc_method'>;
+  private readonly middleware: readonly ServerMiddleware[];
 
   constructor(private readonly options: ServiceServerOptions) {
     this.health.addToServer(this.server);
-    this.handled = new Counter({
-      name: 'grpc_server_handled_total',
-      help: 'RPCs completed on the server, by method and status code.',
-      labelNames: ['grpc_method', 'grpc_code'],
-      registers: [options.registry],
-    });
-    this.handling = new Histogram({
-      name: 'grpc_server_handling_seconds',
-      help: 'Time to handle an RPC, by method.',
-      labelNames: ['grpc_method'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-      registers: [options.registry],
-    });
+    this.middleware = [observeCalls(options.registry), ...(options.middleware ?? [])];
   }
 
   /** Registers a service; `name` is its fully qualified proto name, used by health checks. */
@@ -62,7 +59,11 @@ export class ServiceServer {
   ): void {
     const implementation: UntypedServiceImplementation = {};
     for (const method of Object.keys(definition) as (keyof Definition & string)[]) {
-      implementation[method] = this.wrapUnary(definition[method]?.path ?? method, handlers[method]);
+      const handler = handlers[method] as (request: unknown, context: RequestContext) => Promise<unknown>;
+      implementation[method] = this.wrapUnary(
+        composeServerMiddleware(this.middleware, (call, context) => handler(call.request, context)),
+        definition[method]?.path ?? method,
+      );
     }
     this.server.addService(definition as unknown as ServiceDefinition, implementation);
     this.serviceNames.push(name);
@@ -97,31 +98,24 @@ export class ServiceServer {
     });
   }
 
-  private wrapUnary(
-    path: string,
-    handler: (request: never, context: Parameters<ServiceHandlers<ServiceDefinitionShape>[string]>[1]) => Promise<unknown>,
-  ) {
+  private wrapUnary(run: (call: ServerCall, context: RequestContext) => Promise<unknown>, method: string) {
     const baseLogger = this.options.logger;
     return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>): void => {
-      const started = process.hrtime.bigint();
       const given = call.metadata.get(metadataKeys.requestId)[0];
-      const requestId = typeof given === 'string' && given.length > 0 && given.length <= 128 ? given : randomUUID();
-      const logger = baseLogger.child({ request_id: requestId, rpc: path });
-      const finish = (code: GrpcStatus): void => {
-        this.handled.inc({ grpc_method: path, grpc_code: GrpcStatus[code] });
-        this.handling.observe({ grpc_method: path }, Number(process.hrtime.bigint() - started) / 1e9);
-      };
-      handler(call.request as never, { requestId, logger, metadata: call.metadata }).then(
-        (response) => {
-          finish(GrpcStatus.OK);
-          callback(null, response);
-        },
-        (error: unknown) => {
-          const statusObject = toStatus(error, logger);
-          finish(statusObject.code ?? GrpcStatus.UNKNOWN);
-          callback(statusObject);
-        },
-      );
+      const requestId =
+        typeof given === 'string' && given.length > 0 && given.length <= MAX_REQUEST_ID_LENGTH ? given : randomUUID();
+      const started = startRequestContext({
+        requestId,
+        logger: baseLogger.child({ request_id: requestId, rpc: method }),
+        deadline: serverDeadline(call.getDeadline(), Date.now()),
+      });
+      call.once('cancelled', () => started.cancel('The caller cancelled the call or its deadline passed.'));
+      run({ method, request: call.request, metadata: call.metadata }, started.context)
+        .then(
+          (response) => callback(null, response),
+          (error: unknown) => callback(toStatus(contractErrorOf(error))),
+        )
+        .finally(() => started.end());
     };
   }
 }

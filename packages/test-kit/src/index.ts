@@ -8,3 +8,4 @@ export { startProcess, type ManagedProcess } from './managed-process';
 export { startOwnNatsServer, type OwnNatsServer } from './nats-server';
 export { startS3Server, type S3Server } from './s3-server';
 export { startHungRedis, type HungRedis } from './hung-redis';
+export { createTestServiceClient, testRequestContext, type TestServiceClient } from './service-test-client';

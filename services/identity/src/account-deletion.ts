@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import { jobSubjects } from '@latchkey/jobs-contract';
@@ -12,12 +13,12 @@ import { findUserById } from './user-store';
  * removed even if this process dies right after, and the notice mail to the
  * address the account had. Its mailed tokens go with the row (ON DELETE CASCADE).
  */
-export async function deleteUser(deps: IdentityDeps, userId: string, requestId?: string): Promise<void> {
-  await withTransaction(deps.pool, async (db) => {
+export async function deleteUser(deps: IdentityDeps, userId: string, context: RequestContext): Promise<void> {
+  await withTransaction(deps.pool, context, async (db) => {
     const user = await findUserById(db, userId, true);
     if (!user) throw new AppError('auth:unauthorized');
     await db.query('DELETE FROM users WHERE id = $1', [user.id]);
-    await enqueueJob(db, jobSubjects.userDeleted, { user_id: user.id }, { requestId });
-    await queueSecurityNotice(db, user, 'account_deleted', requestId);
+    await enqueueJob(db, jobSubjects.userDeleted, { user_id: user.id }, { requestId: context.requestId });
+    await queueSecurityNotice(db, user, 'account_deleted', context);
   });
 }

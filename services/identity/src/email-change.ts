@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import { assertValid, checkEmail, normalizeEmail } from './account-rules';
@@ -12,7 +13,7 @@ import { findUserByEmail, findUserById, setVerifiedEmail, type UserRecord } from
 export async function requestEmailChange(
   deps: IdentityDeps,
   input: { userId: string; currentPassword: string; newEmail: string },
-  requestId?: string,
+  context: RequestContext,
 ): Promise<void> {
   assertValid(checkEmail(input.newEmail, 'new_email'));
   const user = await checkCurrentPassword(deps, input.userId, input.currentPassword);
@@ -21,9 +22,9 @@ export async function requestEmailChange(
     throw AppError.validation([{ field: 'new_email', message: 'must differ from the current email' }]);
   }
   if (await findUserByEmail(deps.pool, newEmail)) throw new AppError('user:email_taken');
-  await withTransaction(deps.pool, async (db) => {
+  await withTransaction(deps.pool, context, async (db) => {
     const token = await issueToken(db, user.id, 'change_email', deps.tokenTtlMinutes.changeEmail, newEmail);
-    await queueMail(db, { template: 'confirm_email_change', to: newEmail, handle: user.handle, token }, requestId);
+    await queueMail(db, { template: 'confirm_email_change', to: newEmail, handle: user.handle, token }, context);
   });
 }
 
@@ -31,15 +32,15 @@ export async function requestEmailChange(
  * Moves the account to the confirmed address and tells the old address,
  * so that a takeover through a stolen session does not go unnoticed.
  */
-export async function confirmEmailChange(deps: IdentityDeps, token: string, requestId?: string): Promise<UserRecord> {
+export async function confirmEmailChange(deps: IdentityDeps, token: string, context: RequestContext): Promise<UserRecord> {
   try {
-    return await withTransaction(deps.pool, async (db) => {
+    return await withTransaction(deps.pool, context, async (db) => {
       const consumed = await consumeToken(db, token, 'change_email');
       const before = consumed?.newEmail ? await findUserById(db, consumed.userId, true) : undefined;
       if (!consumed?.newEmail || !before) throw new AppError('auth:token_invalid');
       const after = await setVerifiedEmail(db, before.id, consumed.newEmail);
       if (!after) throw new AppError('auth:token_invalid');
-      await queueSecurityNotice(db, before, 'email_changed', requestId, { new_email: after.email });
+      await queueSecurityNotice(db, before, 'email_changed', context, { new_email: after.email });
       return after;
     });
   } catch (error) {

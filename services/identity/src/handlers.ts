@@ -17,59 +17,56 @@ type IdentityHandlers = ServiceHandlers<typeof identityV1.IdentityServiceService
 /** One thin function per RPC: unpack the request, call the operation, shape the reply. */
 export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
   return {
-    async registerUser(request, { requestId }) {
-      return { user: toUserMessage(await registerUser(deps, request, requestId)) };
+    async registerUser(request, context) {
+      return { user: toUserMessage(await registerUser(deps, request, context)) };
     },
-    async authenticatePassword(request, { logger }) {
-      const user = await authenticatePassword(deps, request, (error) =>
-        logger.warn({ err: error }, 'could not upgrade a password hash'),
-      );
-      return { user: toUserMessage(user) };
+    async authenticatePassword(request, context) {
+      return { user: toUserMessage(await authenticatePassword(deps, request, context)) };
     },
     async getUserByEmail({ email }) {
       const user = await findUserByEmail(deps.pool, normalizeEmail(email));
       return { user: user && toUserMessage(user) };
     },
-    async createVerifiedUser(request) {
-      return { user: toUserMessage(await createVerifiedUser(deps, request)) };
+    async createVerifiedUser(request, context) {
+      return { user: toUserMessage(await createVerifiedUser(deps, request, context)) };
     },
     async getUser({ userId }) {
       const user = await findUserById(deps.pool, userId).catch(rethrowMalformedId);
       if (!user) throw new AppError('auth:unauthorized');
       return { user: toUserMessage(user) };
     },
-    async verifyEmail({ token }) {
-      return { user: toUserMessage(await verifyEmail(deps, token)) };
+    async verifyEmail({ token }, context) {
+      return { user: toUserMessage(await verifyEmail(deps, token, context)) };
     },
-    async sendVerificationEmail(request, { requestId }) {
-      await sendVerificationEmail(deps, request, requestId);
+    async sendVerificationEmail(request, context) {
+      await sendVerificationEmail(deps, request, context);
       return {};
     },
-    async requestPasswordReset({ email }, { requestId }) {
-      await requestPasswordReset(deps, email, requestId);
+    async requestPasswordReset({ email }, context) {
+      await requestPasswordReset(deps, email, context);
       return {};
     },
-    async resetPassword(request, { requestId }) {
-      return { userId: await resetPassword(deps, request, requestId) };
+    async resetPassword(request, context) {
+      return { userId: await resetPassword(deps, request, context) };
     },
-    async changePassword(request, { requestId }) {
-      await changePassword(deps, request, requestId);
+    async changePassword(request, context) {
+      await changePassword(deps, request, context);
       return {};
     },
-    async requestEmailChange(request, { requestId }) {
-      await requestEmailChange(deps, request, requestId);
+    async requestEmailChange(request, context) {
+      await requestEmailChange(deps, request, context);
       return {};
     },
     async checkPassword({ userId, password }) {
       await checkCurrentPassword(deps, userId, password);
       return {};
     },
-    async deleteUser({ userId }, { requestId }) {
-      await deleteUser(deps, userId, requestId);
+    async deleteUser({ userId }, context) {
+      await deleteUser(deps, userId, context);
       return {};
     },
-    async confirmEmailChange({ token }, { requestId }) {
-      return { user: toUserMessage(await confirmEmailChange(deps, token, requestId)) };
+    async confirmEmailChange({ token }, context) {
+      return { user: toUserMessage(await confirmEmailChange(deps, token, context)) };
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import { assertValid, checkPassword } from './account-rules';
@@ -21,14 +22,14 @@ export async function checkCurrentPassword(deps: IdentityDeps, userId: string, p
 export async function changePassword(
   deps: IdentityDeps,
   input: { userId: string; currentPassword: string; newPassword: string },
-  requestId?: string,
+  context: RequestContext,
 ): Promise<void> {
   const user = await checkCurrentPassword(deps, input.userId, input.currentPassword);
   assertValid(checkPassword(input.newPassword, user, 'new_password'));
   const passwordHash = await deps.hasher.hash(input.newPassword);
-  await withTransaction(deps.pool, async (db) => {
+  await withTransaction(deps.pool, context, async (db) => {
     const updated = await setPasswordHash(db, user.id, passwordHash);
     if (!updated) throw new AppError('auth:unauthorized');
-    await queueSecurityNotice(db, updated, 'password_changed', requestId);
+    await queueSecurityNotice(db, updated, 'password_changed', context);
   });
 }

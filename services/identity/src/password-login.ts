@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { normalizeEmail } from './account-rules';
 import type { IdentityDeps } from './identity-deps';
@@ -11,7 +12,7 @@ import { findUserByEmail, setPasswordHash, type UserRecord } from './user-store'
 export async function authenticatePassword(
   deps: IdentityDeps,
   input: { email: string; password: string },
-  onRehashFailure: (error: unknown) => void,
+  context: RequestContext,
 ): Promise<UserRecord> {
   const user = await findUserByEmail(deps.pool, normalizeEmail(input.email));
   const check = user?.password_hash
@@ -23,7 +24,7 @@ export async function authenticatePassword(
     await deps.hasher
       .hash(input.password)
       .then((hash) => setPasswordHash(deps.pool, user.id, hash))
-      .catch(onRehashFailure);
+      .catch((error: unknown) => context.logger.warn({ err: error }, 'could not upgrade a password hash'));
   }
   if (!user.email_verified_at) throw new AppError('auth:email_not_verified');
   return user;

@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import { assertValid, checkEmail, checkPassword, normalizeEmail } from './account-rules';
@@ -7,13 +8,13 @@ import { consumeToken, issueToken, peekToken } from './one-time-tokens';
 import { findUserByEmail, findUserById, setPasswordHash } from './user-store';
 
 /** Queues a reset mail when an account has this email; silent otherwise. */
-export async function requestPasswordReset(deps: IdentityDeps, email: string, requestId?: string): Promise<void> {
+export async function requestPasswordReset(deps: IdentityDeps, email: string, context: RequestContext): Promise<void> {
   if (checkEmail(email).length > 0) return;
-  await withTransaction(deps.pool, async (db) => {
+  await withTransaction(deps.pool, context, async (db) => {
     const user = await findUserByEmail(db, normalizeEmail(email));
     if (!user) return;
     const token = await issueToken(db, user.id, 'reset_password', deps.tokenTtlMinutes.resetPassword);
-    await queueMail(db, { template: 'reset_password', to: user.email, handle: user.handle, token }, requestId);
+    await queueMail(db, { template: 'reset_password', to: user.email, handle: user.handle, token }, context);
   });
 }
 
@@ -26,18 +27,18 @@ export async function requestPasswordReset(deps: IdentityDeps, email: string, re
 export async function resetPassword(
   deps: IdentityDeps,
   input: { token: string; newPassword: string },
-  requestId?: string,
+  context: RequestContext,
 ): Promise<string> {
   const pending = await peekToken(deps.pool, input.token, 'reset_password');
   const owner = pending && (await findUserById(deps.pool, pending.userId));
   if (!owner) throw new AppError('auth:token_invalid');
   assertValid(checkPassword(input.newPassword, owner, 'new_password'));
   const passwordHash = await deps.hasher.hash(input.newPassword);
-  return withTransaction(deps.pool, async (db) => {
+  return withTransaction(deps.pool, context, async (db) => {
     const consumed = await consumeToken(db, input.token, 'reset_password');
     const user = consumed && (await setPasswordHash(db, consumed.userId, passwordHash, { markEmailVerified: true }));
     if (!user) throw new AppError('auth:token_invalid');
-    await queueSecurityNotice(db, user, 'password_reset', requestId);
+    await queueSecurityNotice(db, user, 'password_reset', context);
     return user.id;
   });
 }

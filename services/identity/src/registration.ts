@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { uuidv7 } from 'uuidv7';
 import { AppError } from '@latchkey/errors';
 import { isUniqueViolation, withTransaction } from '@latchkey/db';
@@ -18,17 +19,17 @@ export function uniquenessError(error: unknown): AppError | undefined {
 export async function registerUser(
   deps: IdentityDeps,
   input: { handle: string; email: string; password: string },
-  requestId?: string,
+  context: RequestContext,
 ): Promise<UserRecord> {
   assertValid(checkHandle(input.handle), checkEmail(input.email), checkPassword(input.password, input));
   const handle = normalizeHandle(input.handle);
   const email = normalizeEmail(input.email);
   const passwordHash = await deps.hasher.hash(input.password);
   try {
-    return await withTransaction(deps.pool, async (db) => {
+    return await withTransaction(deps.pool, context, async (db) => {
       const user = await insertUser(db, { id: uuidv7(), handle, email, passwordHash, emailVerified: false });
       const token = await issueToken(db, user.id, 'verify_email', deps.tokenTtlMinutes.verifyEmail);
-      await queueMail(db, { template: 'verify_email', to: email, handle, token }, requestId);
+      await queueMail(db, { template: 'verify_email', to: email, handle, token }, context);
       return user;
     });
   } catch (error) {
@@ -40,10 +41,14 @@ export async function registerUser(
  * Creates an account for someone an identity provider vouched for: the
  * email counts verified and there is no password until a reset sets one.
  */
-export async function createVerifiedUser(deps: IdentityDeps, input: { handle: string; email: string }): Promise<UserRecord> {
+export async function createVerifiedUser(
+  deps: IdentityDeps,
+  input: { handle: string; email: string },
+  context: RequestContext,
+): Promise<UserRecord> {
   assertValid(checkHandle(input.handle), checkEmail(input.email));
   try {
-    return await withTransaction(deps.pool, (db) =>
+    return await withTransaction(deps.pool, context, (db) =>
       insertUser(db, {
         id: uuidv7(),
         handle: normalizeHandle(input.handle),
@@ -58,8 +63,8 @@ export async function createVerifiedUser(deps: IdentityDeps, input: { handle: st
 }
 
 /** Consumes a verification token and marks the email verified. */
-export async function verifyEmail(deps: IdentityDeps, token: string): Promise<UserRecord> {
-  return withTransaction(deps.pool, async (db) => {
+export async function verifyEmail(deps: IdentityDeps, token: string, context: RequestContext): Promise<UserRecord> {
+  return withTransaction(deps.pool, context, async (db) => {
     const consumed = await consumeToken(db, token, 'verify_email');
     const user = consumed && (await markEmailVerified(db, consumed.userId));
     if (!user) throw new AppError('auth:token_invalid');
@@ -75,9 +80,9 @@ export async function verifyEmail(deps: IdentityDeps, token: string): Promise<Us
 export async function sendVerificationEmail(
   deps: IdentityDeps,
   account: { userId?: string; email?: string },
-  requestId?: string,
+  context: RequestContext,
 ): Promise<void> {
-  await withTransaction(deps.pool, async (db) => {
+  await withTransaction(deps.pool, context, async (db) => {
     let user: UserRecord | undefined;
     if (account.userId) user = await findUserById(db, account.userId, true);
     else if (account.email && checkEmail(account.email).length === 0) {
@@ -85,6 +90,6 @@ export async function sendVerificationEmail(
     }
     if (!user || user.email_verified_at) return;
     const token = await issueToken(db, user.id, 'verify_email', deps.tokenTtlMinutes.verifyEmail);
-    await queueMail(db, { template: 'verify_email', to: user.email, handle: user.handle, token }, requestId);
+    await queueMail(db, { template: 'verify_email', to: user.email, handle: user.handle, token }, context);
   });
 }

@@ -20,11 +20,11 @@ export function accountCleanupJob(deps: AccountCleanupDeps): JobDefinition<UserD
     name: 'account_cleanup',
     subject: jobSubjects.userDeleted,
     schema: userDeletedJobSchema,
-    async handle(job, { jobId, logger }) {
-      const { deletedPosts } = await deps.posts.deleteUserPosts({ userId: job.user_id }, { requestId: jobId });
-      await deps.totp.deleteUserData({ userId: job.user_id }, { requestId: jobId });
-      await deps.oauth.deleteUserData({ userId: job.user_id }, { requestId: jobId });
-      logger.info({ user_id: job.user_id, deleted_posts: deletedPosts }, 'account data removed');
+    async handle(job, context) {
+      const { deletedPosts } = await deps.posts.deleteUserPosts({ userId: job.user_id }, context);
+      await deps.totp.deleteUserData({ userId: job.user_id }, context);
+      await deps.oauth.deleteUserData({ userId: job.user_id }, context);
+      context.logger.info({ user_id: job.user_id, deleted_posts: deletedPosts }, 'account data removed');
       return 'completed';
     },
     redactForDeadLetter: (payload) => payload,

@@ -12,6 +12,7 @@ import {
 } from 'nats';
 import type { z } from 'zod';
 import { topology, type JobSubject } from '@latchkey/jobs-contract';
+import { startRequestContext, type RequestContext } from '@latchkey/grpc-kit';
 import { withExtractedTraceContext, type Logger } from '@latchkey/telemetry';
 import type { DeliveryOutcome, JobMetrics } from './job-metrics';
 import { retryDelayMs } from './retry-delay';
@@ -29,11 +30,15 @@ const MAX_HEADER_LENGTH = 500;
 /** What a handler reports when it returns; failing is throwing. */
 export type JobOutcome = Extract<DeliveryOutcome, 'completed' | 'duplicate' | 'superseded'>;
 
-export interface JobContext {
+/**
+ * The request context of one delivery: the request id of the request that
+ * queued the job (or the job id), a logger that carries the job name and id
+ * (never give it the payload), and the delivery's budget, which service
+ * calls hand on.
+ */
+export interface JobContext extends RequestContext {
   /** The producer's Nats-Msg-Id (the outbox row id): the same on every delivery of the job. */
   readonly jobId: string;
-  /** Carries the job name and id; never give it the payload. */
-  readonly logger: Logger;
 }
 
 /** One kind of job: where it arrives, what its payload is, and how to do it. */
@@ -57,6 +62,8 @@ export interface JobConsumerOptions<Payload> {
   readonly logger: Logger;
   /** Deliveries of a failing job before it is parked on the dead-letter subject. */
   readonly maxDeliveries: number;
+  /** How long one delivery's work may take before its context aborts; well within the ack wait. */
+  readonly budgetMs: number;
   /** Jobs of this kind that run at once in this process. */
   readonly concurrency: number;
   readonly retryBaseMs: number;
@@ -207,12 +214,18 @@ export class JobConsumer<Payload> {
       return (await this.deadLetter(msg, jobId, `invalid payload: ${parsed.problem}`, logger)) ? 'invalid' : 'retried';
     }
     const heartbeat = setInterval(() => msg.working(), WORKING_INTERVAL_MS);
+    const started = startRequestContext({
+      requestId: traceCarrier(msg.headers)['x-request-id'] ?? jobId,
+      logger,
+      deadline: Date.now() + this.options.budgetMs,
+    });
     let outcome: JobOutcome;
     try {
-      outcome = await this.options.job.handle(parsed.payload, { jobId, logger });
+      outcome = await this.options.job.handle(parsed.payload, { ...started.context, jobId });
     } catch (error) {
       return this.fail(msg, jobId, error, logger);
     } finally {
+      started.end();
       clearInterval(heartbeat);
     }
     try {

@@ -106,7 +106,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     teardown.push(() => purge.stop());
 
     const tls = { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE };
-    const clientOptions = { deadlineMs: config.GRPC_DEADLINE_MS, tls };
+    const clientOptions = { tls };
     const posts = createServiceClient(postsV1.PostsServiceService, config.POSTS_GRPC_ADDRESS, clientOptions);
     const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, clientOptions);
     const oauth = createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, clientOptions);
@@ -130,6 +130,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
         maxDeliveries: config.JOBS_MAX_DELIVERIES,
         concurrency: config.JOBS_CONCURRENCY,
         retryBaseMs: config.JOBS_RETRY_BASE_MS,
+        budgetMs: config.GRPC_DEADLINE_MS,
       });
     const consumers = [
       consumerFor(sendEmailJob({ pool, mailer, publicAppUrl: config.PUBLIC_APP_URL })),

@@ -1,4 +1,4 @@
-import type { Logger } from '@latchkey/telemetry';
+import type { RequestContext } from '@latchkey/grpc-kit';
 import type { OAuthDeps } from './oauth-deps';
 import type { StateBinding } from './oauth-state';
 import type { ProviderIdentity } from './providers/provider';
@@ -10,10 +10,14 @@ export interface StartedAuthorization {
 }
 
 /** Stores a state bound to the provider, purpose and user, and builds the consent URL that carries it. */
-export async function beginAuthorization(deps: OAuthDeps, binding: StateBinding, logger: Logger): Promise<StartedAuthorization> {
+export async function beginAuthorization(
+  deps: OAuthDeps,
+  binding: StateBinding,
+  context: RequestContext,
+): Promise<StartedAuthorization> {
   const provider = deps.providers.get(binding.provider);
   const { secrets, expiresAt } = await deps.states.issue(binding, deps.now());
-  const url = await provider.createAuthorizationUrl(secrets, logger);
+  const url = await provider.createAuthorizationUrl(secrets, context);
   return { url, state: secrets.state, expiresAt };
 }
 
@@ -26,9 +30,9 @@ export async function redeemAuthorization(
   deps: OAuthDeps,
   binding: StateBinding,
   response: { code: string; state: string },
-  logger: Logger,
+  context: RequestContext,
 ): Promise<ProviderIdentity> {
   const provider = deps.providers.get(binding.provider);
   const secrets = await deps.states.redeem(response.state, binding);
-  return provider.exchangeCode({ ...secrets, code: response.code }, logger);
+  return provider.exchangeCode({ ...secrets, code: response.code }, context);
 }

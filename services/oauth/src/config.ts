@@ -35,7 +35,6 @@ export const configSchema = z
     NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
     /** identity.v1, which owns the accounts this service finds and creates. */
     IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
-    GRPC_DEADLINE_MS: env.int(5_000, 100, 120_000),
 
     GOOGLE_CLIENT_ID: z.string().optional(),
     GOOGLE_CLIENT_SECRET: z.string().optional(),

@@ -22,42 +22,42 @@ export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
     async listProviders() {
       return { providers: deps.providers.names().map(providerToMessage) };
     },
-    async createAuthorization(request, { logger }) {
+    async createAuthorization(request, context) {
       const provider = providerFromMessage(request.provider);
       const purpose = purposeFromMessage(request.purpose);
       if (purpose === 'login' && request.userId !== '') {
         throw AppError.validation([{ field: 'user_id', message: 'must be empty for a login' }]);
       }
       const userId = purpose === 'link' ? requireUserId(request.userId) : undefined;
-      const started = await beginAuthorization(deps, { provider, purpose, userId }, logger);
+      const started = await beginAuthorization(deps, { provider, purpose, userId }, context);
       return { authorizationUrl: started.url.href, state: started.state, expiresAt: started.expiresAt };
     },
-    async completeLogin(request, scope) {
+    async completeLogin(request, context) {
       const input = {
         provider: providerFromMessage(request.provider),
         code: requireOpaque(request.code, 'code'),
         state: requireOpaque(request.state, 'state'),
       };
-      return toLoginMessage(await completeLogin(deps, input, scope));
+      return toLoginMessage(await completeLogin(deps, input, context));
     },
-    async completeSignup(request, scope) {
+    async completeSignup(request, context) {
       const input = { pendingToken: requireOpaque(request.pendingToken, 'pending_token'), handle: request.handle };
-      return { userId: await completeSignup(deps, input, scope) };
+      return { userId: await completeSignup(deps, input, context) };
     },
-    async linkProvider(request, scope) {
+    async linkProvider(request, context) {
       const input = {
         provider: providerFromMessage(request.provider),
         userId: requireUserId(request.userId),
         code: requireOpaque(request.code, 'code'),
         state: requireOpaque(request.state, 'state'),
       };
-      return { connection: toConnectionMessage(await linkProvider(deps, input, scope)) };
+      return { connection: toConnectionMessage(await linkProvider(deps, input, context)) };
     },
     async listConnections({ userId }) {
       return { connections: (await listConnections(deps, requireUserId(userId))).map(toConnectionMessage) };
     },
-    async unlinkProvider(request, scope) {
-      await unlinkProvider(deps, { provider: providerFromMessage(request.provider), userId: requireUserId(request.userId) }, scope);
+    async unlinkProvider(request, context) {
+      await unlinkProvider(deps, { provider: providerFromMessage(request.provider), userId: requireUserId(request.userId) }, context);
       return {};
     },
     async deleteUserData({ userId }) {

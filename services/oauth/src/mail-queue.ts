@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import type pg from 'pg';
 import { jobSubjects, type MailJob } from '@latchkey/jobs-contract';
 import { enqueueJob } from '@latchkey/outbox';
@@ -13,8 +14,8 @@ export async function queueConnectionNotice(
   account: { email: string; handle: string },
   notice: 'oauth_linked' | 'oauth_unlinked',
   provider: ProviderName,
-  requestId?: string,
+  context: RequestContext,
 ): Promise<void> {
   const job: MailJob = { template: 'security_notice', to: account.email, handle: account.handle, notice, provider };
-  await enqueueJob(db, jobSubjects.sendMail, job, { requestId });
+  await enqueueJob(db, jobSubjects.sendMail, job, { requestId: context.requestId });
 }

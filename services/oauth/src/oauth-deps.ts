@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import type { identityV1 } from '@latchkey/contracts';
 import type { ServiceClient } from '@latchkey/grpc-kit';
-import type { Logger } from '@latchkey/telemetry';
 import type { OAuthStates } from './oauth-state';
 import type { PendingSignups } from './pending-signups';
 import type { ProviderRegistry } from './providers/provider-registry';
@@ -17,10 +16,4 @@ export interface OAuthDeps {
   readonly pendingSignups: PendingSignups;
   /** Unix time in milliseconds. */
   readonly now: () => number;
-}
-
-/** Who is asking, carried into logs, identity calls and queued mails. */
-export interface RequestScope {
-  readonly requestId: string;
-  readonly logger: Logger;
 }

@@ -27,10 +27,7 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
   });
   const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-oauth', logger });
-  const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, {
-    deadlineMs: config.GRPC_DEADLINE_MS,
-    tls: tlsFilesOf(config),
-  });
+  const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { tls: tlsFilesOf(config) });
   const deps: OAuthDeps = {
     pool,
     identity,

@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import type { identityV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
@@ -12,7 +13,7 @@ import {
   type ConnectionRecord,
 } from './connection-store';
 import { queueConnectionNotice } from './mail-queue';
-import type { OAuthDeps, RequestScope } from './oauth-deps';
+import type { OAuthDeps } from './oauth-deps';
 import type { ProviderIdentity, ProviderName } from './providers/provider';
 
 /**
@@ -25,8 +26,8 @@ export function verifiedEmail(identity: ProviderIdentity): string {
 }
 
 /** The account from identity.v1; auth:unauthorized when it does not exist. */
-export async function getAccount(deps: OAuthDeps, userId: string, scope: RequestScope): Promise<identityV1.User> {
-  const { user } = await deps.identity.getUser({ userId }, { requestId: scope.requestId });
+export async function getAccount(deps: OAuthDeps, userId: string, context: RequestContext): Promise<identityV1.User> {
+  const { user } = await deps.identity.getUser({ userId }, context);
   if (!user) throw new AppError('auth:unauthorized');
   return user;
 }
@@ -40,10 +41,10 @@ export async function addConnection(
   deps: OAuthDeps,
   account: identityV1.User,
   connection: { provider: ProviderName; providerUserId: string; email: string },
-  scope: RequestScope,
+  context: RequestContext,
 ): Promise<ConnectionRecord> {
   try {
-    return await withTransaction(deps.pool, async (db) => {
+    return await withTransaction(deps.pool, context, async (db) => {
       const owner = await findConnectionByIdentity(db, connection.provider, connection.providerUserId);
       if (owner) {
         throw new AppError(
@@ -56,7 +57,7 @@ export async function addConnection(
         throw new AppError('oauth:already_linked', 'This account is already linked to another identity of this provider.');
       }
       const created = await insertConnection(db, { ...connection, userId: account.id });
-      await queueConnectionNotice(db, account, 'oauth_linked', connection.provider, scope.requestId);
+      await queueConnectionNotice(db, account, 'oauth_linked', connection.provider, context);
       return created;
     });
   } catch (error) {
@@ -72,17 +73,17 @@ export async function addConnection(
 export async function linkProvider(
   deps: OAuthDeps,
   input: { userId: string; provider: ProviderName; code: string; state: string },
-  scope: RequestScope,
+  context: RequestContext,
 ): Promise<ConnectionRecord> {
   const identity = await redeemAuthorization(
     deps,
     { provider: input.provider, purpose: 'link', userId: input.userId },
     input,
-    scope.logger,
+    context,
   );
   const email = verifiedEmail(identity);
-  const account = await getAccount(deps, input.userId, scope);
-  return addConnection(deps, account, { provider: input.provider, providerUserId: identity.providerUserId, email }, scope);
+  const account = await getAccount(deps, input.userId, context);
+  return addConnection(deps, account, { provider: input.provider, providerUserId: identity.providerUserId, email }, context);
 }
 
 export function listConnections(deps: OAuthDeps, userId: string): Promise<ConnectionRecord[]> {
@@ -97,17 +98,17 @@ export function listConnections(deps: OAuthDeps, userId: string): Promise<Connec
 export async function unlinkProvider(
   deps: OAuthDeps,
   input: { userId: string; provider: ProviderName },
-  scope: RequestScope,
+  context: RequestContext,
 ): Promise<void> {
-  const account = await getAccount(deps, input.userId, scope);
-  await withTransaction(deps.pool, async (db) => {
+  const account = await getAccount(deps, input.userId, context);
+  await withTransaction(deps.pool, context, async (db) => {
     const connections = await findConnectionsOfUser(db, input.userId, true);
     if (!connections.some((connection) => connection.provider === input.provider)) {
       throw new AppError('oauth:connection_not_found');
     }
     if (connections.length === 1 && !account.hasPassword) throw new AppError('oauth:last_login_method');
     await deleteConnection(db, input.userId, input.provider);
-    await queueConnectionNotice(db, account, 'oauth_unlinked', input.provider, scope.requestId);
+    await queueConnectionNotice(db, account, 'oauth_unlinked', input.provider, context);
   });
 }
 

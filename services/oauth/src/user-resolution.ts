@@ -1,8 +1,9 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import type { identityV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { redeemAuthorization } from './authorization';
 import { connectionConflict, findConnectionByIdentity, insertConnection } from './connection-store';
-import type { OAuthDeps, RequestScope } from './oauth-deps';
+import type { OAuthDeps } from './oauth-deps';
 import { addConnection, verifiedEmail } from './provider-linking';
 import type { ProviderIdentity, ProviderName } from './providers/provider';
 
@@ -21,10 +22,10 @@ export type LoginOutcome =
 export async function completeLogin(
   deps: OAuthDeps,
   input: { provider: ProviderName; code: string; state: string },
-  scope: RequestScope,
+  context: RequestContext,
 ): Promise<LoginOutcome> {
-  const identity = await redeemAuthorization(deps, { provider: input.provider, purpose: 'login' }, input, scope.logger);
-  return resolveUser(deps, input.provider, identity, scope);
+  const identity = await redeemAuthorization(deps, { provider: input.provider, purpose: 'login' }, input, context);
+  return resolveUser(deps, input.provider, identity, context);
 }
 
 /**
@@ -36,15 +37,15 @@ async function resolveUser(
   deps: OAuthDeps,
   provider: ProviderName,
   identity: ProviderIdentity,
-  scope: RequestScope,
+  context: RequestContext,
 ): Promise<LoginOutcome> {
   const known = await findConnectionByIdentity(deps.pool, provider, identity.providerUserId);
   if (known) return { kind: 'signed_in', userId: known.user_id, linkedNow: false };
 
   const email = verifiedEmail(identity);
-  const { user } = await deps.identity.getUserByEmail({ email }, { requestId: scope.requestId });
+  const { user } = await deps.identity.getUserByEmail({ email }, context);
   if (user) {
-    await linkAutomatically(deps, user, { provider, providerUserId: identity.providerUserId, email }, scope);
+    await linkAutomatically(deps, user, { provider, providerUserId: identity.providerUserId, email }, context);
     return { kind: 'signed_in', userId: user.id, linkedNow: true };
   }
 
@@ -64,7 +65,7 @@ async function linkAutomatically(
   deps: OAuthDeps,
   account: identityV1.User,
   connection: { provider: ProviderName; providerUserId: string; email: string },
-  scope: RequestScope,
+  context: RequestContext,
 ): Promise<void> {
   if (!account.emailVerifiedAt) {
     throw new AppError(
@@ -72,7 +73,7 @@ async function linkAutomatically(
       'The account with this email address has not verified it yet; sign in with the password and verify the email first.',
     );
   }
-  await addConnection(deps, account, connection, scope);
+  await addConnection(deps, account, connection, context);
 }
 
 /**
@@ -90,7 +91,7 @@ async function linkAutomatically(
 export async function completeSignup(
   deps: OAuthDeps,
   input: { pendingToken: string; handle: string },
-  scope: RequestScope,
+  context: RequestContext,
 ): Promise<string> {
   const pending = await deps.pendingSignups.claim(input.pendingToken);
   if (!pending) throw new AppError('oauth:pending_signup_invalid');
@@ -100,17 +101,14 @@ export async function completeSignup(
     if (await findConnectionByIdentity(deps.pool, pending.provider, pending.providerUserId)) {
       throw new AppError('oauth:already_linked', 'This identity was linked to an account meanwhile; sign in instead.');
     }
-    ({ user: account } = await deps.identity.createVerifiedUser(
-      { handle: input.handle, email: pending.email },
-      { requestId: scope.requestId },
-    ));
+    ({ user: account } = await deps.identity.createVerifiedUser({ handle: input.handle, email: pending.email }, context));
     if (!account) throw new Error('identity.v1 CreateVerifiedUser answered without a user');
   } catch (error) {
     const retryable = !(error instanceof AppError && error.code === 'oauth:already_linked');
     if (retryable) {
       await deps.pendingSignups
         .restore(input.pendingToken, pending, deps.now())
-        .catch((restoreError: unknown) => scope.logger.warn({ err: restoreError }, 'could not put a pending signup back'));
+        .catch((restoreError: unknown) => context.logger.warn({ err: restoreError }, 'could not put a pending signup back'));
     }
     throw error;
   }

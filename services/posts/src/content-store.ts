@@ -8,6 +8,10 @@ export function storageKeyFor(postId: string): string {
   return `posts/${postId}`;
 }
 
+/** Per-request options of the store's calls. */
+export interface RequestOptions {
+  readonly signal?: AbortSignal;
+}
 
 /**
  * Post content in the object store. Any failure other than a missing
@@ -20,8 +24,8 @@ export class ContentStore {
     private readonly settings: { readonly client: S3Client; readonly bucket: string; readonly logger: Logger },
   ) {}
 
-  /** Creates or overwrites the object. */
-  async write(key: string, content: string): Promise<void> {
+  /** Creates or overwrites the object; `signal` abandons the request, as when the caller gave up. */
+  async write(key: string, content: string, options: RequestOptions = {}): Promise<void> {
     const body = Buffer.from(content, 'utf8');
     await this.call('put', key, () =>
       this.settings.client.send(
@@ -32,14 +36,17 @@ export class ContentStore {
           ContentLength: body.length,
           ContentType: 'text/plain; charset=utf-8',
         }),
+        { abortSignal: options.signal },
       ),
     );
   }
 
   /** The content, or undefined when there is no such object. */
-  async read(key: string): Promise<string | undefined> {
+  async read(key: string, options: RequestOptions = {}): Promise<string | undefined> {
     try {
-      const object = await this.settings.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: key }));
+      const object = await this.settings.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: key }), {
+        abortSignal: options.signal,
+      });
       return (await object.Body?.transformToString('utf-8')) ?? '';
     } catch (error) {
       if (isMissingObject(error)) return undefined;
@@ -48,9 +55,11 @@ export class ContentStore {
   }
 
   /** Deletes the object; a missing one is fine. */
-  async remove(key: string): Promise<void> {
+  async remove(key: string, options: RequestOptions = {}): Promise<void> {
     await this.call('delete', key, () =>
-      this.settings.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key })),
+      this.settings.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key }), {
+        abortSignal: options.signal,
+      }),
     );
   }
 

@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { uuidv7 } from 'uuidv7';
 import { withTransaction } from '@latchkey/db';
 import { recordPostAction } from './action-log';
@@ -5,10 +6,17 @@ import { storageKeyFor } from './content-store';
 import { queueContentDeletion, queueIndexJob } from './post-jobs';
 import { assertValid, checkAuthorHandle, checkContent, checkTitle, checkUuid, normalizeTitle } from './post-rules';
 import { insertPost, upsertAuthor, type PostWithContent } from './post-store';
-import type { PostsDeps, RequestScope } from './posts-deps';
+import type { PostsDeps } from './posts-deps';
 
 /** The version a new post starts at; its orphan's delete job carries the next one. */
 const FIRST_VERSION = 1;
+
+/**
+ * How long the cleanup of an orphan may take. It runs after the request
+ * failed, often because its budget ran out, so it gets a budget of its own:
+ * the caller has its answer, but the object must still go.
+ */
+const ORPHAN_CLEANUP_BUDGET_MS = 5_000;
 
 /**
  * Creates a post. The content goes to the object store first: a store that
@@ -19,7 +27,7 @@ const FIRST_VERSION = 1;
 export async function createPost(
   deps: PostsDeps,
   input: { authorId: string; authorHandle: string; title: string; content: string },
-  scope: RequestScope,
+  context: RequestContext,
 ): Promise<PostWithContent> {
   assertValid(
     checkUuid(input.authorId, 'author_id'),
@@ -30,17 +38,17 @@ export async function createPost(
   const authorId = input.authorId.toLowerCase();
   const id = uuidv7();
   const storageKey = storageKeyFor(id);
-  await deps.content.write(storageKey, input.content);
+  await deps.content.write(storageKey, input.content, { signal: context.signal });
 
   // Set once the work is done and only COMMIT is left: a failure after that
   // point may have committed all the same (a connection lost during COMMIT).
   let committing = false;
   try {
-    const post = await withTransaction(deps.pool, async (db) => {
+    const post = await withTransaction(deps.pool, context, async (db) => {
       await upsertAuthor(db, { id: authorId, handle: input.authorHandle });
       const inserted = await insertPost(db, { id, authorId, title: normalizeTitle(input.title), storageKey });
       await recordPostAction(db, { actorId: authorId, action: 'post:create', postId: id });
-      await queueIndexJob(db, inserted, scope.requestId);
+      await queueIndexJob(db, inserted, context);
       committing = true;
       return inserted;
     });
@@ -49,9 +57,9 @@ export async function createPost(
     if (committing) {
       // Deleting the content of a post that may exist would lose data; an
       // object too many only costs storage.
-      scope.logger.warn({ err: error, key: storageKey }, 'post commit outcome unknown; its content is kept');
+      context.logger.warn({ err: error, key: storageKey }, 'post commit outcome unknown; its content is kept');
     } else {
-      await discardOrphanContent(deps, { id, storageKey }, scope);
+      await discardOrphanContent(deps, { id, storageKey }, context);
     }
     throw error;
   }
@@ -70,19 +78,20 @@ export async function createPost(
 async function discardOrphanContent(
   deps: PostsDeps,
   orphan: { id: string; storageKey: string },
-  scope: RequestScope,
+  context: RequestContext,
 ): Promise<void> {
+  const budget = { deadline: Date.now() + ORPHAN_CLEANUP_BUDGET_MS, signal: AbortSignal.timeout(ORPHAN_CLEANUP_BUDGET_MS) };
   try {
-    await deps.content.remove(orphan.storageKey);
+    await deps.content.remove(orphan.storageKey, budget);
     return;
   } catch (error) {
-    scope.logger.warn({ err: error, key: orphan.storageKey }, 'could not delete orphaned post content; queueing its deletion');
+    context.logger.warn({ err: error, key: orphan.storageKey }, 'could not delete orphaned post content; queueing its deletion');
   }
   try {
-    await withTransaction(deps.pool, (db) =>
-      queueContentDeletion(db, { id: orphan.id, storage_key: orphan.storageKey, version: FIRST_VERSION }, scope.requestId),
+    await withTransaction(deps.pool, budget, (db) =>
+      queueContentDeletion(db, { id: orphan.id, storage_key: orphan.storageKey, version: FIRST_VERSION }, context),
     );
   } catch (error) {
-    scope.logger.error({ err: error, key: orphan.storageKey }, 'orphaned post content left in the object store');
+    context.logger.error({ err: error, key: orphan.storageKey }, 'orphaned post content left in the object store');
   }
 }

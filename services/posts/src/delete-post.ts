@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import { deleteActionLogsOf, recordPostAction } from './action-log';
@@ -18,16 +19,16 @@ const CASCADE_BATCH_SIZE = 200;
 export async function deletePost(
   deps: PostsDeps,
   input: { actorId: string; postId: string },
-  requestId?: string,
+  context: RequestContext,
 ): Promise<void> {
   assertValid(checkUuid(input.actorId, 'actor_id'), checkUuid(input.postId, 'id'));
-  await withTransaction(deps.pool, async (db) => {
+  await withTransaction(deps.pool, context, async (db) => {
     const post = await findPost(db, input.postId, true);
     if (!post) throw new AppError('post:not_found');
     if (post.author_id !== input.actorId.toLowerCase()) throw new AppError('post:forbidden');
     await deletePostRow(db, post.id);
     await recordPostAction(db, { actorId: post.author_id, action: 'post:delete', postId: post.id });
-    await queueContentDeletion(db, post, requestId);
+    await queueContentDeletion(db, post, context);
   });
 }
 
@@ -39,14 +40,14 @@ export async function deletePost(
  * nothing can read them once the account is gone. Safe to call again after
  * a failure: it continues with what is left. Answers the posts it deleted.
  */
-export async function deleteUserPosts(deps: PostsDeps, userId: string, requestId?: string): Promise<number> {
+export async function deleteUserPosts(deps: PostsDeps, userId: string, context: RequestContext): Promise<number> {
   assertValid(checkUuid(userId, 'user_id'));
   const authorId = userId.toLowerCase();
   let total = 0;
   for (;;) {
-    const deleted = await withTransaction(deps.pool, async (db) => {
+    const deleted = await withTransaction(deps.pool, context, async (db) => {
       const batch = await deleteAuthorPostBatch(db, authorId, CASCADE_BATCH_SIZE);
-      for (const post of batch) await queueContentDeletion(db, post, requestId);
+      for (const post of batch) await queueContentDeletion(db, post, context);
       if (batch.length < CASCADE_BATCH_SIZE) {
         await deleteActionLogsOf(db, authorId);
         await deleteAuthor(db, authorId);

@@ -1,10 +1,11 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError, type FieldError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import { recordPostAction } from './action-log';
 import { queueIndexJob } from './post-jobs';
 import { assertValid, checkContent, checkTitle, checkUuid, normalizeTitle } from './post-rules';
 import { findPost, markPostEdited, type PostWithContent } from './post-store';
-import type { PostsDeps, RequestScope } from './posts-deps';
+import type { PostsDeps } from './posts-deps';
 
 /**
  * Changes a post's title, content or both; only its author may. The row is
@@ -22,7 +23,7 @@ import type { PostsDeps, RequestScope } from './posts-deps';
 export async function updatePost(
   deps: PostsDeps,
   input: { actorId: string; postId: string; title?: string | undefined; content?: string | undefined },
-  scope: RequestScope,
+  context: RequestContext,
 ): Promise<PostWithContent> {
   const nothingToChange: FieldError[] =
     input.title === undefined && input.content === undefined ? [{ field: 'title', message: 'or content is required' }] : [];
@@ -33,7 +34,7 @@ export async function updatePost(
     input.content === undefined ? [] : checkContent(input.content, deps.maxContentBytes),
     nothingToChange,
   );
-  return withTransaction(deps.pool, async (db) => {
+  return withTransaction(deps.pool, context, async (db) => {
     const current = await findPost(db, input.postId, true);
     if (!current) throw new AppError('post:not_found');
     if (current.author_id !== input.actorId.toLowerCase()) throw new AppError('post:forbidden');
@@ -41,14 +42,14 @@ export async function updatePost(
     if (content === undefined) {
       // Read under the lock, so that the answer matches the committed state
       // and a store that is down rolls the edit back instead of half-answering.
-      content = await deps.content.read(current.storage_key);
+      content = await deps.content.read(current.storage_key, { signal: context.signal });
       if (content === undefined) throw new Error(`the content of post ${current.id} is missing from the object store`);
     } else {
-      await deps.content.write(current.storage_key, content);
+      await deps.content.write(current.storage_key, content, { signal: context.signal });
     }
     const edited = await markPostEdited(db, current.id, input.title === undefined ? undefined : normalizeTitle(input.title));
     await recordPostAction(db, { actorId: edited.author_id, action: 'post:edit', postId: edited.id });
-    await queueIndexJob(db, edited, scope.requestId);
+    await queueIndexJob(db, edited, context);
     return { ...edited, content };
   });
 }

@@ -17,21 +17,21 @@ type PostsHandlers = ServiceHandlers<typeof postsV1.PostsServiceService>;
  */
 export function postsHandlers(deps: PostsDeps): PostsHandlers {
   return {
-    async createPost(request, scope) {
-      const post = await createPost(deps, request, scope);
+    async createPost(request, context) {
+      const post = await createPost(deps, request, context);
       await deps.listVersion.changed();
       return { post: toPostMessage(post) };
     },
-    async getPost({ postId }) {
-      return { post: toPostMessage(await getPost(deps, postId)) };
+    async getPost({ postId }, context) {
+      return { post: toPostMessage(await getPost(deps, postId, context)) };
     },
-    async updatePost(request, scope) {
-      const post = await updatePost(deps, request, scope);
+    async updatePost(request, context) {
+      const post = await updatePost(deps, request, context);
       await deps.listVersion.changed();
       return { post: toPostMessage(post) };
     },
-    async deletePost(request, { requestId }) {
-      await deletePost(deps, request, requestId);
+    async deletePost(request, context) {
+      await deletePost(deps, request, context);
       await deps.listVersion.changed();
       return {};
     },
@@ -47,8 +47,8 @@ export function postsHandlers(deps: PostsDeps): PostsHandlers {
       const page = await listActionLogs(deps.pool, request);
       return { items: page.items.map(toActionLogMessage), nextCursor: page.nextCursor };
     },
-    async deleteUserPosts({ userId }, { requestId }) {
-      const deletedPosts = await deleteUserPosts(deps, userId, requestId);
+    async deleteUserPosts({ userId }, context) {
+      const deletedPosts = await deleteUserPosts(deps, userId, context);
       if (deletedPosts > 0) await deps.listVersion.changed();
       return { deletedPosts };
     },

@@ -1,10 +1,11 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import type pg from 'pg';
 import { jobSubjects, type DeleteContentJob, type IndexPostJob } from '@latchkey/jobs-contract';
 import { enqueueJob } from '@latchkey/outbox';
 import type { PostRecord } from './post-store';
 
 /** Queues (re)indexing of a post's current version in the caller's transaction. */
-export async function queueIndexJob(db: pg.ClientBase, post: PostRecord, requestId?: string): Promise<void> {
+export async function queueIndexJob(db: pg.ClientBase, post: PostRecord, context: RequestContext): Promise<void> {
   const job: IndexPostJob = {
     post_id: post.id,
     version: post.version,
@@ -12,7 +13,7 @@ export async function queueIndexJob(db: pg.ClientBase, post: PostRecord, request
     storage_key: post.storage_key,
     author_id: post.author_id,
   };
-  await enqueueJob(db, jobSubjects.indexPost, job, { requestId });
+  await enqueueJob(db, jobSubjects.indexPost, job, { requestId: context.requestId });
 }
 
 /**
@@ -23,8 +24,8 @@ export async function queueIndexJob(db: pg.ClientBase, post: PostRecord, request
 export async function queueContentDeletion(
   db: pg.ClientBase,
   post: { id: string; storage_key: string; version: number },
-  requestId?: string,
+  context: RequestContext,
 ): Promise<void> {
   const job: DeleteContentJob = { post_id: post.id, storage_key: post.storage_key, version: post.version + 1 };
-  await enqueueJob(db, jobSubjects.deleteContent, job, { requestId });
+  await enqueueJob(db, jobSubjects.deleteContent, job, { requestId: context.requestId });
 }

@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import type { CallContext } from '@latchkey/grpc-kit';
 import type { ContentStore } from './content-store';
 import type { PostListVersion } from './list-version';
 
@@ -11,6 +10,3 @@ export interface PostsDeps {
   /** POSTS_MAX_CONTENT_BYTES. */
   readonly maxContentBytes: number;
 }
-
-/** The parts of a call an operation passes on: the request id to its jobs, the logger for what it must report. */
-export type RequestScope = Pick<CallContext, 'requestId' | 'logger'>;

@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { decodeIdCursor, encodeIdCursor, toPage } from './post-cursor';
 import { assertValid, checkPageSize, checkUuid, pageSize } from './post-rules';
@@ -9,11 +10,11 @@ import type { PostsDeps } from './posts-deps';
  * the other, not atomically: a reader racing an edit may see the new
  * content with the old title for a moment, which the next read mends.
  */
-export async function getPost(deps: PostsDeps, postId: string): Promise<PostWithContent> {
+export async function getPost(deps: PostsDeps, postId: string, context: RequestContext): Promise<PostWithContent> {
   assertValid(checkUuid(postId, 'id'));
   const post = await findPost(deps.pool, postId);
   if (!post) throw new AppError('post:not_found');
-  const content = await deps.content.read(post.storage_key);
+  const content = await deps.content.read(post.storage_key, { signal: context.signal });
   if (content === undefined) {
     // Deleted between the two reads: the row went, then the worker removed the object.
     if (!(await postExists(deps.pool, post.id))) throw new AppError('post:not_found');

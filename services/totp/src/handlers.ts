@@ -17,41 +17,41 @@ export function totpHandlers(deps: TotpDeps): TotpHandlers {
     async beginSetup(request) {
       return beginTotpSetup(deps, request);
     },
-    async enable(request, { requestId, logger }) {
-      const backupCodes = await enableTotp(deps, request, requestId);
-      logger.info({ user_id: request.userId }, 'totp enabled');
+    async enable(request, context) {
+      const backupCodes = await enableTotp(deps, request, context);
+      context.logger.info({ user_id: request.userId }, 'totp enabled');
       return { backupCodes };
     },
     async getStatus({ userId }) {
       return getTotpStatus(deps, userId);
     },
-    async disable(request, { requestId, logger }) {
-      await disableTotp(deps, request, requestId);
-      logger.info({ user_id: request.userId }, 'totp disabled');
+    async disable(request, context) {
+      await disableTotp(deps, request, context);
+      context.logger.info({ user_id: request.userId }, 'totp disabled');
       return {};
     },
-    async regenerateBackupCodes(request, { requestId, logger }) {
-      const backupCodes = await regenerateBackupCodes(deps, request, requestId);
-      logger.info({ user_id: request.userId }, 'backup codes regenerated');
+    async regenerateBackupCodes(request, context) {
+      const backupCodes = await regenerateBackupCodes(deps, request, context);
+      context.logger.info({ user_id: request.userId }, 'backup codes regenerated');
       return { backupCodes };
     },
     async createLoginChallenge({ userId }) {
       const { token, expiresAt } = await createLoginChallenge(deps, userId);
       return { tempToken: token, expiresAt };
     },
-    async verifyLoginChallenge(request, { logger }) {
+    async verifyLoginChallenge(request, context) {
       const userId = await verifyLoginChallenge(deps, request);
-      logger.info({ user_id: userId, proof: request.code === undefined ? 'backup_code' : 'totp' }, 'login challenge passed');
+      context.logger.info({ user_id: userId, proof: request.code === undefined ? 'backup_code' : 'totp' }, 'login challenge passed');
       return { userId };
     },
-    async confirmSecondFactor(request, { logger }) {
+    async confirmSecondFactor(request, context) {
       await confirmSecondFactor(deps, request);
-      logger.info({ user_id: request.userId }, 'second factor confirmed');
+      context.logger.info({ user_id: request.userId }, 'second factor confirmed');
       return {};
     },
-    async deleteUserData({ userId }, { logger }) {
+    async deleteUserData({ userId }, context) {
       await deleteTotpUserData(deps, userId);
-      logger.info({ user_id: userId }, 'totp data deleted');
+      context.logger.info({ user_id: userId }, 'totp data deleted');
       return {};
     },
   };

@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import type pg from 'pg';
 import { jobSubjects, type SecurityNotice } from '@latchkey/jobs-contract';
 import { enqueueJob } from '@latchkey/outbox';
@@ -16,12 +17,12 @@ export async function queueSecurityNotice(
   db: pg.ClientBase,
   recipient: NoticeRecipient,
   notice: SecurityNotice,
-  requestId?: string,
+  context: RequestContext,
 ): Promise<void> {
   await enqueueJob(
     db,
     jobSubjects.sendMail,
     { template: 'security_notice', to: recipient.accountEmail, handle: recipient.accountHandle, notice },
-    { requestId },
+    { requestId: context.requestId },
   );
 }

@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import { generateBackupCodes, normalizeBackupCode } from './backup-codes';
@@ -35,13 +36,13 @@ async function requireCredential(deps: TotpDeps, input: CodeConfirmedRequest): P
  * a backup code is a recovery means for login, not for removing the
  * factor). The secret and backup codes go; the notice is queued with them.
  */
-export async function disableTotp(deps: TotpDeps, input: CodeConfirmedRequest, requestId?: string): Promise<void> {
+export async function disableTotp(deps: TotpDeps, input: CodeConfirmedRequest, context: RequestContext): Promise<void> {
   const credential = await requireCredential(deps, input);
   await deps.failureLimit.guard(input.userId, () =>
-    withTransaction(deps.pool, async (db) => {
+    withTransaction(deps.pool, context, async (db) => {
       await acceptAuthenticatorCode(deps, db, credential, input.code);
       await deleteCredential(db, input.userId);
-      await queueSecurityNotice(db, input, 'totp_disabled', requestId);
+      await queueSecurityNotice(db, input, 'totp_disabled', context);
     }),
   );
 }
@@ -50,16 +51,16 @@ export async function disableTotp(deps: TotpDeps, input: CodeConfirmedRequest, r
 export async function regenerateBackupCodes(
   deps: TotpDeps,
   input: CodeConfirmedRequest,
-  requestId?: string,
+  context: RequestContext,
 ): Promise<string[]> {
   const credential = await requireCredential(deps, input);
   return deps.failureLimit.guard(input.userId, () =>
-    withTransaction(deps.pool, async (db) => {
+    withTransaction(deps.pool, context, async (db) => {
       await acceptAuthenticatorCode(deps, db, credential, input.code);
       const codes = generateBackupCodes();
       const hashes = codes.map((code) => deps.backupCodeHasher.hash(normalizeBackupCode(code) as string));
       await replaceBackupCodes(db, input.userId, hashes);
-      await queueSecurityNotice(db, input, 'backup_codes_regenerated', requestId);
+      await queueSecurityNotice(db, input, 'backup_codes_regenerated', context);
       return codes;
     }),
   );

@@ -1,3 +1,4 @@
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { randomBytes } from 'node:crypto';
 import { toDataURL } from 'qrcode';
 import { AppError } from '@latchkey/errors';
@@ -66,7 +67,7 @@ export async function beginTotpSetup(
 export async function enableTotp(
   deps: TotpDeps,
   input: { userId: string; setupToken: string; code: string } & NoticeRecipient,
-  requestId?: string,
+  context: RequestContext,
 ): Promise<string[]> {
   assertValid(
     checkUserId(input.userId),
@@ -79,18 +80,18 @@ export async function enableTotp(
   if (!sealed) throw new AppError('totp:setup_token_invalid');
 
   const backupCodes = await deps.failureLimit.guard(input.userId, async () => {
-    const context = secretContext(input.userId);
-    const secret = deps.secretBox.open(sealed, context);
+    const binding = secretContext(input.userId);
+    const secret = deps.secretBox.open(sealed, binding);
     const step = matchTimeStep(secret, input.code, { nowMs: deps.now() });
     if (step === undefined) throw new AppError('totp:invalid_code');
     const codes = generateBackupCodes();
     const hashes = codes.map((code) => deps.backupCodeHasher.hash(normalizeBackupCode(code) as string));
-    const sealedSecret = deps.secretBox.isStale(sealed) ? deps.secretBox.seal(secret, context) : sealed;
-    await withTransaction(deps.pool, async (db) => {
+    const sealedSecret = deps.secretBox.isStale(sealed) ? deps.secretBox.seal(secret, binding) : sealed;
+    await withTransaction(deps.pool, context, async (db) => {
       const created = await insertCredential(db, { userId: input.userId, sealedSecret, acceptedStep: step });
       if (!created) throw new AppError('totp:already_enabled');
       await replaceBackupCodes(db, input.userId, hashes);
-      await queueSecurityNotice(db, input, 'totp_enabled', requestId);
+      await queueSecurityNotice(db, input, 'totp_enabled', context);
     });
     return codes;
   });

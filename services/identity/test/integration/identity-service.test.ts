@@ -2,11 +2,10 @@ import { connect, AckPolicy, type NatsConnection, type JsMsg } from 'nats';
 import pg from 'pg';
 import { identityV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import { createServiceClient, type ServiceClient } from '@latchkey/grpc-kit';
 import { mailJobSchema, topology, type MailJob } from '@latchkey/jobs-contract';
 import type { Running } from '@latchkey/runtime';
 import { createLogger } from '@latchkey/telemetry';
-import { createTestDatabase, testNatsUrl, uniqueName, waitFor, type TestDatabase } from '@latchkey/test-kit';
+import { createTestDatabase, testNatsUrl, uniqueName, waitFor, type TestDatabase, createTestServiceClient, type TestServiceClient } from '@latchkey/test-kit';
 import { loadIdentityConfig } from '../../src/config';
 import { startIdentityService } from '../../src/identity-service';
 import { migrate } from '../../src/migrate';
@@ -16,7 +15,7 @@ const password = 'correct horse battery';
 
 let database: TestDatabase;
 let service: Running;
-let client: ServiceClient<typeof identityV1.IdentityServiceService>;
+let client: TestServiceClient<typeof identityV1.IdentityServiceService>;
 let nats: NatsConnection;
 let prefix: string;
 let db: pg.Pool;
@@ -71,9 +70,7 @@ beforeAll(async () => {
   });
   await migrate(config, logger);
   service = await startIdentityService(config, logger);
-  client = createServiceClient(identityV1.IdentityServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`, {
-    deadlineMs: 5_000,
-  });
+  client = createTestServiceClient(identityV1.IdentityServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`);
   db = new pg.Pool({ connectionString: database.url, options: '-c search_path=identity' });
 
   nats = await connect({ servers: testNatsUrl() });

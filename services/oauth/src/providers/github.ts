@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import { z } from 'zod';
-import type { Logger } from '@latchkey/telemetry';
+import type { RequestContext } from '@latchkey/grpc-kit';
+import { boundToRequest } from './request-bound-fetch';
 import {
   applyTransport,
   callbackUrl,
@@ -74,8 +75,7 @@ export class GitHubProvider implements OAuthProvider {
       settings.clientSecret,
       client.ClientSecretPost(settings.clientSecret),
     );
-    applyTransport(this.configuration, settings.transport);
-    this.configuration[client.customFetch] = tokenErrorsAsRfc6749(new URL(settings.tokenUrl).href);
+    applyTransport(this.configuration, settings.transport, tokenErrorsAsRfc6749(new URL(settings.tokenUrl).href));
     this.apiRoot = new URL(settings.apiUrl.endsWith('/') ? settings.apiUrl : `${settings.apiUrl}/`);
   }
 
@@ -90,7 +90,11 @@ export class GitHubProvider implements OAuthProvider {
     });
   }
 
-  async exchangeCode(grant: AuthorizationGrant, logger: Logger): Promise<ProviderIdentity> {
+  async exchangeCode(grant: AuthorizationGrant, context: RequestContext): Promise<ProviderIdentity> {
+    return boundToRequest(context.signal, () => this.identify(grant, context));
+  }
+
+  private async identify(grant: AuthorizationGrant, context: RequestContext): Promise<ProviderIdentity> {
     try {
       const tokens = await client
         .authorizationCodeGrant(this.configuration, callbackUrl(this.settings.redirectUri, grant), {
@@ -111,7 +115,7 @@ export class GitHubProvider implements OAuthProvider {
         avatarUrl: user.avatar_url ?? '',
       };
     } catch (error) {
-      throw providerFailure(this.name, error, logger);
+      throw providerFailure(this.name, error, context.logger);
     }
   }
 

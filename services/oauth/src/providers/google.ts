@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import { z } from 'zod';
-import type { Logger } from '@latchkey/telemetry';
+import type { RequestContext } from '@latchkey/grpc-kit';
+import { boundToRequest } from './request-bound-fetch';
 import {
   applyTransport,
   callbackUrl,
@@ -61,9 +62,9 @@ export class GoogleProvider implements OAuthProvider {
 
   constructor(private readonly settings: GoogleSettings) {}
 
-  async createAuthorizationUrl(secrets: AuthorizationSecrets, logger: Logger): Promise<URL> {
+  async createAuthorizationUrl(secrets: AuthorizationSecrets, context: RequestContext): Promise<URL> {
     const configuration = await this.configure().catch((error: unknown) => {
-      throw providerFailure(this.name, error, logger);
+      throw providerFailure(this.name, error, context.logger);
     });
     return client.buildAuthorizationUrl(configuration, {
       redirect_uri: this.settings.redirectUri,
@@ -77,7 +78,11 @@ export class GoogleProvider implements OAuthProvider {
     });
   }
 
-  async exchangeCode(grant: AuthorizationGrant, logger: Logger): Promise<ProviderIdentity> {
+  async exchangeCode(grant: AuthorizationGrant, context: RequestContext): Promise<ProviderIdentity> {
+    return boundToRequest(context.signal, () => this.identify(grant, context));
+  }
+
+  private async identify(grant: AuthorizationGrant, context: RequestContext): Promise<ProviderIdentity> {
     try {
       const configuration = await this.configure();
       const tokens = await client
@@ -91,7 +96,7 @@ export class GoogleProvider implements OAuthProvider {
       const claims = claimsSchema.parse(tokens.claims());
       return toIdentity(await this.completeClaims(configuration, tokens.access_token, claims));
     } catch (error) {
-      throw providerFailure(this.name, error, logger);
+      throw providerFailure(this.name, error, context.logger);
     }
   }
 

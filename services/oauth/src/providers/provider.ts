@@ -1,6 +1,8 @@
 import * as client from 'openid-client';
 import { AppError } from '@latchkey/errors';
+import type { RequestContext } from '@latchkey/grpc-kit';
 import type { Logger } from '@latchkey/telemetry';
+import { requestBoundFetch } from './request-bound-fetch';
 
 /** The implemented providers, by the lower-case names used in API paths and stored rows. */
 export const providerNames = ['google', 'github'] as const;
@@ -39,13 +41,13 @@ export interface AuthorizationGrant extends AuthorizationSecrets {
 export interface OAuthProvider {
   readonly name: ProviderName;
   /** The consent URL; throws oauth:provider_unavailable when the provider's metadata cannot be read. */
-  createAuthorizationUrl(secrets: AuthorizationSecrets, logger: Logger): Promise<URL>;
+  createAuthorizationUrl(secrets: AuthorizationSecrets, context: RequestContext): Promise<URL>;
   /**
    * Exchanges the code and reads the identity. Throws oauth:code_invalid when
    * the provider refuses the code, oauth:provider_unavailable when it fails,
    * times out or answers something that does not validate.
    */
-  exchangeCode(grant: AuthorizationGrant, logger: Logger): Promise<ProviderIdentity>;
+  exchangeCode(grant: AuthorizationGrant, context: RequestContext): Promise<ProviderIdentity>;
 }
 
 /** Timeout and transport settings shared by the provider clients. */
@@ -58,10 +60,18 @@ export interface ProviderTransport {
   readonly allowPlainHttp: boolean;
 }
 
-/** Applies the shared transport settings to an openid-client configuration. */
-export function applyTransport(configuration: client.Configuration, transport: ProviderTransport): void {
+/**
+ * Applies the shared transport settings to an openid-client configuration:
+ * its timeout, and a fetch that also stops with the request it works for.
+ */
+export function applyTransport(
+  configuration: client.Configuration,
+  transport: ProviderTransport,
+  fetchImplementation?: client.CustomFetch,
+): void {
   // openid-client counts its per-request timeout in seconds.
   configuration.timeout = transport.timeoutMs / 1000;
+  configuration[client.customFetch] = requestBoundFetch(fetchImplementation);
   // Deprecated only as a warning sign in openid-client; it is what lets loopback test providers work.
   if (transport.allowPlainHttp) client.allowInsecureRequests(configuration);
 }

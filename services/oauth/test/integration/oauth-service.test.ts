@@ -5,7 +5,6 @@ import { connect, AckPolicy, type NatsConnection, type JsMsg } from 'nats';
 import pg from 'pg';
 import { identityV1, oauthV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import { createServiceClient, type ServiceClient } from '@latchkey/grpc-kit';
 import { mailJobSchema, topology, type MailJob } from '@latchkey/jobs-contract';
 import type { Running } from '@latchkey/runtime';
 import { createLogger, type Logger } from '@latchkey/telemetry';
@@ -15,8 +14,7 @@ import {
   testRedisUrl,
   uniqueName,
   waitFor,
-  type TestDatabase,
-} from '@latchkey/test-kit';
+  type TestDatabase, createTestServiceClient, type TestServiceClient } from '@latchkey/test-kit';
 import { loadIdentityConfig } from '../../../identity/src/config';
 import { startIdentityService } from '../../../identity/src/identity-service';
 import { migrate as migrateIdentity } from '../../../identity/src/migrate';
@@ -33,8 +31,8 @@ import {
 } from '../provider-fixtures';
 
 const { Provider, AuthorizationPurpose } = oauthV1;
-type OAuthClient = ServiceClient<typeof oauthV1.OAuthServiceService>;
-type IdentityClient = ServiceClient<typeof identityV1.IdentityServiceService>;
+type OAuthClient = TestServiceClient<typeof oauthV1.OAuthServiceService>;
+type IdentityClient = TestServiceClient<typeof identityV1.IdentityServiceService>;
 type ProviderName = 'google' | 'github';
 
 const PROVIDER_TIMEOUT_MS = 800;
@@ -103,9 +101,7 @@ function oauthEnvironment(overrides: Record<string, string | undefined> = {}): R
 }
 
 function clientFor(running: Running): OAuthClient {
-  return createServiceClient(oauthV1.OAuthServiceService, `127.0.0.1:${String(running.readyFields?.grpc_port)}`, {
-    deadlineMs: 10_000,
-  });
+  return createTestServiceClient(oauthV1.OAuthServiceService, `127.0.0.1:${String(running.readyFields?.grpc_port)}`);
 }
 
 /** Runs `work` against a second instance of the service with other settings. */
@@ -138,7 +134,7 @@ beforeAll(async () => {
   await migrate({ DATABASE_URL: database.url }, silent);
   identityService = await startIdentityService(identityConfig, silent);
   identityAddress = `127.0.0.1:${String(identityService.readyFields?.grpc_port)}`;
-  identity = createServiceClient(identityV1.IdentityServiceService, identityAddress, { deadlineMs: 5_000 });
+  identity = createTestServiceClient(identityV1.IdentityServiceService, identityAddress);
 
   nats = await connect({ servers: testNatsUrl() });
   const names = topology(prefix);

@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { postsV1 } from '@latchkey/contracts';
-import { createServiceClient, type ServiceClient } from '@latchkey/grpc-kit';
 import type { Running } from '@latchkey/runtime';
 import { createLogger } from '@latchkey/telemetry';
 import {
@@ -13,8 +12,7 @@ import {
   waitFor,
   type OwnNatsServer,
   type S3Server,
-  type TestDatabase,
-} from '@latchkey/test-kit';
+  type TestDatabase, createTestServiceClient, type TestServiceClient } from '@latchkey/test-kit';
 import { loadJobsConfig, migrateJobsSchema, startWorker, type Worker } from '../../../jobs/src';
 import { loadPostsConfig } from '../../src/config';
 import { migrate } from '../../src/migrate';
@@ -27,7 +25,7 @@ let database: TestDatabase;
 let s3: S3Server;
 let service: Running;
 let worker: Worker;
-let client: ServiceClient<typeof postsV1.PostsServiceService>;
+let client: TestServiceClient<typeof postsV1.PostsServiceService>;
 let db: pg.Pool;
 
 function uniqueWord(): string {
@@ -71,9 +69,7 @@ beforeAll(async () => {
     loadJobsConfig({ ...environment, SMTP_URL: 'smtp://127.0.0.1:1', PUBLIC_APP_URL: 'http://app.example.test' }),
     logger,
   );
-  client = createServiceClient(postsV1.PostsServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`, {
-    deadlineMs: 10_000,
-  });
+  client = createTestServiceClient(postsV1.PostsServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`);
   db = new pg.Pool({ connectionString: database.url, options: '-c search_path=posts', max: 2 });
 });
 

@@ -5,7 +5,6 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { postListVersionKey, postsV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import { createServiceClient, type ServiceClient } from '@latchkey/grpc-kit';
 import { topology } from '@latchkey/jobs-contract';
 import type { Running } from '@latchkey/runtime';
 import { createLogger } from '@latchkey/telemetry';
@@ -19,15 +18,14 @@ import {
   uniqueName,
   waitFor,
   type S3Server,
-  type TestDatabase,
-} from '@latchkey/test-kit';
+  type TestDatabase, createTestServiceClient, type TestServiceClient } from '@latchkey/test-kit';
 // The worker maintains the search index and deletes content; its migrations create schema `search`.
 import { loadJobsConfig, migrateJobsSchema, startWorker, type Worker } from '../../../jobs/src';
 import { loadPostsConfig, type PostsConfig } from '../../src/config';
 import { migrate } from '../../src/migrate';
 import { startPostsService } from '../../src/posts-service';
 
-type PostsClient = ServiceClient<typeof postsV1.PostsServiceService>;
+type PostsClient = TestServiceClient<typeof postsV1.PostsServiceService>;
 
 const logger = createLogger({ service: 'posts-test', level: 'silent' });
 const prefix = uniqueName('posts');
@@ -48,9 +46,7 @@ let client: PostsClient;
 async function startService(overrides: Record<string, string> = {}): Promise<PostsClient> {
   const service = await startPostsService(loadPostsConfig({ ...baseEnvironment(), ...overrides }), logger);
   services.push(service);
-  const started = createServiceClient(postsV1.PostsServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`, {
-    deadlineMs: 10_000,
-  });
+  const started = createTestServiceClient(postsV1.PostsServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`);
   clients.push(started);
   return started;
 }

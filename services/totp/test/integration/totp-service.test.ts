@@ -7,7 +7,6 @@ import pg from 'pg';
 import { PNG } from 'pngjs';
 import { totpV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import { createServiceClient, type ServiceClient } from '@latchkey/grpc-kit';
 import { mailJobSchema, topology, type MailJob } from '@latchkey/jobs-contract';
 import type { Running } from '@latchkey/runtime';
 import { createLogger } from '@latchkey/telemetry';
@@ -17,13 +16,12 @@ import {
   testRedisUrl,
   uniqueName,
   waitFor,
-  type TestDatabase,
-} from '@latchkey/test-kit';
+  type TestDatabase, createTestServiceClient, type TestServiceClient } from '@latchkey/test-kit';
 import { loadTotpConfig, type TotpConfig } from '../../src/config';
 import { migrate } from '../../src/migrate';
 import { startTotpService } from '../../src/totp-service';
 
-type TotpClient = ServiceClient<typeof totpV1.TotpServiceService>;
+type TotpClient = TestServiceClient<typeof totpV1.TotpServiceService>;
 
 const ISSUER = 'Latchkey Test';
 const encryptionKey = randomBytes(32);
@@ -103,9 +101,7 @@ let subscription: { stop(): void } | undefined;
 const jobs: MailJob[] = [];
 
 function clientFor(running: Running): TotpClient {
-  return createServiceClient(totpV1.TotpServiceService, `127.0.0.1:${String(running.readyFields?.grpc_port)}`, {
-    deadlineMs: 5_000,
-  });
+  return createTestServiceClient(totpV1.TotpServiceService, `127.0.0.1:${String(running.readyFields?.grpc_port)}`);
 }
 
 async function errorOf(promise: Promise<unknown>): Promise<AppError> {

@@ -1,0 +1,52 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { describeError, type AppError } from '@latchkey/errors';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { contractErrorOf } from './error-status';
+import type { ServerMiddleware } from './server-middleware';
+
+/**
+ * Server middleware that counts and times every call and writes one log line
+ * for it, with the request id the context carries. A call that ended because
+ * its caller gave up or its deadline passed says so (`aborted`), which is how
+ * an operator sees work that was stopped rather than finished.
+ */
+export function observeCalls(registry: Registry): ServerMiddleware {
+  const handled = new Counter({
+    name: 'grpc_server_handled_total',
+    help: 'RPCs completed on the server, by method and status code.',
+    labelNames: ['grpc_method', 'grpc_code'],
+    registers: [registry],
+  });
+  const handling = new Histogram({
+    name: 'grpc_server_handling_seconds',
+    help: 'Time to handle an RPC, by method.',
+    labelNames: ['grpc_method'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  return async (call, context, next) => {
+    const started = process.hrtime.bigint();
+    const finish = (code: GrpcStatus, failure?: { contractError: AppError; cause: unknown }): void => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      handled.inc({ grpc_method: call.method, grpc_code: GrpcStatus[code] });
+      handling.observe({ grpc_method: call.method }, seconds);
+      const line: Record<string, unknown> = { code: GrpcStatus[code], ms: Math.round(seconds * 1000) };
+      if (failure) line.error_code = failure.contractError.code;
+      // Contract errors are answers; only the unexpected and the outages carry their cause into the log.
+      if (failure && failure.contractError !== failure.cause) line.err = failure.cause;
+      if (failure?.contractError.code === 'internal:error') context.logger.error(line, 'rpc failed');
+      else if (context.signal.aborted) context.logger.warn({ ...line, aborted: true }, 'rpc aborted');
+      else if (failure?.contractError.code === 'service:unavailable') context.logger.warn(line, 'rpc failed');
+      else context.logger.info(line, 'rpc completed');
+    };
+    try {
+      const response = await next(context);
+      finish(GrpcStatus.OK);
+      return response;
+    } catch (error) {
+      const contractError = contractErrorOf(error);
+      finish(describeError(contractError.code).grpcStatus, { contractError, cause: error });
+      throw contractError;
+    }
+  };
+}

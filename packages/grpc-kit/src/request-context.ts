@@ -1,0 +1,56 @@
+import { AppError } from '@latchkey/errors';
+import type { Logger } from '@latchkey/telemetry';
+
+/**
+ * What every unit knows about the request it is working for, from the HTTP
+ * request that started it to the last gRPC call or job it caused. It is
+ * passed by hand, as the one context parameter of handlers and domain
+ * functions, so that no call can lose it.
+ */
+export interface RequestContext {
+  /** Follows one request across units: logs, gRPC metadata, outbox and NATS headers. */
+  readonly requestId: string;
+  /** A child logger that carries the request id. */
+  readonly logger: Logger;
+  /** Unix time in milliseconds after which the caller no longer waits for an answer. */
+  readonly deadline: number;
+  /**
+   * Aborts at the deadline or when the caller gives up. Its reason is a
+   * `service:unavailable` AppError, so work that stops on it answers 503.
+   */
+  readonly signal: AbortSignal;
+}
+
+/** A started context and the function that releases its timer once the work is answered. */
+export interface StartedRequestContext {
+  readonly context: RequestContext;
+  end(): void;
+}
+
+/**
+ * Starts the context of one request. `cancelled` links a signal of the
+ * transport (an HTTP client that hung up, a gRPC caller that cancelled), so
+ * that the work stops with it.
+ */
+export function startRequestContext(options: {
+  readonly requestId: string;
+  readonly logger: Logger;
+  readonly deadline: number;
+}): StartedRequestContext & { cancel(why: string): void } {
+  const controller = new AbortController();
+  const cancel = (why: string): void => {
+    if (!controller.signal.aborted) controller.abort(new AppError('service:unavailable', why));
+  };
+  const timer = setTimeout(() => cancel('The request ran out of time.'), Math.max(0, options.deadline - Date.now()));
+  timer.unref();
+  return {
+    context: { requestId: options.requestId, logger: options.logger, deadline: options.deadline, signal: controller.signal },
+    cancel,
+    end: () => clearTimeout(timer),
+  };
+}
+
+/** Milliseconds left before the context's deadline, never negative. */
+export function remainingMs(context: Pick<RequestContext, 'deadline'>, now: number = Date.now()): number {
+  return Math.max(0, context.deadline - now);
+}
