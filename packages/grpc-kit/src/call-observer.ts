@@ -33,7 +33,10 @@ export function observeCalls(registry: Registry): ServerMiddleware {
       const line: Record<string, unknown> = { code: GrpcStatus[code], ms: Math.round(seconds * 1000) };
       if (failure) line.error_code = failure.contractError.code;
       // Contract errors are answers; only the unexpected and the outages carry their cause into the log.
-      if (failure && failure.contractError !== failure.cause) line.err = failure.cause;
+      const cause = failure?.contractError === failure?.cause ? failure?.contractError.cause : failure?.cause;
+      if (failure?.contractError.code === 'service:unavailable' || failure?.contractError.code === 'internal:error') {
+        if (cause !== undefined) line.err = cause;
+      }
       if (failure?.contractError.code === 'internal:error') context.logger.error(line, 'rpc failed');
       else if (context.signal.aborted) context.logger.warn({ ...line, aborted: true }, 'rpc aborted');
       else if (failure?.contractError.code === 'service:unavailable') context.logger.warn(line, 'rpc failed');

@@ -9,3 +9,4 @@ export { startOwnNatsServer, type OwnNatsServer } from './nats-server';
 export { startS3Server, type S3Server } from './s3-server';
 export { startHungRedis, type HungRedis } from './hung-redis';
 export { createTestServiceClient, testRequestContext, type TestServiceClient } from './service-test-client';
+export { startSilentServer, type SilentServer } from './silent-server';
