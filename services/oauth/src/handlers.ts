@@ -42,7 +42,8 @@ export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
     },
     async completeSignup(request, context) {
       const input = { pendingToken: requireOpaque(request.pendingToken, 'pending_token'), handle: request.handle };
-      return { userId: await completeSignup(deps, input, context) };
+      const user = await completeSignup(deps, input, context);
+      return { userId: user.id, user };
     },
     async linkProvider(request, context) {
       const input = {

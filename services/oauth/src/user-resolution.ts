@@ -92,7 +92,7 @@ export async function completeSignup(
   deps: OAuthDeps,
   input: { pendingToken: string; handle: string },
   context: RequestContext,
-): Promise<string> {
+): Promise<identityV1.User> {
   const pending = await deps.pendingSignups.claim(input.pendingToken);
   if (!pending) throw new AppError('oauth:pending_signup_invalid');
 
@@ -121,5 +121,5 @@ export async function completeSignup(
   }).catch((error: unknown) => {
     throw connectionConflict(error) ?? error;
   });
-  return account.id;
+  return account;
 }

@@ -2,7 +2,7 @@ import type { totpV1 } from '@latchkey/contracts';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import type { TotpDeps } from './totp-deps';
 import { confirmSecondFactor } from './second-factor-confirmation';
-import { createLoginChallenge, verifyLoginChallenge } from './totp-login';
+import { beginLogin, createLoginChallenge, verifyLoginChallenge } from './totp-login';
 import { deleteTotpUserData, disableTotp, getTotpStatus, regenerateBackupCodes } from './totp-settings';
 import { beginTotpSetup, enableTotp } from './totp-setup';
 
@@ -38,6 +38,12 @@ export function totpHandlers(deps: TotpDeps): TotpHandlers {
     async createLoginChallenge({ userId }) {
       const { token, expiresAt } = await createLoginChallenge(deps, userId);
       return { tempToken: token, expiresAt };
+    },
+    async beginLogin({ userId }) {
+      const challenge = await beginLogin(deps, userId);
+      return challenge
+        ? { totpRequired: true, tempToken: challenge.token, expiresAt: challenge.expiresAt }
+        : { totpRequired: false, tempToken: '' };
     },
     async verifyLoginChallenge(request, context) {
       const userId = await verifyLoginChallenge(deps, request);

@@ -22,6 +22,19 @@ export async function createLoginChallenge(
 }
 
 /**
+ * The second step of a sign-in whose first factor succeeded, in one call:
+ * a login challenge for a user with TOTP enabled, nothing for any other.
+ */
+export async function beginLogin(
+  deps: TotpDeps,
+  userId: string,
+): Promise<{ token: string; expiresAt: Date } | undefined> {
+  assertValid(checkUserId(userId));
+  if (!(await findCredential(deps.pool, userId))) return undefined;
+  return deps.loginChallenges.issue(userId, deps.now());
+}
+
+/**
  * Completes a login: checks the proof against the token's user and answers
  * that user's id. API.md part 4: single use (success ends the token), dead
  * after 5 wrong codes (the fifth answers `totp:invalid_code`, later uses

@@ -384,10 +384,13 @@ describe.each(['google', 'github'] as const)('user resolution with %s', (provide
     expect(await codeOf(oauth.completeSignup({ pendingToken, handle: taken.handle.toUpperCase() }))).toBe('user:handle_taken');
     expect(await codeOf(oauth.completeSignup({ pendingToken, handle: 'no!' }))).toBe('validation:invalid_input');
     const handle = unique('New_');
-    const { userId } = await oauth.completeSignup({ pendingToken, handle });
+    const signedUp = await oauth.completeSignup({ pendingToken, handle });
+    const { userId } = signedUp;
     expect(await codeOf(oauth.completeSignup({ pendingToken, handle: unique('again_') }))).toBe('oauth:pending_signup_invalid');
 
     const { user } = await identity.getUser({ userId });
+    // The answer carries the account identity created, so that the caller needs no GetUser.
+    expect(signedUp.user).toEqual(user);
     expect(user).toMatchObject({ id: userId, handle: handle.toLowerCase(), email: who.email, hasPassword: false });
     expect(user!.emailVerifiedAt).toBeInstanceOf(Date);
     const { connections } = await oauth.listConnections({ userId });

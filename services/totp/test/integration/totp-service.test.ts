@@ -464,6 +464,18 @@ describe('login challenge', () => {
     expect(codes.filter((c) => c === 'totp:temp_token_invalid')).toHaveLength(7);
   });
 
+  it('begins a login in one call: no challenge without TOTP, a working one with it', async () => {
+    expect(await client.beginLogin({ userId: randomUUID() })).toEqual({ totpRequired: false, tempToken: '' });
+    expect(await codeOf(client.beginLogin({ userId: 'not-a-uuid' }))).toBe('validation:invalid_input');
+
+    const account = await enrolledAccount();
+    const begun = await client.beginLogin({ userId: account.userId });
+    expect(begun).toMatchObject({ totpRequired: true, tempToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(begun.expiresAt!.getTime()).toBeGreaterThan(Date.now());
+    const code = remember(codeFor(account.secret));
+    expect(await client.verifyLoginChallenge({ tempToken: remember(begun.tempToken), code })).toEqual({ userId: account.userId });
+  });
+
   it('refuses a challenge for a user without TOTP, and input that is not a code', async () => {
     expect(await codeOf(client.createLoginChallenge({ userId: randomUUID() }))).toBe('totp:not_enabled');
     expect(await codeOf(client.createLoginChallenge({ userId: 'not-a-uuid' }))).toBe('validation:invalid_input');

@@ -20,6 +20,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp";
+import { User } from "../../identity/v1/identity";
 
 /** Provider names an external identity provider. */
 export enum Provider {
@@ -231,8 +232,13 @@ export interface CompleteSignupRequest {
 
 /** CompleteSignupResponse names the new account. */
 export interface CompleteSignupResponse {
-  /** The account id (UUID); identity.v1 GetUser returns the account. */
+  /** The account id (UUID). */
   userId: string;
+  /**
+   * The account as identity.v1 created it, so that the caller needs no
+   * GetUser to show it.
+   */
+  user?: User | undefined;
 }
 
 /** LinkProviderRequest adds a provider to a signed-in account. */
@@ -1289,13 +1295,16 @@ export const CompleteSignupRequest: MessageFns<CompleteSignupRequest> = {
 };
 
 function createBaseCompleteSignupResponse(): CompleteSignupResponse {
-  return { userId: "" };
+  return { userId: "", user: undefined };
 }
 
 export const CompleteSignupResponse: MessageFns<CompleteSignupResponse> = {
   encode(message: CompleteSignupResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -1321,6 +1330,14 @@ export const CompleteSignupResponse: MessageFns<CompleteSignupResponse> = {
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1340,6 +1357,7 @@ export const CompleteSignupResponse: MessageFns<CompleteSignupResponse> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
     };
   },
 
@@ -1347,6 +1365,9 @@ export const CompleteSignupResponse: MessageFns<CompleteSignupResponse> = {
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
     }
     return obj;
   },
@@ -1357,6 +1378,7 @@ export const CompleteSignupResponse: MessageFns<CompleteSignupResponse> = {
   fromPartial<I extends Exact<DeepPartial<CompleteSignupResponse>, I>>(object: I): CompleteSignupResponse {
     const message = createBaseCompleteSignupResponse();
     message.userId = object.userId ?? "";
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
     return message;
   },
 };

@@ -132,6 +132,28 @@ export interface CreateLoginChallengeResponse {
   expiresAt?: Date | undefined;
 }
 
+/** BeginLoginRequest names the user whose first factor succeeded. */
+export interface BeginLoginRequest {
+  /** The account id (UUID). */
+  userId: string;
+}
+
+/**
+ * BeginLoginResponse says whether a login challenge stands between the user
+ * and a session, and carries its token when one does.
+ */
+export interface BeginLoginResponse {
+  /** Whether the user has TOTP enabled and must pass the challenge. */
+  totpRequired: boolean;
+  /**
+   * Set when totp_required: 256 random bits, base64url, for
+   * VerifyLoginChallenge; only a hash of it is stored.
+   */
+  tempToken: string;
+  /** Set when totp_required: when the token expires. */
+  expiresAt?: Date | undefined;
+}
+
 /** VerifyLoginChallengeRequest completes a login with the second factor. */
 export interface VerifyLoginChallengeRequest {
   /** The token CreateLoginChallenge returned. */
@@ -1373,6 +1395,192 @@ export const CreateLoginChallengeResponse: MessageFns<CreateLoginChallengeRespon
   },
 };
 
+function createBaseBeginLoginRequest(): BeginLoginRequest {
+  return { userId: "" };
+}
+
+export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
+  encode(message: BeginLoginRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BeginLoginRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBeginLoginRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BeginLoginRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: BeginLoginRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BeginLoginRequest>, I>>(base?: I): BeginLoginRequest {
+    return BeginLoginRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BeginLoginRequest>, I>>(object: I): BeginLoginRequest {
+    const message = createBaseBeginLoginRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseBeginLoginResponse(): BeginLoginResponse {
+  return { totpRequired: false, tempToken: "", expiresAt: undefined };
+}
+
+export const BeginLoginResponse: MessageFns<BeginLoginResponse> = {
+  encode(message: BeginLoginResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.totpRequired !== false) {
+      writer.uint32(8).bool(message.totpRequired);
+    }
+    if (message.tempToken !== "") {
+      writer.uint32(18).string(message.tempToken);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BeginLoginResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBeginLoginResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.totpRequired = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tempToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BeginLoginResponse {
+    return {
+      totpRequired: isSet(object.totpRequired)
+        ? globalThis.Boolean(object.totpRequired)
+        : isSet(object.totp_required)
+        ? globalThis.Boolean(object.totp_required)
+        : false,
+      tempToken: isSet(object.tempToken)
+        ? globalThis.String(object.tempToken)
+        : isSet(object.temp_token)
+        ? globalThis.String(object.temp_token)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: BeginLoginResponse): unknown {
+    const obj: any = {};
+    if (message.totpRequired !== false) {
+      obj.totpRequired = message.totpRequired;
+    }
+    if (message.tempToken !== "") {
+      obj.tempToken = message.tempToken;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BeginLoginResponse>, I>>(base?: I): BeginLoginResponse {
+    return BeginLoginResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BeginLoginResponse>, I>>(object: I): BeginLoginResponse {
+    const message = createBaseBeginLoginResponse();
+    message.totpRequired = object.totpRequired ?? false;
+    message.tempToken = object.tempToken ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
 function createBaseVerifyLoginChallengeRequest(): VerifyLoginChallengeRequest {
   return { tempToken: "", code: undefined, backupCode: undefined };
 }
@@ -1947,6 +2155,22 @@ export const TotpServiceService = {
     responseDeserialize: (value: Buffer): CreateLoginChallengeResponse => CreateLoginChallengeResponse.decode(value),
   },
   /**
+   * BeginLogin is the second step of every sign-in whose first factor
+   * succeeded, in one call instead of GetStatus and CreateLoginChallenge:
+   * for a user with TOTP enabled it issues the temporary login token; for
+   * any other user it answers that no second factor is asked for.
+   * Errors: validation:invalid_input.
+   */
+  beginLogin: {
+    path: "/totp.v1.TotpService/BeginLogin" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: BeginLoginRequest): Buffer => Buffer.from(BeginLoginRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BeginLoginRequest => BeginLoginRequest.decode(value),
+    responseSerialize: (value: BeginLoginResponse): Buffer => Buffer.from(BeginLoginResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BeginLoginResponse => BeginLoginResponse.decode(value),
+  },
+  /**
    * VerifyLoginChallenge checks a TOTP code or a backup code against a
    * temporary login token and, on success, uses the token up and names the
    * user the caller may now create a session for. The token dies after 5
@@ -2048,6 +2272,14 @@ export interface TotpServiceServer extends UntypedServiceImplementation {
    * Errors: totp:not_enabled, validation:invalid_input.
    */
   createLoginChallenge: handleUnaryCall<CreateLoginChallengeRequest, CreateLoginChallengeResponse>;
+  /**
+   * BeginLogin is the second step of every sign-in whose first factor
+   * succeeded, in one call instead of GetStatus and CreateLoginChallenge:
+   * for a user with TOTP enabled it issues the temporary login token; for
+   * any other user it answers that no second factor is asked for.
+   * Errors: validation:invalid_input.
+   */
+  beginLogin: handleUnaryCall<BeginLoginRequest, BeginLoginResponse>;
   /**
    * VerifyLoginChallenge checks a TOTP code or a backup code against a
    * temporary login token and, on success, uses the token up and names the
@@ -2203,6 +2435,28 @@ export interface TotpServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateLoginChallengeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * BeginLogin is the second step of every sign-in whose first factor
+   * succeeded, in one call instead of GetStatus and CreateLoginChallenge:
+   * for a user with TOTP enabled it issues the temporary login token; for
+   * any other user it answers that no second factor is asked for.
+   * Errors: validation:invalid_input.
+   */
+  beginLogin(
+    request: BeginLoginRequest,
+    callback: (error: ServiceError | null, response: BeginLoginResponse) => void,
+  ): ClientUnaryCall;
+  beginLogin(
+    request: BeginLoginRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BeginLoginResponse) => void,
+  ): ClientUnaryCall;
+  beginLogin(
+    request: BeginLoginRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BeginLoginResponse) => void,
   ): ClientUnaryCall;
   /**
    * VerifyLoginChallenge checks a TOTP code or a backup code against a
