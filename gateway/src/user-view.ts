@@ -62,11 +62,12 @@ export const PROFILE_MAX_AGE_MS = 60_000;
 export async function sessionAccountView(
   deps: Pick<GatewayDeps, 'identity' | 'totp' | 'sessions'>,
   session: Session,
-  context: RequestContext,
+  request: { readonly ctx: RequestContext },
   now = Date.now(),
 ): Promise<UserView> {
   if (session.profile && now - session.profile.storedAt < PROFILE_MAX_AGE_MS) return session.profile.view;
-  const view = await accountView(deps, session.userId, context);
+  // Only now: a view served from the session needs no request context, which costs the hot path.
+  const view = await accountView(deps, session.userId, request.ctx);
   await deps.sessions.saveProfile(session, view);
   return view;
 }

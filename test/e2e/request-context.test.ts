@@ -32,6 +32,8 @@ function linesWithRequestId(unit: string, requestId: string): Record<string, unk
 beforeAll(async () => {
   silentStore = await startSilentServer();
   stack = await startE2eStack('request-context', {
+    // Answered gRPC calls are logged at debug level only.
+    LOG_LEVEL: 'debug',
     S3_ENDPOINT: `http://127.0.0.1:${silentStore.port}`,
     S3_FORCE_PATH_STYLE: 'true',
     S3_ACCESS_KEY_ID: 'silent',

@@ -40,7 +40,7 @@ export function accountRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         },
         preHandler: requireSession(deps),
       },
-      async (request) => sessionAccountView(deps, sessionOf(request), request.ctx),
+      async (request) => sessionAccountView(deps, sessionOf(request), request),
     );
 
     app.get(

@@ -5,10 +5,11 @@ import { contractErrorOf } from './error-status';
 import type { ServerMiddleware } from './server-middleware';
 
 /**
- * Server middleware that counts and times every call and writes one log line
- * for it, with the request id the context carries. A call that ended because
- * its caller gave up or its deadline passed says so (`aborted`), which is how
- * an operator sees work that was stopped rather than finished.
+ * Server middleware that counts and times every call and logs it with the
+ * request id the context carries: failures always (`rpc failed`, or `rpc
+ * aborted` when the caller gave up or the deadline passed first, which is
+ * how an operator sees work that was stopped rather than finished), answered
+ * calls at debug level (`rpc completed`).
  */
 export function observeCalls(registry: Registry): ServerMiddleware {
   const handled = new Counter({
@@ -40,7 +41,8 @@ export function observeCalls(registry: Registry): ServerMiddleware {
       if (failure?.contractError.code === 'internal:error') context.logger.error(line, 'rpc failed');
       else if (context.signal.aborted) context.logger.warn({ ...line, aborted: true }, 'rpc aborted');
       else if (failure?.contractError.code === 'service:unavailable') context.logger.warn(line, 'rpc failed');
-      else context.logger.info(line, 'rpc completed');
+      // Answered calls are the bulk: at info they would cost every unit a log line per call.
+      else context.logger.debug(line, 'rpc completed');
     };
     try {
       const response = await next(context);

@@ -38,15 +38,20 @@ export function startRequestContext(options: {
   readonly deadline: number;
 }): StartedRequestContext & { cancel(why: string): void } {
   const controller = new AbortController();
+  let ended = false;
+  // Transports report the end of every call as a close, answered or not: after end() it means nothing.
   const cancel = (why: string): void => {
-    if (!controller.signal.aborted) controller.abort(new AppError('service:unavailable', why));
+    if (!ended && !controller.signal.aborted) controller.abort(new AppError('service:unavailable', why));
   };
   const timer = setTimeout(() => cancel('The request ran out of time.'), Math.max(0, options.deadline - Date.now()));
   timer.unref();
   return {
     context: { requestId: options.requestId, logger: options.logger, deadline: options.deadline, signal: controller.signal },
     cancel,
-    end: () => clearTimeout(timer),
+    end: () => {
+      ended = true;
+      clearTimeout(timer);
+    },
   };
 }
 

@@ -14,7 +14,7 @@ type GetUser = ServiceHandlers<Identity>['getUser'];
 const logLines: Record<string, unknown>[] = [];
 const logger = createLogger({
   service: 'grpc-kit-test',
-  level: 'info',
+  level: 'debug',
   destination: new Writable({
     write(chunk: Buffer, _encoding, done) {
       logLines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);

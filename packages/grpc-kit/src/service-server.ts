@@ -109,13 +109,17 @@ export class ServiceServer {
         logger: baseLogger.child({ request_id: requestId, rpc: method }),
         deadline: serverDeadline(call.getDeadline(), Date.now()),
       });
-      call.once('cancelled', () => started.cancel('The caller cancelled the call or its deadline passed.'));
+      const onCancelled = (): void => started.cancel('The caller cancelled the call or its deadline passed.');
+      call.once('cancelled', onCancelled);
       run({ method, request: call.request, metadata: call.metadata }, started.context)
         .then(
           (response) => callback(null, response),
           (error: unknown) => callback(toStatus(contractErrorOf(error))),
         )
-        .finally(() => started.end());
+        .finally(() => {
+          call.removeListener('cancelled', onCancelled);
+          started.end();
+        });
     };
   }
 }
