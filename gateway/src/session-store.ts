@@ -9,6 +9,12 @@ export interface Session {
   /** Shown to the user and used to end one session; never the cookie value. */
   readonly publicId: string;
   readonly userId: string;
+  /**
+   * The user's handle, which never changes, kept for what the gateway hands
+   * on (the author of a new post) instead of asking identity per request.
+   * Undefined in sessions stored before it was kept.
+   */
+  readonly handle: string | undefined;
   readonly createdAt: number;
   readonly lastSeenAt: number;
   /** Sliding expiry, extended on activity below the refresh threshold. */
@@ -35,6 +41,7 @@ const MAX_USER_AGENT_LENGTH = 256;
 
 interface StoredSession {
   u: string;
+  h?: string;
   p: string;
   c: number;
   s: number;
@@ -73,6 +80,7 @@ export class SessionStore {
   /** Creates a session; answers the cookie value, which exists only in the response. */
   async create(input: {
     userId: string;
+    handle: string | undefined;
     userAgent: string;
     ip: string;
     profile?: UserView;
@@ -83,6 +91,7 @@ export class SessionStore {
       tokenHash: hashSessionToken(cookieValue),
       publicId: randomBytes(16).toString('base64url'),
       userId: input.userId,
+      handle: input.handle,
       createdAt: now,
       lastSeenAt: now,
       expiresAt: Math.min(now + this.policy.slidingTtlMs, now + this.policy.maxLifetimeMs),
@@ -206,6 +215,7 @@ export class SessionStore {
 function encode(session: Session): string {
   const stored: StoredSession = {
     u: session.userId,
+    ...(session.handle === undefined ? {} : { h: session.handle }),
     p: session.publicId,
     c: session.createdAt,
     s: session.lastSeenAt,
@@ -228,6 +238,7 @@ function decode(tokenHash: string, raw: string): Session | undefined {
       tokenHash,
       publicId: s.p,
       userId: s.u,
+      handle: s.h,
       createdAt: s.c,
       lastSeenAt: s.s,
       expiresAt: s.e,

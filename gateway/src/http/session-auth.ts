@@ -40,11 +40,12 @@ export async function startSession(
   deps: GatewayDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  userId: string,
+  account: { readonly userId: string; readonly handle: string | undefined },
   profile?: UserView,
 ): Promise<Session> {
   const { cookieValue, session } = await deps.sessions.create({
-    userId,
+    userId: account.userId,
+    handle: account.handle,
     userAgent: request.headers['user-agent'] ?? '',
     ip: request.ip,
     profile,

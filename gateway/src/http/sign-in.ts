@@ -20,12 +20,9 @@ export async function signIn(
   reply: FastifyReply,
   user: identityV1.User,
 ): Promise<UserView | TotpChallenge> {
-  const status = await deps.totp.getStatus({ userId: user.id }, request.ctx);
-  if (status.enabled) {
-    const { tempToken } = await deps.totp.createLoginChallenge({ userId: user.id }, request.ctx);
-    return { totp_required: true, temp_token: tempToken };
-  }
+  const { totpRequired, tempToken } = await deps.totp.beginLogin({ userId: user.id }, request.ctx);
+  if (totpRequired) return { totp_required: true, temp_token: tempToken };
   const view = userView(user, false);
-  await startSession(deps, request, reply, user.id, view);
+  await startSession(deps, request, reply, { userId: user.id, handle: user.handle }, view);
   return view;
 }

@@ -171,7 +171,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         );
         // A new id for the session that proved the password, so a stolen old cookie is worthless.
         await deps.sessions.deleteAllForUser(current.userId);
-        await startSession(deps, request, reply, current.userId);
+        await startSession(deps, request, reply, current);
         return reply.code(204).send(null);
       },
     );

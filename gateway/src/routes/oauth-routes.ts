@@ -109,13 +109,12 @@ export function oauthRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         preHandler: credentialLimit,
       },
       async (request, reply) => {
-        const { userId } = await deps.oauth.completeSignup(
+        const { user } = await deps.oauth.completeSignup(
           { pendingToken: request.body.pending_token, handle: request.body.handle },
           request.ctx,
         );
-        const { user } = await deps.identity.getUser({ userId }, request.ctx);
         const view = userView(user!, false);
-        await startSession(deps, request, reply, userId, view);
+        await startSession(deps, request, reply, { userId: user!.id, handle: user!.handle }, view);
         return reply.code(201).send(view);
       },
     );

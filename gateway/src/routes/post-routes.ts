@@ -35,10 +35,11 @@ export function postRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         preHandler: session,
       },
       async (request, reply) => {
-        const { userId } = sessionOf(request);
-        const { user } = await deps.identity.getUser({ userId }, request.ctx);
+        const { userId, handle } = sessionOf(request);
+        // Sessions stored before they kept the handle ask identity, until they expire.
+        const authorHandle = handle ?? (await deps.identity.getUser({ userId }, request.ctx)).user!.handle;
         const { post } = await deps.posts.createPost(
-          { authorId: userId, authorHandle: user!.handle, title: request.body.title, content: request.body.content },
+          { authorId: userId, authorHandle, title: request.body.title, content: request.body.content },
           request.ctx,
         );
         return reply.code(201).send(postView(post!));

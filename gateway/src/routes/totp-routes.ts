@@ -110,7 +110,7 @@ export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         );
         const { user } = await deps.identity.getUser({ userId }, request.ctx);
         const view = userView(user!, true);
-        await startSession(deps, request, reply, userId, view);
+        await startSession(deps, request, reply, { userId, handle: user!.handle }, view);
         return view;
       },
     );

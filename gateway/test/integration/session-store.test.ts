@@ -29,7 +29,7 @@ afterAll(async () => {
   await redis.quit();
 });
 
-const create = (userId = 'user-1') => store.create({ userId, userAgent: 'jest', ip: '127.0.0.1' });
+const create = (userId = 'user-1') => store.create({ userId, handle: 'ada', userAgent: 'jest', ip: '127.0.0.1' });
 
 describe('SessionStore', () => {
   it('stores only a hash of the cookie value, with the sliding expiry as the key’s TTL', async () => {
@@ -46,10 +46,20 @@ describe('SessionStore', () => {
 
   it('authenticates a live cookie and refuses unknown or malformed ones', async () => {
     const { cookieValue, session } = await create();
-    expect(await store.authenticate(cookieValue)).toMatchObject({ userId: 'user-1', publicId: session.publicId });
+    expect(await store.authenticate(cookieValue)).toMatchObject({ userId: 'user-1', handle: 'ada', publicId: session.publicId });
     expect(await store.authenticate(undefined)).toBeUndefined();
     expect(await store.authenticate('short')).toBeUndefined();
     expect(await store.authenticate('A'.repeat(43))).toBeUndefined();
+  });
+
+  it('reads a session stored before it kept the handle, without one', async () => {
+    const { cookieValue, session } = await create();
+    const key = `${prefix}session:${session.tokenHash}`;
+    const stored = JSON.parse((await redis.get(key))!) as Record<string, unknown>;
+    expect(stored.h).toBe('ada');
+    delete stored.h;
+    await redis.set(key, JSON.stringify(stored), 'KEEPTTL');
+    expect(await store.authenticate(cookieValue)).toMatchObject({ userId: 'user-1', handle: undefined });
   });
 
   it('extends the sliding expiry only below the threshold, keeping the absolute limit', async () => {
@@ -119,9 +129,15 @@ describe('SessionStore', () => {
       totp_enabled: false,
       created_at: '2026-01-01T00:00:00.000Z',
     };
-    const first = await store.create({ userId: 'user-1', userAgent: 'jest', ip: '127.0.0.1', profile: view });
+    const first = await store.create({ userId: 'user-1', handle: 'ada', userAgent: 'jest', ip: '127.0.0.1', profile: view });
     const second = await create();
-    const other = await store.create({ userId: 'user-2', userAgent: 'jest', ip: '127.0.0.1', profile: { ...view, id: 'user-2' } });
+    const other = await store.create({
+      userId: 'user-2',
+      handle: 'bob',
+      userAgent: 'jest',
+      ip: '127.0.0.1',
+      profile: { ...view, id: 'user-2' },
+    });
     expect((await store.authenticate(first.cookieValue))?.profile).toEqual({ view, storedAt: now });
 
     await store.saveProfile(second.session, { ...view, totp_enabled: true });
