@@ -12,17 +12,17 @@ import { isDependencyOutage } from '@latchkey/grpc-kit';
 import type { GatewayDeps } from './gateway-deps';
 import { registerHttpMetrics } from './http/http-metrics';
 import { trackRouteMethods } from './http/method-not-allowed';
-import { isForeignOrigin } from './origin-policy';
+import { isForeignOrigin } from './http/origin-policy';
 import { sendProblem, toAppError } from './http/problem-details';
 import { decorateRequestContext, releaseRequestContext } from './http/request-context';
 import { requestIdOf } from './http/request-id';
-import { accountRoutes } from './routes/account-routes';
-import { authRoutes } from './routes/auth-routes';
-import { operationsRoutes } from './routes/operations-routes';
-import { postRoutes } from './routes/post-routes';
-import { totpRoutes } from './routes/totp-routes';
-import { oauthRoutes } from './routes/oauth-routes';
-import { sessionRoutes } from './routes/session-routes';
+import { accountRoutes } from './accounts/account-routes';
+import { credentialRoutes } from './accounts/credential-routes';
+import { operationsRoutes } from './http/operations-routes';
+import { postRoutes } from './posts/post-routes';
+import { totpRoutes } from './totp/totp-routes';
+import { oauthRoutes } from './oauth/oauth-routes';
+import { sessionRoutes } from './sessions/session-routes';
 
 /** Default body limit of API.md part 1; post routes raise their own. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -103,13 +103,17 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   app.get('/v0/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const addMethodFallbacks = trackRouteMethods(app);
-  await app.register(accountRoutes(deps));
-  await app.register(authRoutes(deps));
-  await app.register(sessionRoutes(deps));
-  await app.register(totpRoutes(deps));
-  await app.register(oauthRoutes(deps));
-  await app.register(postRoutes(deps));
-  await app.register(operationsRoutes(deps));
+  const { identity, oauth, totp, posts, sessions, limits } = deps;
+  const sessionAccess = { sessions, cookie: deps.cookie };
+  await app.register(accountRoutes({ ...sessionAccess, identity, totp, posts, limits }));
+  await app.register(credentialRoutes({ ...sessionAccess, identity, totp, limits }));
+  await app.register(sessionRoutes({ ...sessionAccess, identity, totp, limits }));
+  await app.register(totpRoutes({ ...sessionAccess, identity, totp, limits }));
+  await app.register(oauthRoutes({ ...sessionAccess, identity, oauth, totp, limits }));
+  await app.register(
+    postRoutes({ ...sessionAccess, identity, posts, newestPosts: deps.newestPosts, maxContentBytes: deps.config.POSTS_MAX_CONTENT_BYTES }),
+  );
+  await app.register(operationsRoutes({ registry: deps.registry, ready: deps.ready }));
   addMethodFallbacks();
   return app;
 }

@@ -7,10 +7,11 @@ import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
 import { buildApp } from './app';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './gateway-deps';
-import { allowedOrigins } from './origin-policy';
-import { PostListCache } from './post-list-cache';
-import { RateLimiter } from './rate-limiter';
-import { SessionStore } from './session-store';
+import { allowedOrigins } from './http/origin-policy';
+import { PostListCache } from './posts/post-list-cache';
+import { CredentialLimits } from './limits/credential-limits';
+import { RateLimiter } from './limits/rate-limiter';
+import { SessionStore } from './sessions/session-store';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -55,7 +56,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
       refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
     }),
-    rateLimiter: new RateLimiter(redis, config.REDIS_KEY_PREFIX),
+    limits: new CredentialLimits(new RateLimiter(redis, config.REDIS_KEY_PREFIX), config),
     newestPosts: new PostListCache(redis, config.REDIS_KEY_PREFIX, {
       onOutcome: (outcome) => postListCacheRequests.inc({ outcome }),
     }),

@@ -1,5 +1,6 @@
 export { buildApp } from './app';
 export { startGateway } from './gateway-server';
 export { configSchema, loadGatewayConfig, type GatewayConfig } from './config';
-export { userSchema, sessionListSchema } from './schemas/account-schemas';
-export { problemSchema } from './schemas/problem-schema';
+export { userSchema } from './accounts/account-schemas';
+export { sessionListSchema } from './sessions/session-schemas';
+export { problemSchema } from './http/problem-schema';

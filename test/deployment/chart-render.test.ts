@@ -345,7 +345,7 @@ describe('production values', () => {
     const bytes = Number(size![1]) * ({ '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 } as Record<string, number>)[size![2]!.toLowerCase()]!;
     const gateway = containerEnvironment(objectsOf('production'), mainContainer(deployment(objectsOf('production'), 'gateway')));
     const maxContent = Number(gateway.values.POSTS_MAX_CONTENT_BYTES ?? 1_048_576);
-    // gateway/src/routes/post-routes.ts: twice the content limit plus 64 KiB.
+    // gateway/src/posts/post-routes.ts: twice the content limit plus 64 KiB.
     expect(bytes).toBeGreaterThanOrEqual(2 * maxContent + 64 * 1024);
   });
 

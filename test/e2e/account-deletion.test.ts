@@ -4,7 +4,7 @@ import { noticeMail, PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { storedKeys } from '../support/object-store';
-import { totpSetupSchema } from '../../gateway/src/schemas/totp-schemas';
+import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
 
 let stack: E2eStack;
 

@@ -1,7 +1,7 @@
 import { ApiClient, type ApiResponse } from '../support/api-client';
 import { signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { problemSchema } from '../../gateway/src/schemas/problem-schema';
+import { problemSchema } from '../../gateway/src/http/problem-schema';
 
 let stack: E2eStack;
 let signedIn: ApiClient;

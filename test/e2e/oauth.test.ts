@@ -11,8 +11,8 @@ import {
   type OidcClaims,
   type ProviderFixture,
 } from '../../services/oauth/test/provider-fixtures';
-import { userSchema } from '../../gateway/src/schemas/account-schemas';
-import { totpSetupSchema } from '../../gateway/src/schemas/totp-schemas';
+import { userSchema } from '../../gateway/src/accounts/account-schemas';
+import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
 
 const GITHUB_CLIENT = { id: 'e2e-github-client', secret: 'e2e-github-secret' };
 let stack: E2eStack;

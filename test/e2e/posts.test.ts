@@ -3,7 +3,7 @@ import { ApiClient } from '../support/api-client';
 import { signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { storedKeys } from '../support/object-store';
-import { actionLogPageSchema, postPageSchema, postSchema } from '../../gateway/src/schemas/post-schemas';
+import { actionLogPageSchema, postPageSchema, postSchema } from '../../gateway/src/posts/post-schemas';
 
 const MAX_CONTENT_BYTES = 4096;
 let stack: E2eStack;

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { postListVersionKey } from '@latchkey/contracts';
 import { testRedisUrl, uniqueName } from '@latchkey/test-kit';
-import { MAX_PAGE_AGE_MS, PostListCache, type PostListCacheOutcome } from '../../src/post-list-cache';
+import { MAX_PAGE_AGE_MS, PostListCache, type PostListCacheOutcome } from '../../src/posts/post-list-cache';
 
 let redis: Redis;
 let prefix: string;

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { testRedisUrl, uniqueName, waitFor } from '@latchkey/test-kit';
-import { RateLimiter } from '../../src/rate-limiter';
+import { RateLimiter } from '../../src/limits/rate-limiter';
 
 let redis: Redis;
 let limiter: RateLimiter;

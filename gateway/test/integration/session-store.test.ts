@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { testRedisUrl, uniqueName } from '@latchkey/test-kit';
-import { hashSessionToken, SessionStore } from '../../src/session-store';
+import { hashSessionToken, SessionStore } from '../../src/sessions/session-store';
 
 const HOUR = 60 * 60 * 1000;
 const policy = { slidingTtlMs: 168 * HOUR, maxLifetimeMs: 720 * HOUR, refreshThresholdPercent: 50 };

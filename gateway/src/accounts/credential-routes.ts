@@ -1,71 +1,37 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '@latchkey/errors';
-import type { GatewayDeps } from '../gateway-deps';
-import { limitCredentialRequests, loginFailures, mayMail } from '../http/credential-limits';
-import { optionalSession, requireSession, sessionOf, startSession } from '../http/session-auth';
-import { clearSessionCookie } from '../http/session-cookie';
+import { optionalSession, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
+import type { CredentialLimits } from '../limits/credential-limits';
+import type { IdentityClient, TotpClient } from '../service-clients';
 import {
   changeEmailBody,
   changePasswordBody,
   emailBody,
-  loginBody,
   resendBody,
   resetPasswordBody,
   tokenBody,
   userSchema,
-} from '../schemas/account-schemas';
-import { accepted, noContent, problemResponses } from '../schemas/problem-schema';
-import { viewOf } from '../user-view';
-import { signIn } from '../http/sign-in';
-import { totpChallengeSchema } from '../schemas/totp-schemas';
-import { z } from 'zod';
+} from './account-schemas';
+import { accepted, noContent, problemResponses } from '../http/problem-schema';
+import { viewOf } from './user-view';
 
-/** /v0/auth: login, logout and the mailed-token flows. */
-export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
+/** What the credential routes use. */
+export type CredentialRoutesDeps = SessionAccess & {
+  readonly identity: IdentityClient;
+  readonly totp: TotpClient;
+  readonly limits: CredentialLimits;
+};
+
+/**
+ * /v0/auth flows that change what proves the account: the mailed-token
+ * flows (verify email, password reset, email change) and the password and
+ * email changes of a signed-in user.
+ */
+export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsyncZod {
   return async (app) => {
-    const credentialLimit = limitCredentialRequests(deps);
+    const credentialLimit = deps.limits.perClientIp;
     const session = requireSession(deps);
     const tags = ['authentication'];
-
-    app.post(
-      '/v0/auth/login',
-      {
-        schema: {
-          tags,
-          summary: 'Sign in with email and password; sets the session cookie.',
-          body: loginBody,
-          response: { 200: z.union([userSchema, totpChallengeSchema]), ...problemResponses(400, 401, 403, 429, 503) },
-        },
-        preHandler: credentialLimit,
-      },
-      async (request, reply) => {
-        const { email, password } = request.body;
-        const failures = await loginFailures.assertBelowLimit(deps, email);
-        const { user } = await deps.identity.authenticatePassword({ email, password }, request.ctx).catch(
-          async (error: unknown) => {
-            if (error instanceof AppError && error.code === 'auth:invalid_credentials') {
-              await loginFailures.record(deps, email);
-            }
-            throw error;
-          },
-        );
-        if (failures > 0) await loginFailures.clear(deps, email);
-        return signIn(deps, request, reply, user!);
-      },
-    );
-
-    app.post(
-      '/v0/auth/logout',
-      {
-        schema: { tags, summary: 'End the current session and clear the cookie.', response: { ...noContent, ...problemResponses(401, 503) } },
-        preHandler: session,
-      },
-      async (request, reply) => {
-        await deps.sessions.delete(sessionOf(request));
-        clearSessionCookie(reply, deps.cookie);
-        return reply.code(204).send(null);
-      },
-    );
 
     app.post(
       '/v0/auth/verify-email',
@@ -100,13 +66,13 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         const current = await optionalSession(deps, request);
         if (current) {
           const { user } = await deps.identity.getUser({ userId: current.userId }, request.ctx);
-          if (await mayMail(deps, user!.email)) {
+          if (await deps.limits.mayMail(user!.email)) {
             await deps.identity.sendVerificationEmail({ userId: current.userId }, request.ctx);
           }
         } else {
           const email = request.body?.email;
           if (!email) throw AppError.validation([{ field: 'email', message: 'is required without a session' }]);
-          if (await mayMail(deps, email)) await deps.identity.sendVerificationEmail({ email }, request.ctx);
+          if (await deps.limits.mayMail(email)) await deps.identity.sendVerificationEmail({ email }, request.ctx);
         }
         return reply.code(202).send(null);
       },
@@ -124,7 +90,7 @@ export function authRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
         preHandler: credentialLimit,
       },
       async (request, reply) => {
-        if (await mayMail(deps, request.body.email)) {
+        if (await deps.limits.mayMail(request.body.email)) {
           await deps.identity.requestPasswordReset(request.body, request.ctx);
         }
         return reply.code(202).send(null);

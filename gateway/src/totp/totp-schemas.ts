@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestamp, tokenField } from './fields';
+import { timestamp, tokenField } from '../http/fields';
 
 export const totpCodeField = z.string().regex(/^\d{6}$/, 'must be exactly 6 digits').describe('The 6-digit code of the authenticator app.');
 export const backupCodeField = z

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { oauthV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import type { GatewayDeps } from '../gateway-deps';
-import { limitCredentialRequests } from '../http/credential-limits';
-import { optionalSession, requireSession, sessionOf, startSession } from '../http/session-auth';
-import { signIn } from '../http/sign-in';
-import { providerFromPath, providerName } from '../oauth-providers';
-import { userSchema } from '../schemas/account-schemas';
+import { optionalSession, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
+import type { CredentialLimits } from '../limits/credential-limits';
+import type { IdentityClient, OAuthClient, TotpClient } from '../service-clients';
+import { signIn } from '../sessions/sign-in';
+import { providerFromPath, providerName } from './oauth-providers';
+import { userSchema } from '../accounts/account-schemas';
 import {
   authorizationSchema,
   authorizeQuery,
@@ -17,9 +17,9 @@ import {
   providerCallbackBody,
   providerParams,
   unlinkBody,
-} from '../schemas/oauth-schemas';
-import { noContent, problemResponses } from '../schemas/problem-schema';
-import { userView } from '../user-view';
+} from './oauth-schemas';
+import { noContent, problemResponses } from '../http/problem-schema';
+import { userView } from '../accounts/user-view';
 
 function connectionView(connection: oauthV1.Connection) {
   return {
@@ -30,11 +30,19 @@ function connectionView(connection: oauthV1.Connection) {
   };
 }
 
+/** What the OAuth routes use. */
+export type OAuthRoutesDeps = SessionAccess & {
+  readonly identity: IdentityClient;
+  readonly oauth: OAuthClient;
+  readonly totp: TotpClient;
+  readonly limits: CredentialLimits;
+};
+
 /** /v0/auth/oauth and complete-signup: sign-in with Google or GitHub, and linking them. */
-export function oauthRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
+export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const session = requireSession(deps);
-    const credentialLimit = limitCredentialRequests(deps);
+    const credentialLimit = deps.limits.perClientIp;
     const tags = ['oauth'];
 
     app.get(

@@ -1,17 +1,25 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { GatewayDeps } from '../gateway-deps';
-import { limitCredentialRequests } from '../http/credential-limits';
-import { requireSession, sessionOf } from '../http/session-auth';
-import { clearSessionCookie } from '../http/session-cookie';
-import { assertAccountDeletionAllowed } from '../http/account-deletion-proof';
-import { deleteAccountBody, registerBody, userSchema } from '../schemas/account-schemas';
-import { actionLogPageSchema, pageQuery } from '../schemas/post-schemas';
-import { noContent, problemResponses } from '../schemas/problem-schema';
-import { sessionAccountView, userView } from '../user-view';
-import { nextCursor } from '../post-view';
+import { requireSession, sessionOf, type SessionAccess } from '../sessions/session-auth';
+import type { CredentialLimits } from '../limits/credential-limits';
+import type { IdentityClient, PostsClient, TotpClient } from '../service-clients';
+import { clearSessionCookie } from '../sessions/session-cookie';
+import { assertAccountDeletionAllowed } from './account-deletion-proof';
+import { deleteAccountBody, registerBody, userSchema } from './account-schemas';
+import { actionLogPageSchema, pageQuery } from '../posts/post-schemas';
+import { noContent, problemResponses } from '../http/problem-schema';
+import { sessionAccountView, userView } from './user-view';
+import { nextCursor } from '../posts/post-view';
+
+/** What the account routes use. */
+export type AccountRoutesDeps = SessionAccess & {
+  readonly identity: IdentityClient;
+  readonly totp: TotpClient;
+  readonly posts: PostsClient;
+  readonly limits: CredentialLimits;
+};
 
 /** /v0/users: registration and the caller's own account. */
-export function accountRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
+export function accountRoutes(deps: AccountRoutesDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/v0/users',
@@ -22,7 +30,7 @@ export function accountRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
           body: registerBody,
           response: { 201: userSchema, ...problemResponses(400, 409, 413, 415, 429, 503) },
         },
-        preHandler: limitCredentialRequests(deps),
+        preHandler: deps.limits.perClientIp,
       },
       async (request, reply) => {
         const { user } = await deps.identity.registerUser(request.body, request.ctx);

@@ -1,9 +1,9 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
 import type { identityV1 } from '@latchkey/contracts';
 import type { z } from 'zod';
-import type { userSchema } from './schemas/account-schemas';
-import type { GatewayDeps } from './gateway-deps';
-import type { Session } from './session-store';
+import type { userSchema } from './account-schemas';
+import type { IdentityClient, TotpClient } from '../service-clients';
+import type { Session, SessionStore } from '../sessions/session-store';
 
 export type UserView = z.output<typeof userSchema>;
 
@@ -26,7 +26,7 @@ export function userView(user: identityV1.User, totpEnabled: boolean): UserView 
  * to know; both answers are needed, so ask both at once.
  */
 export async function accountView(
-  deps: Pick<GatewayDeps, 'identity' | 'totp'>,
+  deps: { readonly identity: IdentityClient; readonly totp: TotpClient },
   userId: string,
   context: RequestContext,
 ): Promise<UserView> {
@@ -39,7 +39,7 @@ export async function accountView(
 
 /** The view of an account already at hand, for answers that just changed it. */
 export async function viewOf(
-  deps: Pick<GatewayDeps, 'totp'>,
+  deps: { readonly totp: TotpClient },
   user: identityV1.User,
   context: RequestContext,
 ): Promise<UserView> {
@@ -60,7 +60,7 @@ export const PROFILE_MAX_AGE_MS = 60_000;
  * Nothing decides access from it; sign-in asks the services every time.
  */
 export async function sessionAccountView(
-  deps: Pick<GatewayDeps, 'identity' | 'totp' | 'sessions'>,
+  deps: { readonly identity: IdentityClient; readonly totp: TotpClient; readonly sessions: SessionStore },
   session: Session,
   request: { readonly ctx: RequestContext },
   now = Date.now(),

@@ -1,9 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@latchkey/errors';
-import type { GatewayDeps } from '../gateway-deps';
-import type { Session } from '../session-store';
-import type { UserView } from '../user-view';
-import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './session-cookie';
+import type { Session, SessionStore } from './session-store';
+import type { UserView } from '../accounts/user-view';
+import { clearSessionCookie, SESSION_COOKIE, setSessionCookie, type CookieSettings } from './session-cookie';
+
+/** What reading and starting sessions takes: the store and the cookie's settings. */
+export interface SessionAccess {
+  readonly sessions: SessionStore;
+  readonly cookie: CookieSettings;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,7 +24,7 @@ export function sessionOf(request: FastifyRequest): Session {
 }
 
 /** preHandler of protected routes: a live session or 401 with the cookie cleared (API.md part 3). */
-export function requireSession(deps: GatewayDeps) {
+export function requireSession(deps: SessionAccess) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const session = await deps.sessions.authenticate(request.cookies[SESSION_COOKIE]);
     if (!session) {
@@ -31,13 +36,13 @@ export function requireSession(deps: GatewayDeps) {
 }
 
 /** Resolves the session when one is present, for routes that work either way. */
-export async function optionalSession(deps: GatewayDeps, request: FastifyRequest): Promise<Session | undefined> {
+export async function optionalSession(deps: SessionAccess, request: FastifyRequest): Promise<Session | undefined> {
   return deps.sessions.authenticate(request.cookies[SESSION_COOKIE]);
 }
 
 /** Signs the user in on this response: a new server-side session and its cookie. */
 export async function startSession(
-  deps: GatewayDeps,
+  deps: SessionAccess,
   request: FastifyRequest,
   reply: FastifyReply,
   account: { readonly userId: string; readonly handle: string | undefined },

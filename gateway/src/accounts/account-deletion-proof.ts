@@ -1,6 +1,6 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError, type FieldError } from '@latchkey/errors';
-import type { GatewayDeps } from '../gateway-deps';
+import type { IdentityClient, TotpClient } from '../service-clients';
 
 const TOTP_CODE = /^\d{6}$/;
 
@@ -11,7 +11,7 @@ const TOTP_CODE = /^\d{6}$/;
  * checked before a code is spent, so a wrong password wastes no backup code.
  */
 export async function assertAccountDeletionAllowed(
-  deps: GatewayDeps,
+  deps: { readonly identity: IdentityClient; readonly totp: TotpClient },
   userId: string,
   proof: { password?: string | undefined; code?: string | undefined; handle?: string | undefined },
   context: RequestContext,

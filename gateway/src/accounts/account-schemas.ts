@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currentPasswordField, emailField, handleField, newPasswordField, timestamp, tokenField } from './fields';
+import { currentPasswordField, emailField, handleField, newPasswordField, timestamp, tokenField } from '../http/fields';
 
 export const userSchema = z
   .object({
@@ -15,7 +15,6 @@ export const userSchema = z
   .meta({ id: 'User' });
 
 export const registerBody = z.object({ handle: handleField, email: emailField, password: newPasswordField });
-export const loginBody = z.object({ email: emailField, password: currentPasswordField });
 export const tokenBody = z.object({ token: tokenField });
 export const emailBody = z.object({ email: emailField });
 /** Fastify hands an absent body over as null. */
@@ -23,21 +22,6 @@ export const resendBody = z.object({ email: emailField.optional() }).nullish();
 export const resetPasswordBody = z.object({ token: tokenField, new_password: newPasswordField });
 export const changePasswordBody = z.object({ current_password: currentPasswordField, new_password: newPasswordField });
 export const changeEmailBody = z.object({ current_password: currentPasswordField, new_email: emailField });
-
-export const sessionSchema = z
-  .object({
-    id: z.string().describe('Public id of the session; never the cookie value.'),
-    created_at: timestamp,
-    last_seen_at: timestamp,
-    expires_at: timestamp,
-    user_agent: z.string(),
-    ip: z.string(),
-    current: z.boolean(),
-  })
-  .meta({ id: 'Session' });
-
-export const sessionListSchema = z.object({ items: z.array(sessionSchema) });
-export const sessionIdParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{22}$/, 'must be a session id') });
 
 /** What proves the caller may delete the account; which fields are needed depends on the account. */
 export const deleteAccountBody = z

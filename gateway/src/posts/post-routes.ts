@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { GatewayDeps } from '../gateway-deps';
-import { requireSession, sessionOf } from '../http/session-auth';
-import { postPageView, postView } from '../post-view';
+import { requireSession, sessionOf, type SessionAccess } from '../sessions/session-auth';
+import type { IdentityClient, PostsClient } from '../service-clients';
+import type { PostListCache } from './post-list-cache';
+import { postPageView, postView, type PostPageView } from './post-view';
 import {
   createPostBody,
   postIdParams,
@@ -10,17 +11,26 @@ import {
   postSchema,
   searchQuery,
   updatePostBody,
-} from '../schemas/post-schemas';
-import { noContent, problemResponses } from '../schemas/problem-schema';
+} from './post-schemas';
+import { noContent, problemResponses } from '../http/problem-schema';
 import { AppError } from '@latchkey/errors';
 
+/** What the post routes use. */
+export type PostRoutesDeps = SessionAccess & {
+  readonly identity: IdentityClient;
+  readonly posts: PostsClient;
+  readonly newestPosts: PostListCache<PostPageView>;
+  /** POSTS_MAX_CONTENT_BYTES, which sizes the body limit of post writes. */
+  readonly maxContentBytes: number;
+};
+
 /** /v0/posts and /v0/search/posts. */
-export function postRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
+export function postRoutes(deps: PostRoutesDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const session = requireSession(deps);
     const tags = ['posts'];
     // Content just over the limit must still parse, so that it gets a 400 naming the field (API.md part 1).
-    const bodyLimit = 2 * deps.config.POSTS_MAX_CONTENT_BYTES + 64 * 1024;
+    const bodyLimit = 2 * deps.maxContentBytes + 64 * 1024;
 
     app.post(
       '/v0/posts',

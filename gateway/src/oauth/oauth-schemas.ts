@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { handleField, timestamp, tokenField } from './fields';
-import { totpChallengeSchema } from './totp-schemas';
-import { userSchema } from './account-schemas';
+import { handleField, timestamp, tokenField } from '../http/fields';
+import { totpChallengeSchema } from '../totp/totp-schemas';
+import { userSchema } from '../accounts/account-schemas';
 
 export const providerParams = z.object({ provider: z.string().max(32).describe('`google` or `github`.') });
 export const authorizeQuery = z.object({ purpose: z.enum(['login', 'link']).default('login') });

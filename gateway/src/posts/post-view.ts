@@ -1,6 +1,6 @@
 import type { postsV1 } from '@latchkey/contracts';
 import type { z } from 'zod';
-import type { postPageSchema, postSchema, postSummarySchema } from './schemas/post-schemas';
+import type { postPageSchema, postSchema, postSummarySchema } from './post-schemas';
 
 export type PostPageView = z.output<typeof postPageSchema>;
 

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { identityV1 } from '@latchkey/contracts';
-import type { GatewayDeps } from '../gateway-deps';
-import { userView, type UserView } from '../user-view';
-import { startSession } from './session-auth';
+import type { TotpClient } from '../service-clients';
+import { userView, type UserView } from '../accounts/user-view';
+import { startSession, type SessionAccess } from './session-auth';
 
 export interface TotpChallenge {
   totp_required: true;
@@ -15,7 +15,7 @@ export interface TotpChallenge {
  * gets its session (spec part 5, point 7).
  */
 export async function signIn(
-  deps: GatewayDeps,
+  deps: SessionAccess & { readonly totp: TotpClient },
   request: FastifyRequest,
   reply: FastifyReply,
   user: identityV1.User,

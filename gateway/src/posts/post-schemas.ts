@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestamp } from './fields';
+import { timestamp } from '../http/fields';
 
 const author = z.object({ id: z.uuid(), handle: z.string() });
 

@@ -1,8 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { GatewayDeps } from '../gateway-deps';
+import type { Registry } from 'prom-client';
 
 /** Probes and metrics, outside /v0 and outside the OpenAPI document. */
-export function operationsRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
+export function operationsRoutes(deps: {
+  readonly registry: Registry;
+  /** Whether Redis and every service answer. */
+  readonly ready: () => Promise<boolean>;
+}): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 

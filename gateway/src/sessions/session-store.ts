@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { UserView } from './user-view';
+import type { UserView } from '../accounts/user-view';
 
 /** One server-side session. The cookie value itself is never stored. */
 export interface Session {

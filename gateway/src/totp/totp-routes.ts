@@ -1,10 +1,10 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { GatewayDeps } from '../gateway-deps';
-import { limitCredentialRequests } from '../http/credential-limits';
-import { requireSession, sessionOf, startSession } from '../http/session-auth';
-import { userSchema } from '../schemas/account-schemas';
-import { noContent, problemResponses } from '../schemas/problem-schema';
+import { requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
+import type { CredentialLimits } from '../limits/credential-limits';
+import type { IdentityClient, TotpClient } from '../service-clients';
+import { userSchema } from '../accounts/account-schemas';
+import { noContent, problemResponses } from '../http/problem-schema';
 import {
   backupCodesSchema,
   codeBody,
@@ -12,11 +12,18 @@ import {
   totpSetupSchema,
   totpStatusSchema,
   verifyBody,
-} from '../schemas/totp-schemas';
-import { userView } from '../user-view';
+} from './totp-schemas';
+import { userView } from '../accounts/user-view';
+
+/** What the TOTP routes use. */
+export type TotpRoutesDeps = SessionAccess & {
+  readonly identity: IdentityClient;
+  readonly totp: TotpClient;
+  readonly limits: CredentialLimits;
+};
 
 /** /v0/auth/totp: the second factor (RFC 6238 codes and backup codes). */
-export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
+export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const session = requireSession(deps);
     const tags = ['totp'];
@@ -100,7 +107,7 @@ export function totpRoutes(deps: GatewayDeps): FastifyPluginAsyncZod {
           body: verifyBody,
           response: { 200: userSchema, ...problemResponses(400, 401, 429, 503) },
         },
-        preHandler: limitCredentialRequests(deps),
+        preHandler: deps.limits.perClientIp,
       },
       async (request, reply) => {
         const { temp_token, code, backup_code } = request.body;

@@ -1,0 +1,8 @@
+import type { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
+import type { ServiceClient } from '@latchkey/grpc-kit';
+
+/** The gRPC clients the gateway holds, one long-lived channel each; plugins name the ones they use. */
+export type IdentityClient = ServiceClient<typeof identityV1.IdentityServiceService>;
+export type OAuthClient = ServiceClient<typeof oauthV1.OAuthServiceService>;
+export type TotpClient = ServiceClient<typeof totpV1.TotpServiceService>;
+export type PostsClient = ServiceClient<typeof postsV1.PostsServiceService>;
