@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { type z } from 'zod';
+import { units as catalogue } from '@latchkey/units';
 import { configSchema as gatewaySchema, loadGatewayConfig } from '../../gateway/src/config';
 import { configSchema as identitySchema, loadIdentityConfig } from '../../services/identity/src/config';
 import { configSchema as jobsSchema, loadJobsConfig } from '../../services/jobs/src/config';
@@ -30,14 +31,12 @@ const processes: Record<string, ProcessConfig> = {
 };
 
 /** The gRPC services, each listening on 50051 and reached at <UNIT>_GRPC_ADDRESS. */
-const grpcUnits = ['identity', 'posts', 'totp', 'oauth'];
+const grpcUnits = catalogue.filter((unit) => unit.kind === 'grpc').map((unit) => unit.name);
 
 /** Who calls whom over gRPC: each caller reads the callee's address. */
-const callers: Record<string, string[]> = {
-  gateway: ['identity', 'posts', 'totp', 'oauth'],
-  oauth: ['identity'],
-  jobs: ['posts', 'totp', 'oauth'],
-};
+const callers: Record<string, readonly string[]> = Object.fromEntries(
+  catalogue.filter((unit) => unit.calls.length > 0).map((unit) => [unit.name, unit.calls]),
+);
 
 /** Variables that carry credentials: only ever from a Secret. */
 const credentials = [
@@ -69,6 +68,22 @@ test('the required variables are the ones this test expects (the schemas are rea
   expect(requiredVariables(totpSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL', 'TOTP_ENCRYPTION_KEY']);
   expect(requiredVariables(oauthSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL']);
   expect(requiredVariables(jobsSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'PUBLIC_APP_URL', 'SMTP_URL']);
+});
+
+test('a configuration is read here for every unit of the list', () => {
+  expect(Object.keys(processes).sort()).toEqual(catalogue.map((unit) => unit.name).sort());
+});
+
+test.each(catalogue.map((unit) => [unit.name, unit] as const))('%s reads every setting the list hands it, and listens where the stack expects', (name, unit) => {
+  const { schema, load } = processes[name]!;
+  const read = new Set(Object.keys(schema.shape));
+  expect(unit.settings.filter((setting) => !read.has(setting))).toEqual([]);
+  // Run alone, a gRPC service listens on the port the stack gives it: 50051 plus its offset.
+  const grpc = unit.ports.find((port) => port.name === 'grpc');
+  if (grpc) {
+    const required = { DATABASE_URL: 'postgres://db/x', REDIS_URL: 'redis://r', NATS_URL: 'nats://n', TOTP_ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') };
+    expect((load(required) as Record<string, unknown>)[grpc.variable]).toBe(50_051 + grpc.localOffset);
+  }
 });
 
 test('every config and secret name in values.yaml is read by a unit', () => {

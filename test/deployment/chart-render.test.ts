@@ -5,25 +5,18 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { units as catalogue } from '@latchkey/units';
 import { chartDir, devValues, findObject, isHook, type K8sObject, productionValues, renderChart } from './helm';
 import { unknownFields, validateWithModel } from './manifest-validation';
 import { componentOf, containerEnvironment, mainContainer, podTemplate, type Probe, selects } from './workloads';
 
 const chart = parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8')) as { apiVersion: string; appVersion: string };
 
-/**
- * Units the chart deploys today, with the shape of each: kind, whether it
- * migrates, the gRPC units it calls, the gRPC health service its readiness
- * probe asks about.
- */
-const units: Record<string, { kind: 'http' | 'grpc' | 'worker'; migrations: boolean; calls: string[]; health?: string }> = {
-  gateway: { kind: 'http', migrations: false, calls: ['identity', 'posts', 'totp', 'oauth'] },
-  identity: { kind: 'grpc', migrations: true, calls: [], health: 'identity.v1.IdentityService' },
-  posts: { kind: 'grpc', migrations: true, calls: [], health: 'posts.v1.PostsService' },
-  totp: { kind: 'grpc', migrations: true, calls: [], health: 'totp.v1.TotpService' },
-  oauth: { kind: 'grpc', migrations: true, calls: ['identity'], health: 'oauth.v1.OAuthService' },
-  jobs: { kind: 'worker', migrations: true, calls: ['posts', 'totp', 'oauth'] },
-};
+/** The shape of each unit the chart deploys, from the one list of units (packages/units). */
+const units: Record<string, { kind: 'http' | 'grpc' | 'worker'; migrations: boolean; calls: readonly string[]; health?: string }> =
+  Object.fromEntries(
+    catalogue.map((unit) => [unit.name, { kind: unit.kind, migrations: unit.migrates, calls: unit.calls, health: unit.grpcService }]),
+  );
 
 /** A unit speaks gRPC when it serves it or calls a unit that does. */
 const speaksGrpc = (unit: string): boolean => units[unit]!.kind === 'grpc' || units[unit]!.calls.length > 0;
@@ -226,7 +219,8 @@ describe.each(variants)('helm template with %s values', (variant) => {
       if (units[unit]!.kind === 'grpc') {
         const grpcRules = rulesFor('grpc');
         expect(grpcRules).toHaveLength(1);
-        const callers = unitNames.filter((caller) => units[caller]!.calls.includes(unit));
+        // Helm ranges over units by name.
+        const callers = unitNames.filter((caller) => units[caller]!.calls.includes(unit)).sort();
         expect(callers.length).toBeGreaterThan(0);
         expect(grpcRules[0]?.from).toEqual(
           callers.map((caller) => ({

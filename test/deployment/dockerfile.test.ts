@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { units as catalogue } from '@latchkey/units';
 import { chartDir, repoRoot } from './helm';
 
 interface Stage {
@@ -40,14 +41,7 @@ const stage = (name: string): Stage => {
   return found;
 };
 
-const units: Record<string, string> = {
-  gateway: 'gateway',
-  identity: 'services/identity',
-  posts: 'services/posts',
-  totp: 'services/totp',
-  oauth: 'services/oauth',
-  jobs: 'services/jobs',
-};
+const units: Record<string, string> = Object.fromEntries(catalogue.map((unit) => [unit.name, unit.folder]));
 const values = parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8')) as {
   units: Record<string, { args: string[]; ports: Record<string, { port: number; env?: string }> }>;
 };

@@ -1,12 +1,13 @@
-/** A backing service a unit connects to, checked before the stack starts. */
-export type BackingServiceName = 'postgres' | 'redis' | 'nats';
+import { addressVariableOf, serveArgsOf, units, type BackingServiceName, type PortName } from '@latchkey/units';
+
+export type { BackingServiceName } from '@latchkey/units';
 
 /**
  * Which range a port comes from when ports are fixed: gRPC listeners count
  * up from the port base (50051), metrics listeners from 9464, and the
  * gateway's HTTP port is GATEWAY_PORT (8080).
  */
-export type PortKind = 'grpc' | 'metrics' | 'http';
+export type PortKind = PortName;
 
 export interface UnitPort {
   /** The variable the unit reads its listening port from. */
@@ -36,67 +37,18 @@ export interface StackUnit {
   readonly backingServices: readonly BackingServiceName[];
 }
 
-/**
- * A gRPC service: `migrate` then `serve`, a gRPC and a metrics listener, and
- * its address published as `<NAME>_GRPC_ADDRESS` for the units that call it.
- * `needs` names the services it calls: they start first, so that their
- * addresses are known (with random ports, only once they are up).
- */
-function grpcService(
-  name: string,
-  offset: number,
-  backingServices: readonly BackingServiceName[],
-  needs: readonly string[] = [],
-): StackUnit {
-  return {
-    name,
-    entry: `services/${name}/dist/main.js`,
-    migrates: true,
-    serveArgs: ['serve'],
-    ports: [
-      { variable: 'GRPC_PORT', kind: 'grpc', offset },
-      { variable: 'METRICS_PORT', kind: 'metrics', offset },
-    ],
-    addressVariable: `${name.toUpperCase()}_GRPC_ADDRESS`,
-    needs,
-    backingServices,
-  };
-}
-
-/**
- * The gRPC services behind the gateway. Adding one (oauth, totp, posts) is
- * one line here: the gateway needs every service of this list.
- */
-const grpcServices: readonly StackUnit[] = [
-  grpcService('identity', 0, ['postgres', 'nats']),
-  grpcService('oauth', 1, ['postgres', 'redis', 'nats'], ['identity']),
-  grpcService('totp', 2, ['postgres', 'redis', 'nats']),
-  grpcService('posts', 3, ['postgres', 'redis', 'nats']),
-];
-
-/** Every unit of the stack, in the order migrations run. */
-export const stackUnits: readonly StackUnit[] = [
-  ...grpcServices,
-  {
-    name: 'jobs',
-    entry: 'services/jobs/dist/main.js',
-    migrates: true,
-    serveArgs: ['serve'],
-    ports: [{ variable: 'METRICS_PORT', kind: 'metrics', offset: 10 }],
-    // The account cleanup calls these.
-    needs: ['oauth', 'totp', 'posts'],
-    backingServices: ['postgres', 'nats'],
-  },
-  {
-    name: 'gateway',
-    entry: 'gateway/dist/main.js',
-    migrates: false,
-    serveArgs: [],
-    ports: [{ variable: 'GATEWAY_PORT', kind: 'http', offset: 0 }],
-    needs: grpcServices.map((service) => service.name),
-    backingServices: ['redis'],
-  },
-];
+/** Every unit of the stack, in the order migrations run: the catalogue of @latchkey/units. */
+export const stackUnits: readonly StackUnit[] = units.map((unit) => ({
+  name: unit.name,
+  entry: `${unit.folder}/dist/main.js`,
+  migrates: unit.migrates,
+  serveArgs: serveArgsOf(unit),
+  ports: unit.ports.map((port) => ({ variable: port.variable, kind: port.name, offset: port.localOffset })),
+  ...(unit.kind === 'grpc' ? { addressVariable: addressVariableOf(unit.name) } : {}),
+  // The units it calls start first, so that their addresses are known (with random ports, only once they are up).
+  needs: unit.calls,
+  backingServices: unit.backingServices,
+}));
 
 /** The units named in `names`, in catalogue order; all of them when `names` is undefined. */
 export function selectUnits(catalogue: readonly StackUnit[], names?: readonly string[]): StackUnit[] {

@@ -1,0 +1,39 @@
+import { addressVariableOf, callersOf, serveArgsOf, unitNamed, units } from './unit-catalogue';
+
+test('names are unique and every call names a gRPC unit of the list', () => {
+  const names = units.map((unit) => unit.name);
+  expect(new Set(names).size).toBe(names.length);
+  for (const unit of units) {
+    for (const callee of unit.calls) expect({ caller: unit.name, callee, kind: unitNamed(callee).kind }).toEqual({ caller: unit.name, callee, kind: 'grpc' });
+  }
+});
+
+test('a gRPC unit has a health service and a gRPC port; a worker listens only for metrics', () => {
+  for (const unit of units) {
+    const ports = unit.ports.map((port) => port.name);
+    if (unit.kind === 'grpc') {
+      expect(unit.grpcService).toMatch(new RegExp(`^${unit.name}\\.v\\d+\\.\\w+Service$`));
+      expect(ports).toEqual(['grpc', 'metrics']);
+    } else {
+      expect(unit.grpcService).toBeUndefined();
+      expect(ports).toEqual([unit.kind === 'http' ? 'http' : 'metrics']);
+    }
+  }
+});
+
+test('no two units share a port on one host', () => {
+  const local = units.flatMap((unit) => unit.ports.map((port) => `${port.name}+${port.localOffset}`));
+  expect(new Set(local).size).toBe(local.length);
+});
+
+test('every gRPC unit has a caller', () => {
+  for (const unit of units.filter((candidate) => candidate.kind === 'grpc')) expect(callersOf(unit.name).length).toBeGreaterThan(0);
+});
+
+test('callers, addresses and serve arguments follow the list', () => {
+  expect(callersOf('identity')).toEqual(['oauth', 'gateway']);
+  expect(addressVariableOf('identity')).toBe('IDENTITY_GRPC_ADDRESS');
+  expect(serveArgsOf(unitNamed('gateway'))).toEqual([]);
+  expect(serveArgsOf(unitNamed('jobs'))).toEqual(['serve']);
+  expect(() => unitNamed('nope')).toThrow(/no unit nope/);
+});

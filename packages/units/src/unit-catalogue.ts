@@ -1,0 +1,239 @@
+/**
+ * Every deployable unit, declared once. The local stack is built from this
+ * list; the chart's `units` block, its NetworkPolicies, the Skaffold
+ * artifacts and the Dockerfile targets are checked against it by
+ * `test/deployment/unit-catalogue.test.ts`, in both directions. Adding a
+ * unit starts here (see "Adding a unit" in docs/architecture.md).
+ */
+
+/**
+ * http: serves the HTTP API (probes and metrics on the same port);
+ * grpc: serves gRPC with grpc.health.v1, metrics on their own port;
+ * worker: no inbound traffic, probes and metrics on the metrics port.
+ */
+export type UnitKind = 'http' | 'grpc' | 'worker';
+
+/** A backing service the local stack checks before it starts a unit. */
+export type BackingServiceName = 'postgres' | 'redis' | 'nats';
+
+/** A port's name in the chart (Service and NetworkPolicy port names) and its range on one host. */
+export type PortName = 'http' | 'grpc' | 'metrics';
+
+export interface UnitPort {
+  readonly name: PortName;
+  /** The variable the process reads its listening port from. */
+  readonly variable: string;
+  /** The port in the unit's container. */
+  readonly containerPort: number;
+  /**
+   * Position in its name's range when every unit shares one host (the local
+   * stack): gRPC from 50051, metrics from 9464. Fixed per unit, so that
+   * adding a unit moves no other unit's port; a gRPC service's own
+   * GRPC_PORT default is the same port, so that it runs alone as it does in
+   * the stack.
+   */
+  readonly localOffset: number;
+}
+
+export interface Unit {
+  readonly name: string;
+  readonly kind: UnitKind;
+  /** The unit's folder, relative to the repository root. */
+  readonly folder: string;
+  readonly packageName: string;
+  /** The gRPC service its readiness probe asks grpc.health.v1 about. */
+  readonly grpcService?: string;
+  readonly ports: readonly UnitPort[];
+  /** gRPC units it calls: it reads their `<NAME>_GRPC_ADDRESS`, and only callers may reach a gRPC port. */
+  readonly calls: readonly string[];
+  /** Whether `node dist/main.js migrate` must run before it serves. */
+  readonly migrates: boolean;
+  readonly backingServices: readonly BackingServiceName[];
+  /**
+   * The installation-wide settings it reads (the chart's `config` and
+   * `secrets`); its own settings with defaults stay in its config schema.
+   */
+  readonly settings: readonly string[];
+}
+
+/** What every process reads (packages/config's processVariables). */
+const processSettings = ['NODE_ENV', 'LOG_LEVEL', 'OTEL_EXPORTER_OTLP_ENDPOINT'] as const;
+const objectStoreSettings = [
+  'S3_ENDPOINT',
+  'S3_REGION',
+  'S3_BUCKET',
+  'S3_FORCE_PATH_STYLE',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+] as const;
+
+function grpcPorts(localOffset: number): readonly UnitPort[] {
+  return [
+    { name: 'grpc', variable: 'GRPC_PORT', containerPort: 50_051, localOffset },
+    { name: 'metrics', variable: 'METRICS_PORT', containerPort: 9_464, localOffset },
+  ];
+}
+
+/** Every unit, gRPC services first, in the order their migrations run. */
+export const units: readonly Unit[] = [
+  {
+    name: 'identity',
+    kind: 'grpc',
+    folder: 'services/identity',
+    packageName: '@latchkey/identity',
+    grpcService: 'identity.v1.IdentityService',
+    ports: grpcPorts(0),
+    calls: [],
+    migrates: true,
+    backingServices: ['postgres', 'nats'],
+    settings: [
+      ...processSettings,
+      'NATS_SUBJECT_PREFIX',
+      'AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME',
+      'AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME',
+      'AUTH_EMAIL_CHANGE_TOKEN_EXPIRE_TIME',
+      'DATABASE_URL',
+      'NATS_URL',
+    ],
+  },
+  {
+    name: 'oauth',
+    kind: 'grpc',
+    folder: 'services/oauth',
+    packageName: '@latchkey/oauth',
+    grpcService: 'oauth.v1.OAuthService',
+    ports: grpcPorts(1),
+    calls: ['identity'],
+    migrates: true,
+    backingServices: ['postgres', 'redis', 'nats'],
+    settings: [
+      ...processSettings,
+      'REDIS_KEY_PREFIX',
+      'NATS_SUBJECT_PREFIX',
+      'OAUTH_PENDING_SIGNUP_TTL_MINUTES',
+      ...['GOOGLE', 'GITHUB'].flatMap((provider) => [
+        `${provider}_CLIENT_ID`,
+        `${provider}_CLIENT_SECRET`,
+        `${provider}_REDIRECT_URI`,
+        `${provider}_AUTHORIZATION_URL`,
+        `${provider}_TOKEN_URL`,
+      ]),
+      'GOOGLE_ISSUER',
+      'GOOGLE_USERINFO_URL',
+      'GOOGLE_JWKS_URL',
+      'GITHUB_API_URL',
+      'DATABASE_URL',
+      'REDIS_URL',
+      'NATS_URL',
+    ],
+  },
+  {
+    name: 'totp',
+    kind: 'grpc',
+    folder: 'services/totp',
+    packageName: '@latchkey/totp',
+    grpcService: 'totp.v1.TotpService',
+    ports: grpcPorts(2),
+    calls: [],
+    migrates: true,
+    backingServices: ['postgres', 'redis', 'nats'],
+    settings: [
+      ...processSettings,
+      'REDIS_KEY_PREFIX',
+      'NATS_SUBJECT_PREFIX',
+      'TOTP_ISSUER',
+      'TOTP_TEMP_TOKEN_TTL_SECONDS',
+      'DATABASE_URL',
+      'REDIS_URL',
+      'NATS_URL',
+      'TOTP_ENCRYPTION_KEY',
+      'TOTP_PREVIOUS_ENCRYPTION_KEYS',
+    ],
+  },
+  {
+    name: 'posts',
+    kind: 'grpc',
+    folder: 'services/posts',
+    packageName: '@latchkey/posts',
+    grpcService: 'posts.v1.PostsService',
+    ports: grpcPorts(3),
+    calls: [],
+    migrates: true,
+    backingServices: ['postgres', 'redis', 'nats'],
+    settings: [
+      ...processSettings,
+      'NATS_SUBJECT_PREFIX',
+      'REDIS_KEY_PREFIX',
+      ...objectStoreSettings,
+      'POSTS_MAX_CONTENT_BYTES',
+      'DATABASE_URL',
+      'REDIS_URL',
+      'NATS_URL',
+    ],
+  },
+  {
+    name: 'jobs',
+    kind: 'worker',
+    folder: 'services/jobs',
+    packageName: '@latchkey/jobs',
+    ports: [{ name: 'metrics', variable: 'METRICS_PORT', containerPort: 9_464, localOffset: 10 }],
+    // The account cleanup.
+    calls: ['oauth', 'totp', 'posts'],
+    migrates: true,
+    backingServices: ['postgres', 'nats'],
+    settings: [
+      ...processSettings,
+      'NATS_SUBJECT_PREFIX',
+      'MAIL_FROM',
+      'PUBLIC_APP_URL',
+      ...objectStoreSettings,
+      'DATABASE_URL',
+      'NATS_URL',
+      'SMTP_URL',
+    ],
+  },
+  {
+    name: 'gateway',
+    kind: 'http',
+    folder: 'gateway',
+    packageName: '@latchkey/gateway',
+    ports: [{ name: 'http', variable: 'GATEWAY_PORT', containerPort: 8_080, localOffset: 0 }],
+    calls: ['identity', 'oauth', 'totp', 'posts'],
+    migrates: false,
+    backingServices: ['redis'],
+    settings: [
+      ...processSettings,
+      'PUBLIC_APP_URL',
+      'ALLOWED_ORIGINS',
+      'COOKIE_SECURE',
+      'TRUSTED_PROXIES',
+      'REDIS_KEY_PREFIX',
+      'AUTH_SESSION_MAX_LIFETIME_HOURS',
+      'AUTH_SESSION_SLIDING_TTL_HOURS',
+      'AUTH_SESSION_REFRESH_THRESHOLD',
+      'POSTS_MAX_CONTENT_BYTES',
+      'REDIS_URL',
+    ],
+  },
+];
+
+export function unitNamed(name: string): Unit {
+  const unit = units.find((candidate) => candidate.name === name);
+  if (!unit) throw new Error(`no unit ${name} (known: ${units.map((known) => known.name).join(', ')})`);
+  return unit;
+}
+
+/** The units that call `name` over gRPC, in catalogue order. */
+export function callersOf(name: string): string[] {
+  return units.filter((unit) => unit.calls.includes(name)).map((unit) => unit.name);
+}
+
+/** The variable under which callers find a gRPC unit: IDENTITY_GRPC_ADDRESS. */
+export function addressVariableOf(name: string): string {
+  return `${name.toUpperCase()}_GRPC_ADDRESS`;
+}
+
+/** What follows `node dist/main.js` to start the long-running process. */
+export function serveArgsOf(unit: Unit): readonly string[] {
+  return unit.kind === 'http' ? [] : ['serve'];
+}
