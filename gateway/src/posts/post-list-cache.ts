@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { postListVersionKey } from '@latchkey/contracts';
+import { readPostListVersion } from '@latchkey/post-list-version';
 
 /**
  * The longest a page is served from memory. It matters only when a posts
@@ -28,20 +28,16 @@ interface KeptPage<Page> {
  */
 export class PostListCache<Page> {
   private readonly pages = new Map<number | undefined, KeptPage<Page>>();
-  private readonly versionKey: string;
-
   constructor(
     private readonly redis: Redis,
-    redisKeyPrefix: string,
+    private readonly redisKeyPrefix: string,
     private readonly options: { now?: () => number; onOutcome?: (outcome: PostListCacheOutcome) => void } = {},
-  ) {
-    this.versionKey = postListVersionKey(redisKeyPrefix);
-  }
+  ) {}
 
   async newest(limit: number | undefined, fetch: () => Promise<Page>): Promise<Page> {
     let version: string | null;
     try {
-      version = await this.redis.get(this.versionKey);
+      version = await readPostListVersion(this.redis, this.redisKeyPrefix);
     } catch {
       // Without the version no kept page can be trusted; the list itself does not need Redis.
       this.options.onOutcome?.('bypassed');

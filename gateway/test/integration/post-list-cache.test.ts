@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { postListVersionKey } from '@latchkey/contracts';
+import { postListVersionKey } from '@latchkey/post-list-version';
 import { testRedisUrl, uniqueName } from '@latchkey/test-kit';
 import { MAX_PAGE_AGE_MS, PostListCache, type PostListCacheOutcome } from '../../src/posts/post-list-cache';
 

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { postListVersionKey } from '@latchkey/contracts';
+import { publishPostListVersion } from '@latchkey/post-list-version';
 import type { Logger } from '@latchkey/telemetry';
 
 /**
@@ -10,19 +9,15 @@ import type { Logger } from '@latchkey/telemetry';
  * shows after that bound instead of at once.
  */
 export class PostListVersion {
-  private readonly key: string;
-
   constructor(
     private readonly redis: Redis,
-    redisKeyPrefix: string,
+    private readonly redisKeyPrefix: string,
     private readonly logger: Logger,
-  ) {
-    this.key = postListVersionKey(redisKeyPrefix);
-  }
+  ) {}
 
   /** Call after the change has committed and before answering it. */
   async changed(): Promise<void> {
-    await this.redis.set(this.key, randomBytes(12).toString('base64url')).catch((error: unknown) => {
+    await publishPostListVersion(this.redis, this.redisKeyPrefix).catch((error: unknown) => {
       this.logger.warn({ err: error }, 'could not publish the post list version; cached pages expire on their own');
     });
   }

@@ -1,0 +1,1 @@
+export { postListVersionKey, publishPostListVersion, readPostListVersion } from './post-list-version';
