@@ -5,7 +5,7 @@ import pg from 'pg';
 import { connect } from 'nats';
 import { launchStack, type RunningStack } from '@latchkey/stack';
 import { testDatabaseAdminUrl, testNatsUrl, testRedisUrl, uniqueName } from '@latchkey/test-kit';
-import { topology } from '@latchkey/jobs-contract';
+import { topology } from '@latchkey/job-streams';
 
 export interface E2eStack extends RunningStack {
   /** Every line every process wrote so far, for checks that secrets never reach logs. */

@@ -7,4 +7,4 @@ export {
 } from './post-jobs';
 export { searchIndex } from './search-index';
 export { userDeletedJobSchema, type UserDeletedJob } from './account-jobs';
-export { jobSubjects, topology, ensureStreams, type JobSubject } from './topology';
+export { jobSubjects, type JobSubject } from './job-subjects';

@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from 'nats';
 import type pg from 'pg';
-import { ensureStreams } from '@latchkey/jobs-contract';
+import { ensureStreams } from '@latchkey/job-streams';
 import type { Logger } from '@latchkey/telemetry';
 import { OutboxRelay } from './outbox-relay';
 

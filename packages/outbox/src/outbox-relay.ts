@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { headers as natsHeaders, type JetStreamClient } from 'nats';
 import type { Logger } from '@latchkey/telemetry';
-import { topology } from '@latchkey/jobs-contract';
+import { topology } from '@latchkey/job-streams';
 import { OUTBOX_CHANNEL } from './enqueue';
 
 export interface OutboxRelayOptions {

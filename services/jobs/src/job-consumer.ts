@@ -11,7 +11,8 @@ import {
   type MsgHdrs,
 } from 'nats';
 import type { z } from 'zod';
-import { topology, type JobSubject } from '@latchkey/jobs-contract';
+import { type JobSubject } from '@latchkey/jobs-contract';
+import { topology } from '@latchkey/job-streams';
 import { startRequestContext, type RequestContext } from '@latchkey/grpc-kit';
 import { withExtractedTraceContext, type Logger } from '@latchkey/telemetry';
 import type { DeliveryOutcome, JobMetrics } from './job-metrics';

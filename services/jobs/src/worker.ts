@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { createPool } from '@latchkey/db';
 import { createServiceClient } from '@latchkey/grpc-kit';
-import { ensureStreams } from '@latchkey/jobs-contract';
+import { ensureStreams } from '@latchkey/job-streams';
 import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
 import { accountCleanupJob } from './account-cleanup';
 import { startCompletedJobsCleanup } from './completed-jobs';

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from 'nats';
-import { jobSubjects, topology } from '@latchkey/jobs-contract';
+import { jobSubjects } from '@latchkey/jobs-contract';
+import { topology } from '@latchkey/job-streams';
 import { createLogger } from '@latchkey/telemetry';
 import {
   createTestDatabase,

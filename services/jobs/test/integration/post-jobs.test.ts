@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { connect, type JetStreamClient, type NatsConnection } from 'nats';
 import pg from 'pg';
-import { jobSubjects, topology, type DeleteContentJob, type IndexPostJob } from '@latchkey/jobs-contract';
+import { jobSubjects, type DeleteContentJob, type IndexPostJob } from '@latchkey/jobs-contract';
+import { topology } from '@latchkey/job-streams';
 import { createLogger } from '@latchkey/telemetry';
 import {
   createTestDatabase,

@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { connect, headers as natsHeaders, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
 import pg from 'pg';
-import { jobSubjects, topology, type MailJob } from '@latchkey/jobs-contract';
+import { jobSubjects, type MailJob } from '@latchkey/jobs-contract';
+import { topology } from '@latchkey/job-streams';
 import { createLogger } from '@latchkey/telemetry';
 import {
   createTestDatabase,

@@ -5,7 +5,8 @@ import { connect, AckPolicy, type NatsConnection, type JsMsg } from 'nats';
 import pg from 'pg';
 import { identityV1, oauthV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import { mailJobSchema, topology, type MailJob } from '@latchkey/jobs-contract';
+import { mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
+import { topology } from '@latchkey/job-streams';
 import type { Running } from '@latchkey/runtime';
 import { createLogger, type Logger } from '@latchkey/telemetry';
 import {

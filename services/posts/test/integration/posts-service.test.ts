@@ -6,7 +6,7 @@ import pg from 'pg';
 import { postsV1 } from '@latchkey/contracts';
 import { postListVersionKey } from '@latchkey/post-list-version';
 import { AppError } from '@latchkey/errors';
-import { topology } from '@latchkey/jobs-contract';
+import { topology } from '@latchkey/job-streams';
 import type { Running } from '@latchkey/runtime';
 import { createLogger } from '@latchkey/telemetry';
 import {

@@ -7,7 +7,8 @@ import pg from 'pg';
 import { PNG } from 'pngjs';
 import { totpV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import { mailJobSchema, topology, type MailJob } from '@latchkey/jobs-contract';
+import { mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
+import { topology } from '@latchkey/job-streams';
 import type { Running } from '@latchkey/runtime';
 import { createLogger } from '@latchkey/telemetry';
 import {

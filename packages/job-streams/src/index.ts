@@ -1,0 +1,1 @@
+export { ensureStreams, topology } from './job-streams';

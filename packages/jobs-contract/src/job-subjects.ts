@@ -1,0 +1,14 @@
+/**
+ * Subjects relative to the installation's prefix (NATS_SUBJECT_PREFIX).
+ * Producers write these into the outbox; the relay adds the prefix.
+ */
+export const jobSubjects = {
+  sendMail: 'jobs.mail.send',
+  indexPost: 'jobs.search.index',
+  /** The spec's `delete_content`. */
+  deleteContent: 'jobs.content.delete',
+  /** Identity's `user.deleted`: the worker removes what other units keep of the account. */
+  userDeleted: 'jobs.user.deleted',
+} as const;
+
+export type JobSubject = (typeof jobSubjects)[keyof typeof jobSubjects];
