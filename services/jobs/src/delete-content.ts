@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { deleteContentJobSchema, jobSubjects, type DeleteContentJob } from '@latchkey/jobs-contract';
-import type { ContentStore } from './content-store';
-import type { JobDefinition, JobOutcome } from './job-consumer';
+import type { ContentStore } from '@latchkey/object-store';
+import type { JobContext, JobDefinition, JobOutcome } from './job-consumer';
 import { writeTombstone } from './search-index';
 
 export interface DeleteContentDeps {
@@ -16,9 +16,9 @@ export interface DeleteContentDeps {
  * the content just before the object went. Both steps are idempotent, so a
  * redelivery, or a retry after the second step failed, does no harm.
  */
-async function deleteContent(deps: DeleteContentDeps, job: DeleteContentJob): Promise<JobOutcome> {
+async function deleteContent(deps: DeleteContentDeps, job: DeleteContentJob, context: JobContext): Promise<JobOutcome> {
   await writeTombstone(deps.pool, job.post_id, job.version);
-  await deps.content.remove(job.storage_key);
+  await deps.content.remove(job.storage_key, { signal: context.signal });
   return 'completed';
 }
 
@@ -28,7 +28,7 @@ export function deleteContentJob(deps: DeleteContentDeps): JobDefinition<DeleteC
     name: 'content_delete',
     subject: jobSubjects.deleteContent,
     schema: deleteContentJobSchema,
-    handle: (job) => deleteContent(deps, job),
+    handle: (job, context) => deleteContent(deps, job, context),
     redactForDeadLetter: (payload) => payload,
   };
 }

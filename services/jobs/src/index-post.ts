@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { indexPostJobSchema, jobSubjects, type IndexPostJob } from '@latchkey/jobs-contract';
-import type { ContentStore } from './content-store';
+import type { ContentStore } from '@latchkey/object-store';
 import type { JobContext, JobDefinition, JobOutcome } from './job-consumer';
 import { checkIndexJobStale, upsertPostDocument } from './search-index';
 
@@ -20,7 +20,7 @@ async function indexPost(deps: IndexPostDeps, job: IndexPostJob, context: JobCon
   // Spares the object store a read for redeliveries and late jobs.
   const stale = await checkIndexJobStale(deps.pool, job.post_id, job.version);
   if (stale) return stale;
-  const content = await deps.content.read(job.storage_key);
+  const content = await deps.content.read(job.storage_key, { signal: context.signal });
   if (content === undefined) {
     context.logger.info('post content is gone; the post was deleted meanwhile');
     return 'superseded';

@@ -9,8 +9,7 @@ import { createMetricsRegistry, startOperationsServer, type Logger } from '@latc
 import { accountCleanupJob } from './account-cleanup';
 import { startCompletedJobsCleanup } from './completed-jobs';
 import type { JobsConfig } from './config';
-import { createS3Client } from '@latchkey/object-store';
-import { createContentStore } from './content-store';
+import { ContentStore, createS3Client } from '@latchkey/object-store';
 import { deleteContentJob } from './delete-content';
 import { indexPostJob } from './index-post';
 import { JobConsumer, type JobDefinition } from './job-consumer';
@@ -97,8 +96,8 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
 
     // Well below the consumer's 30 s ack wait; a failed request fails the job, which is retried.
     const s3 = createS3Client(config, { connectionTimeoutMs: 5_000, requestTimeoutMs: 15_000 });
-    const content = createContentStore(s3, config.S3_BUCKET);
-    teardown.push(() => Promise.resolve(content.close()));
+    const content = new ContentStore({ client: s3, bucket: config.S3_BUCKET, logger });
+    teardown.push(() => Promise.resolve(s3.destroy()));
 
     const cleanup = startCompletedJobsCleanup(pool, logger);
     teardown.push(() => cleanup.stop());

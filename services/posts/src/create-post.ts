@@ -2,7 +2,7 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import { uuidv7 } from 'uuidv7';
 import { withTransaction } from '@latchkey/db';
 import { recordPostAction } from './action-log';
-import { storageKeyFor } from './content-store';
+import { storageKeyFor } from './storage-key';
 import { queueContentDeletion, queueIndexJob } from './post-jobs';
 import { assertValid, checkAuthorHandle, checkContent, checkTitle, checkUuid, normalizeTitle } from './post-rules';
 import { insertPost, upsertAuthor, type PostWithContent } from './post-store';

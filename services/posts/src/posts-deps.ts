@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ContentStore } from './content-store';
+import type { ContentStore } from '@latchkey/object-store';
 import type { PostListVersion } from './list-version';
 
 /** What the post operations need, built once at start. */

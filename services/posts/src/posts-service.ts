@@ -5,8 +5,7 @@ import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import type { Logger } from '@latchkey/telemetry';
 import type { PostsConfig } from './config';
-import { createS3Client } from '@latchkey/object-store';
-import { ContentStore } from './content-store';
+import { ContentStore, createS3Client } from '@latchkey/object-store';
 import { postsHandlers } from './handlers';
 import { PostListVersion } from './list-version';
 

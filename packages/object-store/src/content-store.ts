@@ -1,27 +1,27 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { isMissingObject } from '@latchkey/object-store';
 import { AppError } from '@latchkey/errors';
-import type { Logger } from '@latchkey/telemetry';
-
-/** The object key of a post's content (spec part 2: `posts/{post_id}`). */
-export function storageKeyFor(postId: string): string {
-  return `posts/${postId}`;
-}
+import { isMissingObject } from './s3-client';
 
 /** Per-request options of the store's calls. */
 export interface RequestOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Where the store reports a failed request: a pino logger or anything with its `warn`. */
+export interface ContentStoreLogger {
+  warn(details: Record<string, unknown>, message: string): void;
+}
+
 /**
- * Post content in the object store. Any failure other than a missing
- * object means the store is unusable (down, overloaded, misconfigured) and
- * becomes `service:unavailable`, logged here since the gRPC layer does not
- * log the errors of the contract.
+ * Text content in one bucket: what posts writes and reads, and the jobs
+ * worker reads to index and deletes after a post is gone. Any failure other
+ * than a missing object means the store is unusable (down, overloaded,
+ * misconfigured) and becomes `service:unavailable`, logged here since the
+ * gRPC layer does not log the errors of the contract.
  */
 export class ContentStore {
   constructor(
-    private readonly settings: { readonly client: S3Client; readonly bucket: string; readonly logger: Logger },
+    private readonly settings: { readonly client: S3Client; readonly bucket: string; readonly logger: ContentStoreLogger },
   ) {}
 
   /** Creates or overwrites the object; `signal` abandons the request, as when the caller gave up. */
@@ -54,7 +54,7 @@ export class ContentStore {
     }
   }
 
-  /** Deletes the object; a missing one is fine. */
+  /** Deletes the object; a missing one is fine (S3 answers 204), so a repeated delete succeeds. */
   async remove(key: string, options: RequestOptions = {}): Promise<void> {
     await this.call('delete', key, () =>
       this.settings.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key }), {
