@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import type { Redis } from 'ioredis';
 import type { UserView } from '../accounts/user-view';
 
@@ -53,9 +54,8 @@ interface StoredSession {
   vt?: number;
 }
 
-export function hashSessionToken(cookieValue: string): string {
-  return createHash('sha256').update(cookieValue).digest('base64url');
-}
+/** The Redis key part of a session: the cookie value's hash, never the value. */
+export const hashSessionToken = hashOpaqueToken;
 
 /** When a session should be extended, and to when (API.md part 3). */
 export function slidingRefresh(session: Pick<Session, 'expiresAt' | 'maxExpiresAt'>, policy: SessionPolicy, now: number) {
@@ -85,7 +85,7 @@ export class SessionStore {
     ip: string;
     profile?: UserView;
   }): Promise<{ cookieValue: string; session: Session }> {
-    const cookieValue = randomBytes(32).toString('base64url');
+    const cookieValue = generateOpaqueToken();
     const now = this.clock();
     const session: Session = {
       tokenHash: hashSessionToken(cookieValue),

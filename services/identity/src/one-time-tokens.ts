@@ -1,20 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
+import { generateOpaqueToken, opaqueTokenDigest } from '@latchkey/opaque-token';
 
 export type TokenPurpose = 'verify_email' | 'reset_password' | 'change_email';
 
 export interface ConsumedToken {
   userId: string;
   newEmail: string | null;
-}
-
-/** 256 random bits, base64url: unguessable and safe in a URL (API.md part 6). */
-export function generateToken(): string {
-  return randomBytes(32).toString('base64url');
-}
-
-export function hashToken(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
 }
 
 /**
@@ -29,12 +20,12 @@ export async function issueToken(
   ttlMinutes: number,
   newEmail: string | null = null,
 ): Promise<string> {
-  const token = generateToken();
+  const token = generateOpaqueToken();
   await db.query('DELETE FROM one_time_tokens WHERE user_id = $1 AND purpose = $2', [userId, purpose]);
   await db.query(
     `INSERT INTO one_time_tokens (token_hash, user_id, purpose, new_email, expires_at)
      VALUES ($1, $2, $3, $4, now() + make_interval(mins => $5))`,
-    [hashToken(token), userId, purpose, newEmail, ttlMinutes],
+    [opaqueTokenDigest(token), userId, purpose, newEmail, ttlMinutes],
   );
   return token;
 }
@@ -51,7 +42,7 @@ export async function consumeToken(
   const { rows } = await db.query<{ user_id: string; new_email: string | null; live: boolean }>(
     `DELETE FROM one_time_tokens WHERE token_hash = $1 AND purpose = $2
      RETURNING user_id, new_email, expires_at > now() AS live`,
-    [hashToken(token), purpose],
+    [opaqueTokenDigest(token), purpose],
   );
   const row = rows[0];
   return row?.live ? { userId: row.user_id, newEmail: row.new_email } : undefined;
@@ -66,7 +57,7 @@ export async function peekToken(
   const { rows } = await db.query<{ user_id: string; new_email: string | null }>(
     `SELECT user_id, new_email FROM one_time_tokens
       WHERE token_hash = $1 AND purpose = $2 AND expires_at > now()`,
-    [hashToken(token), purpose],
+    [opaqueTokenDigest(token), purpose],
   );
   const row = rows[0];
   return row ? { userId: row.user_id, newEmail: row.new_email } : undefined;

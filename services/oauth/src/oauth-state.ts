@@ -2,7 +2,7 @@ import * as client from 'openid-client';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { AppError } from '@latchkey/errors';
-import { generateOpaqueToken, hashOpaqueToken } from './opaque-token';
+import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import { providerNames, type AuthorizationSecrets, type ProviderName } from './providers/provider';
 
 export type AuthorizationPurpose = 'login' | 'link';

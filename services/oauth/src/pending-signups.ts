@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { generateOpaqueToken, hashOpaqueToken } from './opaque-token';
+import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import { providerNames } from './providers/provider';
 
 const recordSchema = z.object({

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { defineRedisScript, type RedisScript } from '@latchkey/db';
-import { generateOpaqueToken, hashOpaqueToken } from './opaque-token';
+import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import { execTransaction } from './redis-transaction';
 
 /** API.md part 4: the temporary token "dies after 5 wrong codes". */

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { defineRedisScript, type RedisScript } from '@latchkey/db';
-import { generateOpaqueToken, hashOpaqueToken, sameTokenHash } from './opaque-token';
+import { generateOpaqueToken, hashOpaqueToken, sameTokenHash } from '@latchkey/opaque-token';
 import { execTransaction } from './redis-transaction';
 import type { SealedSecret } from './secret-box';
 

@@ -1,0 +1,1 @@
+export { generateOpaqueToken, hashOpaqueToken, opaqueTokenDigest, sameTokenHash } from './opaque-token';
