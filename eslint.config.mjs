@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import latchkey from './tools/lint/unit-boundaries.cjs';
 
 export default tseslint.config(
   {
@@ -22,6 +23,15 @@ export default tseslint.config(
       // Fastify plugins and handlers are async by convention even when they await nothing.
       '@typescript-eslint/require-await': 'off',
     },
+  },
+  {
+    // Units talk over gRPC and JetStream only (tools/lint/unit-boundaries.cjs).
+    // Tests are left out: an integration test may start a peer unit in-process,
+    // standing in for the cluster.
+    files: ['gateway/src/**/*.ts', 'services/*/src/**/*.ts', 'packages/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    plugins: { latchkey },
+    rules: { 'latchkey/unit-boundaries': 'error' },
   },
   {
     files: ['**/*.test.ts', 'test/**/*.ts', '**/test/**/*.ts', 'packages/test-kit/**/*.ts'],

@@ -6,7 +6,15 @@ import { mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
 import { topology } from '@latchkey/job-streams';
 import type { Running } from '@latchkey/runtime';
 import { createLogger } from '@latchkey/telemetry';
-import { createTestDatabase, testNatsUrl, uniqueName, waitFor, type TestDatabase, createTestServiceClient, type TestServiceClient } from '@latchkey/test-kit';
+import {
+  createTestDatabase,
+  createTestServiceClient,
+  testNatsUrl,
+  uniqueName,
+  waitFor,
+  type TestDatabase,
+  type TestServiceClient,
+} from '@latchkey/test-kit';
 import { loadIdentityConfig } from '../../src/config';
 import { startIdentityService } from '../../src/identity-service';
 import { migrate } from '../../src/migrate';

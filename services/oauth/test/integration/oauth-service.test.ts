@@ -15,7 +15,10 @@ import {
   testRedisUrl,
   uniqueName,
   waitFor,
-  type TestDatabase, createTestServiceClient, type TestServiceClient } from '@latchkey/test-kit';
+  type TestDatabase,
+  createTestServiceClient,
+  type TestServiceClient,
+} from '@latchkey/test-kit';
 import { loadIdentityConfig } from '../../../identity/src/config';
 import { startIdentityService } from '../../../identity/src/identity-service';
 import { migrate as migrateIdentity } from '../../../identity/src/migrate';

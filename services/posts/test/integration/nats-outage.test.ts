@@ -12,7 +12,10 @@ import {
   waitFor,
   type OwnNatsServer,
   type S3Server,
-  type TestDatabase, createTestServiceClient, type TestServiceClient } from '@latchkey/test-kit';
+  type TestDatabase,
+  createTestServiceClient,
+  type TestServiceClient,
+} from '@latchkey/test-kit';
 import { loadJobsConfig, migrateJobsSchema, startWorker, type Worker } from '../../../jobs/src';
 import { loadPostsConfig } from '../../src/config';
 import { migrate } from '../../src/migrate';

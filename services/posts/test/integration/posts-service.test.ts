@@ -19,7 +19,10 @@ import {
   uniqueName,
   waitFor,
   type S3Server,
-  type TestDatabase, createTestServiceClient, type TestServiceClient } from '@latchkey/test-kit';
+  type TestDatabase,
+  createTestServiceClient,
+  type TestServiceClient,
+} from '@latchkey/test-kit';
 // The worker maintains the search index and deletes content; its migrations create schema `search`.
 import { loadJobsConfig, migrateJobsSchema, startWorker, type Worker } from '../../../jobs/src';
 import { loadPostsConfig, type PostsConfig } from '../../src/config';

@@ -17,7 +17,10 @@ import {
   testRedisUrl,
   uniqueName,
   waitFor,
-  type TestDatabase, createTestServiceClient, type TestServiceClient } from '@latchkey/test-kit';
+  type TestDatabase,
+  createTestServiceClient,
+  type TestServiceClient,
+} from '@latchkey/test-kit';
 import { loadTotpConfig, type TotpConfig } from '../../src/config';
 import { migrate } from '../../src/migrate';
 import { startTotpService } from '../../src/totp-service';
