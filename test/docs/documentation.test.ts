@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { errorCatalogue } from '@latchkey/errors';
@@ -29,5 +30,30 @@ describe('documentation', () => {
   ])('describes every variable %s reads in the README', (_unit, schema) => {
     const readme = read('README.md');
     for (const variable of Object.keys(schema.shape)) expect(readme).toContain(`\`${variable}\``);
+  });
+
+  describe('the repository stands alone', () => {
+    const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter((file) => /\.(ts|mjs|cjs|js|md|sql|ya?ml|proto|json)$/.test(file) && !file.startsWith('packages/contracts/src/gen/') && file !== 'pnpm-lock.yaml');
+    const texts = tracked.map((file) => ({ file, text: read(file) }));
+
+    it('cites no document outside it', () => {
+      const outside = /\.\.\/shared|(?<![\w/])(API|ARCHITECTURE|TOOLCHAIN|STYLE)\.md|service-spec|\bspec(ification)?('s)? part\b/;
+      // This file names the patterns it looks for.
+      const citing = texts.filter(({ file, text }) => file !== 'test/docs/documentation.test.ts' && outside.test(text)).map(({ file }) => file);
+      expect(citing).toEqual([]);
+    });
+
+    it('cites only parts of docs/api.md that exist', () => {
+      const parts = new Set([...read('docs/api.md').matchAll(/^## (\d+)\. /gm)].map(([, part]) => part));
+      const broken = texts.flatMap(({ file, text }) =>
+        [...text.matchAll(/docs\/api\.md,? parts? ((?:\d+(?:, | and |-)?)+)/g)].flatMap(([, list]) =>
+          list!.split(/, | and |-/).filter((part) => part !== '' && !parts.has(part)).map((part) => `${file}: part ${part}`),
+        ),
+      );
+      expect(parts.size).toBeGreaterThanOrEqual(7);
+      expect(broken).toEqual([]);
+    });
   });
 });

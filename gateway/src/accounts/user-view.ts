@@ -7,7 +7,7 @@ import type { Session, SessionStore } from '../sessions/session-store';
 
 export type UserView = z.output<typeof userSchema>;
 
-/** `{user}` of API.md part 4, from identity's account and the second-factor state. */
+/** `{user}` of docs/api.md part 4, from identity's account and the second-factor state. */
 export function userView(user: identityV1.User, totpEnabled: boolean): UserView {
   return {
     id: user.id,
@@ -22,7 +22,7 @@ export function userView(user: identityV1.User, totpEnabled: boolean): UserView 
 }
 
 /**
- * The account as API.md shows it. The second factor is the totp service's
+ * The account as docs/api.md shows it. The second factor is the totp service's
  * to know; both answers are needed, so ask both at once.
  */
 export async function accountView(

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Field rules of API.md part 2, as the HTTP surface checks and documents them. */
+/** Field rules of docs/api.md part 2, as the HTTP surface checks and documents them. */
 export const handleField = z
   .string()
   .regex(/^[A-Za-z0-9_]{3,32}$/, 'must be 3-32 characters of A-Z, a-z, 0-9 and _')

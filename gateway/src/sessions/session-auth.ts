@@ -23,7 +23,7 @@ export function sessionOf(request: FastifyRequest): Session {
   return request.session;
 }
 
-/** preHandler of protected routes: a live session or 401 with the cookie cleared (API.md part 3). */
+/** preHandler of protected routes: a live session or 401 with the cookie cleared (docs/api.md part 3). */
 export function requireSession(deps: SessionAccess) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const session = await deps.sessions.authenticate(request.cookies[SESSION_COOKIE]);

@@ -5,7 +5,7 @@
 export const jobSubjects = {
   sendMail: 'jobs.mail.send',
   indexPost: 'jobs.search.index',
-  /** The spec's `delete_content`. */
+  /** `delete_content`: a deleted post's stored content and search entry. */
   deleteContent: 'jobs.content.delete',
   /** Identity's `user.deleted`: the worker removes what other units keep of the account. */
   userDeleted: 'jobs.user.deleted',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Security notices: plain mails with no token (API.md part 6). */
+/** Security notices: plain mails with no token (docs/api.md part 6). */
 export const securityNotices = [
   'password_changed',
   'password_reset',

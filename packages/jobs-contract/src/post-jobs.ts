@@ -10,7 +10,7 @@ const storageKey = z.string().min(1).max(1024);
 
 /**
  * `jobs.search.index`: (re)index a post from its current stored content.
- * Queued by post create and post update (spec part 6, "index job").
+ * Queued by post create and post update.
  */
 export const indexPostJobSchema = z.object({
   post_id: z.uuid(),
@@ -24,7 +24,7 @@ export const indexPostJobSchema = z.object({
 export type IndexPostJob = z.infer<typeof indexPostJobSchema>;
 
 /**
- * `jobs.content.delete`, the spec's `delete_content`: remove a deleted
+ * `jobs.content.delete` (`delete_content`): remove a deleted
  * post's stored content and its search entry.
  */
 export const deleteContentJobSchema = z.object({

@@ -5,7 +5,7 @@ import type { ObjectStoreSettings } from './s3-settings';
  * An S3 client from the S3_* variables. The checksum settings keep the SDK
  * from streaming uploads with chunk framing and from expecting checksums,
  * which S3-compatible stores such as s3rver store inside the object or do
- * not send (TOOLCHAIN.md, S3). Callers choose timeouts for their own waits.
+ * not send. Callers choose timeouts for their own waits.
  */
 export function createS3Client(
   settings: Omit<ObjectStoreSettings, 'S3_BUCKET'>,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError, type FieldError } from '@latchkey/errors';
 import { normalizePassword } from './password-hasher';
 
-/** Field rules of API.md part 2, enforced here because identity is their owner. */
+/** Field rules of docs/api.md part 2, enforced here because identity is their owner. */
 const HANDLE_PATTERN = /^[A-Za-z0-9_]{3,32}$/;
 const MAX_EMAIL_LENGTH = 254;
 const emailShape = z.email();

@@ -55,7 +55,7 @@ export class PasswordHasher {
   }
 }
 
-/** Same characters typed on different keyboards must give the same password (API.md part 2). */
+/** Same characters typed on different keyboards must give the same password (docs/api.md part 2). */
 export function normalizePassword(password: string): string {
   return password.normalize('NFKC');
 }

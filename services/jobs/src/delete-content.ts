@@ -10,7 +10,7 @@ export interface DeleteContentDeps {
 }
 
 /**
- * The spec's `delete_content`: takes a deleted post out of the search index
+ * `delete_content`: takes a deleted post out of the search index
  * and deletes its stored content. The tombstone comes first, so that from
  * then on no index job of the post can write it back, even one that read
  * the content just before the object went. Both steps are idempotent, so a

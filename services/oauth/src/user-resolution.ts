@@ -29,7 +29,7 @@ export async function completeLogin(
 }
 
 /**
- * The user resolution table of spec part 3 ("Account login by OAuth"):
+ * How a provider sign-in finds its account (docs/api.md part 4, OAuth):
  * a known provider identity signs in; else an account with the provider's
  * verified email gets the connection and signs in; else a pending signup.
  */

@@ -1,5 +1,5 @@
 -- Handles of authors as the gateway passed them on post create. Posts never
--- reads identity's tables (ARCHITECTURE.md), so it keeps what it shows.
+-- reads identity's tables (docs/architecture.md), so it keeps what it shows.
 CREATE TABLE authors (
   id uuid PRIMARY KEY,
   handle text NOT NULL,

@@ -33,8 +33,8 @@ export async function deletePost(
 }
 
 /**
- * The account-deletion cascade (ARCHITECTURE.md: author deleted, posts
- * deleted). Every post goes as in deletePost, in batches, each with its
+ * The account-deletion cascade (docs/architecture.md, "Account deletion":
+ * author deleted, posts deleted). Every post goes as in deletePost, in batches, each with its
  * `delete_content` job, but without `post:delete` entries: the user's
  * action log and cached handle are removed with the last batch, since
  * nothing can read them once the account is gone. Safe to call again after

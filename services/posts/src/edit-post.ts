@@ -17,7 +17,7 @@ import type { PostsDeps } from './posts-deps';
  * changed. Between the overwrite and the commit a reader may see the new
  * content with the old title; if the commit itself fails after the
  * overwrite, the content is new and the title old until the edit is
- * retried. The key stays `posts/{id}` (spec part 2), so there is no older
+ * retried. The key stays `posts/{id}` (storage-key.ts), so there is no older
  * object to fall back to.
  */
 export async function updatePost(

@@ -19,7 +19,7 @@ function problemsOf(environment: Record<string, string>): readonly string[] {
 }
 
 describe('loadTotpConfig()', () => {
-  it('applies the defaults of API.md and decodes the keys', () => {
+  it('applies the defaults of docs/api.md and decodes the keys', () => {
     const key = randomBytes(32);
     const previous = [randomBytes(32), randomBytes(32)];
     const config = loadTotpConfig({

@@ -26,7 +26,7 @@ export function keyIdOf(key: Buffer): string {
 }
 
 /**
- * AES-256-GCM encryption of TOTP secrets at rest (API.md part 4: "Secrets
+ * AES-256-GCM encryption of TOTP secrets at rest (docs/api.md part 4: "Secrets
  * are encrypted at rest"). Sealing always uses the current key; opening
  * accepts the current and the previous keys, found by the stored key id.
  *

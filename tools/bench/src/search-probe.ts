@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { summarizeLatencies } from './latency-stats';
 import type { SearchLatency, SearchProbe } from './load-messages';
 
-/** API.md: `q` is 1-200 characters. */
+/** docs/api.md: `q` is 1-200 characters. */
 const MAX_QUERY_LENGTH = 200;
-/** API.md: `limit` is at most 100; a batch never has more words than that. */
+/** docs/api.md: `limit` is at most 100; a batch never has more words than that. */
 const PAGE_LIMIT = 100;
 
 const searchPageSchema = z.object({ items: z.array(z.object({ title: z.string() })) });

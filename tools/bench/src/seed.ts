@@ -181,7 +181,7 @@ export async function seed(target: BenchTarget, settings: SeedSettings): Promise
 
 /**
  * Deletes the seeded accounts, and with them their posts, sessions and
- * index entries (API.md: DELETE /v0/users/me). Only needed for an external
+ * index entries (docs/api.md: DELETE /v0/users/me). Only needed for an external
  * stack; a launched one is dropped whole.
  */
 export async function removeSeed(target: BenchTarget, users: readonly SeededUser[]): Promise<void> {

@@ -7,7 +7,7 @@ export interface BackingServiceCheck {
   readonly variable: 'DATABASE_URL' | 'REDIS_URL' | 'NATS_URL';
   readonly host: string;
   readonly port: number;
-  /** How to start the machine's own instance on Debian 12, as the toolchain notes give it. */
+  /** How to start the machine's own instance on Debian 12, as .ci/run does. */
   readonly startCommand: string;
 }
 

@@ -1,4 +1,4 @@
--- The full-text index of posts (ARCHITECTURE.md, "Search index"). Only the
+-- The full-text index of posts (docs/architecture.md, "Posts, content and search"). Only the
 -- jobs worker writes it; the posts service reads it for SearchPosts, joined
 -- with its own posts table.
 CREATE TABLE post_documents (

@@ -54,7 +54,7 @@ export interface OAuthProvider {
 export interface ProviderTransport {
   readonly timeoutMs: number;
   /**
-   * Lets openid-client talk plain HTTP. Only set outside production (API.md
+   * Lets openid-client talk plain HTTP. Only set outside production (docs/api.md
    * part 7), where tests and local stacks run providers on loopback ports.
    */
   readonly allowPlainHttp: boolean;
@@ -140,7 +140,7 @@ export function callbackUrl(redirectUri: string, grant: AuthorizationGrant): URL
   return url;
 }
 
-/** Emails compare case-insensitively everywhere in latchkey (API.md part 2). */
+/** Emails compare case-insensitively everywhere in latchkey (docs/api.md part 2). */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
