@@ -59,7 +59,6 @@ export async function runProcess<Config extends ProcessConfig>(spec: ProcessSpec
     await tracing.shutdown();
     process.exit(0);
   }
-  logger.info(running.readyFields ?? {}, 'ready');
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {
@@ -78,4 +77,6 @@ export async function runProcess<Config extends ProcessConfig>(spec: ProcessSpec
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Only now: whoever waits for this line (an orchestrator, the stack, a test) may signal at once.
+  logger.info(running.readyFields ?? {}, 'ready');
 }
