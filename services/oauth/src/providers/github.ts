@@ -115,7 +115,7 @@ export class GitHubProvider implements OAuthProvider {
         avatarUrl: user.avatar_url ?? '',
       };
     } catch (error) {
-      throw providerFailure(this.name, error, context.logger);
+      throw providerFailure(this.name, error, context);
     }
   }
 

@@ -64,7 +64,7 @@ export class GoogleProvider implements OAuthProvider {
 
   async createAuthorizationUrl(secrets: AuthorizationSecrets, context: RequestContext): Promise<URL> {
     const configuration = await this.configure().catch((error: unknown) => {
-      throw providerFailure(this.name, error, context.logger);
+      throw providerFailure(this.name, error, context);
     });
     return client.buildAuthorizationUrl(configuration, {
       redirect_uri: this.settings.redirectUri,
@@ -96,7 +96,7 @@ export class GoogleProvider implements OAuthProvider {
       const claims = claimsSchema.parse(tokens.claims());
       return toIdentity(await this.completeClaims(configuration, tokens.access_token, claims));
     } catch (error) {
-      throw providerFailure(this.name, error, context.logger);
+      throw providerFailure(this.name, error, context);
     }
   }
 

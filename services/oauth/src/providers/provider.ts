@@ -1,7 +1,6 @@
 import * as client from 'openid-client';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
-import type { Logger } from '@latchkey/telemetry';
 import { requestBoundFetch } from './request-bound-fetch';
 
 /** The implemented providers, by the lower-case names used in API paths and stored rows. */
@@ -97,9 +96,9 @@ export function refusedCode(error: unknown): never {
  * rest become oauth:provider_unavailable. Only the error's kind is logged,
  * never a response body, which could hold tokens.
  */
-export function providerFailure(provider: ProviderName, error: unknown, logger: Logger): AppError {
+export function providerFailure(provider: ProviderName, error: unknown, context: RequestContext): AppError {
   if (error instanceof AppError) return error;
-  logger.warn({ provider, failure: describeFailure(error) }, 'identity provider call failed');
+  context.logger.warn({ provider, failure: describeFailure(error) }, 'identity provider call failed');
   return new AppError('oauth:provider_unavailable', undefined, { cause: error });
 }
 
