@@ -24,7 +24,10 @@ export const configSchema = z.object({
   AUTH_SESSION_SLIDING_TTL_HOURS: env.int(168, 1),
   AUTH_SESSION_REFRESH_THRESHOLD: env.int(50, 0, 100),
   RATE_LIMIT_LOGIN_FAILURES: env.int(10, 1),
+  RATE_LIMIT_ACCOUNT_FAILURES: env.int(100, 1),
   RATE_LIMIT_LOGIN_WINDOW_SECONDS: env.int(900, 1),
+  /** IPv6 clients are counted by this many leading bits of their address. */
+  RATE_LIMIT_IPV6_PREFIX: env.int(64, 1, 128),
   RATE_LIMIT_IP_MAX: env.int(300, 1),
   RATE_LIMIT_IP_WINDOW_SECONDS: env.int(300, 1),
   RATE_LIMIT_MAIL_MAX: env.int(5, 1),

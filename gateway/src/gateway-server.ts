@@ -10,6 +10,7 @@ import type { GatewayDeps } from './gateway-deps';
 import { allowedOrigins } from './http/origin-policy';
 import { PostListCache } from './posts/post-list-cache';
 import { CredentialLimits } from './limits/credential-limits';
+import { LoginFailures } from './limits/login-failures';
 import { RateLimiter } from './limits/rate-limiter';
 import { SessionStore } from './sessions/session-store';
 
@@ -56,7 +57,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
       refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
     }),
-    limits: new CredentialLimits(new RateLimiter(redis, config.REDIS_KEY_PREFIX), config),
+    limits: new CredentialLimits(
+      new RateLimiter(redis, config.REDIS_KEY_PREFIX),
+      new LoginFailures(redis, config.REDIS_KEY_PREFIX, {
+        perClient: config.RATE_LIMIT_LOGIN_FAILURES,
+        perAccount: config.RATE_LIMIT_ACCOUNT_FAILURES,
+        windowSeconds: config.RATE_LIMIT_LOGIN_WINDOW_SECONDS,
+      }),
+      config,
+    ),
     newestPosts: new PostListCache(redis, config.REDIS_KEY_PREFIX, {
       onOutcome: (outcome) => postListCacheRequests.inc({ outcome }),
     }),

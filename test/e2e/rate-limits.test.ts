@@ -19,6 +19,7 @@ beforeAll(async () => {
   stack = await startE2eStack('ratelimits', {
     TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
     RATE_LIMIT_LOGIN_FAILURES: '3',
+    RATE_LIMIT_ACCOUNT_FAILURES: '6',
     RATE_LIMIT_IP_MAX: '8',
     RATE_LIMIT_MAIL_MAX: '2',
   });
@@ -29,29 +30,63 @@ afterAll(async () => {
 });
 
 describe('rate limits', () => {
-  it('locks an account after too many failed logins, whatever the address, with Retry-After', async () => {
-    const account = await signedInAccount(stack, 'locked', nextAddress());
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      const wrong = await clientFrom().post('/v0/auth/login', { email: account.email, password: 'not the password' });
-      expect(wrong.body).toMatchObject({ code: 'auth:invalid_credentials' });
-    }
-    const locked = await clientFrom().post('/v0/auth/login', { email: account.email, password: PASSWORD });
-    expect(locked.status).toBe(429);
-    expect(locked.body).toMatchObject({ code: 'rate_limit:exceeded' });
-    const retryAfter = Number(locked.headers.get('retry-after'));
+  it('answers parallel wrong guesses from one client with at most the limit of 401s, the rest 429 with Retry-After', async () => {
+    const account = await signedInAccount(stack, 'guessed', nextAddress());
+    const guesser = clientFrom();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => guesser.post('/v0/auth/login', { email: account.email, password: 'not the password' })),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([401, 401, 401, 429, 429, 429, 429, 429]);
+    const refused = answers.find((answer) => answer.status === 429)!;
+    expect(refused.body).toMatchObject({ code: 'rate_limit:exceeded' });
+    const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(800);
     expect(retryAfter).toBeLessThanOrEqual(900);
-
-    const other = await signedInAccount(stack, 'unlocked', nextAddress());
-    expect((await clientFrom().post('/v0/auth/login', { email: other.email, password: PASSWORD })).status).toBe(200);
+    // The guesser is refused even the right password; the owner, elsewhere, is not locked out.
+    expect((await guesser.post('/v0/auth/login', { email: account.email, password: PASSWORD })).status).toBe(429);
+    expect((await clientFrom().post('/v0/auth/login', { email: account.email, password: PASSWORD })).status).toBe(200);
   });
 
-  it('forgets an account’s failed logins once it signs in', async () => {
+  it('refuses an unknown account exactly as a known one', async () => {
+    const guesser = clientFrom();
+    const answers = [];
+    for (let i = 0; i < 4; i += 1) answers.push(await guesser.post('/v0/auth/login', { email: 'nobody.here@example.com', password: 'not the password' }));
+    expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401, 429]);
+    expect(answers[0]!.body).toMatchObject({ code: 'auth:invalid_credentials' });
+  });
+
+  it('binds guessers spread over many addresses by the per-account ceiling, until a password reset clears it', async () => {
+    const account = await signedInAccount(stack, 'ceiling', nextAddress());
+    for (const guesser of [clientFrom(), clientFrom()]) {
+      for (let i = 0; i < 3; i += 1) expect((await guesser.post('/v0/auth/login', { email: account.email, password: 'nope nope' })).status).toBe(401);
+    }
+    const owner = clientFrom();
+    expect((await owner.post('/v0/auth/login', { email: account.email, password: PASSWORD })).status).toBe(429);
+
+    expect((await clientFrom().post('/v0/auth/forgot-password', { email: account.email })).status).toBe(202);
+    const token = await mailedToken(stack, account.email, 'reset-password');
+    expect((await clientFrom().post('/v0/auth/reset-password', { token, new_password: 'a brand new passphrase' })).status).toBe(204);
+    expect((await owner.post('/v0/auth/login', { email: account.email, password: 'a brand new passphrase' })).status).toBe(200);
+  });
+
+  it('counts IPv6 clients by their /64', async () => {
+    const account = await signedInAccount(stack, 'ipv6', nextAddress());
+    const from = (address: string) => new ApiClient(stack.gatewayUrl, { 'x-forwarded-for': address });
+    for (let i = 1; i <= 3; i += 1) {
+      expect((await from(`2001:db8:77:1::${i}`).post('/v0/auth/login', { email: account.email, password: 'nope nope' })).status).toBe(401);
+    }
+    expect((await from('2001:db8:77:1:ffff::9').post('/v0/auth/login', { email: account.email, password: PASSWORD })).status).toBe(429);
+    expect((await from('2001:db8:77:2::1').post('/v0/auth/login', { email: account.email, password: PASSWORD })).status).toBe(200);
+  });
+
+  it('forgets a client’s failed logins once it signs in', async () => {
     const account = await signedInAccount(stack, 'forgetful', nextAddress());
-    const attempt = (password: string) => clientFrom().post('/v0/auth/login', { email: account.email, password });
+    const client = clientFrom();
+    const attempt = (password: string) => client.post('/v0/auth/login', { email: account.email, password });
     for (let i = 0; i < 2; i += 1) expect((await attempt('not the password')).status).toBe(401);
     expect((await attempt(PASSWORD)).status).toBe(200);
-    // Two more failures would have locked the account had the first two still counted.
+    // Two more failures would have reached the limit had the first two still counted.
     for (let i = 0; i < 2; i += 1) expect((await attempt('not the password')).status).toBe(401);
     expect((await attempt(PASSWORD)).status).toBe(200);
   });

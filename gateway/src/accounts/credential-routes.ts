@@ -109,11 +109,12 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
         preHandler: credentialLimit,
       },
       async (request, reply) => {
-        const { userId } = await deps.identity.resetPassword(
+        const { userId, email } = await deps.identity.resetPassword(
           { token: request.body.token, newPassword: request.body.new_password },
           request.ctx,
         );
         await deps.sessions.deleteAllForUser(userId);
+        await deps.limits.clearLoginFailures(email);
         return reply.code(204).send(null);
       },
     );

@@ -1,14 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '@latchkey/errors';
 import type { GatewayConfig } from '../config';
+import { clientKeyOf } from './client-address';
+import type { LoginFailures } from './login-failures';
 import type { RateLimiter } from './rate-limiter';
 
 export type CredentialLimitSettings = Pick<
   GatewayConfig,
   | 'RATE_LIMIT_IP_MAX'
   | 'RATE_LIMIT_IP_WINDOW_SECONDS'
-  | 'RATE_LIMIT_LOGIN_FAILURES'
-  | 'RATE_LIMIT_LOGIN_WINDOW_SECONDS'
+  | 'RATE_LIMIT_IPV6_PREFIX'
   | 'RATE_LIMIT_MAIL_MAX'
   | 'RATE_LIMIT_MAIL_WINDOW_SECONDS'
 >;
@@ -21,38 +22,54 @@ function normalize(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** The limits on credential endpoints: per client IP, failed logins per account, mails per address. */
+/** The answers that mean the password was wrong; every other answer gives the reserved place back. */
+const wrongPassword = new Set(['auth:invalid_credentials', 'auth:wrong_password']);
+
+/** The limits on credential endpoints: per client, wrong passwords per account, mails per address. */
 export class CredentialLimits {
   constructor(
     private readonly limiter: RateLimiter,
+    private readonly loginFailures: LoginFailures,
     private readonly settings: CredentialLimitSettings,
   ) {}
 
-  /** preHandler of credential endpoints: RATE_LIMIT_IP_MAX requests per client IP per window. */
+  /** Whom a request counts against: its address, or its IPv6 prefix. */
+  clientOf(request: FastifyRequest): string {
+    return clientKeyOf(request.ip, this.settings.RATE_LIMIT_IPV6_PREFIX);
+  }
+
+  /** preHandler of credential endpoints: RATE_LIMIT_IP_MAX requests per client per window. */
   readonly perClientIp = async (request: FastifyRequest): Promise<void> => {
     const { RATE_LIMIT_IP_MAX, RATE_LIMIT_IP_WINDOW_SECONDS } = this.settings;
-    const decision = await this.limiter.hit('ip', request.ip, RATE_LIMIT_IP_MAX, RATE_LIMIT_IP_WINDOW_SECONDS);
+    const decision = await this.limiter.hit('ip', this.clientOf(request), RATE_LIMIT_IP_MAX, RATE_LIMIT_IP_WINDOW_SECONDS);
     if (!decision.allowed) throw exceeded(decision.retryAfterSeconds);
   };
 
   /**
-   * Failed logins per account, checked before the password is, so a locked
-   * account costs no hashing. Answers the failures so far, so that a login
-   * after none can skip `clearLoginFailures`.
+   * Runs a password check of `email`'s account under the failure limits. The
+   * attempt is counted before the check, atomically, so that parallel
+   * guesses get at most the limit's worth of answers; a right password
+   * forgives this client's failures, any answer but a wrong password gives
+   * the place back.
    */
-  async assertLoginAllowed(email: string): Promise<number> {
-    const decision = await this.limiter.peek('login-failure', normalize(email), this.settings.RATE_LIMIT_LOGIN_FAILURES);
+  async checkPassword<T>(email: string, request: FastifyRequest, check: () => Promise<T>): Promise<T> {
+    const client = this.clientOf(request);
+    const decision = await this.loginFailures.reserve(email, client);
     if (!decision.allowed) throw exceeded(decision.retryAfterSeconds);
-    return decision.count;
+    let result: T;
+    try {
+      result = await check();
+    } catch (error) {
+      if (!(error instanceof AppError && wrongPassword.has(error.code))) await this.loginFailures.giveBack(email, client);
+      throw error;
+    }
+    await this.loginFailures.succeeded(email, client);
+    return result;
   }
 
-  async recordLoginFailure(email: string): Promise<void> {
-    const { RATE_LIMIT_LOGIN_FAILURES, RATE_LIMIT_LOGIN_WINDOW_SECONDS } = this.settings;
-    await this.limiter.hit('login-failure', normalize(email), RATE_LIMIT_LOGIN_FAILURES, RATE_LIMIT_LOGIN_WINDOW_SECONDS);
-  }
-
+  /** After a password reset: the mailbox proved the owner, so no earlier failure counts. */
   async clearLoginFailures(email: string): Promise<void> {
-    await this.limiter.reset('login-failure', normalize(email));
+    await this.loginFailures.clear(email);
   }
 
   /**

@@ -38,16 +38,9 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { email, password } = request.body;
-        const failures = await deps.limits.assertLoginAllowed(email);
-        const { user } = await deps.identity.authenticatePassword({ email, password }, request.ctx).catch(
-          async (error: unknown) => {
-            if (error instanceof AppError && error.code === 'auth:invalid_credentials') {
-              await deps.limits.recordLoginFailure(email);
-            }
-            throw error;
-          },
+        const { user } = await deps.limits.checkPassword(email, request, () =>
+          deps.identity.authenticatePassword({ email, password }, request.ctx),
         );
-        if (failures > 0) await deps.limits.clearLoginFailures(email);
         return signIn(deps, request, reply, user!);
       },
     );

@@ -47,7 +47,7 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
       return {};
     },
     async resetPassword(request, context) {
-      return { userId: await resetPassword(deps, request, context) };
+      return resetPassword(deps, request, context);
     },
     async changePassword(request, context) {
       await changePassword(deps, request, context);

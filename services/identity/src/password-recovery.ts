@@ -28,7 +28,7 @@ export async function resetPassword(
   deps: IdentityDeps,
   input: { token: string; newPassword: string },
   context: RequestContext,
-): Promise<string> {
+): Promise<{ userId: string; email: string }> {
   const pending = await peekToken(deps.pool, input.token, 'reset_password');
   const owner = pending && (await findUserById(deps.pool, pending.userId));
   if (!owner) throw new AppError('auth:token_invalid');
@@ -39,6 +39,6 @@ export async function resetPassword(
     const user = consumed && (await setPasswordHash(db, consumed.userId, passwordHash, { markEmailVerified: true }));
     if (!user) throw new AppError('auth:token_invalid');
     await queueSecurityNotice(db, user, 'password_reset', context);
-    return user.id;
+    return { userId: user.id, email: user.email };
   });
 }

@@ -155,6 +155,11 @@ export interface ResetPasswordRequest {
 export interface ResetPasswordResponse {
   /** The account; every one of its sessions must end. */
   userId: string;
+  /**
+   * The account's email, lower-cased: the caller clears the sign-in failures
+   * counted against it, since the new password was proved by the mailbox.
+   */
+  email: string;
 }
 
 /** ChangePasswordRequest carries both passwords of an authenticated user. */
@@ -1610,13 +1615,16 @@ export const ResetPasswordRequest: MessageFns<ResetPasswordRequest> = {
 };
 
 function createBaseResetPasswordResponse(): ResetPasswordResponse {
-  return { userId: "" };
+  return { userId: "", email: "" };
 }
 
 export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
   encode(message: ResetPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
     }
     return writer;
   },
@@ -1642,6 +1650,14 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1661,6 +1677,7 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
     };
   },
 
@@ -1668,6 +1685,9 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
     }
     return obj;
   },
@@ -1678,6 +1698,7 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
   fromPartial<I extends Exact<DeepPartial<ResetPasswordResponse>, I>>(object: I): ResetPasswordResponse {
     const message = createBaseResetPasswordResponse();
     message.userId = object.userId ?? "";
+    message.email = object.email ?? "";
     return message;
   },
 };
