@@ -1,3 +1,4 @@
+import type { S3Client } from '@aws-sdk/client-s3';
 import { AppError } from '@latchkey/errors';
 import { freePort, startS3Server, startSilentServer, type S3Server, type SilentServer } from '@latchkey/test-kit';
 import { ContentStore } from './content-store';
@@ -7,6 +8,8 @@ let s3: S3Server;
 let silent: SilentServer;
 const warnings: { details: Record<string, unknown>; message: string }[] = [];
 const logger = { warn: (details: Record<string, unknown>, message: string) => void warnings.push({ details, message }) };
+
+const clients: S3Client[] = [];
 
 function storeAt(endpoint: string, bucket: string): ContentStore {
   const client = createS3Client(
@@ -19,6 +22,7 @@ function storeAt(endpoint: string, bucket: string): ContentStore {
     },
     { connectionTimeoutMs: 1_000, requestTimeoutMs: 2_000, maxAttempts: 1 },
   );
+  clients.push(client);
   return new ContentStore({ client, bucket, logger });
 }
 
@@ -31,6 +35,7 @@ beforeEach(() => {
 });
 
 afterAll(async () => {
+  for (const client of clients) client.destroy();
   await Promise.all([s3.close(), silent.close()]);
 });
 
