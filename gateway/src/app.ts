@@ -16,6 +16,7 @@ import { isForeignOrigin } from './http/origin-policy';
 import { sendProblem, toAppError } from './http/problem-details';
 import { decorateRequestContext, releaseRequestContext } from './http/request-context';
 import { requestIdOf } from './http/request-id';
+import { setResponseHeaders } from './http/response-headers';
 import { accountRoutes } from './accounts/account-routes';
 import { credentialRoutes } from './accounts/credential-routes';
 import { operationsRoutes } from './http/operations-routes';
@@ -41,6 +42,12 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     routerOptions: { maxParamLength: 256 },
+    // A bad percent-encoding or an overlong path parameter is found by the router, before any hook.
+    frameworkErrors: (error, request, reply) => {
+      void reply.header('x-request-id', request.id);
+      setResponseHeaders(request, reply);
+      void sendProblem(reply, toAppError(error, request));
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -56,6 +63,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     request.receivedAt = Date.now();
     void reply.header('x-request-id', request.id);
+    setResponseHeaders(request, reply);
     if (isForeignOrigin(request.method, request.headers.origin, deps.allowedOrigins)) {
       throw new AppError('auth:origin_forbidden');
     }

@@ -109,6 +109,51 @@ describe('routes and methods', () => {
   it('refuses a malformed session id in a path with 400', async () => {
     expectProblem(await signedIn.delete('/v0/auth/sessions/not%20an%20id'), 400, 'validation:invalid_input');
   });
+
+  it('answers bad percent-encoding and an overlong path parameter with problem+json 400, with a request id', async () => {
+    const badEncoding = await signedIn.delete('/v0/auth/sessions/%zz');
+    expectProblem(badEncoding, 400, 'validation:invalid_input');
+    expect(badEncoding.headers.get('x-request-id')).toBeTruthy();
+    expectProblem(await signedIn.delete(`/v0/auth/sessions/${'a'.repeat(300)}`), 400, 'validation:invalid_input');
+    expectProblem(await new ApiClient(stack.gatewayUrl).get(`/v0/posts/${'b'.repeat(300)}`), 400, 'validation:invalid_input');
+  });
+});
+
+describe('characters PostgreSQL cannot store', () => {
+  it('refuses a NUL in a post title or content, and in a search, with 400 naming the field', async () => {
+    for (const [body, field] of [
+      [{ title: 'a\u0000b', content: 'fine' }, 'title'],
+      [{ title: 'fine', content: 'a\u0000b' }, 'content'],
+    ] as const) {
+      const response = await signedIn.post('/v0/posts', body);
+      expectProblem(response, 400, 'validation:invalid_input');
+      expect(response.body?.errors).toEqual([expect.objectContaining({ field })]);
+    }
+    const search = await new ApiClient(stack.gatewayUrl).get('/v0/search/posts?q=%00');
+    expectProblem(search, 400, 'validation:invalid_input');
+    expect(search.body?.errors).toEqual([expect.objectContaining({ field: 'q' })]);
+  });
+});
+
+describe('response headers', () => {
+  it('forbids storing every /v0 answer but public post reads and search, and sniffing any', async () => {
+    const anonymous = new ApiClient(stack.gatewayUrl);
+    const privateAnswers = [
+      await signedIn.get('/v0/users/me'),
+      await signedIn.get('/v0/auth/sessions'),
+      await anonymous.post('/v0/auth/login', { email: 'nobody@example.com', password: 'wrong wrong' }),
+      await anonymous.get('/v0/no/such/route'),
+    ];
+    for (const response of privateAnswers) {
+      expect({ status: response.status, cache: response.headers.get('cache-control') }).toEqual({ status: response.status, cache: 'no-store' });
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    for (const response of [await anonymous.get('/v0/posts'), await anonymous.get('/v0/search/posts?q=anything')]) {
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBeNull();
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  });
 });
 
 describe('request ids', () => {

@@ -61,6 +61,9 @@ const FASTIFY_ERRORS: Record<string, ErrorCode> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'validation:invalid_input',
   FST_ERR_CTP_INVALID_JSON_BODY: 'validation:invalid_input',
   FST_ERR_VALIDATION: 'validation:invalid_input',
+  // Raised by the router before any hook runs; app.ts hands them here through `frameworkErrors`.
+  FST_ERR_BAD_URL: 'validation:invalid_input',
+  FST_ERR_MAX_PARAM_LENGTH: 'validation:invalid_input',
 };
 
 /**
@@ -85,8 +88,13 @@ export function toAppError(error: FastifyError | Error, request: FastifyRequest)
   return new AppError('internal:error');
 }
 
+const invalidInputDetails: Record<string, string> = {
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The body must not be empty.',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length does not match the body.',
+  FST_ERR_BAD_URL: 'The path is not valid percent-encoding.',
+  FST_ERR_MAX_PARAM_LENGTH: 'A path parameter is too long.',
+};
+
 function invalidBodyDetail(error: FastifyError): string {
-  if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return 'The body must not be empty.';
-  if (error.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') return 'The Content-Length does not match the body.';
-  return 'The body is not valid JSON.';
+  return invalidInputDetails[error.code] ?? 'The body is not valid JSON.';
 }

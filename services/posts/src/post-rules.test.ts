@@ -97,3 +97,12 @@ describe('assertValid()', () => {
     expect((thrown as AppError).fields.map((f) => f.field)).toEqual(['title', 'content', 'id']);
   });
 });
+
+describe('characters PostgreSQL cannot store', () => {
+  it('refuses a NUL in a title, content or search query, naming the field', () => {
+    expect(checkTitle('a\u0000b')).toEqual([{ field: 'title', message: 'must not contain the NUL character' }]);
+    expect(checkContent('a\u0000b', 100)).toEqual([{ field: 'content', message: 'must not contain the NUL character' }]);
+    expect(checkSearchQuery('\u0000')).toEqual([{ field: 'q', message: 'must not contain the NUL character' }]);
+    expect(checkTitle('a\u0001b')).toEqual([]);
+  });
+});

@@ -13,12 +13,20 @@ function codePoints(text: string): number {
   return [...text].length;
 }
 
+/** PostgreSQL text cannot hold the NUL character; it is refused rather than left to fail in SQL. */
+function hasNul(text: string): boolean {
+  return text.includes('\u0000');
+}
+
+const noNul = (field: string): FieldError => ({ field, message: 'must not contain the NUL character' });
+
 /** The stored form of a title: trimmed of whitespace at both ends. */
 export function normalizeTitle(title: string): string {
   return title.trim();
 }
 
 export function checkTitle(title: string, field = 'title'): FieldError[] {
+  if (hasNul(title)) return [noNul(field)];
   const length = codePoints(normalizeTitle(title));
   return length >= 1 && length <= TITLE_MAX_CODE_POINTS
     ? []
@@ -27,6 +35,7 @@ export function checkTitle(title: string, field = 'title'): FieldError[] {
 
 /** Content is measured in UTF-8 bytes, as stored; it is kept exactly as given. */
 export function checkContent(content: string, maxBytes: number, field = 'content'): FieldError[] {
+  if (hasNul(content)) return [noNul(field)];
   const bytes = Buffer.byteLength(content, 'utf8');
   return bytes >= 1 && bytes <= maxBytes ? [] : [{ field, message: `must be 1-${maxBytes} bytes of UTF-8` }];
 }
@@ -61,6 +70,7 @@ export function pageSize(limit: number | undefined): number {
 }
 
 export function checkSearchQuery(query: string, field = 'q'): FieldError[] {
+  if (hasNul(query)) return [noNul(field)];
   const length = codePoints(query.trim());
   return length >= 1 && length <= QUERY_MAX_CODE_POINTS
     ? []
