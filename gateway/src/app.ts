@@ -16,7 +16,7 @@ import { isForeignOrigin } from './http/origin-policy';
 import { sendProblem, toAppError } from './http/problem-details';
 import { decorateRequestContext, releaseRequestContext } from './http/request-context';
 import { requestIdOf } from './http/request-id';
-import { setResponseHeaders } from './http/response-headers';
+import { forbidSniffing, forbidStoring, forbidStoringPrivateRoutes } from './http/response-headers';
 import { accountRoutes } from './accounts/account-routes';
 import { credentialRoutes } from './accounts/credential-routes';
 import { operationsRoutes } from './http/operations-routes';
@@ -45,7 +45,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     // A bad percent-encoding or an overlong path parameter is found by the router, before any hook.
     frameworkErrors: (error, request, reply) => {
       void reply.header('x-request-id', request.id);
-      setResponseHeaders(request, reply);
+      forbidSniffing(reply);
+      forbidStoring(reply);
       void sendProblem(reply, toAppError(error, request));
     },
   }).withTypeProvider<ZodTypeProvider>();
@@ -63,7 +64,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     request.receivedAt = Date.now();
     void reply.header('x-request-id', request.id);
-    setResponseHeaders(request, reply);
+    forbidSniffing(reply);
     if (isForeignOrigin(request.method, request.headers.origin, deps.allowedOrigins)) {
       throw new AppError('auth:origin_forbidden');
     }
@@ -93,7 +94,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     }
     return sendProblem(reply, appError);
   });
-  app.setNotFoundHandler(async (_request, reply) => sendProblem(reply, new AppError('route:not_found')));
+  app.setNotFoundHandler(async (_request, reply) => {
+    forbidStoring(reply);
+    return sendProblem(reply, new AppError('route:not_found'));
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -110,6 +114,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   });
   app.get('/v0/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  forbidStoringPrivateRoutes(app);
   const addMethodFallbacks = trackRouteMethods(app);
   const { identity, oauth, totp, posts, sessions, limits } = deps;
   const sessionAccess = { sessions, cookie: deps.cookie };
