@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { normalizeEmail } from '@latchkey/account-fields';
 import { AppError } from '@latchkey/errors';
 import type { GatewayConfig } from '../config';
 import { clientKeyOf } from './client-address';
@@ -18,9 +19,6 @@ function exceeded(retryAfterSeconds: number): AppError {
   return new AppError('rate_limit:exceeded', undefined, { retryAfterSeconds });
 }
 
-function normalize(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 /** The answers that mean the password was wrong; every other answer gives the reserved place back. */
 const wrongPassword = new Set(['auth:invalid_credentials', 'auth:wrong_password']);
@@ -78,7 +76,7 @@ export class CredentialLimits {
    */
   async mayMail(email: string): Promise<boolean> {
     const { RATE_LIMIT_MAIL_MAX, RATE_LIMIT_MAIL_WINDOW_SECONDS } = this.settings;
-    const decision = await this.limiter.hit('mail', normalize(email), RATE_LIMIT_MAIL_MAX, RATE_LIMIT_MAIL_WINDOW_SECONDS);
+    const decision = await this.limiter.hit('mail', normalizeEmail(email), RATE_LIMIT_MAIL_MAX, RATE_LIMIT_MAIL_WINDOW_SECONDS);
     return decision.allowed;
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { normalizeEmail } from '@latchkey/account-fields';
 import { defineRedisScript, type RedisScript } from '@latchkey/db';
 import type { RateDecision } from './rate-limiter';
 
@@ -98,7 +99,6 @@ export class LoginFailures {
   }
 
   private key(account: string): string {
-    const normalized = account.trim().toLowerCase();
-    return `${this.prefix}rate:login-failures:${createHash('sha256').update(normalized).digest('base64url')}`;
+    return `${this.prefix}rate:login-failures:${createHash('sha256').update(normalizeEmail(account)).digest('base64url')}`;
   }
 }

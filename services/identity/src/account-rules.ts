@@ -1,22 +1,23 @@
 import { z } from 'zod';
 import { AppError, type FieldError } from '@latchkey/errors';
-import { normalizePassword } from './password-hasher';
+import {
+  HANDLE_PATTERN,
+  HANDLE_RULE,
+  isPasswordLengthValid,
+  MAX_EMAIL_LENGTH,
+  normalizeEmail,
+  normalizeHandle,
+  normalizePassword,
+  PASSWORD_RULE,
+} from '@latchkey/account-fields';
 
-/** Field rules of docs/api.md part 2, enforced here because identity is their owner. */
-const HANDLE_PATTERN = /^[A-Za-z0-9_]{3,32}$/;
-const MAX_EMAIL_LENGTH = 254;
+export { normalizeEmail, normalizeHandle } from '@latchkey/account-fields';
+
+/** Identity enforces the account fields (packages/account-fields) as their owner. */
 const emailShape = z.email();
 
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
-export function normalizeHandle(handle: string): string {
-  return handle.toLowerCase();
-}
-
 export function checkHandle(handle: string, field = 'handle'): FieldError[] {
-  return HANDLE_PATTERN.test(handle) ? [] : [{ field, message: 'must be 3-32 characters of A-Z, a-z, 0-9 and _' }];
+  return HANDLE_PATTERN.test(handle) ? [] : [{ field, message: HANDLE_RULE }];
 }
 
 export function checkEmail(email: string, field = 'email'): FieldError[] {
@@ -31,10 +32,8 @@ export function checkPassword(
   account: { email: string; handle: string },
   field = 'password',
 ): FieldError[] {
-  const normalized = normalizePassword(password);
-  const length = [...normalized].length;
-  if (length < 8 || length > 128) return [{ field, message: 'must be 8-128 characters' }];
-  const lowered = normalized.toLowerCase();
+  if (!isPasswordLengthValid(password)) return [{ field, message: PASSWORD_RULE }];
+  const lowered = normalizePassword(password).toLowerCase();
   if (lowered === normalizeEmail(account.email) || lowered === normalizeHandle(account.handle)) {
     return [{ field, message: 'must not be the email or the handle' }];
   }

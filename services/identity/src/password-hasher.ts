@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
+import { normalizePassword } from '@latchkey/account-fields';
 
 export interface Argon2Parameters {
   readonly memoryKiB: number;
@@ -53,9 +54,4 @@ export class PasswordHasher {
       parallelism: this.parameters.parallelism,
     };
   }
-}
-
-/** Same characters typed on different keyboards must give the same password (docs/api.md part 2). */
-export function normalizePassword(password: string): string {
-  return password.normalize('NFKC');
 }

@@ -139,7 +139,4 @@ export function callbackUrl(redirectUri: string, grant: AuthorizationGrant): URL
   return url;
 }
 
-/** Emails compare case-insensitively everywhere in latchkey (docs/api.md part 2). */
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
+export { normalizeEmail } from '@latchkey/account-fields';

@@ -1,0 +1,21 @@
+import { HANDLE_PATTERN, isPasswordLengthValid, normalizeEmail, normalizeHandle, normalizePassword, passwordLength } from './account-fields';
+
+test('handles are 3-32 characters of letters, digits and underscore, stored lower-cased', () => {
+  for (const good of ['abc', 'A_b_9', 'x'.repeat(32)]) expect(HANDLE_PATTERN.test(good)).toBe(true);
+  for (const bad of ['ab', 'x'.repeat(33), 'with space', 'dash-ed', 'émile']) expect(HANDLE_PATTERN.test(bad)).toBe(false);
+  expect(normalizeHandle('Ann_B')).toBe('ann_b');
+});
+
+test('emails compare trimmed and lower-cased', () => {
+  expect(normalizeEmail('  Ann@Example.COM ')).toBe('ann@example.com');
+});
+
+test('a password is measured in code points of its NFKC form', () => {
+  // Full-width letters are the same password as ASCII ones.
+  expect(normalizePassword('ｐａｓｓ')).toBe('pass');
+  // Eight emoji are eight characters, though sixteen UTF-16 units.
+  expect(passwordLength('😀'.repeat(8))).toBe(8);
+  expect(isPasswordLengthValid('😀'.repeat(8))).toBe(true);
+  expect(isPasswordLengthValid('seven!!')).toBe(false);
+  expect(isPasswordLengthValid('x'.repeat(129))).toBe(false);
+});
