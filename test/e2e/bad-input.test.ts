@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { ApiClient, type ApiResponse } from '../support/api-client';
 import { signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
@@ -132,6 +133,29 @@ describe('characters PostgreSQL cannot store', () => {
     const search = await new ApiClient(stack.gatewayUrl).get('/v0/search/posts?q=%00');
     expectProblem(search, 400, 'validation:invalid_input');
     expect(search.body?.errors).toEqual([expect.objectContaining({ field: 'q' })]);
+  });
+});
+
+describe('authentication before the body', () => {
+  it('refuses an anonymous 2 MiB post with 401 before the body has even been sent', async () => {
+    const { hostname, port } = new URL(stack.gatewayUrl);
+    const socket = connect(Number(port), hostname);
+    const answer = new Promise<string>((resolve, reject) => {
+      let received = '';
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString();
+        if (received.includes('\r\n\r\n')) resolve(received);
+      });
+      socket.on('error', reject);
+    });
+    // Headers that announce 2 MiB, and only the first bytes of it: an answer can only come from before the body.
+    socket.write(
+      `POST /v0/posts HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n{"title":"x","content":"`,
+    );
+    const head = await answer;
+    socket.destroy();
+    expect(head).toMatch(/^HTTP\/1\.1 401 /);
+    expect(head.toLowerCase()).toContain('cache-control: no-store');
   });
 });
 

@@ -46,7 +46,7 @@ export function accountRoutes(deps: AccountRoutesDeps): FastifyPluginAsyncZod {
           summary: 'The signed-in account.',
           response: { 200: userSchema, ...problemResponses(401, 503) },
         },
-        preHandler: requireSession(deps),
+        onRequest: requireSession(deps),
       },
       async (request) => sessionAccountView(deps, sessionOf(request), request),
     );
@@ -60,7 +60,7 @@ export function accountRoutes(deps: AccountRoutesDeps): FastifyPluginAsyncZod {
           querystring: pageQuery,
           response: { 200: actionLogPageSchema, ...problemResponses(400, 401, 503) },
         },
-        preHandler: requireSession(deps),
+        onRequest: requireSession(deps),
       },
       async (request) => {
         const page = await deps.posts.listActionLogs(
@@ -89,7 +89,7 @@ export function accountRoutes(deps: AccountRoutesDeps): FastifyPluginAsyncZod {
           body: deleteAccountBody,
           response: { ...noContent, ...problemResponses(400, 401, 429, 503) },
         },
-        preHandler: requireSession(deps),
+        onRequest: requireSession(deps),
       },
       async (request, reply) => {
         const { userId } = sessionOf(request);

@@ -128,7 +128,7 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
           body: changePasswordBody,
           response: { ...noContent, ...problemResponses(400, 401, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request, reply) => {
         const current = sessionOf(request);
@@ -152,7 +152,7 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
           body: changeEmailBody,
           response: { ...accepted, ...problemResponses(400, 401, 409, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request, reply) => {
         await deps.identity.requestEmailChange(

@@ -33,6 +33,7 @@ export function forbidStoringPrivateRoutes(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/v0') || isPublicRead(route.method, route.url)) return;
     const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
-    route.onRequest = [...existing, noStore];
+    // First, so that an answer from a later hook (a 401 from the session guard) carries it too.
+    route.onRequest = [noStore, ...existing];
   });
 }

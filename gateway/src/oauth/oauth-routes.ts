@@ -137,7 +137,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           body: providerCallbackBody,
           response: { 201: connectionSchema, ...problemResponses(400, 401, 404, 409, 502, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request, reply) => {
         const provider = providerFromPath(request.params.provider);
@@ -157,7 +157,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           summary: 'The providers linked to the signed-in account.',
           response: { 200: connectionListSchema, ...problemResponses(401, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request) => {
         const { connections } = await deps.oauth.listConnections({ userId: sessionOf(request).userId }, request.ctx);
@@ -174,7 +174,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           body: unlinkBody,
           response: { ...noContent, ...problemResponses(400, 401, 404, 409, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request, reply) => {
         const provider = providerFromPath(request.body.provider);

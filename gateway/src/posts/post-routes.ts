@@ -42,7 +42,7 @@ export function postRoutes(deps: PostRoutesDeps): FastifyPluginAsyncZod {
           body: createPostBody,
           response: { 201: postSchema, ...problemResponses(400, 401, 413, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request, reply) => {
         const { userId, handle } = sessionOf(request);
@@ -102,7 +102,7 @@ export function postRoutes(deps: PostRoutesDeps): FastifyPluginAsyncZod {
           body: updatePostBody,
           response: { 200: postSchema, ...problemResponses(400, 401, 403, 404, 413, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request) => {
         const { title, content } = request.body;
@@ -126,7 +126,7 @@ export function postRoutes(deps: PostRoutesDeps): FastifyPluginAsyncZod {
           params: postIdParams,
           response: { ...noContent, ...problemResponses(400, 401, 403, 404, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request, reply) => {
         await deps.posts.deletePost({ actorId: sessionOf(request).userId, postId: request.params.id }, request.ctx);

@@ -23,7 +23,12 @@ export function sessionOf(request: FastifyRequest): Session {
   return request.session;
 }
 
-/** preHandler of protected routes: a live session or 401 with the cookie cleared (docs/api.md part 3). */
+/**
+ * The guard of protected routes: a live session or 401 with the cookie
+ * cleared (docs/api.md part 3). It is their `onRequest` hook, which runs
+ * before the body is read, so an anonymous request is refused without the
+ * gateway reading (up to 2 MiB of) what it sent.
+ */
 export function requireSession(deps: SessionAccess) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const session = await deps.sessions.authenticate(request.cookies[SESSION_COOKIE]);

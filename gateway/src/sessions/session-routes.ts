@@ -49,7 +49,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
       '/v0/auth/logout',
       {
         schema: { tags: authenticationTags, summary: 'End the current session and clear the cookie.', response: { ...noContent, ...problemResponses(401, 503) } },
-        preHandler: session,
+        onRequest: session,
       },
       async (request, reply) => {
         await deps.sessions.delete(sessionOf(request));
@@ -67,7 +67,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
           summary: 'Live sessions of the signed-in account, newest first.',
           response: { 200: sessionListSchema, ...problemResponses(401, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request) => {
         const current = sessionOf(request);
@@ -95,7 +95,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
           params: sessionIdParams,
           response: { ...noContent, ...problemResponses(400, 401, 404, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request, reply) => {
         const deleted = await deps.sessions.deleteByPublicId(sessionOf(request).userId, request.params.id);

@@ -42,7 +42,7 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
           summary: 'Start enabling TOTP: a fresh secret, its otpauth URI as a QR code, and a setup token.',
           response: { 200: totpSetupSchema, ...problemResponses(401, 409, 500, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request) => {
         const { userId, accountEmail } = await accountOf(sessionOf(request).userId, request.ctx);
@@ -65,7 +65,7 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
           body: enableBody,
           response: { 200: backupCodesSchema, ...problemResponses(400, 401, 409, 429, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request) => {
         const account = await accountOf(sessionOf(request).userId, request.ctx);
@@ -86,7 +86,7 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
           summary: 'Whether TOTP is on, since when, and how many backup codes are left.',
           response: { 200: totpStatusSchema, ...problemResponses(401, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request) => {
         const status = await deps.totp.getStatus({ userId: sessionOf(request).userId }, request.ctx);
@@ -131,7 +131,7 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
           body: codeBody,
           response: { 200: backupCodesSchema, ...problemResponses(400, 401, 429, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request) => {
         const account = await accountOf(sessionOf(request).userId, request.ctx);
@@ -149,7 +149,7 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
           body: codeBody,
           response: { ...noContent, ...problemResponses(400, 401, 429, 503) },
         },
-        preHandler: session,
+        onRequest: session,
       },
       async (request, reply) => {
         const account = await accountOf(sessionOf(request).userId, request.ctx);
