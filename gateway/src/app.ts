@@ -124,7 +124,14 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(totpRoutes({ ...sessionAccess, identity, totp, limits }));
   await app.register(oauthRoutes({ ...sessionAccess, identity, oauth, totp, limits }));
   await app.register(
-    postRoutes({ ...sessionAccess, identity, posts, newestPosts: deps.newestPosts, maxContentBytes: deps.config.POSTS_MAX_CONTENT_BYTES }),
+    postRoutes({
+      ...sessionAccess,
+      identity,
+      posts,
+      usage: deps.usage,
+      newestPosts: deps.newestPosts,
+      maxContentBytes: deps.config.POSTS_MAX_CONTENT_BYTES,
+    }),
   );
   await app.register(operationsRoutes({ registry: deps.registry, ready: deps.ready }));
   addMethodFallbacks();

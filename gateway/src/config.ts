@@ -30,6 +30,10 @@ export const configSchema = z.object({
   RATE_LIMIT_IPV6_PREFIX: env.int(64, 1, 128),
   RATE_LIMIT_IP_MAX: env.int(300, 1),
   RATE_LIMIT_IP_WINDOW_SECONDS: env.int(300, 1),
+  RATE_LIMIT_SEARCH_MAX: env.int(120, 1),
+  RATE_LIMIT_SEARCH_WINDOW_SECONDS: env.int(60, 1),
+  RATE_LIMIT_POST_WRITES: env.int(60, 1),
+  RATE_LIMIT_POST_WRITES_WINDOW_SECONDS: env.int(60, 1),
   RATE_LIMIT_MAIL_MAX: env.int(5, 1),
   RATE_LIMIT_MAIL_WINDOW_SECONDS: env.int(3_600, 1),
   /** Sizes the body limit of post routes; the posts service enforces the limit itself. */

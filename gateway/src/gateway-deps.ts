@@ -2,6 +2,7 @@ import type { Logger } from '@latchkey/telemetry';
 import type { Registry } from 'prom-client';
 import type { GatewayConfig } from './config';
 import type { CredentialLimits } from './limits/credential-limits';
+import type { UsageLimits } from './limits/usage-limits';
 import type { PostListCache } from './posts/post-list-cache';
 import type { PostPageView } from './posts/post-view';
 import type { IdentityClient, OAuthClient, PostsClient, TotpClient } from './service-clients';
@@ -21,6 +22,7 @@ export interface GatewayDeps {
   readonly oauth: OAuthClient;
   readonly sessions: SessionStore;
   readonly limits: CredentialLimits;
+  readonly usage: UsageLimits;
   readonly newestPosts: PostListCache<PostPageView>;
   readonly registry: Registry;
   readonly cookie: CookieSettings;

@@ -12,6 +12,7 @@ import { PostListCache } from './posts/post-list-cache';
 import { CredentialLimits } from './limits/credential-limits';
 import { LoginFailures } from './limits/login-failures';
 import { RateLimiter } from './limits/rate-limiter';
+import { UsageLimits } from './limits/usage-limits';
 import { SessionStore } from './sessions/session-store';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -45,6 +46,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     labelNames: ['outcome'],
     registers: [registry],
   });
+  const limiter = new RateLimiter(redis, config.REDIS_KEY_PREFIX);
   const deps: GatewayDeps = {
     config,
     logger,
@@ -57,8 +59,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
       refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
     }),
+    usage: new UsageLimits(limiter, config),
     limits: new CredentialLimits(
-      new RateLimiter(redis, config.REDIS_KEY_PREFIX),
+      limiter,
       new LoginFailures(redis, config.REDIS_KEY_PREFIX, {
         perClient: config.RATE_LIMIT_LOGIN_FAILURES,
         perAccount: config.RATE_LIMIT_ACCOUNT_FAILURES,

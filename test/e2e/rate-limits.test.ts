@@ -22,6 +22,8 @@ beforeAll(async () => {
     RATE_LIMIT_ACCOUNT_FAILURES: '6',
     RATE_LIMIT_IP_MAX: '8',
     RATE_LIMIT_MAIL_MAX: '2',
+    RATE_LIMIT_SEARCH_MAX: '5',
+    RATE_LIMIT_POST_WRITES: '3',
   });
 }, 60_000);
 
@@ -117,5 +119,60 @@ describe('rate limits', () => {
     await anonymous().post('/v0/auth/forgot-password', { email: control.email });
     await mailedToken(stack, control.email, 'reset-password');
     expect(countMails(stack, account.email, 'reset-password')).toBe(2);
+  });
+
+  it('limits search per client', async () => {
+    const searcher = clientFrom();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i += 1) statuses.push((await searcher.get('/v0/search/posts?q=anything')).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expect((await clientFrom().get('/v0/search/posts?q=anything')).status).toBe(200);
+  });
+
+  it('limits post creates and updates per user', async () => {
+    const author = await signedInAccount(stack, 'writer', nextAddress());
+    const created = await author.client.post<{ id: string }>('/v0/posts', { title: 'one', content: 'text' });
+    expect(created.status).toBe(201);
+    expect((await author.client.request('PATCH', `/v0/posts/${created.body.id}`, { json: { title: 'two' } })).status).toBe(200);
+    expect((await author.client.post('/v0/posts', { title: 'three', content: 'text' })).status).toBe(201);
+    const refused = await author.client.post('/v0/posts', { title: 'four', content: 'text' });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const other = await signedInAccount(stack, 'otherwriter', nextAddress());
+    expect((await other.client.post('/v0/posts', { title: 'mine', content: 'text' })).status).toBe(201);
+  });
+
+  it('counts wrong current passwords like wrong logins, so a stolen session is no password oracle', async () => {
+    const account = await signedInAccount(stack, 'oracle', nextAddress());
+    for (let i = 0; i < 3; i += 1) {
+      const wrong = await account.client.post('/v0/auth/change-password', { current_password: 'guess guess', new_password: 'another long one' });
+      expect(wrong.body).toMatchObject({ code: 'auth:wrong_password' });
+    }
+    const refused = await account.client.post('/v0/auth/change-email', { current_password: PASSWORD, new_email: 'elsewhere@example.com' });
+    expect(refused.status).toBe(429);
+    expect((await account.client.post('/v0/auth/login', { email: account.email, password: PASSWORD })).status).toBe(429);
+  });
+
+  it('limits email changes per account and per new address', async () => {
+    const account = await signedInAccount(stack, 'mover', nextAddress());
+    const change = (to: string) => account.client.post('/v0/auth/change-email', { current_password: PASSWORD, new_email: to });
+    expect((await change('first.move@example.com')).status).toBe(202);
+    expect((await change('second.move@example.com')).status).toBe(202);
+    expect((await change('third.move@example.com')).status).toBe(429);
+    const other = await signedInAccount(stack, 'target', nextAddress());
+    const target = 'popular.target@example.com';
+    expect((await other.client.post('/v0/auth/change-email', { current_password: PASSWORD, new_email: target })).status).toBe(202);
+    const third = await signedInAccount(stack, 'target2', nextAddress());
+    expect((await third.client.post('/v0/auth/change-email', { current_password: PASSWORD, new_email: target })).status).toBe(202);
+    const fourth = await signedInAccount(stack, 'target3', nextAddress());
+    expect((await fourth.client.post('/v0/auth/change-email', { current_password: PASSWORD, new_email: target })).status).toBe(429);
+  });
+
+  it('counts OAuth authorize calls in the per-client credential bucket', async () => {
+    const caller = clientFrom();
+    const statuses: number[] = [];
+    for (let i = 0; i < 9; i += 1) statuses.push((await caller.get('/v0/auth/oauth/google/authorize')).status);
+    expect(statuses.slice(0, 8).every((status) => status !== 429)).toBe(true);
+    expect(statuses[8]).toBe(429);
   });
 });

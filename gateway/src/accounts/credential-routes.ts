@@ -13,7 +13,7 @@ import {
   userSchema,
 } from './account-schemas';
 import { accepted, noContent, problemResponses } from '../http/problem-schema';
-import { viewOf } from './user-view';
+import { sessionAccountView, viewOf } from './user-view';
 
 /** What the credential routes use. */
 export type CredentialRoutesDeps = SessionAccess & {
@@ -126,15 +126,19 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
           tags,
           summary: 'Change the password; other sessions end and this one gets a new cookie.',
           body: changePasswordBody,
-          response: { ...noContent, ...problemResponses(400, 401, 503) },
+          response: { ...noContent, ...problemResponses(400, 401, 429, 503) },
         },
         onRequest: session,
       },
       async (request, reply) => {
         const current = sessionOf(request);
-        await deps.identity.changePassword(
-          { userId: current.userId, currentPassword: request.body.current_password, newPassword: request.body.new_password },
-          request.ctx,
+        // A wrong current password counts like a wrong login: a stolen session is no password oracle.
+        const { email } = await sessionAccountView(deps, current, request);
+        await deps.limits.checkPassword(email, request, () =>
+          deps.identity.changePassword(
+            { userId: current.userId, currentPassword: request.body.current_password, newPassword: request.body.new_password },
+            request.ctx,
+          ),
         );
         // A new id for the session that proved the password, so a stolen old cookie is worthless.
         await deps.sessions.deleteAllForUser(current.userId);
@@ -150,14 +154,19 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
           tags,
           summary: 'Mail a confirmation link to the new address; the email changes when it is used.',
           body: changeEmailBody,
-          response: { ...accepted, ...problemResponses(400, 401, 409, 503) },
+          response: { ...accepted, ...problemResponses(400, 401, 409, 429, 503) },
         },
         onRequest: session,
       },
       async (request, reply) => {
-        await deps.identity.requestEmailChange(
-          { userId: sessionOf(request).userId, currentPassword: request.body.current_password, newEmail: request.body.new_email },
-          request.ctx,
+        const current = sessionOf(request);
+        await deps.limits.assertEmailChangeAllowed(current.userId, request.body.new_email);
+        const { email } = await sessionAccountView(deps, current, request);
+        await deps.limits.checkPassword(email, request, () =>
+          deps.identity.requestEmailChange(
+            { userId: current.userId, currentPassword: request.body.current_password, newEmail: request.body.new_email },
+            request.ctx,
+          ),
         );
         return reply.code(202).send(null);
       },

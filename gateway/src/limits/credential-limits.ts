@@ -71,6 +71,22 @@ export class CredentialLimits {
   }
 
   /**
+   * Email changes mail a confirmation to an address the caller picks: limited
+   * per account and per new address like forgot-password, but answered 429,
+   * since the caller is signed in and learns nothing from it.
+   */
+  async assertEmailChangeAllowed(userId: string, newEmail: string): Promise<void> {
+    const { RATE_LIMIT_MAIL_MAX, RATE_LIMIT_MAIL_WINDOW_SECONDS } = this.settings;
+    for (const [scope, subject] of [
+      ['email-change', userId],
+      ['mail', normalizeEmail(newEmail)],
+    ] as const) {
+      const decision = await this.limiter.hit(scope, subject, RATE_LIMIT_MAIL_MAX, RATE_LIMIT_MAIL_WINDOW_SECONDS);
+      if (!decision.allowed) throw exceeded(decision.retryAfterSeconds);
+    }
+  }
+
+  /**
    * Mails per address (forgot-password, resend). Over the limit the request is
    * still answered 202 and no mail is sent, so the answer reveals nothing.
    */

@@ -53,8 +53,10 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           summary: 'The provider’s consent URL; `purpose=link` (with a session) adds the provider to the account.',
           params: providerParams,
           querystring: authorizeQuery,
-          response: { 200: authorizationSchema, ...problemResponses(400, 401, 404, 502, 503) },
+          response: { 200: authorizationSchema, ...problemResponses(400, 401, 404, 429, 502, 503) },
         },
+        // Each call stores a state for 10 minutes: it counts like a credential request.
+        preHandler: credentialLimit,
       },
       async (request) => {
         const provider = providerFromPath(request.params.provider);
@@ -135,9 +137,10 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           summary: 'Add the provider identity to the signed-in account, with a code and a `link` state.',
           params: providerParams,
           body: providerCallbackBody,
-          response: { 201: connectionSchema, ...problemResponses(400, 401, 404, 409, 502, 503) },
+          response: { 201: connectionSchema, ...problemResponses(400, 401, 404, 409, 429, 502, 503) },
         },
         onRequest: session,
+        preHandler: credentialLimit,
       },
       async (request, reply) => {
         const provider = providerFromPath(request.params.provider);
@@ -172,9 +175,10 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           tags,
           summary: 'Remove a provider from the account; refused for the last way to sign in.',
           body: unlinkBody,
-          response: { ...noContent, ...problemResponses(400, 401, 404, 409, 503) },
+          response: { ...noContent, ...problemResponses(400, 401, 404, 409, 429, 503) },
         },
         onRequest: session,
+        preHandler: credentialLimit,
       },
       async (request, reply) => {
         const provider = providerFromPath(request.body.provider);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireSession, sessionOf, type SessionAccess } from '../sessions/session-auth';
 import type { IdentityClient, PostsClient } from '../service-clients';
+import type { UsageLimits } from '../limits/usage-limits';
 import type { PostListCache } from './post-list-cache';
 import { postPageView, postView, type PostPageView } from './post-view';
 import {
@@ -19,6 +20,7 @@ import { AppError } from '@latchkey/errors';
 export type PostRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
   readonly posts: PostsClient;
+  readonly usage: UsageLimits;
   readonly newestPosts: PostListCache<PostPageView>;
   /** POSTS_MAX_CONTENT_BYTES, which sizes the body limit of post writes. */
   readonly maxContentBytes: number;
@@ -40,12 +42,13 @@ export function postRoutes(deps: PostRoutesDeps): FastifyPluginAsyncZod {
           tags,
           summary: 'Write a post.',
           body: createPostBody,
-          response: { 201: postSchema, ...problemResponses(400, 401, 413, 503) },
+          response: { 201: postSchema, ...problemResponses(400, 401, 413, 429, 503) },
         },
         onRequest: session,
       },
       async (request, reply) => {
         const { userId, handle } = sessionOf(request);
+        await deps.usage.assertPostWriteAllowed(userId);
         // Sessions stored before they kept the handle ask identity, until they expire.
         const authorHandle = handle ?? (await deps.identity.getUser({ userId }, request.ctx)).user!.handle;
         const { post } = await deps.posts.createPost(
@@ -100,7 +103,7 @@ export function postRoutes(deps: PostRoutesDeps): FastifyPluginAsyncZod {
           summary: 'Change the title and/or content of one’s own post.',
           params: postIdParams,
           body: updatePostBody,
-          response: { 200: postSchema, ...problemResponses(400, 401, 403, 404, 413, 503) },
+          response: { 200: postSchema, ...problemResponses(400, 401, 403, 404, 413, 429, 503) },
         },
         onRequest: session,
       },
@@ -109,6 +112,7 @@ export function postRoutes(deps: PostRoutesDeps): FastifyPluginAsyncZod {
         if (title === undefined && content === undefined) {
           throw AppError.validation([{ field: 'body', message: 'must contain title or content' }]);
         }
+        await deps.usage.assertPostWriteAllowed(sessionOf(request).userId);
         const { post } = await deps.posts.updatePost(
           { actorId: sessionOf(request).userId, postId: request.params.id, title, content },
           request.ctx,
@@ -141,8 +145,9 @@ export function postRoutes(deps: PostRoutesDeps): FastifyPluginAsyncZod {
           tags,
           summary: 'Posts matching words of their title or content, best match first (eventually consistent).',
           querystring: searchQuery,
-          response: { 200: postPageSchema, ...problemResponses(400, 503) },
+          response: { 200: postPageSchema, ...problemResponses(400, 429, 503) },
         },
+        preHandler: deps.usage.searchPerClient,
       },
       async (request) => {
         const { q, limit, cursor } = request.query;
