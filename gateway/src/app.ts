@@ -25,7 +25,7 @@ import { totpRoutes } from './totp/totp-routes';
 import { oauthRoutes } from './oauth/oauth-routes';
 import { sessionRoutes } from './sessions/session-routes';
 
-/** Default body limit of docs/api.md part 1; post routes raise their own. */
+/** Default body limit (docs/api.md, "Paths and bodies"); post routes raise their own. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 /** The gateway's HTTP surface, ready to listen or to `inject` in tests. */
@@ -56,7 +56,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(({ httpStatus }) =>
     httpStatus === '202' || httpStatus === '204' ? () => '' : (data) => JSON.stringify(data),
   );
-  // JSON is the only body type; anything else is a 415 (docs/api.md part 1).
+  // JSON is the only body type; anything else is a 415 (docs/api.md, "Paths and bodies").
   app.removeContentTypeParser('text/plain');
   await app.register(cookie);
 

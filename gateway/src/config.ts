@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
 
-/** Everything the gateway reads from its environment (docs/api.md part 7). */
+/** Everything the gateway reads from its environment (README.md, "Configuration"). */
 export const configSchema = z.object({
   ...processVariables,
   GATEWAY_HOST: z.string().default('0.0.0.0'),

@@ -5,7 +5,7 @@ import type { IdentityClient, TotpClient } from '../service-clients';
 const TOTP_CODE = /^\d{6}$/;
 
 /**
- * docs/api.md part 4: deleting an account asks again for what signs it in: the
+ * docs/api.md, "Deleting the account": deleting an account asks again for what signs it in: the
  * password when it has one, a TOTP or backup code when TOTP is on, and its
  * own handle when it has neither (an OAuth-only account). The password is
  * checked before a code is spent, so a wrong password wastes no backup code.

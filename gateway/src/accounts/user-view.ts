@@ -7,7 +7,7 @@ import type { Session, SessionStore } from '../sessions/session-store';
 
 export type UserView = z.output<typeof userSchema>;
 
-/** `{user}` of docs/api.md part 4, from identity's account and the second-factor state. */
+/** `{user}` of docs/api.md, "Accounts", from identity's account and the second-factor state. */
 export function userView(user: identityV1.User, totpEnabled: boolean): UserView {
   return {
     id: user.id,

@@ -5,7 +5,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /**
  * Records the methods of every route, so that a known path with a wrong
- * method answers 405 with `Allow` instead of Fastify's 404 (docs/api.md part 1).
+ * method answers 405 with `Allow` instead of Fastify's 404 (docs/api.md, "Paths and bodies").
  * Call before registering routes; call the returned function after.
  */
 export function trackRouteMethods(app: FastifyInstance): () => void {

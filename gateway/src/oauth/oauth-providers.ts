@@ -1,7 +1,7 @@
 import { oauthV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 
-/** The `{provider}` path segments of docs/api.md part 4 and their proto values. */
+/** The `{provider}` path segments (docs/api.md, "Sign-in with a provider (OAuth)") and their proto values. */
 const byName = new Map<string, oauthV1.Provider>([
   ['google', oauthV1.Provider.PROVIDER_GOOGLE],
   ['github', oauthV1.Provider.PROVIDER_GITHUB],

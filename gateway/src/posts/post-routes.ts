@@ -31,7 +31,7 @@ export function postRoutes(deps: PostRoutesDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const session = requireSession(deps);
     const tags = ['posts'];
-    // Content just over the limit must still parse, so that it gets a 400 naming the field (docs/api.md part 1).
+    // Content just over the limit must still parse, so that it gets a 400 naming the field (docs/api.md, "Paths and bodies").
     const bodyLimit = 2 * deps.maxContentBytes + 64 * 1024;
 
     app.post(

@@ -25,7 +25,7 @@ export function sessionOf(request: FastifyRequest): Session {
 
 /**
  * The guard of protected routes: a live session or 401 with the cookie
- * cleared (docs/api.md part 3). It is their `onRequest` hook, which runs
+ * cleared (docs/api.md, "Session cookie"). It is their `onRequest` hook, which runs
  * before the body is read, so an anonymous request is refused without the
  * gateway reading (up to 2 MiB of) what it sent.
  */

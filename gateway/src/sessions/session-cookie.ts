@@ -8,7 +8,7 @@ export interface CookieSettings {
   readonly maxAgeSeconds: number;
 }
 
-/** docs/api.md part 3: HttpOnly, SameSite=Lax, Path=/, Secure unless turned off, Max-Age = the absolute lifetime. */
+/** docs/api.md, "Session cookie": HttpOnly, SameSite=Lax, Path=/, Secure unless turned off, Max-Age = the absolute lifetime. */
 export function setSessionCookie(reply: FastifyReply, value: string, settings: CookieSettings): void {
   void reply.setCookie(SESSION_COOKIE, value, {
     httpOnly: true,

@@ -57,7 +57,7 @@ interface StoredSession {
 /** The Redis key part of a session: the cookie value's hash, never the value. */
 export const hashSessionToken = hashOpaqueToken;
 
-/** When a session should be extended, and to when (docs/api.md part 3). */
+/** When a session should be extended, and to when (docs/api.md, "Session cookie"). */
 export function slidingRefresh(session: Pick<Session, 'expiresAt' | 'maxExpiresAt'>, policy: SessionPolicy, now: number) {
   const remaining = session.expiresAt - now;
   const due = remaining < (policy.slidingTtlMs * policy.refreshThresholdPercent) / 100;

@@ -12,7 +12,7 @@ export interface TotpChallenge {
 /**
  * The last step of every first-factor sign-in (password now, OAuth later):
  * an account with TOTP on gets a login challenge and no cookie; any other
- * gets its session (docs/api.md part 4, Authentication).
+ * gets its session (docs/api.md, "Authentication").
  */
 export async function signIn(
   deps: SessionAccess & { readonly totp: TotpClient },

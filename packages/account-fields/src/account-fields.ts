@@ -1,5 +1,5 @@
 /**
- * The account fields of docs/api.md part 2 in one place: identity enforces
+ * The account fields of docs/api.md, "Validation rules", in one place: identity enforces
  * them as their owner, the gateway checks and documents them at the HTTP
  * edge, and oauth and the gateway's limits compare emails the same way.
  */

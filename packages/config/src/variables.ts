@@ -36,7 +36,7 @@ export const processVariables = {
   OTEL_EXPORTER_OTLP_ENDPOINT: env.url(['http', 'https']).optional(),
 };
 
-/** Backing-service addresses, named as in docs/api.md part 7. */
+/** Backing-service addresses, named as in README.md, "Configuration". */
 export const backingServices = {
   DATABASE_URL: env.url(['postgres', 'postgresql']),
   REDIS_URL: env.url(['redis', 'rediss']),

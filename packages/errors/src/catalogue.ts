@@ -16,7 +16,7 @@ const define = (httpStatus: number, grpcStatus: GrpcStatus, message: string): Er
 });
 
 /**
- * Every `domain:reason` code of the HTTP contract (docs/api.md part 5), the one
+ * Every `domain:reason` code of the HTTP contract (docs/api.md, "Error codes"), the one
  * place where a code meets its statuses. Retired codes must not be reused.
  */
 export const errorCatalogue = {

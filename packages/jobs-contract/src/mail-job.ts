@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Security notices: plain mails with no token (docs/api.md part 6). */
+/** Security notices: plain mails with no token (docs/api.md, "Security notices"). */
 export const securityNotices = [
   'password_changed',
   'password_reset',

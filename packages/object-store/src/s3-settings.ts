@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { env } from '@latchkey/config';
 
-/** The S3_* variables of docs/api.md part 7, shared by every unit that reads or writes post content. */
+/** The S3_* variables (README.md, "Configuration"), shared by every unit that reads or writes post content. */
 export const objectStoreVariables = {
   /** Unset for AWS itself; set for an S3-compatible store. */
   S3_ENDPOINT: env.url(['http', 'https']).optional(),

@@ -9,7 +9,7 @@ export interface S3Server {
   readonly region: string;
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
-  /** The S3_* variables of docs/api.md part 7 that point a unit at this server. */
+  /** The S3_* variables (README.md, "Configuration") that point a unit at this server. */
   readonly variables: Readonly<Record<string, string>>;
   /** Stops the server and removes its objects. */
   close(): Promise<void>;

@@ -16,7 +16,7 @@ export const configSchema = z.object({
   DATABASE_POOL_MAX: env.int(10, 1, 200),
   NATS_URL: backingServices.NATS_URL,
   NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
-  /** Token lifetimes in minutes, under the names of docs/api.md part 7. */
+  /** Token lifetimes in minutes, under the names of docs/api.md, "Configuration". */
   AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME: env.int(1, 1),
   AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME: env.int(15, 1),
   AUTH_EMAIL_CHANGE_TOKEN_EXPIRE_TIME: env.int(15, 1),

@@ -5,7 +5,7 @@ import type { IdentityDeps } from './identity-deps';
 import { findUserByEmail, setPasswordHash, type UserRecord } from './user-store';
 
 /**
- * Checks credentials in the order of docs/api.md part 4: password first, then
+ * Checks credentials in the order of docs/api.md, "Authentication": password first, then
  * the verified email. An unknown email, an account without a password and a
  * wrong password give one answer after one Argon2 verification each.
  */

@@ -9,7 +9,7 @@ export interface RenderedMail {
 type NoticeJob = Extract<MailJob, { template: 'security_notice' }>;
 
 /**
- * Links as docs/api.md part 6 fixes them: `{PUBLIC_APP_URL}/<path>?token=T`.
+ * Links as docs/api.md, "Links and tokens", fixes them: `{PUBLIC_APP_URL}/<path>?token=T`.
  * Plain concatenation keeps a path prefix of PUBLIC_APP_URL, which
  * `new URL('/path', base)` would drop. Tokens are base64url, so encoding
  * leaves a real token unchanged and only defuses a malformed one.

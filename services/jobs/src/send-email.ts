@@ -50,7 +50,7 @@ export function sendEmailJob(deps: SendEmailDeps): JobDefinition<MailJob> {
     schema: mailJobSchema,
     handle: (job, context) => sendEmail(deps, job, context),
     // Parked jobs stay 30 days on the dead-letter stream; a mailed token must
-    // not (docs/api.md part 6). It would have expired long before anyone replays it.
+    // not (docs/api.md, "Links and tokens"). It would have expired long before anyone replays it.
     redactForDeadLetter: (payload) =>
       typeof payload === 'object' && payload !== null && 'token' in payload ? { ...payload, token: '[redacted]' } : payload,
   };

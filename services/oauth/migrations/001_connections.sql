@@ -11,7 +11,7 @@ CREATE TABLE user_oauth_connections (
   linked_at timestamptz NOT NULL DEFAULT now(),
   -- One provider identity belongs to at most one account ...
   CONSTRAINT user_oauth_connections_pkey PRIMARY KEY (provider, provider_user_id),
-  -- ... and an account has at most one identity per provider (docs/api.md part 5, oauth:already_linked).
+  -- ... and an account has at most one identity per provider (docs/api.md, "Error codes": oauth:already_linked).
   CONSTRAINT user_oauth_connections_user_provider_key UNIQUE (user_id, provider),
   CONSTRAINT user_oauth_connections_provider_known CHECK (provider IN ('google', 'github')),
   CONSTRAINT user_oauth_connections_email_lower CHECK (email = lower(email))

@@ -3,13 +3,13 @@ import { backingServices, env, grpcServiceVariables, loadConfig, processVariable
 
 const providerUrl = env.url(['http', 'https']);
 
-/** The variables each provider needs before it is switched on (docs/api.md part 7). */
+/** The variables each provider needs before it is switched on (docs/api.md, "Configuration"). */
 export const providerCredentials = {
   google: ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET', 'GOOGLE_REDIRECT_URI'],
   github: ['GITHUB_CLIENT_ID', 'GITHUB_CLIENT_SECRET', 'GITHUB_REDIRECT_URI'],
 } as const;
 
-/** Provider endpoints, which must be HTTPS in production (docs/api.md part 7). */
+/** Provider endpoints, which must be HTTPS in production (docs/api.md, "Configuration"). */
 const providerEndpoints = [
   'GOOGLE_ISSUER',
   'GOOGLE_AUTHORIZATION_URL',
@@ -55,7 +55,7 @@ export const configSchema = z
     GITHUB_API_URL: providerUrl.default('https://api.github.com'),
 
     OAUTH_PENDING_SIGNUP_TTL_MINUTES: env.int(10, 1, 24 * 60),
-    /** docs/api.md part 4: state is stored server-side for 10 minutes. */
+    /** docs/api.md, "Sign-in with a provider (OAuth)": state is stored server-side for 10 minutes. */
     OAUTH_STATE_TTL_SECONDS: env.int(600, 30, 3_600),
     /** Every call to a provider gives up after this long: oauth:provider_unavailable. */
     OAUTH_PROVIDER_TIMEOUT_MS: env.int(5_000, 100, 60_000),

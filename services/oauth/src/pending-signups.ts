@@ -18,7 +18,7 @@ export type PendingSignup = z.infer<typeof recordSchema>;
 
 /**
  * Pending signups in Redis, under a hash of a 256-bit token, for
- * OAUTH_PENDING_SIGNUP_TTL_MINUTES (docs/api.md part 7). A completion claims the
+ * OAUTH_PENDING_SIGNUP_TTL_MINUTES (docs/api.md, "Configuration"). A completion claims the
  * record with GETDEL, so two concurrent completions cannot both create an
  * account; a completion that fails (a taken handle) puts it back.
  */

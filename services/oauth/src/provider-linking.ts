@@ -17,7 +17,7 @@ import type { OAuthDeps } from './oauth-deps';
 import type { ProviderIdentity, ProviderName } from './providers/provider';
 
 /**
- * The provider email as docs/api.md part 4 defines it, or oauth:email_not_verified:
+ * The provider email as docs/api.md, "Sign-in with a provider (OAuth)", defines it, or oauth:email_not_verified:
  * an address the provider does not vouch for never links or creates anything.
  */
 export function verifiedEmail(identity: ProviderIdentity): string {
@@ -92,7 +92,7 @@ export function listConnections(deps: OAuthDeps, userId: string): Promise<Connec
 
 /**
  * Removes a connection and queues the `oauth_unlinked` notice, unless it is
- * the account's last way to sign in (`oauth:last_login_method`, docs/api.md part 5). The user's rows
+ * the account's last way to sign in (`oauth:last_login_method`, docs/api.md, "Error codes"). The user's rows
  * are locked first, so concurrent unlinks are counted one after the other.
  */
 export async function unlinkProvider(

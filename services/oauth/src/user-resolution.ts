@@ -29,7 +29,7 @@ export async function completeLogin(
 }
 
 /**
- * How a provider sign-in finds its account (docs/api.md part 4, OAuth):
+ * How a provider sign-in finds its account (docs/api.md, "Sign-in with a provider (OAuth)"):
  * a known provider identity signs in; else an account with the provider's
  * verified email gets the connection and signs in; else a pending signup.
  */

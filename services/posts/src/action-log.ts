@@ -3,7 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import { decodeIdCursor, encodeIdCursor, toPage } from './post-cursor';
 import { assertValid, checkPageSize, checkUuid, pageSize } from './post-rules';
 
-/** The actions recorded in action_logs (`GET /v0/users/me/action-logs`, docs/api.md part 4). */
+/** The actions recorded in action_logs (`GET /v0/users/me/action-logs`, docs/api.md, "Accounts"). */
 export type PostAction = 'post:create' | 'post:edit' | 'post:delete';
 
 /** An action_logs row. */

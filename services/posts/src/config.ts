@@ -4,7 +4,7 @@ import { backingServices, env, grpcServiceVariables, loadConfig, processVariable
 
 /**
  * The largest POSTS_MAX_CONTENT_BYTES allowed. The gateway forwards content
- * up to twice the limit (docs/api.md part 1: content just over the limit must
+ * up to twice the limit (docs/api.md, "Paths and bodies": content just over the limit must
  * reach the service and get a 400), and the gRPC server takes messages of
  * at most 8 MiB; gRPC clients read answers of at most 4 MiB by default.
  */

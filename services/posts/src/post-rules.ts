@@ -1,6 +1,6 @@
 import { AppError, type FieldError } from '@latchkey/errors';
 
-/** Field rules of docs/api.md part 2 and part 4 (posts, search, pages), enforced here because posts owns them. */
+/** Field rules of docs/api.md, "Validation rules" and "Posts and search", enforced here because posts owns them. */
 export const TITLE_MAX_CODE_POINTS = 200;
 export const QUERY_MAX_CODE_POINTS = 200;
 export const DEFAULT_PAGE_SIZE = 20;

@@ -1,6 +1,6 @@
 -- The second factor of users who enabled TOTP. A row exists only while TOTP
--- is enabled: disabling deletes it (spec: totp_secret and totp_enabled_at
--- are removed). Pending setup secrets live in Redis, not here.
+-- is enabled: disabling deletes it (docs/api.md, "Second factor (TOTP)":
+-- disable removes the secret). Pending setup secrets live in Redis, not here.
 CREATE TABLE totp_credentials (
   -- The user's id in identity; no foreign key, since each service owns its schema.
   user_id uuid PRIMARY KEY,

@@ -1,7 +1,7 @@
 import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { keyIdOf } from './secret-box';
 
-/** Codes per generation, at enable and at every regeneration (docs/api.md part 4, TOTP). */
+/** Codes per generation, at enable and at every regeneration (docs/api.md, "Second factor (TOTP)"). */
 export const BACKUP_CODE_COUNT = 10;
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -21,7 +21,7 @@ function randomCodeCharacters(): string {
   return code;
 }
 
-/** Shows a normalised code as users read it: `xxxxx-xxxxx` (docs/api.md part 2). */
+/** Shows a normalised code as users read it: `xxxxx-xxxxx` (docs/api.md, "Validation rules"). */
 export function formatBackupCode(normalized: string): string {
   return `${normalized.slice(0, 5)}-${normalized.slice(5)}`;
 }
@@ -35,7 +35,7 @@ export function generateBackupCodes(count = BACKUP_CODE_COUNT): string[] {
 
 /**
  * The canonical form of a typed code, or undefined when it cannot be one.
- * docs/api.md part 2: "hyphen and case are ignored on input".
+ * docs/api.md, "Validation rules": hyphen and case are ignored on input.
  */
 export function normalizeBackupCode(input: string): string | undefined {
   const normalized = input.replaceAll('-', '').toLowerCase();

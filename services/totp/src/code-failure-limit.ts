@@ -25,7 +25,7 @@ if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then return redis.call('DECR'
 return 0`;
 
 /**
- * docs/api.md part 1: "10 wrong TOTP codes per user per 15 minutes", counted
+ * docs/api.md, "Rate limits": 10 wrong TOTP codes per user per 15 minutes, counted
  * across every call that checks a code (enable, disable, regenerate, login).
  * A fixed window starts at the first failure. While the budget is spent,
  * every code is refused with `rate_limit:exceeded`, a right one included,

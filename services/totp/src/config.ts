@@ -39,14 +39,14 @@ export const configSchema = z.object({
   REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
   NATS_URL: backingServices.NATS_URL,
   NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
-  /** The issuer shown by authenticator apps (docs/api.md part 4, TOTP). */
+  /** The issuer shown by authenticator apps (docs/api.md, "Second factor (TOTP)"). */
   TOTP_ISSUER: z.string().trim().min(1).default('Latchkey'),
   /** Encrypts TOTP secrets at rest and keys the backup code hashes. */
   TOTP_ENCRYPTION_KEY: encryptionKey,
   /** Decryption only: after a rotation, the keys that sealed existing rows. */
   TOTP_PREVIOUS_ENCRYPTION_KEYS: previousEncryptionKeys,
   TOTP_TEMP_TOKEN_TTL_SECONDS: env.int(300, 1, 3_600),
-  /** docs/api.md part 1: 10 wrong TOTP codes per user per 15 minutes. */
+  /** docs/api.md, "Rate limits": 10 wrong TOTP codes per user per 15 minutes. */
   RATE_LIMIT_TOTP_FAILURES: env.int(10, 1, 1_000),
   RATE_LIMIT_TOTP_WINDOW_SECONDS: env.int(900, 1, 86_400),
 });

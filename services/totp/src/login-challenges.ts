@@ -3,7 +3,7 @@ import { defineRedisScript, type RedisScript } from '@latchkey/db';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import { execTransaction } from './redis-transaction';
 
-/** docs/api.md part 4: the temporary token "dies after 5 wrong codes". */
+/** docs/api.md, "Second factor (TOTP)": the temporary token dies after 5 wrong codes. */
 export const MAX_CHALLENGE_ATTEMPTS = 5;
 
 /**

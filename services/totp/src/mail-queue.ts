@@ -10,7 +10,7 @@ export interface NoticeRecipient {
 }
 
 /**
- * Queues a security notice (docs/api.md part 6) in the caller's transaction, so
+ * Queues a security notice (docs/api.md, "Security notices") in the caller's transaction, so
  * that it is sent exactly when the change commits.
  */
 export async function queueSecurityNotice(

@@ -26,8 +26,8 @@ export function keyIdOf(key: Buffer): string {
 }
 
 /**
- * AES-256-GCM encryption of TOTP secrets at rest (docs/api.md part 4: "Secrets
- * are encrypted at rest"). Sealing always uses the current key; opening
+ * AES-256-GCM encryption of TOTP secrets at rest (docs/api.md, "Second
+ * factor (TOTP)"). Sealing always uses the current key; opening
  * accepts the current and the previous keys, found by the stored key id.
  *
  * `context` is bound as additional authenticated data (the owner's user id):

@@ -4,7 +4,7 @@ import { generateOpaqueToken, hashOpaqueToken, sameTokenHash } from '@latchkey/o
 import { execTransaction } from './redis-transaction';
 import type { SealedSecret } from './secret-box';
 
-/** docs/api.md part 4: "The setup token lives 10 minutes". */
+/** docs/api.md, "Second factor (TOTP)": the setup token lives 10 minutes. */
 export const SETUP_TOKEN_TTL_SECONDS = 600;
 
 /** Deletes the record only while it still holds the token being used, so that a newer setup survives. */

@@ -13,7 +13,7 @@ export const totpParameters = {
   driftSteps: 1,
 } as const;
 
-/** A code as users type it: exactly six digits (docs/api.md part 2). */
+/** A code as users type it: exactly six digits (docs/api.md, "Validation rules"). */
 export const TOTP_CODE_PATTERN = /^\d{6}$/;
 
 const base32 = new ScureBase32Plugin();

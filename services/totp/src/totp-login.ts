@@ -36,7 +36,7 @@ export async function beginLogin(
 
 /**
  * Completes a login: checks the proof against the token's user and answers
- * that user's id. docs/api.md part 4: single use (success ends the token), dead
+ * that user's id. docs/api.md, "Second factor (TOTP)": single use (success ends the token), dead
  * after 5 wrong codes (the fifth answers `totp:invalid_code`, later uses
  * `totp:temp_token_invalid`), `totp:temp_token_expired` once expired.
  *

@@ -32,7 +32,7 @@ async function requireCredential(deps: TotpDeps, input: CodeConfirmedRequest): P
 }
 
 /**
- * Turns TOTP off after a current TOTP code (spec: "valid current TOTP code";
+ * Turns TOTP off after a current TOTP code (docs/api.md, "Second factor (TOTP)":
  * a backup code is a recovery means for login, not for removing the
  * factor). The secret and backup codes go; the notice is queued with them.
  */

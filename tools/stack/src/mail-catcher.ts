@@ -12,7 +12,7 @@ export interface CaughtMail {
   readonly to: readonly string[];
   readonly from: string;
   readonly subject: string;
-  /** The plain-text part, where the links are (docs/api.md part 6). */
+  /** The plain-text part, where the links are (docs/api.md, "Links and tokens"). */
   readonly text: string;
   readonly links: readonly string[];
   /** The saved `.eml`; the text part is beside it as `.txt`. */

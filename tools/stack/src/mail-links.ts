@@ -1,6 +1,6 @@
 /**
  * Every `http(s)://…?token=…` link of a mail's text part, in order and
- * without repeats (docs/api.md part 6: verify-email, reset-password,
+ * without repeats (docs/api.md, "Links and tokens": verify-email, reset-password,
  * confirm-email-change). A link ends at whitespace or at a character that
  * cannot be part of a URL in plain text; sentence punctuation right after it
  * is not part of it.

@@ -37,7 +37,7 @@ export const localAddresses = {
 export const defaultDatabaseName = 'latchkey';
 
 /**
- * Defaults for a developer's machine (docs/api.md part 7), used for every
+ * Defaults for a developer's machine (docs/api.md, "Configuration"), used for every
  * variable the environment leaves unset. The verification token lives 60
  * minutes as the chart sets it, not the code default of 1, so that a link
  * read a few minutes later still works.

@@ -53,8 +53,8 @@ export interface OAuthProvider {
 export interface ProviderTransport {
   readonly timeoutMs: number;
   /**
-   * Lets openid-client talk plain HTTP. Only set outside production (docs/api.md
-   * part 7), where tests and local stacks run providers on loopback ports.
+   * Lets openid-client talk plain HTTP. Only set outside production (docs/api.md,
+   * "Configuration"), where tests and local stacks run providers on loopback ports.
    */
   readonly allowPlainHttp: boolean;
 }
