@@ -2,8 +2,8 @@ import type { ProcessMemory, ScenarioResult, TargetCheck } from './report';
 import type { ScenarioName } from './scenarios';
 
 /**
- * The goals of issue 7, as ratios to the baselines of the same run so that
- * they hold on a busy or slow machine. For scale: the most used TypeScript
+ * The targets of docs/performance.md ("Scenarios and baselines"), as ratios
+ * to the baselines of the same run so that they hold on a busy or slow machine. For scale: the most used TypeScript
  * auth framework served its get-session at 0.06 of a bare one-Redis-GET
  * route and its Argon2id sign-in at 0.87 of raw verifications.
  */
