@@ -203,7 +203,7 @@ describe.each(variants)('with %s values', (variant, valuesFiles) => {
     expect(environmentOf('gateway').values.POSTS_MAX_CONTENT_BYTES).toBe(posts.values.POSTS_MAX_CONTENT_BYTES);
   });
 
-  test('the chart sets a 60-minute email verification token lifetime (docs/api.md part 7)', () => {
+  test('the chart sets a 60-minute email verification token lifetime (docs/api.md, "Configuration")', () => {
     const identity = findObject(objects, 'Deployment', 'latchkey-identity');
     expect(containerEnvironment(objects, mainContainer(identity)).values.AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME).toBe('60');
   });

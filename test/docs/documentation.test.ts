@@ -55,5 +55,18 @@ describe('documentation', () => {
       expect(parts.size).toBeGreaterThanOrEqual(7);
       expect(broken).toEqual([]);
     });
+
+    it('cites only sections of docs/api.md that exist, by their heading', () => {
+      const headings = new Set([...read('docs/api.md').matchAll(/^#{2,3} (?:\d+\. )?(.+)$/gm)].map(([, heading]) => heading));
+      const broken = texts.flatMap(({ file, text }) =>
+        [...text.matchAll(/docs\/api\.md`?,? "([^"]+)"/g)]
+          // A citation may wrap onto the next comment line.
+          .map(([, name]) => (name ?? '').replace(/\s*\n\s*(?:\*|\/\/|#|--)?\s*/g, ' '))
+          .filter((name) => !headings.has(name))
+          .map((name) => `${file}: "${name}"`),
+      );
+      expect(headings.size).toBeGreaterThan(10);
+      expect(broken).toEqual([]);
+    });
   });
 });

@@ -20,7 +20,7 @@ function problemsOf(environment: Record<string, string>): readonly string[] {
 }
 
 describe('loadOAuthConfig()', () => {
-  it('applies the defaults of docs/api.md part 7 and the README configuration table', () => {
+  it('applies the defaults of docs/api.md, "Configuration" and the README configuration table', () => {
     const config = loadOAuthConfig(base);
     expect(config).toMatchObject({
       GRPC_PORT: 50052,

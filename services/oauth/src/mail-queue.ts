@@ -5,8 +5,8 @@ import { enqueueJob } from '@latchkey/outbox';
 import type { ProviderName } from './providers/provider';
 
 /**
- * Queues the `oauth_linked` / `oauth_unlinked` security notice (docs/api.md part
- * 6) in the caller's transaction, so it is sent exactly when the change
+ * Queues the `oauth_linked` / `oauth_unlinked` security notice (docs/api.md,
+ * "Security notices") in the caller's transaction, so it is sent exactly when the change
  * commits. It goes to the account's address, not the provider's.
  */
 export async function queueConnectionNotice(

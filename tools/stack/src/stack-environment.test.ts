@@ -9,7 +9,7 @@ import {
 } from './stack-environment';
 
 describe('localDefaults', () => {
-  it('holds the local values of docs/api.md part 7', () => {
+  it('holds the local values of docs/api.md, "Configuration"', () => {
     expect(localDefaults({ publicAppUrl: 'http://localhost:8080', totpEncryptionKey: 'a2V5' })).toEqual({
       REDIS_URL: 'redis://127.0.0.1:6379',
       NATS_URL: 'nats://127.0.0.1:4222',
