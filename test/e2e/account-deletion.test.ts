@@ -51,6 +51,25 @@ describe('deleting an account', () => {
     expect(sessionSetCookie(deleted.headers)).toMatch(/^session_id=; Max-Age=0/);
   });
 
+  it('counts wrong passwords like wrong logins and wrong codes like wrong TOTP codes', async () => {
+    const account = await signedInAccount(stack, 'guessing');
+    const remove = (json: Record<string, string>) => account.client.request('DELETE', '/v0/users/me', { json });
+    for (let i = 0; i < 10; i += 1) expect((await remove({ password: 'a wrong guess' })).body).toMatchObject({ code: 'auth:wrong_password' });
+    const limited = await remove({ password: PASSWORD });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ code: 'rate_limit:exceeded' });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    const withTotp = await signedInAccount(stack, 'guessingcodes');
+    const setup = totpSetupSchema.parse((await withTotp.client.post('/v0/auth/totp/setup')).body);
+    expect((await withTotp.client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, -1) })).status).toBe(200);
+    const removeWith = (code: string) => withTotp.client.request('DELETE', '/v0/users/me', { json: { password: PASSWORD, code } });
+    for (let i = 0; i < 10; i += 1) expect((await removeWith(`zzzzz-${String(i).padStart(5, '0')}`)).body).toMatchObject({ code: 'totp:invalid_code' });
+    expect((await removeWith(totpCode(setup.secret))).status).toBe(429);
+    expect((await account.client.get('/v0/users/me')).status).toBe(200);
+    expect((await withTotp.client.get('/v0/users/me')).status).toBe(200);
+  });
+
   it('removes the account, its sessions and its posts with their stored content and index entries', async () => {
     const account = await signedInAccount(stack, 'leaving');
     const other = new ApiClient(stack.gatewayUrl);

@@ -59,6 +59,17 @@ describe('registration, verification and login', () => {
     expect(me.body).toMatchObject({ id: registered.body.id, email_verified: true });
   });
 
+  it('registers and moves only to addresses that can receive mail', async () => {
+    const client = new ApiClient(stack.gatewayUrl);
+    const longLocalPart = await client.post('/v0/users', { handle: 'longlocal', email: `${'a'.repeat(65)}@example.com`, password: PASSWORD });
+    expect(longLocalPart.body).toMatchObject({ status: 400, code: 'validation:invalid_input', errors: [{ field: 'email' }] });
+    const noHostName = await client.post('/v0/users', { handle: 'nohost', email: `ann@${'d'.repeat(64)}.com`, password: PASSWORD });
+    expect(noHostName.body).toMatchObject({ status: 400, code: 'validation:invalid_input', errors: [{ field: 'email' }] });
+    const account = await signedInAccount(stack, 'mailable');
+    const change = await account.client.post('/v0/auth/change-email', { current_password: PASSWORD, new_email: 'ann@example-.com' });
+    expect(change.body).toMatchObject({ status: 400, code: 'validation:invalid_input', errors: [{ field: 'new_email' }] });
+  });
+
   it('answers a wrong password and an unknown email alike', async () => {
     const { email } = await signedInAccount(stack, 'alike');
     const client = new ApiClient(stack.gatewayUrl);

@@ -93,7 +93,7 @@ export function accountRoutes(deps: AccountRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { userId } = sessionOf(request);
-        await assertAccountDeletionAllowed(deps, userId, request.body ?? {}, request.ctx);
+        await assertAccountDeletionAllowed(deps, request, userId, request.body ?? {});
         await deps.identity.deleteUser({ userId }, request.ctx);
         await deps.sessions.deleteAllForUser(userId);
         clearSessionCookie(reply, deps.cookie);

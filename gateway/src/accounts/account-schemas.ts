@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currentPasswordField, emailField, handleField, newPasswordField, timestamp, tokenField } from '../http/fields';
+import { currentPasswordField, emailField, handleField, newEmailField, newPasswordField, timestamp, tokenField } from '../http/fields';
 
 export const userSchema = z
   .object({
@@ -14,14 +14,14 @@ export const userSchema = z
   })
   .meta({ id: 'User' });
 
-export const registerBody = z.object({ handle: handleField, email: emailField, password: newPasswordField });
+export const registerBody = z.object({ handle: handleField, email: newEmailField, password: newPasswordField });
 export const tokenBody = z.object({ token: tokenField });
 export const emailBody = z.object({ email: emailField });
 /** Fastify hands an absent body over as null. */
 export const resendBody = z.object({ email: emailField.optional() }).nullish();
 export const resetPasswordBody = z.object({ token: tokenField, new_password: newPasswordField });
 export const changePasswordBody = z.object({ current_password: currentPasswordField, new_password: newPasswordField });
-export const changeEmailBody = z.object({ current_password: currentPasswordField, new_email: emailField });
+export const changeEmailBody = z.object({ current_password: currentPasswordField, new_email: newEmailField });
 
 /** What proves the caller may delete the account; which fields are needed depends on the account. */
 export const deleteAccountBody = z

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { HANDLE_PATTERN, HANDLE_RULE, isPasswordLengthValid, MAX_EMAIL_LENGTH, PASSWORD_RULE } from '@latchkey/account-fields';
+import {
+  HANDLE_PATTERN,
+  HANDLE_RULE,
+  isPasswordLengthValid,
+  MAX_EMAIL_LENGTH,
+  PASSWORD_RULE,
+  undeliverableEmailReason,
+} from '@latchkey/account-fields';
 
 /** The account fields (packages/account-fields) as the HTTP surface checks and documents them. */
 export const handleField = z
@@ -13,6 +20,14 @@ export const emailField = z
   .max(MAX_EMAIL_LENGTH, `must be at most ${MAX_EMAIL_LENGTH} characters`)
   .pipe(z.email('must be an email address'))
   .describe('An email address; stored trimmed and lower-cased.');
+
+/** An address to be stored: it must also be able to receive mail. */
+export const newEmailField = emailField
+  .superRefine((email, context) => {
+    const reason = undeliverableEmailReason(email);
+    if (reason) context.addIssue({ code: 'custom', message: reason });
+  })
+  .describe('An email address that can receive mail: at most 64 characters before the @ and a host name after it; stored trimmed and lower-cased.');
 
 /** Length in code points, as the password hash sees it, not UTF-16 units. */
 export const newPasswordField = z

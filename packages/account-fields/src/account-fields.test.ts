@@ -1,4 +1,12 @@
-import { HANDLE_PATTERN, isPasswordLengthValid, normalizeEmail, normalizeHandle, normalizePassword, passwordLength } from './account-fields';
+import {
+  HANDLE_PATTERN,
+  isPasswordLengthValid,
+  normalizeEmail,
+  normalizeHandle,
+  normalizePassword,
+  passwordLength,
+  undeliverableEmailReason,
+} from './account-fields';
 
 test('handles are 3-32 characters of letters, digits and underscore, stored lower-cased', () => {
   for (const good of ['abc', 'A_b_9', 'x'.repeat(32)]) expect(HANDLE_PATTERN.test(good)).toBe(true);
@@ -8,6 +16,16 @@ test('handles are 3-32 characters of letters, digits and underscore, stored lowe
 
 test('emails compare trimmed and lower-cased', () => {
   expect(normalizeEmail('  Ann@Example.COM ')).toBe('ann@example.com');
+});
+
+test('a new address must be able to receive mail: a local part of at most 64, a host name after the @', () => {
+  for (const good of [`${'a'.repeat(64)}@example.com`, 'x@xn--bcher-kva.example', 'x@a-b.c0', `x@${'d'.repeat(63)}.io`]) {
+    expect(undeliverableEmailReason(good)).toBeUndefined();
+  }
+  expect(undeliverableEmailReason(`${'a'.repeat(65)}@example.com`)).toMatch(/before the @/);
+  for (const bad of ['x@localhost', 'x@-a.com', 'x@a-.com', 'x@a..com', `x@${'d'.repeat(64)}.com`, 'x@1.2.3.4', 'x@a_b.com', `x@${'abcdefghi.'.repeat(26)}com`]) {
+    expect(undeliverableEmailReason(bad)).toMatch(/host name/);
+  }
 });
 
 test('a password is measured in code points of its NFKC form', () => {

@@ -2,6 +2,7 @@ export {
   HANDLE_PATTERN,
   HANDLE_RULE,
   MAX_EMAIL_LENGTH,
+  MAX_EMAIL_LOCAL_PART_LENGTH,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
   PASSWORD_RULE,
@@ -10,4 +11,5 @@ export {
   normalizeHandle,
   normalizePassword,
   passwordLength,
+  undeliverableEmailReason,
 } from './account-fields';

@@ -9,6 +9,7 @@ import {
   normalizeHandle,
   normalizePassword,
   PASSWORD_RULE,
+  undeliverableEmailReason,
 } from '@latchkey/account-fields';
 
 export { normalizeEmail, normalizeHandle } from '@latchkey/account-fields';
@@ -24,6 +25,14 @@ export function checkEmail(email: string, field = 'email'): FieldError[] {
   const normalized = normalizeEmail(email);
   if (normalized.length > MAX_EMAIL_LENGTH) return [{ field, message: `must be at most ${MAX_EMAIL_LENGTH} characters` }];
   return emailShape.safeParse(normalized).success ? [] : [{ field, message: 'must be an email address' }];
+}
+
+/** An address about to be stored must also be able to receive mail; lookups take any stored shape. */
+export function checkNewEmail(email: string, field = 'email'): FieldError[] {
+  const shape = checkEmail(email, field);
+  if (shape.length > 0) return shape;
+  const reason = undeliverableEmailReason(normalizeEmail(email));
+  return reason ? [{ field, message: reason }] : [];
 }
 
 /** Length counts Unicode code points of the normalised form, as the hash sees it. */

@@ -1,7 +1,7 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
-import { assertValid, checkEmail, normalizeEmail } from './account-rules';
+import { assertValid, checkNewEmail, normalizeEmail } from './account-rules';
 import type { IdentityDeps } from './identity-deps';
 import { queueMail, queueSecurityNotice } from './mail-queue';
 import { consumeToken, issueToken } from './one-time-tokens';
@@ -15,7 +15,7 @@ export async function requestEmailChange(
   input: { userId: string; currentPassword: string; newEmail: string },
   context: RequestContext,
 ): Promise<void> {
-  assertValid(checkEmail(input.newEmail, 'new_email'));
+  assertValid(checkNewEmail(input.newEmail, 'new_email'));
   const user = await checkCurrentPassword(deps, input.userId, input.currentPassword);
   const newEmail = normalizeEmail(input.newEmail);
   if (newEmail === user.email) {

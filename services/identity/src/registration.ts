@@ -2,7 +2,7 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import { uuidv7 } from 'uuidv7';
 import { AppError } from '@latchkey/errors';
 import { isUniqueViolation, withTransaction } from '@latchkey/db';
-import { assertValid, checkEmail, checkHandle, checkPassword, normalizeEmail, normalizeHandle } from './account-rules';
+import { assertValid, checkEmail, checkHandle, checkNewEmail, checkPassword, normalizeEmail, normalizeHandle } from './account-rules';
 import type { IdentityDeps } from './identity-deps';
 import { queueMail } from './mail-queue';
 import { consumeToken, issueToken } from './one-time-tokens';
@@ -21,7 +21,7 @@ export async function registerUser(
   input: { handle: string; email: string; password: string },
   context: RequestContext,
 ): Promise<UserRecord> {
-  assertValid(checkHandle(input.handle), checkEmail(input.email), checkPassword(input.password, input));
+  assertValid(checkHandle(input.handle), checkNewEmail(input.email), checkPassword(input.password, input));
   const handle = normalizeHandle(input.handle);
   const email = normalizeEmail(input.email);
   const passwordHash = await deps.hasher.hash(input.password);
@@ -46,7 +46,7 @@ export async function createVerifiedUser(
   input: { handle: string; email: string },
   context: RequestContext,
 ): Promise<UserRecord> {
-  assertValid(checkHandle(input.handle), checkEmail(input.email));
+  assertValid(checkHandle(input.handle), checkNewEmail(input.email));
   try {
     return await withTransaction(deps.pool, context, (db) =>
       insertUser(db, {

@@ -160,6 +160,18 @@ describe('registration and verification', () => {
     expect(error.fields.map((f) => f.field).sort()).toEqual(['email', 'handle', 'password']);
   });
 
+  it('refuses an address that cannot receive mail, at registration and at an email change', async () => {
+    for (const email of [`${'a'.repeat(65)}@example.com`, 'ann@example', 'ann@-example.com', `ann@${'d'.repeat(64)}.com`]) {
+      const error = await errorOf(client.registerUser({ ...newAccount(), email }));
+      expect(error.fields.map((f) => f.field)).toEqual(['email']);
+    }
+    const account = await registerVerified();
+    const error = await errorOf(
+      client.requestEmailChange({ userId: account.user.id, currentPassword: password, newEmail: 'ann@example-.com' }),
+    );
+    expect(error.fields.map((f) => f.field)).toEqual(['new_email']);
+  });
+
   it('refuses a password equal to the email or the handle', async () => {
     const account = newAccount();
     const error = await errorOf(client.registerUser({ ...account, password: account.handle.toUpperCase() }));
