@@ -64,6 +64,13 @@ describe('helm template refuses bad values', () => {
     expectRejected({ set: ['config.POSTS_MAX_CONTENT_BYTES=4194304'] }, /POSTS_MAX_CONTENT_BYTES/);
   });
 
+  test('an abuse limit or search bound out of its range', () => {
+    expectRejected({ set: ['units.gateway.env.RATE_LIMIT_LOGIN_FAILURES=0'] }, /RATE_LIMIT_LOGIN_FAILURES/);
+    expectRejected({ set: ['units.gateway.env.RATE_LIMIT_IPV6_PREFIX=129'] }, /RATE_LIMIT_IPV6_PREFIX/);
+    expectRejected({ set: ['units.posts.env.SEARCH_STATEMENT_TIMEOUT_MS=5'] }, /SEARCH_STATEMENT_TIMEOUT_MS/);
+    expectRejected({ set: ['units.totp.env.RATE_LIMIT_TOTP_FAILURES=many'] }, /RATE_LIMIT_TOTP_FAILURES/);
+  });
+
   test('an optional secret that values do not define, or that a unit also needs', () => {
     expectRejected(
       { values: [writeValuesFile({ units: { posts: { optionalSecrets: ['S3_SESSION_TOKEN'] } } })] },

@@ -164,6 +164,7 @@ describe('posts: bad input', () => {
       '/v0/posts?author_id=42',
       '/v0/search/posts',
       `/v0/search/posts?q=${'x'.repeat(201)}`,
+      `/v0/search/posts?q=${encodeURIComponent(Array.from({ length: 17 }, (_, i) => `w${i}`).join(' '))}`,
     ]) {
       const response = await anonymous().get(path);
       expect({ path, status: response.status, code: response.body?.code }).toEqual({ path, status: 400, code: 'validation:invalid_input' });

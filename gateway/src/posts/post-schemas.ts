@@ -41,7 +41,12 @@ const cursor = z.string().min(1).max(512).describe('Opaque; from next_cursor of 
 
 export const postListQuery = z.object({ limit: limit.optional(), cursor: cursor.optional(), author_id: z.uuid('must be a UUID').optional() });
 export const searchQuery = z.object({
-  q: z.string().trim().min(1, 'must be 1-200 characters').max(200, 'must be 1-200 characters'),
+  q: z
+    .string()
+    .trim()
+    .min(1, 'must be 1-200 characters')
+    .max(200, 'must be 1-200 characters')
+    .describe('Web-search syntax; at most 16 words (the posts service counts them).'),
   limit: limit.optional(),
   cursor: cursor.optional(),
 });

@@ -25,6 +25,15 @@ export const configSchema = z
     REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
     ...objectStoreVariables,
     POSTS_MAX_CONTENT_BYTES: env.int(1_048_576, 1, MAX_CONTENT_LIMIT_BYTES),
+    /**
+     * Searches run on connections of their own, so that a burst of costly
+     * queries can hold neither the connections of writes and reads nor
+     * the database for long.
+     */
+    SEARCH_POOL_MAX: env.int(4, 1, 100),
+    SEARCH_STATEMENT_TIMEOUT_MS: env.int(2_000, 10, 30_000),
+    /** How many of the newest matches a search ranks; older matches of a broader query are not shown. */
+    SEARCH_RANK_CANDIDATES: env.int(1_000, 1, 100_000),
   })
   .refine(s3CredentialsPaired, s3CredentialsProblem);
 

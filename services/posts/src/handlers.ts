@@ -39,8 +39,8 @@ export function postsHandlers(deps: PostsDeps): PostsHandlers {
       const page = await listPosts(deps, request);
       return { items: page.items.map(toPostSummary), nextCursor: page.nextCursor };
     },
-    async searchPosts(request) {
-      const page = await searchPosts(deps.pool, request);
+    async searchPosts(request, context) {
+      const page = await searchPosts(deps.search, request, context);
       return { items: page.items.map(toPostSummary), nextCursor: page.nextCursor };
     },
     async listActionLogs(request) {

@@ -73,6 +73,10 @@ describe('checkSearchQuery()', () => {
     expect(checkSearchQuery(' rust ')).toEqual([]);
     expect(checkSearchQuery('   ')).toEqual([{ field: 'q', message: 'must be 1-200 characters' }]);
     expect(checkSearchQuery('q'.repeat(201))).toHaveLength(1);
+    expect(checkSearchQuery(Array.from({ length: 16 }, (_, i) => `w${i}`).join(' or '))).toEqual([]);
+    expect(checkSearchQuery(Array.from({ length: 9 }, (_, i) => `e-mail${i}`).join(' '))).toEqual([
+      { field: 'q', message: 'must have at most 16 words' },
+    ]);
   });
 });
 

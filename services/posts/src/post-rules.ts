@@ -3,6 +3,8 @@ import { AppError, type FieldError } from '@latchkey/errors';
 /** Field rules of docs/api.md, "Validation rules" and "Posts and search", enforced here because posts owns them. */
 export const TITLE_MAX_CODE_POINTS = 200;
 export const QUERY_MAX_CODE_POINTS = 200;
+/** Each term is one more index lookup and one more operand to rank with. */
+export const QUERY_MAX_TERMS = 16;
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 const MAX_HANDLE_LENGTH = 64;
@@ -69,12 +71,20 @@ export function pageSize(limit: number | undefined): number {
   return limit ?? DEFAULT_PAGE_SIZE;
 }
 
+/**
+ * The terms of a query as the text search parser splits them: runs of
+ * letters and digits (`e-mail` is two, and so is `a.b`); the `or` operator
+ * of web-search syntax is no term.
+ */
+export function searchTermCount(query: string): number {
+  return (query.match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => word.toLowerCase() !== 'or').length;
+}
+
 export function checkSearchQuery(query: string, field = 'q'): FieldError[] {
   if (hasNul(query)) return [noNul(field)];
   const length = codePoints(query.trim());
-  return length >= 1 && length <= QUERY_MAX_CODE_POINTS
-    ? []
-    : [{ field, message: `must be 1-${QUERY_MAX_CODE_POINTS} characters` }];
+  if (length < 1 || length > QUERY_MAX_CODE_POINTS) return [{ field, message: `must be 1-${QUERY_MAX_CODE_POINTS} characters` }];
+  return searchTermCount(query) <= QUERY_MAX_TERMS ? [] : [{ field, message: `must have at most ${QUERY_MAX_TERMS} words` }];
 }
 
 /** Throws one validation error listing every failed field. */

@@ -9,4 +9,13 @@ export interface PostsDeps {
   readonly listVersion: PostListVersion;
   /** POSTS_MAX_CONTENT_BYTES. */
   readonly maxContentBytes: number;
+  readonly search: PostSearchSettings;
+}
+
+/** Where and how far searches may go (docs/api.md, "Posts and search"). */
+export interface PostSearchSettings {
+  /** The search pool, SEARCH_POOL_MAX connections. */
+  readonly pool: pg.Pool;
+  readonly statementTimeoutMs: number;
+  readonly rankCandidates: number;
 }

@@ -25,6 +25,13 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
     applicationName: 'latchkey-posts',
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
   });
+  const searchPool = createPool({
+    connectionString: config.DATABASE_URL,
+    schema: POSTS_SCHEMA,
+    max: config.SEARCH_POOL_MAX,
+    applicationName: 'latchkey-posts-search',
+    onIdleError: (error) => logger.warn({ err: error }, 'idle search connection failed'),
+  });
   // A create waits on the store: one that does not answer must become a 503 in seconds.
   const s3 = createS3Client(config, { connectionTimeoutMs: 2_000, requestTimeoutMs: 10_000, maxAttempts: 2 });
   // Only list versions go to Redis: a write must not wait for it, nor fail without it.
@@ -36,6 +43,11 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
     content: new ContentStore({ client: s3, bucket: config.S3_BUCKET, logger }),
     listVersion: new PostListVersion(redis, config.REDIS_KEY_PREFIX, logger),
     maxContentBytes: config.POSTS_MAX_CONTENT_BYTES,
+    search: {
+      pool: searchPool,
+      statementTimeoutMs: config.SEARCH_STATEMENT_TIMEOUT_MS,
+      rankCandidates: config.SEARCH_RANK_CANDIDATES,
+    },
   };
 
   const relay = startBackgroundRelay({
@@ -68,7 +80,7 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
       await relay.stop();
       s3.destroy();
       redis.disconnect();
-      await pool.end();
+      await Promise.all([pool.end(), searchPool.end()]);
     },
   };
 }

@@ -117,6 +117,8 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
     RATE_LIMIT_IP_MAX: UNLIMITED,
     RATE_LIMIT_LOGIN_FAILURES: UNLIMITED,
     RATE_LIMIT_MAIL_MAX: UNLIMITED,
+    RATE_LIMIT_POST_WRITES: UNLIMITED,
+    RATE_LIMIT_SEARCH_MAX: UNLIMITED,
     ...(settings.cpuProfileDir ? profilerEnvironment(settings.cpuProfileDir, given.BENCH_NODE_OPTIONS) : {}),
   };
   let stack: RunningStack;

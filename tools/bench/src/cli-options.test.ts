@@ -7,10 +7,11 @@ describe('parseCliOptions()', () => {
       durationSeconds: 10,
       rounds: 5,
       warmupSeconds: 2,
-      scenarios: ['me', 'post-get', 'post-list', 'login', 'post-create'],
+      scenarios: ['me', 'post-get', 'post-list', 'login', 'post-create', 'search'],
       connections: 10,
       users: 16,
       posts: 2000,
+      searchPosts: 100_000,
       jsonOnly: false,
       resultsDir: '/repo/bench/results',
     });

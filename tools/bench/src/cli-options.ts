@@ -15,6 +15,7 @@ measures each scenario against its bare baseline in the same run.
   --connections <n>    concurrent connections (default ${defaultBenchOptions.connections})
   --users <n>          seeded users, whose sessions and logins rotate (default ${defaultBenchOptions.users})
   --posts <n>          seeded posts, whose ids rotate (default ${defaultBenchOptions.posts})
+  --search-posts <n>   posts of the search scenario's corpus (default ${defaultBenchOptions.searchPosts})
   --cpu-prof <dir>     write each unit's CPU profile of each measured gateway run into <dir>
   --results-dir <dir>  where <timestamp>.json goes (default bench/results)
   --json-only          print the JSON report instead of the table and progress
@@ -33,6 +34,7 @@ export interface CliOptions {
   readonly connections: number;
   readonly users: number;
   readonly posts: number;
+  readonly searchPosts: number;
   readonly cpuProfileDir: string | undefined;
   readonly resultsDir: string;
 }
@@ -58,6 +60,7 @@ export function parseCliOptions(args: readonly string[], defaultResultsDir: stri
       connections: { type: 'string' },
       users: { type: 'string' },
       posts: { type: 'string' },
+      'search-posts': { type: 'string' },
       'cpu-prof': { type: 'string' },
       'results-dir': { type: 'string' },
       'json-only': { type: 'boolean' },
@@ -84,6 +87,7 @@ export function parseCliOptions(args: readonly string[], defaultResultsDir: stri
     connections: positive('connections', values.connections, defaultBenchOptions.connections, true),
     users: positive('users', values.users, defaultBenchOptions.users, true),
     posts: positive('posts', values.posts, defaultBenchOptions.posts, true),
+    searchPosts: positive('search-posts', values['search-posts'], defaultBenchOptions.searchPosts, true),
     cpuProfileDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
     resultsDir: path.resolve(values['results-dir'] ?? defaultResultsDir),
   };

@@ -35,6 +35,8 @@ export interface BenchOptions {
   readonly connections: number;
   readonly users: number;
   readonly posts: number;
+  /** The `search` scenario's corpus, written into the database before it runs. */
+  readonly searchPosts: number;
   /** post-create's creates per second. */
   readonly createRate: number;
   /** How long to wait for the stack to go quiet before each scenario. */
@@ -53,6 +55,7 @@ export const defaultBenchOptions = {
   connections: 10,
   users: 16,
   posts: 2_000,
+  searchPosts: 100_000,
   createRate: 50,
   idleTimeoutMs: 60_000,
 } as const;
@@ -249,6 +252,15 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const results: ScenarioResult[] = [];
     for (const scenario of selected) {
       signal?.throwIfAborted();
+      if (scenario.prepare) {
+        if (target.kind === 'external') {
+          progress(`${scenario.name}: skipped; it writes its corpus into the database, so it runs only on a launched stack`);
+          continue;
+        }
+        const prepared = Date.now();
+        await scenario.prepare({ databaseUrl: target.baseline.databaseUrl, searchPosts: options.searchPosts, onProgress: progress });
+        progress(`${scenario.name}: prepared in ${Date.now() - prepared} ms`);
+      }
       const startedIdle = await waitForIdle(target, ticksPerSecond, options.idleTimeoutMs);
       const gatewaySide = httpSide(scenario.label, scenario.gateway(context), target.processes, target.metricsUrls);
       const baselineSide = baselineOf(scenario, context, target, { bare, argon2, httpSide });

@@ -1,8 +1,12 @@
 import type { LoadJob, RequestTemplate } from './load-messages';
+import { costlySearchQueries, seedSearchCorpus } from './search-corpus';
 import type { Seed } from './seed';
 
-/** The scenarios in the order they run: reads first, then the ones that write. */
-export const scenarioNames = ['me', 'post-get', 'post-list', 'login', 'post-create'] as const;
+/**
+ * The scenarios in the order they run: reads first, then the ones that
+ * write; search last, since its corpus would change what the lists read.
+ */
+export const scenarioNames = ['me', 'post-get', 'post-list', 'login', 'post-create', 'search'] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 export function isScenarioName(name: string): name is ScenarioName {
@@ -22,6 +26,13 @@ export interface ScenarioContext {
   readonly createRate: number;
 }
 
+export interface PrepareContext {
+  /** The launched stack's database. */
+  readonly databaseUrl: string;
+  readonly searchPosts: number;
+  readonly onProgress: (message: string) => void;
+}
+
 export type BaselinePlan =
   | { readonly kind: 'http'; readonly label: string; readonly load: (context: ScenarioContext) => LoadPlan }
   /** Raw Argon2id verifications with the identity service's parameters (baselines/argon2-rate.ts). */
@@ -33,6 +44,8 @@ export interface Scenario {
   readonly label: string;
   readonly gateway: (context: ScenarioContext) => LoadPlan;
   readonly baseline: BaselinePlan;
+  /** Work before the scenario's first run, such as writing a corpus; only on a launched stack. */
+  readonly prepare?: (context: PrepareContext) => Promise<void>;
   /**
    * Whether a warm-up run precedes the measured one. Not for post-create:
    * warm-up posts would queue index jobs that run during the measurement.
@@ -144,5 +157,17 @@ export const scenarios: readonly Scenario[] = [
     }),
     baseline: { kind: 'none' },
     warmsUp: false,
+  },
+  {
+    name: 'search',
+    label: 'GET /v0/search/posts, the costliest queries',
+    prepare: (context) => seedSearchCorpus(context.databaseUrl, context.searchPosts, context.onProgress),
+    gateway: (context) => ({
+      url: context.gatewayUrl,
+      connections: context.connections,
+      requests: rotate(costlySearchQueries().map((query) => `/v0/search/posts?limit=20&q=${encodeURIComponent(query)}`)),
+    }),
+    baseline: { kind: 'none' },
+    warmsUp: true,
   },
 ];

@@ -6,8 +6,10 @@ import type { SearchLatency, SearchProbe } from './load-messages';
 
 /** docs/api.md: `q` is 1-200 characters. */
 const MAX_QUERY_LENGTH = 200;
-/** docs/api.md: `limit` is at most 100; a batch never has more words than that. */
+/** docs/api.md: `limit` is at most 100. */
 const PAGE_LIMIT = 100;
+/** docs/api.md, "Posts and search": a query has at most 16 words. */
+const MAX_QUERY_WORDS = 16;
 
 const searchPageSchema = z.object({ items: z.array(z.object({ title: z.string() })) });
 
@@ -43,7 +45,7 @@ export function searchQueries(words: readonly string[]): string[] {
   let length = 0;
   for (const word of words) {
     const joinedLength = current.length === 0 ? word.length : length + ' or '.length + word.length;
-    if (current.length > 0 && (joinedLength > MAX_QUERY_LENGTH || current.length >= PAGE_LIMIT)) {
+    if (current.length > 0 && (joinedLength > MAX_QUERY_LENGTH || current.length >= MAX_QUERY_WORDS)) {
       queries.push(current.join(' or '));
       current = [word];
       length = word.length;

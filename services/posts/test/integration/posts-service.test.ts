@@ -6,6 +6,7 @@ import pg from 'pg';
 import { postsV1 } from '@latchkey/contracts';
 import { postListVersionKey } from '@latchkey/post-list-version';
 import { AppError } from '@latchkey/errors';
+import { searchIndex } from '@latchkey/jobs-contract';
 import { topology } from '@latchkey/job-streams';
 import type { Running } from '@latchkey/runtime';
 import { createLogger } from '@latchkey/telemetry';
@@ -358,6 +359,47 @@ describe('search', () => {
     const badCursor = await errorOf(client.searchPosts({ query: word, cursor: Buffer.from('{}').toString('base64url') }));
     expect(badCursor.fields).toEqual([{ field: 'cursor', message: 'is not a valid cursor' }]);
     expect((await errorOf(client.searchPosts({ query: '  ', cursor: '' }))).fields[0]?.field).toBe('q');
+  });
+
+  it('ranks only the newest matches, as many as SEARCH_RANK_CANDIDATES', async () => {
+    const capped = await startService({ SEARCH_RANK_CANDIDATES: '2' });
+    const author = newAuthor();
+    const word = uniqueWord();
+    // The oldest post ranks highest; only the two newest are candidates.
+    const oldest = await create(author, `Title ${word}`, `${word} ${word} ${word}`);
+    const middle = await create(author, 'Middle', `${word} ${word}`);
+    const newest = await create(author, 'Newest', word);
+    for (const post of [oldest, middle, newest]) await foundBy(word, post.id);
+    const { items } = await capped.searchPosts({ query: word, cursor: '' });
+    expect(items.map((item) => item.id)).toEqual([middle.id, newest.id]);
+  });
+
+  it('refuses a query of more than 16 words', async () => {
+    const words = Array.from({ length: 17 }, (_, i) => `word${String.fromCharCode(97 + i)}`);
+    const error = await errorOf(client.searchPosts({ query: words.join(' or '), cursor: '' }));
+    expect(error.fields).toEqual([{ field: 'q', message: 'must have at most 16 words' }]);
+    expect(await searchIds(words.slice(0, 16).join(' or '))).toEqual([]);
+  });
+
+  it('gives up on a search after SEARCH_STATEMENT_TIMEOUT_MS, on connections that reads and writes do not share', async () => {
+    const impatient = await startService({ SEARCH_STATEMENT_TIMEOUT_MS: '300', SEARCH_POOL_MAX: '1' });
+    const post = await create(newAuthor());
+    const locker = await db.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE ${searchIndex.postDocuments} IN ACCESS EXCLUSIVE MODE`);
+      const started = Date.now();
+      const searches = await Promise.all([1, 2].map(() => errorOf(impatient.searchPosts({ query: 'anything', cursor: '' }))));
+      expect(searches.map((error) => error.code)).toEqual(['service:unavailable', 'service:unavailable']);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      // The stuck searches held only their own pool: reads and writes went on.
+      expect((await impatient.getPost({ postId: post.id })).post?.id).toBe(post.id);
+      expect((await impatient.listPosts({ limit: 1, cursor: '' })).items).toHaveLength(1);
+    } finally {
+      await locker.query('ROLLBACK');
+      locker.release();
+    }
+    expect(await impatient.searchPosts({ query: 'anything', cursor: '' })).toMatchObject({ nextCursor: '' });
   });
 
   it('takes web-search syntax without failing on odd input', async () => {
