@@ -91,7 +91,7 @@ ENTRYPOINT ["/usr/bin/tini", "--"]
 # ---------------------------------------------------------------------------
 FROM runtime AS gateway
 COPY --from=gateway-deploy /out /app
-EXPOSE 8080
+EXPOSE 8080 9464
 CMD ["node", "dist/main.js"]
 
 FROM runtime AS identity

@@ -133,7 +133,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       maxContentBytes: deps.config.POSTS_MAX_CONTENT_BYTES,
     }),
   );
-  await app.register(operationsRoutes({ registry: deps.registry, ready: deps.ready }));
+  await app.register(operationsRoutes({ ready: deps.ready }));
   addMethodFallbacks();
   return app;
 }

@@ -6,6 +6,8 @@ export const configSchema = z.object({
   ...processVariables,
   GATEWAY_HOST: z.string().default('0.0.0.0'),
   GATEWAY_PORT: env.port(8080),
+  /** `/metrics`, `/healthz` and `/readyz`, apart from the public port, as on every unit. */
+  METRICS_PORT: grpcServiceVariables.METRICS_PORT,
   REDIS_URL: backingServices.REDIS_URL,
   REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
   IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),

@@ -3,7 +3,7 @@ import { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { createRedisClient, settledConnection } from '@latchkey/db';
 import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
 import type { Running } from '@latchkey/runtime';
-import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
+import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
 import { buildApp } from './app';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './gateway-deps';
@@ -91,11 +91,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const url = await app.listen({ host: config.GATEWAY_HOST, port: config.GATEWAY_PORT });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.GATEWAY_PORT;
+  const operations = await startOperationsServer({ port: config.METRICS_PORT, registry, ready: deps.ready });
   return {
-    readyFields: { url: url.replace('0.0.0.0', '127.0.0.1'), port },
+    readyFields: { url: url.replace('0.0.0.0', '127.0.0.1'), port, metrics_port: operations.port },
     async stop() {
       // close() stops accepting, answers 503 to new requests and waits for in-flight ones.
       await app.close();
+      await operations.close();
       identity.close();
       posts.close();
       totp.close();

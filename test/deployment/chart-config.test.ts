@@ -180,9 +180,9 @@ describe.each(variants)('with %s values', (variant, valuesFiles) => {
     expect(addresses).toEqual(callees.map((unit) => `${unit.toUpperCase()}_GRPC_ADDRESS`).sort());
   });
 
-  test('ports: the gateway listens on 8080, each gRPC service on 50051 with metrics on 9464, jobs has metrics on 9464', () => {
+  test('ports: the gateway listens on 8080 with metrics on 9464, each gRPC service on 50051 with metrics on 9464, jobs has metrics on 9464', () => {
     const portsOf = (unit: string) => containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', `latchkey-${unit}`))).values;
-    expect(portsOf('gateway').GATEWAY_PORT).toBe('8080');
+    expect(portsOf('gateway')).toMatchObject({ GATEWAY_PORT: '8080', METRICS_PORT: '9464' });
     for (const unit of grpcUnits) expect(portsOf(unit)).toMatchObject({ GRPC_PORT: '50051', METRICS_PORT: '9464' });
     expect(portsOf('jobs').METRICS_PORT).toBe('9464');
   });

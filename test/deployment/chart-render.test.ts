@@ -247,13 +247,14 @@ describe.each(variants)('helm template with %s values', (variant) => {
         }
       }
       if (units[unit]!.kind === 'http') {
+        // The public port admits the gateway's peers only: the scraper reads the metrics port.
         const httpRules = rulesFor('http');
+        expect(httpRules).toHaveLength(1);
         expect(httpRules[0]?.from?.length ?? 0).toBe(values.gatewayFrom);
-      } else {
-        const metricsRules = rulesFor('metrics');
-        expect(metricsRules).toHaveLength(1);
-        expect(metricsRules[0]?.from?.length ?? 0).toBe(values.metricsFrom);
       }
+      const metricsRules = rulesFor('metrics');
+      expect(metricsRules).toHaveLength(1);
+      expect(metricsRules[0]?.from?.length ?? 0).toBe(values.metricsFrom);
       // No rule opens a port the pod does not serve.
       const served = new Set(mainContainer(deployment(objects, unit)).ports?.map((port) => port.name));
       for (const rule of spec.ingress) for (const port of rule.ports) expect(served.has(port.port)).toBe(true);
@@ -299,6 +300,9 @@ describe('production values', () => {
     const backend = spec.rules[0]?.http.paths[0]?.backend.service;
     const service = findObject(objects, 'Service', backend?.name ?? '');
     expect((service.spec as { ports: { name: string }[] }).ports.map((port) => port.name)).toContain(backend?.port.name);
+    // Only the API goes out: not the probes, and never the metrics port.
+    expect(spec.rules.flatMap((rule) => rule.http.paths.map((entry) => (entry as { path?: string }).path))).toEqual(['/v0']);
+    expect(spec.rules.flatMap((rule) => rule.http.paths.map((entry) => entry.backend.service.port.name))).toEqual(['http']);
   });
 
   test('the chart renders no Secret of its own: units read the operator-managed existingSecret', () => {

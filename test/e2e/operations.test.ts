@@ -14,12 +14,19 @@ afterAll(async () => {
 });
 
 describe('operations endpoints', () => {
-  it('reports liveness, readiness and Prometheus metrics', async () => {
+  it('reports liveness and readiness on the public port, and Prometheus metrics only on the operations port', async () => {
     const client = new ApiClient(stack.gatewayUrl);
     expect((await client.get('/healthz')).status).toBe(200);
     expect((await client.get('/readyz')).body).toEqual({ status: 'ready' });
     await client.get('/v0/users/me');
-    const metrics = await client.get('/metrics');
+    const hidden = await client.get('/metrics');
+    expect(hidden.status).toBe(404);
+    expect(hidden.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+
+    const operations = new ApiClient(stack.operationsUrl('gateway'));
+    expect((await operations.get('/healthz')).status).toBe(200);
+    expect((await operations.get('/readyz')).status).toBe(200);
+    const metrics = await operations.get('/metrics');
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(metrics.text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/v0\/users\/me"[^}]*status_code="401"/);
     expect(metrics.text).toMatch(/process_resident_memory_bytes/);

@@ -78,7 +78,7 @@ describe('posts', () => {
     expect((await newest()).map((item) => item.id)).not.toContain(post.id);
     await expectStoreMatchesLivePosts();
 
-    const metrics = (await anonymous().get('/metrics')).text;
+    const metrics = (await new ApiClient(stack.operationsUrl('gateway')).get('/metrics')).text;
     expect(Number(/post_list_cache_requests_total\{[^}]*outcome="hit"[^}]*\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(0);
     expect(Number(/post_list_cache_requests_total\{[^}]*outcome="miss"[^}]*\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(4);
   });

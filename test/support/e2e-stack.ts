@@ -10,6 +10,8 @@ import { topology } from '@latchkey/job-streams';
 export interface E2eStack extends RunningStack {
   /** Every line every process wrote so far, for checks that secrets never reach logs. */
   allOutput(): string;
+  /** Where `unit` serves /metrics, /healthz and /readyz (its METRICS_PORT). */
+  operationsUrl(unit: string): string;
   /** Stops the processes and removes the database, streams and files of this stack. */
   destroy(): Promise<void>;
 }
@@ -47,6 +49,11 @@ export async function startE2eStack(label: string, env: Record<string, string> =
   return {
     ...stack,
     allOutput: () => [...stack.processes.values()].map((p) => p.output()).join('\n'),
+    operationsUrl(unit: string): string {
+      const port = stack.processes.get(unit)?.ports.METRICS_PORT;
+      if (port === undefined) throw new Error(`${unit} has no operations port`);
+      return `http://127.0.0.1:${port}`;
+    },
     async destroy() {
       await stack.stop();
       const nats = await connect({ servers: testNatsUrl() });

@@ -8,7 +8,7 @@ test('names are unique and every call names a gRPC unit of the list', () => {
   }
 });
 
-test('a gRPC unit has a health service and a gRPC port; a worker listens only for metrics', () => {
+test('every unit has a metrics port; a gRPC unit a health service and a gRPC port; a worker no other', () => {
   for (const unit of units) {
     const ports = unit.ports.map((port) => port.name);
     if (unit.kind === 'grpc') {
@@ -16,7 +16,7 @@ test('a gRPC unit has a health service and a gRPC port; a worker listens only fo
       expect(ports).toEqual(['grpc', 'metrics']);
     } else {
       expect(unit.grpcService).toBeUndefined();
-      expect(ports).toEqual([unit.kind === 'http' ? 'http' : 'metrics']);
+      expect(ports).toEqual(unit.kind === 'http' ? ['http', 'metrics'] : ['metrics']);
     }
   }
 });

@@ -197,7 +197,10 @@ export const units: readonly Unit[] = [
     kind: 'http',
     folder: 'gateway',
     packageName: '@latchkey/gateway',
-    ports: [{ name: 'http', variable: 'GATEWAY_PORT', containerPort: 8_080, localOffset: 0 }],
+    ports: [
+      { name: 'http', variable: 'GATEWAY_PORT', containerPort: 8_080, localOffset: 0 },
+      { name: 'metrics', variable: 'METRICS_PORT', containerPort: 9_464, localOffset: 11 },
+    ],
     calls: ['identity', 'oauth', 'totp', 'posts'],
     migrates: false,
     backingServices: ['redis'],

@@ -144,7 +144,7 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
   const metricsUrls = new Map<string, string>();
   for (const unit of stack.processes.values()) {
     if (unit.pid !== undefined) processes.push({ name: unit.name, role: 'stack', pid: unit.pid });
-    const port = unit.ports.METRICS_PORT ?? unit.ports.GATEWAY_PORT;
+    const port = unit.ports.METRICS_PORT;
     if (port !== undefined) metricsUrls.set(unit.name, `http://127.0.0.1:${port}/metrics`);
   }
   const stackEnv = stack.env;
