@@ -20,6 +20,7 @@ import { forbidSniffing, forbidStoring, forbidStoringPrivateRoutes } from './htt
 import { accountRoutes } from './accounts/account-routes';
 import { credentialRoutes } from './accounts/credential-routes';
 import { operationsRoutes } from './http/operations-routes';
+import { drainUnreadBody, refusesUnreadBody } from './http/unread-body';
 import { postRoutes } from './posts/post-routes';
 import { totpRoutes } from './totp/totp-routes';
 import { oauthRoutes } from './oauth/oauth-routes';
@@ -84,6 +85,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerHttpMetrics(app, deps.registry);
 
   app.setErrorHandler(async (error, request, reply) => {
+    if (refusesUnreadBody(error as FastifyError)) await drainUnreadBody(request.raw);
     if (isDependencyOutage(error)) {
       request.log.warn({ err: error }, 'dependency unavailable');
       return sendProblem(reply, new AppError('service:unavailable'));
