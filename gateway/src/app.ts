@@ -19,6 +19,7 @@ import { requestIdOf } from './http/request-id';
 import { forbidSniffing, forbidStoring, forbidStoringPrivateRoutes } from './http/response-headers';
 import { accountRoutes } from './accounts/account-routes';
 import { credentialRoutes } from './accounts/credential-routes';
+import { answerClientError } from './http/client-errors';
 import { operationsRoutes } from './http/operations-routes';
 import { drainUnreadBody, refusesUnreadBody } from './http/unread-body';
 import { postRoutes } from './posts/post-routes';
@@ -43,6 +44,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     routerOptions: { maxParamLength: 256 },
+    // What Node's parser refuses (a head over 16 KiB, not HTTP) never becomes a request.
+    clientErrorHandler: answerClientError,
     // A bad percent-encoding or an overlong path parameter is found by the router, before any hook.
     frameworkErrors: (error, request, reply) => {
       void reply.header('x-request-id', request.id);

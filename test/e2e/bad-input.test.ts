@@ -134,6 +134,26 @@ describe('refused bodies', () => {
   });
 });
 
+describe('requests the HTTP parser refuses', () => {
+  it('answers a head over 16 KiB with 431, and what is not HTTP with 400, as problem+json', async () => {
+    expectProblem(await new ApiClient(stack.gatewayUrl).get(`/v0/search/posts?q=${'x'.repeat(20_000)}`), 431, 'validation:headers_too_large');
+
+    const { hostname, port } = new URL(stack.gatewayUrl);
+    const socket = connect(Number(port), hostname);
+    const answer = new Promise<string>((resolve, reject) => {
+      let received = '';
+      socket.on('data', (chunk: Buffer) => void (received += chunk.toString()));
+      socket.on('end', () => resolve(received));
+      socket.on('error', reject);
+    });
+    socket.write('THIS IS NOT HTTP\r\n\r\n');
+    const text = await answer;
+    expect(text).toMatch(/^HTTP\/1\.1 400 /);
+    expect(text.toLowerCase()).toContain('content-type: application/problem+json');
+    expect(text).toContain('"code":"validation:invalid_input"');
+  });
+});
+
 describe('routes and methods', () => {
   it('answers an unknown route with 404 route:not_found', async () => {
     expectProblem(await new ApiClient(stack.gatewayUrl).get('/v0/nothing-here'), 404, 'route:not_found');

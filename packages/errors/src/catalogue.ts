@@ -24,6 +24,7 @@ export const errorCatalogue = {
   'validation:invalid_input': define(400, GrpcStatus.INVALID_ARGUMENT, 'The request is not valid.'),
   'validation:unsupported_media_type': define(415, GrpcStatus.INVALID_ARGUMENT, 'The body must be application/json.'),
   'validation:payload_too_large': define(413, GrpcStatus.INVALID_ARGUMENT, 'The body is over the size limit.'),
+  'validation:headers_too_large': define(431, GrpcStatus.INVALID_ARGUMENT, 'The request line and headers are over the size limit.'),
   // routing
   'route:not_found': define(404, GrpcStatus.NOT_FOUND, 'No such route.'),
   'route:method_not_allowed': define(405, GrpcStatus.UNIMPLEMENTED, 'This method is not allowed on this path.'),
