@@ -58,6 +58,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       slidingTtlMs: config.AUTH_SESSION_SLIDING_TTL_HOURS * HOUR_MS,
       maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
       refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
+      maxPerUser: config.AUTH_SESSION_MAX_PER_USER,
     }),
     usage: new UsageLimits(limiter, config),
     limits: new CredentialLimits(

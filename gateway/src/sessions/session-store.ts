@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { execTransaction } from '@latchkey/db';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import type { Redis } from 'ioredis';
 import type { UserView } from '../accounts/user-view';
@@ -33,6 +34,8 @@ export interface SessionPolicy {
   readonly maxLifetimeMs: number;
   /** Percent of the sliding TTL; a session with less remaining is extended. */
   readonly refreshThresholdPercent: number;
+  /** Live sessions one user may hold; a new one past it ends the least recently used. */
+  readonly maxPerUser: number;
 }
 
 /** last_seen_at is informational; writing it on every request would double Redis traffic. */
@@ -58,7 +61,11 @@ interface StoredSession {
 export const hashSessionToken = hashOpaqueToken;
 
 /** When a session should be extended, and to when (docs/api.md, "Session cookie"). */
-export function slidingRefresh(session: Pick<Session, 'expiresAt' | 'maxExpiresAt'>, policy: SessionPolicy, now: number) {
+export function slidingRefresh(
+  session: Pick<Session, 'expiresAt' | 'maxExpiresAt'>,
+  policy: Pick<SessionPolicy, 'slidingTtlMs' | 'refreshThresholdPercent'>,
+  now: number,
+) {
   const remaining = session.expiresAt - now;
   const due = remaining < (policy.slidingTtlMs * policy.refreshThresholdPercent) / 100;
   return { due, expiresAt: due ? Math.min(now + policy.slidingTtlMs, session.maxExpiresAt) : session.expiresAt };
@@ -101,14 +108,38 @@ export class SessionStore {
       profile: input.profile && { view: input.profile, storedAt: now },
     };
     const index = this.indexKey(session.userId);
-    await this.redis
-      .multi()
-      .set(this.sessionKey(session.tokenHash), encode(session), 'PXAT', Math.min(session.expiresAt, session.maxExpiresAt))
-      .hset(index, session.publicId, session.tokenHash)
-      // The index lives as long as the longest session it can hold.
-      .pexpireat(index, session.maxExpiresAt)
-      .exec();
+    // A refused write (Redis full under noeviction) must fail the sign-in, not hand out a cookie for nothing.
+    const replies = await execTransaction(
+      this.redis
+        .multi()
+        .set(this.sessionKey(session.tokenHash), encode(session), 'PXAT', Math.min(session.expiresAt, session.maxExpiresAt))
+        .hset(index, session.publicId, session.tokenHash)
+        // The index lives as long as the longest session it can hold.
+        .pexpireat(index, session.maxExpiresAt)
+        .hlen(index),
+    );
+    const held = Number(replies[3] ?? 0);
+    if (held > this.policy.maxPerUser) await this.trim(session.userId, session.publicId);
     return { cookieValue, session };
+  }
+
+  /**
+   * Keeps a user within `maxPerUser` sessions, so that signing in again and
+   * again (a script, a stolen password) cannot grow Redis without bound:
+   * drops index entries of expired sessions, then ends the least recently
+   * used live ones, never `keepPublicId`.
+   */
+  private async trim(userId: string, keepPublicId: string): Promise<void> {
+    const live = (await this.list(userId)).filter((session) => session.publicId !== keepPublicId);
+    const excess = live.length + 1 - this.policy.maxPerUser;
+    if (excess <= 0) return;
+    const doomed = live.sort((a, b) => a.lastSeenAt - b.lastSeenAt || a.createdAt - b.createdAt).slice(0, excess);
+    await execTransaction(
+      this.redis
+        .multi()
+        .del(...doomed.map((session) => this.sessionKey(session.tokenHash)))
+        .hdel(this.indexKey(userId), ...doomed.map((session) => session.publicId)),
+    );
   }
 
   /**
@@ -153,7 +184,7 @@ export class SessionStore {
       const session = raw ? decode(tokenHash, raw) : undefined;
       if (session?.profile) rewrite.set(this.sessionKey(tokenHash), encode({ ...session, profile: undefined }), 'KEEPTTL', 'XX');
     });
-    await rewrite.exec();
+    await execTransaction(rewrite);
   }
 
   /** Live sessions of a user, pruning index entries whose session expired. */
@@ -176,11 +207,7 @@ export class SessionStore {
   }
 
   async delete(session: Pick<Session, 'tokenHash' | 'publicId' | 'userId'>): Promise<void> {
-    await this.redis
-      .multi()
-      .del(this.sessionKey(session.tokenHash))
-      .hdel(this.indexKey(session.userId), session.publicId)
-      .exec();
+    await execTransaction(this.redis.multi().del(this.sessionKey(session.tokenHash)).hdel(this.indexKey(session.userId), session.publicId));
   }
 
   /** Ends one session of `userId` by its public id; false when the user has no such session. */
@@ -196,11 +223,12 @@ export class SessionStore {
     const index = await this.redis.hgetall(this.indexKey(userId));
     const doomed = Object.entries(index).filter(([publicId]) => publicId !== keepPublicId);
     if (doomed.length === 0) return;
-    await this.redis
-      .multi()
-      .del(...doomed.map(([, tokenHash]) => this.sessionKey(tokenHash)))
-      .hdel(this.indexKey(userId), ...doomed.map(([publicId]) => publicId))
-      .exec();
+    await execTransaction(
+      this.redis
+        .multi()
+        .del(...doomed.map(([, tokenHash]) => this.sessionKey(tokenHash)))
+        .hdel(this.indexKey(userId), ...doomed.map(([publicId]) => publicId)),
+    );
   }
 
   private sessionKey(tokenHash: string): string {

@@ -3,7 +3,7 @@ import { testRedisUrl, uniqueName } from '@latchkey/test-kit';
 import { hashSessionToken, SessionStore } from '../../src/sessions/session-store';
 
 const HOUR = 60 * 60 * 1000;
-const policy = { slidingTtlMs: 168 * HOUR, maxLifetimeMs: 720 * HOUR, refreshThresholdPercent: 50 };
+const policy = { slidingTtlMs: 168 * HOUR, maxLifetimeMs: 720 * HOUR, refreshThresholdPercent: 50, maxPerUser: 3 };
 
 let redis: Redis;
 let prefix: string;
@@ -32,6 +32,28 @@ afterAll(async () => {
 const create = (userId = 'user-1') => store.create({ userId, handle: 'ada', userAgent: 'jest', ip: '127.0.0.1' });
 
 describe('SessionStore', () => {
+  it('keeps a user to maxPerUser sessions, ending the least recently used', async () => {
+    const first = await create();
+    now += 1_000;
+    const second = await create();
+    now += 1_000;
+    const third = await create();
+    // The first is used again, so the second is now the least recently used.
+    now += 10 * 60 * 1000;
+    expect(await store.authenticate(first.cookieValue)).toBeDefined();
+    now += 1_000;
+    const fourth = await create();
+    expect(await store.authenticate(second.cookieValue)).toBeUndefined();
+    for (const kept of [first, third, fourth]) expect(await store.authenticate(kept.cookieValue)).toBeDefined();
+    expect((await store.list('user-1')).map((session) => session.publicId).sort()).toEqual(
+      [first, third, fourth].map((created) => created.session.publicId).sort(),
+    );
+    expect(await redis.hlen(`${prefix}user-sessions:user-1`)).toBe(3);
+    // Another user's sessions are theirs alone.
+    await create('user-2');
+    expect(await store.list('user-1')).toHaveLength(3);
+  });
+
   it('stores only a hash of the cookie value, with the sliding expiry as the key’s TTL', async () => {
     const { cookieValue, session } = await create();
     expect(Buffer.from(cookieValue, 'base64url')).toHaveLength(32);

@@ -3,3 +3,4 @@ export { withTransaction, isUniqueViolation, type TimeBudget } from './transacti
 export { readMigrations, runMigrations, type Migration } from './migrations';
 export { createRedisClient, settledConnection } from './redis-client';
 export { defineRedisScript, type RedisScript } from './redis-script';
+export { execTransaction } from './redis-transaction';

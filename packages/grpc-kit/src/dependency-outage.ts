@@ -18,6 +18,9 @@ export function isDependencyOutage(error: unknown): boolean {
   }
   // ioredis, with its offline queue off, fails at once while disconnected, and with a command timeout when Redis hangs.
   if (error.name === 'MaxRetriesPerRequestError') return true;
+  // Redis answering that it cannot write now: full under `noeviction`, loading its data, a replica
+  // during failover (docs/operations.md, "Redis memory").
+  if (error.name === 'ReplyError' && /^(OOM|LOADING|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN) /.test(error.message)) return true;
   if (
     /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Stream isn't writeable|Connection is closed|Command timed out/i.test(
       error.message,

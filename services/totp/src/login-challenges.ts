@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
-import { defineRedisScript, type RedisScript } from '@latchkey/db';
+import { defineRedisScript, execTransaction, type RedisScript } from '@latchkey/db';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
-import { execTransaction } from './redis-transaction';
 
 /** docs/api.md, "Second factor (TOTP)": the temporary token dies after 5 wrong codes. */
 export const MAX_CHALLENGE_ATTEMPTS = 5;

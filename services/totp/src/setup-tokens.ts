@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
-import { defineRedisScript, type RedisScript } from '@latchkey/db';
+import { defineRedisScript, execTransaction, type RedisScript } from '@latchkey/db';
 import { generateOpaqueToken, hashOpaqueToken, sameTokenHash } from '@latchkey/opaque-token';
-import { execTransaction } from './redis-transaction';
 import type { SealedSecret } from './secret-box';
 
 /** docs/api.md, "Second factor (TOTP)": the setup token lives 10 minutes. */
