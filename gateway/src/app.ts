@@ -112,7 +112,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
         version: '0',
         description: 'Accounts, sessions and posts. Errors are RFC 9457 problem details with a `code`.',
       },
-      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'session_id' } } },
+      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: deps.cookie.name } } },
     },
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,

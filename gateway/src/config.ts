@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
 
+/**
+ * RFC 6265bis cookie prefixes: a browser keeps a `__Host-` cookie only if it
+ * is Secure, has Path=/ and no Domain (what the gateway sets), and a
+ * `__Secure-` one only if Secure.
+ */
+const COOKIE_NAME = /^(__Host-|__Secure-)?[A-Za-z0-9_-]{1,64}$/;
+
 /** Everything the gateway reads from its environment (README.md, "Configuration"). */
 export const configSchema = z.object({
   ...processVariables,
@@ -21,6 +28,7 @@ export const configSchema = z.object({
   PUBLIC_APP_URL: env.url(['http', 'https']),
   ALLOWED_ORIGINS: env.csv(),
   COOKIE_SECURE: env.bool(true),
+  SESSION_COOKIE_NAME: z.string().regex(COOKIE_NAME, 'must be a cookie name, optionally with __Host- or __Secure-').default('session_id'),
   TRUSTED_PROXIES: env.csv(),
   AUTH_SESSION_MAX_LIFETIME_HOURS: env.int(720, 1),
   AUTH_SESSION_SLIDING_TTL_HOURS: env.int(168, 1),
@@ -41,6 +49,9 @@ export const configSchema = z.object({
   RATE_LIMIT_MAIL_WINDOW_SECONDS: env.int(3_600, 1),
   /** Sizes the body limit of post routes; the posts service enforces the limit itself. */
   POSTS_MAX_CONTENT_BYTES: env.int(1_048_576, 1, 3 * 1_048_576),
+}).refine((config) => config.COOKIE_SECURE || !/^__(Host|Secure)-/.test(config.SESSION_COOKIE_NAME), {
+  message: 'a __Host- or __Secure- cookie name needs COOKIE_SECURE=true: browsers drop such cookies without Secure',
+  path: ['SESSION_COOKIE_NAME'],
 });
 
 export type GatewayConfig = z.output<typeof configSchema>;

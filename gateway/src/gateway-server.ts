@@ -74,7 +74,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       onOutcome: (outcome) => postListCacheRequests.inc({ outcome }),
     }),
     registry,
-    cookie: { secure: config.COOKIE_SECURE, maxAgeSeconds: config.AUTH_SESSION_MAX_LIFETIME_HOURS * 3600 },
+    cookie: { name: config.SESSION_COOKIE_NAME, secure: config.COOKIE_SECURE, maxAgeSeconds: config.AUTH_SESSION_MAX_LIFETIME_HOURS * 3600 },
     allowedOrigins: allowedOrigins(config.PUBLIC_APP_URL, config.ALLOWED_ORIGINS),
     ready: async () => {
       const answers = await Promise.all([

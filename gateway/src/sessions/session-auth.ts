@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@latchkey/errors';
 import type { Session, SessionStore } from './session-store';
 import type { UserView } from '../accounts/user-view';
-import { clearSessionCookie, SESSION_COOKIE, setSessionCookie, type CookieSettings } from './session-cookie';
+import { clearSessionCookie, setSessionCookie, type CookieSettings } from './session-cookie';
 
 /** What reading and starting sessions takes: the store and the cookie's settings. */
 export interface SessionAccess {
@@ -31,7 +31,7 @@ export function sessionOf(request: FastifyRequest): Session {
  */
 export function requireSession(deps: SessionAccess) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const session = await deps.sessions.authenticate(request.cookies[SESSION_COOKIE]);
+    const session = await deps.sessions.authenticate(request.cookies[deps.cookie.name]);
     if (!session) {
       clearSessionCookie(reply, deps.cookie);
       throw new AppError('auth:unauthorized');
@@ -42,7 +42,7 @@ export function requireSession(deps: SessionAccess) {
 
 /** Resolves the session when one is present, for routes that work either way. */
 export async function optionalSession(deps: SessionAccess, request: FastifyRequest): Promise<Session | undefined> {
-  return deps.sessions.authenticate(request.cookies[SESSION_COOKIE]);
+  return deps.sessions.authenticate(request.cookies[deps.cookie.name]);
 }
 
 /** Signs the user in on this response: a new server-side session and its cookie. */

@@ -1,16 +1,16 @@
 import type {} from '@fastify/cookie';
 import type { FastifyReply } from 'fastify';
 
-export const SESSION_COOKIE = 'session_id';
-
 export interface CookieSettings {
+  /** SESSION_COOKIE_NAME: `session_id`, or `__Host-session_id` where every client speaks HTTPS. */
+  readonly name: string;
   readonly secure: boolean;
   readonly maxAgeSeconds: number;
 }
 
 /** docs/api.md, "Session cookie": HttpOnly, SameSite=Lax, Path=/, Secure unless turned off, Max-Age = the absolute lifetime. */
 export function setSessionCookie(reply: FastifyReply, value: string, settings: CookieSettings): void {
-  void reply.setCookie(SESSION_COOKIE, value, {
+  void reply.setCookie(settings.name, value, {
     httpOnly: true,
     sameSite: 'lax',
     path: '/',
@@ -20,5 +20,5 @@ export function setSessionCookie(reply: FastifyReply, value: string, settings: C
 }
 
 export function clearSessionCookie(reply: FastifyReply, settings: CookieSettings): void {
-  void reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/', secure: settings.secure });
+  void reply.clearCookie(settings.name, { httpOnly: true, sameSite: 'lax', path: '/', secure: settings.secure });
 }
