@@ -231,12 +231,18 @@ describe('email change', () => {
     expect((await account.client.get('/v0/users/me')).body).toMatchObject({ email: account.email });
     const token = remember(await mailedToken(stack, newEmail, 'confirm-email-change'));
 
-    const confirmed = await new ApiClient(stack.gatewayUrl).post('/v0/auth/confirm-email-change', { token });
+    const elsewhere = new ApiClient(stack.gatewayUrl);
+    expect((await elsewhere.post('/v0/auth/login', { email: account.email, password: PASSWORD })).status).toBe(200);
+
+    // Confirmed from the signed-in browser: that session stays, every other one ends.
+    const confirmed = await account.client.post('/v0/auth/confirm-email-change', { token });
     expect(confirmed.status).toBe(200);
     expect(userSchema.parse(confirmed.body)).toMatchObject({ email: newEmail, email_verified: true });
     expect((await account.client.get('/v0/users/me')).body).toMatchObject({ email: newEmail });
+    expect((await elsewhere.get('/v0/users/me')).status).toBe(401);
     const notice = await noticeMail(stack, account.email, /email address of your account was just changed/);
     expect(notice.text).toContain(newEmail);
+    expect(notice.text).toContain('your other sessions were signed out');
     expect((await new ApiClient(stack.gatewayUrl).post('/v0/auth/confirm-email-change', { token })).body).toMatchObject({
       code: 'auth:token_invalid',
     });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ApiClient, sessionSetCookie } from '../support/api-client';
-import { signedInAccount } from '../support/accounts';
+import { PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import {
@@ -182,11 +182,16 @@ describe('state and codes', () => {
 describe('linking and unlinking', () => {
   it('links a provider to the signed-in account, lists it and unlinks it', async () => {
     const account = await signedInAccount(stack, 'linker');
+    const elsewhere = new ApiClient(stack.gatewayUrl);
+    expect((await elsewhere.post('/v0/auth/login', { email: account.email, password: PASSWORD })).status).toBe(200);
     expect((await new ApiClient(stack.gatewayUrl).get('/v0/auth/oauth/google/authorize?purpose=link')).status).toBe(401);
     await google.nextLogin(googleLogin(`other.${tag()}@example.com`));
     const linked = await account.client.post('/v0/auth/oauth/google/link', await providerLogin(account.client, 'google', 'link'));
     expect(linked.status).toBe(201);
     expect(linked.body).toMatchObject({ provider: 'google', provider_user_id: expect.any(String), linked_at: expect.any(String) });
+    // A new way in: every other session ends, this one stays.
+    expect((await elsewhere.get('/v0/users/me')).status).toBe(401);
+    expect((await account.client.get('/v0/users/me')).status).toBe(200);
 
     // A login state is not a link state.
     await google.nextLogin(googleLogin(`again.${tag()}@example.com`));

@@ -31,6 +31,19 @@ async function accountWithTotp(label: string) {
   return { ...account, secret: setup.secret, backupCodes: backup_codes };
 }
 
+describe('turning TOTP on', () => {
+  it('signs out every other session, keeps this one, and says so', async () => {
+    const account = await signedInAccount(stack, 'totpothers');
+    const elsewhere = new ApiClient(stack.gatewayUrl);
+    expect((await elsewhere.post('/v0/auth/login', { email: account.email, password: PASSWORD })).status).toBe(200);
+    const setup = totpSetupSchema.parse((await account.client.post('/v0/auth/totp/setup')).body);
+    expect((await account.client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, -1) })).status).toBe(200);
+    expect((await elsewhere.get('/v0/users/me')).status).toBe(401);
+    expect((await account.client.get('/v0/users/me')).body).toMatchObject({ totp_enabled: true });
+    await noticeMail(stack, account.email, /Two-factor authentication was just turned on[\s\S]*other sessions were signed out/);
+  });
+});
+
 async function challenge(email: string): Promise<string> {
   const login = await new ApiClient(stack.gatewayUrl).post('/v0/auth/login', { email, password: PASSWORD });
   expect(login.status).toBe(200);

@@ -184,7 +184,10 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
         preHandler: credentialLimit,
       },
       async (request) => {
+        const current = await optionalSession(deps, request);
         const { user } = await deps.identity.confirmEmailChange(request.body, request.ctx);
+        // Whoever moved the address may have done it from a stolen session: every other one ends.
+        await deps.sessions.deleteAllForUser(user!.id, current?.userId === user!.id ? current.publicId : undefined);
         await deps.sessions.forgetProfiles(user!.id);
         return viewOf(deps, user!, request.ctx);
       },

@@ -144,10 +144,10 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const provider = providerFromPath(request.params.provider);
-        const { connection } = await deps.oauth.linkProvider(
-          { userId: sessionOf(request).userId, provider, ...request.body },
-          request.ctx,
-        );
+        const current = sessionOf(request);
+        const { connection } = await deps.oauth.linkProvider({ userId: current.userId, provider, ...request.body }, request.ctx);
+        // A new way in was added, perhaps from a stolen session: every other session ends.
+        await deps.sessions.deleteAllForUser(current.userId, current.publicId);
         return reply.code(201).send(connectionView(connection!));
       },
     );

@@ -73,6 +73,8 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
           { ...account, setupToken: request.body.setup_token, code: request.body.code },
           request.ctx,
         );
+        // Sessions signed in with the password alone end: from now on a sign-in needs the second factor.
+        await deps.sessions.deleteAllForUser(account.userId, sessionOf(request).publicId);
         await deps.sessions.forgetProfiles(account.userId);
         return { backup_codes: backupCodes };
       },

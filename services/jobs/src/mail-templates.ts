@@ -60,14 +60,15 @@ function noticeText(job: NoticeJob, publicAppUrl: string): NoticeText {
       subject: 'Your email address was changed',
       happened:
         job.new_email === undefined
-          ? 'The email address of your account was just changed. Mail for the account no longer goes to this address.'
-          : `The email address of your account was just changed to ${job.new_email}. Mail for the account no longer goes to this address.`,
+          ? 'The email address of your account was just changed. Mail for the account no longer goes to this address, and your other sessions were signed out.'
+          : `The email address of your account was just changed to ${job.new_email}. Mail for the account no longer goes to this address, and your other sessions were signed out.`,
       // A password reset would mail the new address, which the intruder controls.
       ifNotYou: adminAdvice,
     },
     totp_enabled: {
       subject: 'Two-factor authentication was turned on',
-      happened: 'Two-factor authentication was just turned on for your account. Signing in now also asks for a code from your authenticator app.',
+      happened:
+        'Two-factor authentication was just turned on for your account. Signing in now also asks for a code from your authenticator app, and your other sessions were signed out.',
       ifNotYou: resetAdvice,
     },
     totp_disabled: {
@@ -82,7 +83,7 @@ function noticeText(job: NoticeJob, publicAppUrl: string): NoticeText {
     },
     oauth_linked: {
       subject: 'A sign-in method was linked to your account',
-      happened: `Signing in with ${providerName(job.provider)} was just linked to your account.`,
+      happened: `Signing in with ${providerName(job.provider)} was just linked to your account, and your other sessions were signed out.`,
       ifNotYou: `${resetAdvice} Then unlink that sign-in method in your account settings.`,
     },
     oauth_unlinked: {
