@@ -145,6 +145,34 @@ describe('signing up and in with a provider', () => {
 });
 
 describe('state and codes', () => {
+  it('completes a sign-in only in the browser that started it', async () => {
+    const starter = new ApiClient(stack.gatewayUrl);
+    await google.nextLogin(googleLogin(`binding.${tag()}@example.com`));
+    const authorize = await starter.get('/v0/auth/oauth/google/authorize');
+    const binding = authorize.headers.getSetCookie().find((line) => line.startsWith('oauth_binding='));
+    expect(binding).toMatch(/HttpOnly/i);
+    expect(binding).toMatch(/SameSite=Lax/i);
+    expect(binding).toMatch(/Path=\/v0\/auth\/oauth/);
+    expect(binding).toMatch(/Max-Age=600/);
+    const { code, state } = await followAuthorization(authorize.body.authorization_url as string);
+    secrets.push(code, state);
+    // Login CSRF: someone else's code and state, posted from the victim's browser.
+    const victim = new ApiClient(stack.gatewayUrl);
+    expect((await victim.post('/v0/auth/oauth/google/login', { code, state })).body).toMatchObject({ status: 400, code: 'oauth:state_invalid' });
+    expect(victim.sessionCookie).toBeUndefined();
+
+    await google.nextLogin(googleLogin(`binding2.${tag()}@example.com`));
+    const grant = await providerLogin(starter, 'google');
+    starter.dropCookie('oauth_binding');
+    expect((await starter.post('/v0/auth/oauth/google/login', grant)).body).toMatchObject({ code: 'oauth:state_invalid' });
+
+    await google.nextLogin(googleLogin(`binding3.${tag()}@example.com`));
+    const kept = await providerLogin(starter, 'google');
+    const completed = await starter.post('/v0/auth/oauth/google/login', kept);
+    expect(completed.status).toBe(200);
+    expect(completed.headers.getSetCookie().some((line) => /^oauth_binding=;/.test(line))).toBe(true);
+  });
+
   it('refuses a replayed state, a state of another provider and a code the provider refuses', async () => {
     const client = new ApiClient(stack.gatewayUrl);
     await google.nextLogin(googleLogin(`replay.${tag()}@example.com`));

@@ -7,10 +7,11 @@ export interface ApiResponse<T = Record<string, unknown>> {
 
 /**
  * A client of the HTTP API as a browser-less app would be: it keeps the
- * `session_id` cookie between calls and nothing else.
+ * cookies the gateway sets (`session_id`, and `oauth_binding` between an
+ * OAuth authorize and its completion) and sends them all back.
  */
 export class ApiClient {
-  private cookie: string | undefined;
+  private readonly cookies = new Map<string, string>();
 
   constructor(
     readonly baseUrl: string,
@@ -18,11 +19,17 @@ export class ApiClient {
   ) {}
 
   get sessionCookie(): string | undefined {
-    return this.cookie;
+    return this.cookies.get('session_id');
   }
 
   set sessionCookie(value: string | undefined) {
-    this.cookie = value;
+    if (value === undefined) this.cookies.delete('session_id');
+    else this.cookies.set('session_id', value);
+  }
+
+  /** Forgets one cookie, as another browser would never have had it. */
+  dropCookie(name: string): void {
+    this.cookies.delete(name);
   }
 
   async request<T = Record<string, unknown>>(
@@ -31,7 +38,9 @@ export class ApiClient {
     options: { json?: unknown; body?: string; headers?: Record<string, string> } = {},
   ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...this.defaultHeaders, ...options.headers };
-    if (this.cookie !== undefined) headers.cookie = `session_id=${this.cookie}`;
+    if (this.cookies.size > 0 && headers.cookie === undefined) {
+      headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    }
     let body = options.body;
     if (options.json !== undefined) {
       headers['content-type'] ??= 'application/json';
@@ -59,10 +68,12 @@ export class ApiClient {
 
   private absorbCookie(headers: Headers): void {
     for (const line of headers.getSetCookie()) {
-      const match = /^session_id=([^;]*)/.exec(line);
+      const match = /^([^=;\s]+)=([^;]*)/.exec(line);
       if (!match) continue;
-      const cleared = /Max-Age=0/i.test(line) || match[1] === '';
-      this.cookie = cleared ? undefined : match[1];
+      const [, name, value] = match as unknown as [string, string, string];
+      const cleared = /Max-Age=0/i.test(line) || /Expires=Thu, 01 Jan 1970/i.test(line) || value === '';
+      if (cleared) this.cookies.delete(name);
+      else this.cookies.set(name, value);
     }
   }
 }

@@ -5,6 +5,7 @@ import { optionalSession, requireSession, sessionOf, startSession, type SessionA
 import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, OAuthClient, TotpClient } from '../service-clients';
 import { signIn } from '../sessions/sign-in';
+import { bindBrowser, takeBrowserBinding } from './browser-binding';
 import { providerFromPath, providerName } from './oauth-providers';
 import { userSchema } from '../accounts/account-schemas';
 import {
@@ -58,7 +59,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
         // Each call stores a state for 10 minutes: it counts like a credential request.
         preHandler: credentialLimit,
       },
-      async (request) => {
+      async (request, reply) => {
         const provider = providerFromPath(request.params.provider);
         const link = request.query.purpose === 'link';
         const current = link ? await optionalSession(deps, request) : undefined;
@@ -68,6 +69,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
             provider,
             purpose: link ? oauthV1.AuthorizationPurpose.AUTHORIZATION_PURPOSE_LINK : oauthV1.AuthorizationPurpose.AUTHORIZATION_PURPOSE_LOGIN,
             userId: current?.userId ?? '',
+            browserBinding: bindBrowser(reply, deps.cookie.secure),
           },
           request.ctx,
         );
@@ -89,7 +91,8 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const provider = providerFromPath(request.params.provider);
-        const result = await deps.oauth.completeLogin({ provider, ...request.body }, request.ctx);
+        const browserBinding = takeBrowserBinding(request, reply, deps.cookie.secure);
+        const result = await deps.oauth.completeLogin({ provider, ...request.body, browserBinding }, request.ctx);
         if (result.pendingSignup) {
           const pending = result.pendingSignup;
           return {
@@ -145,7 +148,8 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const provider = providerFromPath(request.params.provider);
         const current = sessionOf(request);
-        const { connection } = await deps.oauth.linkProvider({ userId: current.userId, provider, ...request.body }, request.ctx);
+        const browserBinding = takeBrowserBinding(request, reply, deps.cookie.secure);
+        const { connection } = await deps.oauth.linkProvider({ userId: current.userId, provider, ...request.body, browserBinding }, request.ctx);
         // A new way in was added, perhaps from a stolen session: every other session ends.
         await deps.sessions.deleteAllForUser(current.userId, current.publicId);
         return reply.code(201).send(connectionView(connection!));

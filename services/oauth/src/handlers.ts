@@ -29,7 +29,8 @@ export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
         throw AppError.validation([{ field: 'user_id', message: 'must be empty for a login' }]);
       }
       const userId = purpose === 'link' ? requireUserId(request.userId) : undefined;
-      const started = await beginAuthorization(deps, { provider, purpose, userId }, context);
+      const browserBinding = requireOpaque(request.browserBinding, 'browser_binding');
+      const started = await beginAuthorization(deps, { provider, purpose, userId, browserBinding }, context);
       return { authorizationUrl: started.url.href, state: started.state, expiresAt: started.expiresAt };
     },
     async completeLogin(request, context) {
@@ -37,6 +38,8 @@ export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
         provider: providerFromMessage(request.provider),
         code: requireOpaque(request.code, 'code'),
         state: requireOpaque(request.state, 'state'),
+        // Empty when the user agent holds none: the state then does not match.
+        browserBinding: request.browserBinding,
       };
       return toLoginMessage(await completeLogin(deps, input, context));
     },
@@ -51,6 +54,7 @@ export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
         userId: requireUserId(request.userId),
         code: requireOpaque(request.code, 'code'),
         state: requireOpaque(request.state, 'state'),
+        browserBinding: request.browserBinding,
       };
       return { connection: toConnectionMessage(await linkProvider(deps, input, context)) };
     },

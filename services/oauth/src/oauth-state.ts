@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -7,18 +8,27 @@ import { providerNames, type AuthorizationSecrets, type ProviderName } from './p
 
 export type AuthorizationPurpose = 'login' | 'link';
 
-/** What a state is bound to: it works only for the same provider, purpose and (for link) user. */
+/** What a state is bound to: it works only for the same provider, purpose, user agent and (for link) user. */
 export interface StateBinding {
   readonly provider: ProviderName;
   readonly purpose: AuthorizationPurpose;
   /** The signed-in user, for `link` only. */
   readonly userId?: string | undefined;
+  /** A hash of the secret the user agent that asked for the state holds. */
+  readonly browserBinding: string;
+}
+
+function sameBinding(stored: string, presented: string): boolean {
+  const a = Buffer.from(stored);
+  const b = Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 const recordSchema = z.object({
   provider: z.enum(providerNames),
   purpose: z.enum(['login', 'link']),
   userId: z.string().optional(),
+  browserBinding: z.string().min(1),
   codeVerifier: z.string().min(43),
   nonce: z.string().min(1),
 });
@@ -48,6 +58,7 @@ export class OAuthStates {
       provider: binding.provider,
       purpose: binding.purpose,
       userId: binding.userId,
+      browserBinding: binding.browserBinding,
       codeVerifier: secrets.codeVerifier,
       nonce: secrets.nonce,
     };
@@ -68,6 +79,7 @@ export class OAuthStates {
       record !== undefined &&
       record.provider === expected.provider &&
       record.purpose === expected.purpose &&
+      sameBinding(record.browserBinding, expected.browserBinding) &&
       (record.purpose === 'login' || record.userId === expected.userId);
     if (!matches) throw new AppError('oauth:state_invalid');
     return { state, codeVerifier: record.codeVerifier, nonce: record.nonce };

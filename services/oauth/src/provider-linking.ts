@@ -72,12 +72,12 @@ export async function addConnection(
  */
 export async function linkProvider(
   deps: OAuthDeps,
-  input: { userId: string; provider: ProviderName; code: string; state: string },
+  input: { userId: string; provider: ProviderName; code: string; state: string; browserBinding: string },
   context: RequestContext,
 ): Promise<ConnectionRecord> {
   const identity = await redeemAuthorization(
     deps,
-    { provider: input.provider, purpose: 'link', userId: input.userId },
+    { provider: input.provider, purpose: 'link', userId: input.userId, browserBinding: input.browserBinding },
     input,
     context,
   );

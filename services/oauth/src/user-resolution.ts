@@ -21,10 +21,15 @@ export type LoginOutcome =
 /** Completes a login: uses the state up, exchanges the code, resolves the user. */
 export async function completeLogin(
   deps: OAuthDeps,
-  input: { provider: ProviderName; code: string; state: string },
+  input: { provider: ProviderName; code: string; state: string; browserBinding: string },
   context: RequestContext,
 ): Promise<LoginOutcome> {
-  const identity = await redeemAuthorization(deps, { provider: input.provider, purpose: 'login' }, input, context);
+  const identity = await redeemAuthorization(
+    deps,
+    { provider: input.provider, purpose: 'login', browserBinding: input.browserBinding },
+    input,
+    context,
+  );
   return resolveUser(deps, input.provider, identity, context);
 }
 

@@ -240,8 +240,11 @@ function newIdentity(provider: ProviderName, options: { email?: string; verified
   return provider === 'google' ? googleIdentity(options) : githubIdentity(options);
 }
 
+/** The hash of the secret the gateway leaves in the user agent (its `oauth_binding` cookie). */
+const BROWSER = 'hash-of-the-browser-binding-secret';
+
 async function startAuthorization(provider: ProviderName, purpose = AuthorizationPurpose.AUTHORIZATION_PURPOSE_LOGIN, userId = '', client = oauth) {
-  const started = await client.createAuthorization({ provider: enumOf[provider], purpose, userId });
+  const started = await client.createAuthorization({ provider: enumOf[provider], purpose, userId, browserBinding: BROWSER });
   remember(started.state);
   return started;
 }
@@ -254,7 +257,7 @@ async function consent(who: TestIdentity, purpose = AuthorizationPurpose.AUTHORI
   const grant = await followAuthorization(started.authorizationUrl);
   expect(grant.state).toBe(started.state);
   remember(grant.code);
-  return grant;
+  return { ...grant, browserBinding: BROWSER };
 }
 
 async function login(who: TestIdentity, client = oauth): Promise<oauthV1.CompleteLoginResponse> {
@@ -318,8 +321,8 @@ describe('providers and authorization requests', () => {
   it('answers provider_not_found for reserved and unspecified providers', async () => {
     const login = AuthorizationPurpose.AUTHORIZATION_PURPOSE_LOGIN;
     for (const provider of [Provider.PROVIDER_MICROSOFT, Provider.PROVIDER_APPLE, Provider.PROVIDER_GITLAB, Provider.PROVIDER_UNSPECIFIED]) {
-      expect(await codeOf(oauth.createAuthorization({ provider, purpose: login, userId: '' }))).toBe('oauth:provider_not_found');
-      expect(await codeOf(oauth.completeLogin({ provider, code: 'c', state: 's' }))).toBe('oauth:provider_not_found');
+      expect(await codeOf(oauth.createAuthorization({ provider, purpose: login, userId: '', browserBinding: BROWSER }))).toBe('oauth:provider_not_found');
+      expect(await codeOf(oauth.completeLogin({ provider, code: 'c', state: 's', browserBinding: BROWSER }))).toBe('oauth:provider_not_found');
     }
     const userId = (await registerAccount()).id;
     expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GITLAB }))).toBe('oauth:provider_not_found');
@@ -360,13 +363,13 @@ describe('providers and authorization requests', () => {
     const provider = Provider.PROVIDER_GOOGLE;
     const userId = (await registerAccount()).id;
     const { AUTHORIZATION_PURPOSE_UNSPECIFIED, AUTHORIZATION_PURPOSE_LINK, AUTHORIZATION_PURPOSE_LOGIN } = AuthorizationPurpose;
-    expect((await errorOf(oauth.createAuthorization({ provider, purpose: AUTHORIZATION_PURPOSE_UNSPECIFIED, userId: '' }))).fields).toEqual([
+    expect((await errorOf(oauth.createAuthorization({ provider, purpose: AUTHORIZATION_PURPOSE_UNSPECIFIED, userId: '', browserBinding: BROWSER }))).fields).toEqual([
       { field: 'purpose', message: 'must be login or link' },
     ]);
-    expect(await codeOf(oauth.createAuthorization({ provider, purpose: AUTHORIZATION_PURPOSE_LINK, userId: '' }))).toBe(
+    expect(await codeOf(oauth.createAuthorization({ provider, purpose: AUTHORIZATION_PURPOSE_LINK, userId: '', browserBinding: BROWSER }))).toBe(
       'validation:invalid_input',
     );
-    expect(await codeOf(oauth.createAuthorization({ provider, purpose: AUTHORIZATION_PURPOSE_LOGIN, userId }))).toBe(
+    expect(await codeOf(oauth.createAuthorization({ provider, purpose: AUTHORIZATION_PURPOSE_LOGIN, userId, browserBinding: BROWSER }))).toBe(
       'validation:invalid_input',
     );
   });
@@ -445,7 +448,7 @@ describe.each(['google', 'github'] as const)('user resolution with %s', (provide
     const grant = await consent(who);
     await oauth.completeLogin({ provider: enumOf[provider], ...grant });
     expect(await codeOf(oauth.completeLogin({ provider: enumOf[provider], ...grant }))).toBe('oauth:state_invalid');
-    expect(await codeOf(oauth.completeLogin({ provider: enumOf[provider], code: grant.code, state: 'unknown' }))).toBe(
+    expect(await codeOf(oauth.completeLogin({ provider: enumOf[provider], code: grant.code, state: 'unknown', browserBinding: BROWSER }))).toBe(
       'oauth:state_invalid',
     );
 
@@ -469,10 +472,29 @@ describe.each(['google', 'github'] as const)('user resolution with %s', (provide
     );
   });
 
+  it('completes a state only for the user agent that asked for it', async () => {
+    const who = newIdentity(provider);
+    const elsewhere = await consent(who);
+    expect(await codeOf(oauth.completeLogin({ provider: enumOf[provider], ...elsewhere, browserBinding: 'another-browser' }))).toBe(
+      'oauth:state_invalid',
+    );
+    const none = await consent(who);
+    expect(await codeOf(oauth.completeLogin({ provider: enumOf[provider], ...none, browserBinding: '' }))).toBe('oauth:state_invalid');
+    // Refused once, the state is used up even for the right browser.
+    expect(await codeOf(oauth.completeLogin({ provider: enumOf[provider], ...none }))).toBe('oauth:state_invalid');
+    const account = await registerAccount();
+    const linking = await consent(who, AuthorizationPurpose.AUTHORIZATION_PURPOSE_LINK, account.id);
+    expect(await codeOf(oauth.linkProvider({ userId: account.id, provider: enumOf[provider], ...linking, browserBinding: 'x' }))).toBe(
+      'oauth:state_invalid',
+    );
+    const unbound = { provider: enumOf[provider], purpose: AuthorizationPurpose.AUTHORIZATION_PURPOSE_LOGIN, userId: '', browserBinding: '' };
+    expect((await errorOf(oauth.createAuthorization(unbound))).fields).toEqual([{ field: 'browser_binding', message: expect.any(String) }]);
+  });
+
   it('refuses a code issued by the other provider', async () => {
     const { code } = await consent(newIdentity(otherThan(provider)));
     const { state } = await startAuthorization(provider);
-    expect(await codeOf(oauth.completeLogin({ provider: enumOf[provider], code, state }))).toBe('oauth:code_invalid');
+    expect(await codeOf(oauth.completeLogin({ provider: enumOf[provider], code, state, browserBinding: BROWSER }))).toBe('oauth:code_invalid');
   });
 
   it('links, lists and unlinks for a signed-in user', async () => {
@@ -648,7 +670,7 @@ describe('GitHub specifics', () => {
 
   it('reads GitHub\'s 200 answer with an error field as a refused code', async () => {
     const { state } = await startAuthorization('github');
-    expect(await codeOf(oauth.completeLogin({ provider: Provider.PROVIDER_GITHUB, code: 'not-a-code', state }))).toBe(
+    expect(await codeOf(oauth.completeLogin({ provider: Provider.PROVIDER_GITHUB, code: 'not-a-code', state, browserBinding: BROWSER }))).toBe(
       'oauth:code_invalid',
     );
   });
@@ -732,7 +754,7 @@ describe('providers that are down', () => {
       [Provider.PROVIDER_GOOGLE, googleState],
       [Provider.PROVIDER_GITHUB, githubState],
     ] as const) {
-      expect(await codeOf(oauth.completeLogin({ provider, code: 'any-code', state: started.state }))).toBe(
+      expect(await codeOf(oauth.completeLogin({ provider, code: 'any-code', state: started.state, browserBinding: BROWSER }))).toBe(
         'oauth:provider_unavailable',
       );
     }

@@ -162,6 +162,12 @@ export interface CreateAuthorizationRequest {
    * bound to. Must be empty for AUTHORIZATION_PURPOSE_LOGIN.
    */
   userId: string;
+  /**
+   * Required. A hash of a secret the caller left with the user agent that
+   * asked for the authorization; stored with the state, so that only that
+   * user agent can complete it (no login CSRF with someone else's state).
+   */
+  browserBinding: string;
 }
 
 /** CreateAuthorizationResponse holds where to send the user. */
@@ -185,6 +191,11 @@ export interface CompleteLoginRequest {
   code: string;
   /** The state, as received; a login state of the same provider. */
   state: string;
+  /**
+   * The hash of the secret the completing user agent holds; it must equal
+   * the one given to CreateAuthorization, or the state is oauth:state_invalid.
+   */
+  browserBinding: string;
 }
 
 /** SignedIn names the user the caller may sign in (after checking TOTP). */
@@ -251,6 +262,11 @@ export interface LinkProviderRequest {
   code: string;
   /** The state, as received; a link state of the same provider and user. */
   state: string;
+  /**
+   * The hash of the secret the completing user agent holds; it must equal
+   * the one given to CreateAuthorization, or the state is oauth:state_invalid.
+   */
+  browserBinding: string;
 }
 
 /** LinkProviderResponse holds the new connection. */
@@ -556,7 +572,7 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
 };
 
 function createBaseCreateAuthorizationRequest(): CreateAuthorizationRequest {
-  return { provider: 0, purpose: 0, userId: "" };
+  return { provider: 0, purpose: 0, userId: "", browserBinding: "" };
 }
 
 export const CreateAuthorizationRequest: MessageFns<CreateAuthorizationRequest> = {
@@ -569,6 +585,9 @@ export const CreateAuthorizationRequest: MessageFns<CreateAuthorizationRequest> 
     }
     if (message.userId !== "") {
       writer.uint32(26).string(message.userId);
+    }
+    if (message.browserBinding !== "") {
+      writer.uint32(34).string(message.browserBinding);
     }
     return writer;
   },
@@ -610,6 +629,14 @@ export const CreateAuthorizationRequest: MessageFns<CreateAuthorizationRequest> 
             message.userId = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.browserBinding = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -631,6 +658,11 @@ export const CreateAuthorizationRequest: MessageFns<CreateAuthorizationRequest> 
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      browserBinding: isSet(object.browserBinding)
+        ? globalThis.String(object.browserBinding)
+        : isSet(object.browser_binding)
+        ? globalThis.String(object.browser_binding)
+        : "",
     };
   },
 
@@ -645,6 +677,9 @@ export const CreateAuthorizationRequest: MessageFns<CreateAuthorizationRequest> 
     if (message.userId !== "") {
       obj.userId = message.userId;
     }
+    if (message.browserBinding !== "") {
+      obj.browserBinding = message.browserBinding;
+    }
     return obj;
   },
 
@@ -656,6 +691,7 @@ export const CreateAuthorizationRequest: MessageFns<CreateAuthorizationRequest> 
     message.provider = object.provider ?? 0;
     message.purpose = object.purpose ?? 0;
     message.userId = object.userId ?? "";
+    message.browserBinding = object.browserBinding ?? "";
     return message;
   },
 };
@@ -770,7 +806,7 @@ export const CreateAuthorizationResponse: MessageFns<CreateAuthorizationResponse
 };
 
 function createBaseCompleteLoginRequest(): CompleteLoginRequest {
-  return { provider: 0, code: "", state: "" };
+  return { provider: 0, code: "", state: "", browserBinding: "" };
 }
 
 export const CompleteLoginRequest: MessageFns<CompleteLoginRequest> = {
@@ -783,6 +819,9 @@ export const CompleteLoginRequest: MessageFns<CompleteLoginRequest> = {
     }
     if (message.state !== "") {
       writer.uint32(26).string(message.state);
+    }
+    if (message.browserBinding !== "") {
+      writer.uint32(34).string(message.browserBinding);
     }
     return writer;
   },
@@ -824,6 +863,14 @@ export const CompleteLoginRequest: MessageFns<CompleteLoginRequest> = {
             message.state = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.browserBinding = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -841,6 +888,11 @@ export const CompleteLoginRequest: MessageFns<CompleteLoginRequest> = {
       provider: isSet(object.provider) ? providerFromJSON(object.provider) : 0,
       code: isSet(object.code) ? globalThis.String(object.code) : "",
       state: isSet(object.state) ? globalThis.String(object.state) : "",
+      browserBinding: isSet(object.browserBinding)
+        ? globalThis.String(object.browserBinding)
+        : isSet(object.browser_binding)
+        ? globalThis.String(object.browser_binding)
+        : "",
     };
   },
 
@@ -855,6 +907,9 @@ export const CompleteLoginRequest: MessageFns<CompleteLoginRequest> = {
     if (message.state !== "") {
       obj.state = message.state;
     }
+    if (message.browserBinding !== "") {
+      obj.browserBinding = message.browserBinding;
+    }
     return obj;
   },
 
@@ -866,6 +921,7 @@ export const CompleteLoginRequest: MessageFns<CompleteLoginRequest> = {
     message.provider = object.provider ?? 0;
     message.code = object.code ?? "";
     message.state = object.state ?? "";
+    message.browserBinding = object.browserBinding ?? "";
     return message;
   },
 };
@@ -1384,7 +1440,7 @@ export const CompleteSignupResponse: MessageFns<CompleteSignupResponse> = {
 };
 
 function createBaseLinkProviderRequest(): LinkProviderRequest {
-  return { userId: "", provider: 0, code: "", state: "" };
+  return { userId: "", provider: 0, code: "", state: "", browserBinding: "" };
 }
 
 export const LinkProviderRequest: MessageFns<LinkProviderRequest> = {
@@ -1400,6 +1456,9 @@ export const LinkProviderRequest: MessageFns<LinkProviderRequest> = {
     }
     if (message.state !== "") {
       writer.uint32(34).string(message.state);
+    }
+    if (message.browserBinding !== "") {
+      writer.uint32(42).string(message.browserBinding);
     }
     return writer;
   },
@@ -1449,6 +1508,14 @@ export const LinkProviderRequest: MessageFns<LinkProviderRequest> = {
             message.state = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.browserBinding = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1471,6 +1538,11 @@ export const LinkProviderRequest: MessageFns<LinkProviderRequest> = {
       provider: isSet(object.provider) ? providerFromJSON(object.provider) : 0,
       code: isSet(object.code) ? globalThis.String(object.code) : "",
       state: isSet(object.state) ? globalThis.String(object.state) : "",
+      browserBinding: isSet(object.browserBinding)
+        ? globalThis.String(object.browserBinding)
+        : isSet(object.browser_binding)
+        ? globalThis.String(object.browser_binding)
+        : "",
     };
   },
 
@@ -1488,6 +1560,9 @@ export const LinkProviderRequest: MessageFns<LinkProviderRequest> = {
     if (message.state !== "") {
       obj.state = message.state;
     }
+    if (message.browserBinding !== "") {
+      obj.browserBinding = message.browserBinding;
+    }
     return obj;
   },
 
@@ -1500,6 +1575,7 @@ export const LinkProviderRequest: MessageFns<LinkProviderRequest> = {
     message.provider = object.provider ?? 0;
     message.code = object.code ?? "";
     message.state = object.state ?? "";
+    message.browserBinding = object.browserBinding ?? "";
     return message;
   },
 };
