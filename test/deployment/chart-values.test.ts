@@ -222,7 +222,18 @@ describe('OAuth providers', () => {
       GITHUB_CLIENT_ID: 'github-client',
       GITHUB_REDIRECT_URI: 'https://accounts.example.com/oauth/github/callback',
     },
-    secrets: { values: { GOOGLE_CLIENT_SECRET: 'google-secret', GITHUB_CLIENT_SECRET: 'github-secret' } },
+    secrets: {
+      values: {
+        GOOGLE_CLIENT_SECRET: 'google-secret',
+        GITHUB_CLIENT_SECRET: 'github-secret',
+        // The development defaults are refused in production.
+        DATABASE_URL: 'postgres://app:own-password@db.internal:5432/latchkey',
+        REDIS_URL: 'rediss://:own-password@redis.internal:6380/0',
+        S3_ACCESS_KEY_ID: 'own-key-id',
+        S3_SECRET_ACCESS_KEY: 'own-secret-key',
+        TOTP_ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
+      },
+    },
   };
 
   function withProduction(overrides: { config?: Record<string, unknown>; secrets?: Record<string, unknown> }): string {
@@ -241,10 +252,25 @@ describe('OAuth providers', () => {
     expect(refs.map((variable) => variable.valueFrom?.secretKeyRef?.optional ?? false)).toEqual([false, false]);
   });
 
+  test('in production, a development secret published with the chart is refused, naming it', () => {
+    for (const [key, value] of [
+      ['TOTP_ENCRYPTION_KEY', 'bGF0Y2hrZXktZGV2LXRvdHAta2V5LW5vdC1zZWNyZXQ='],
+      ['S3_SECRET_ACCESS_KEY', 'latchkey-dev-secret'],
+      ['DATABASE_URL', 'postgres://latchkey:latchkey@latchkey-postgres:5432/latchkey'],
+    ] as const) {
+      expectRejected(
+        { values: [withProduction({ secrets: { values: { ...production.secrets.values, [key]: value } } })] },
+        new RegExp(`secrets\\.values\\.${key} is a development default published with the chart`),
+      );
+    }
+    // The same values render outside production: they are the development defaults.
+    expect(renderChart({}).length).toBeGreaterThan(0);
+  });
+
   test('in production, a provider variable left empty is refused, naming it', () => {
     expectRejected({ values: [withProduction({ config: { GITHUB_REDIRECT_URI: '' } })] }, /config\.GITHUB_REDIRECT_URI is required by units\.oauth when config\.NODE_ENV is production/);
     expectRejected(
-      { values: [withProduction({ secrets: { values: { GOOGLE_CLIENT_SECRET: '', GITHUB_CLIENT_SECRET: 'x' } } })] },
+      { values: [withProduction({ secrets: { values: { ...production.secrets.values, GOOGLE_CLIENT_SECRET: '', GITHUB_CLIENT_SECRET: 'x' } } })] },
       /secrets\.values\.GOOGLE_CLIENT_SECRET is required by units\.oauth when config\.NODE_ENV is production/,
     );
   });

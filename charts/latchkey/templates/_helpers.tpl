@@ -338,6 +338,20 @@ cannot express: cross-references between values. Every template starts
 with it, so a mistake fails with one clear message whichever file Helm
 renders first.
 */}}
+{{/*
+"true" when a secret value is one of the development defaults this
+repository publishes (values.yaml, k8s/values-dev.yaml): the TOTP key, the
+S3 keys, and the password `latchkey` inside a backing-service URL. The
+units refuse them in production too (packages/config).
+*/}}
+{{- define "latchkey.isDevelopmentSecret" -}}
+{{- $published := list "bGF0Y2hrZXktZGV2LXRvdHAta2V5LW5vdC1zZWNyZXQ=" "latchkey-dev-secret" "S3RVER" -}}
+{{- range $part := splitList "," . -}}
+{{- if has (trim $part) $published -}}true{{- end -}}
+{{- end -}}
+{{- if contains ":latchkey@" . -}}true{{- end -}}
+{{- end -}}
+
 {{- define "latchkey.checkedUnits" -}}
 {{- $units := include "latchkey.units" . | fromYaml -}}
 {{- include "latchkey.validate" (dict "root" . "units" $units) -}}
@@ -349,6 +363,13 @@ renders first.
 {{- $units := .units -}}
 {{- if eq (len $units) 0 -}}
 {{- fail "no unit is enabled" -}}
+{{- end -}}
+{{- if and (eq (toString $root.Values.config.NODE_ENV) "production") (not $root.Values.secrets.existingSecret) -}}
+{{- range $key, $value := $root.Values.secrets.values -}}
+{{- if include "latchkey.isDevelopmentSecret" (include "latchkey.envValue" $value) -}}
+{{- fail (printf "secrets.values.%s is a development default published with the chart; in production set your own, or use secrets.existingSecret" $key) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- range $name, $unit := $units -}}
 {{- range $key := $unit.config -}}

@@ -37,4 +37,31 @@ describe('loadConfig()', () => {
   it('rejects a URL of the wrong protocol', () => {
     expect(() => loadConfig(schema, { DATABASE_URL: 'mysql://db/x' })).toThrow(/DATABASE_URL: must be a postgres URL/);
   });
+
+  it('refuses, in production only, a secret published for development, naming the variable and never the value', () => {
+    const withSecrets = z.object({
+      NODE_ENV: z.string().optional(),
+      DATABASE_URL: env.url(['postgres']),
+      S3_SECRET_ACCESS_KEY: z.string().optional(),
+      TOTP_PREVIOUS_ENCRYPTION_KEYS: env.csv(),
+    });
+    const published = {
+      DATABASE_URL: 'postgres://latchkey:latchkey@db:5432/latchkey',
+      S3_SECRET_ACCESS_KEY: 'latchkey-dev-secret',
+      TOTP_PREVIOUS_ENCRYPTION_KEYS: `${'A'.repeat(43)}=, bGF0Y2hrZXktZGV2LXRvdHAta2V5LW5vdC1zZWNyZXQ=`,
+    };
+    expect(loadConfig(withSecrets, { ...published, NODE_ENV: 'development' }).S3_SECRET_ACCESS_KEY).toBe('latchkey-dev-secret');
+    let thrown: unknown;
+    try {
+      loadConfig(withSecrets, { ...published, NODE_ENV: 'production' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const { problems, message } = thrown as ConfigError;
+    expect(problems.map((problem) => problem.split(':')[0])).toEqual(['DATABASE_URL', 'S3_SECRET_ACCESS_KEY', 'TOTP_PREVIOUS_ENCRYPTION_KEYS']);
+    expect(message).not.toMatch(/latchkey-dev-secret|bGF0Y2hr|latchkey@/);
+    const own = { DATABASE_URL: 'postgres://app:s3cr3t@db:5432/latchkey', S3_SECRET_ACCESS_KEY: 'own', NODE_ENV: 'production' };
+    expect(loadConfig(withSecrets, own).DATABASE_URL).toBe(own.DATABASE_URL);
+  });
 });

@@ -1,4 +1,5 @@
 import { type z } from 'zod';
+import { developmentSecretProblems } from './development-secrets';
 
 /** Thrown at start when the environment does not satisfy a process's schema. */
 export class ConfigError extends Error {
@@ -27,6 +28,9 @@ export function loadConfig<Schema extends z.ZodObject>(
     if (value !== undefined && value.trim() !== '') present[key] = value;
   }
   const result = schema.safeParse(present);
+  // A published development secret is refused in production even though it parses.
+  const published = present.NODE_ENV === 'production' ? developmentSecretProblems(present, Object.keys(schema.shape)) : [];
+  if (published.length > 0) throw new ConfigError(published);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {
       const variable = issue.path.join('.') || '(environment)';

@@ -19,6 +19,18 @@ function problemsOf(environment: Record<string, string>): readonly string[] {
 }
 
 describe('loadTotpConfig()', () => {
+  it('refuses, in production, the development key the chart publishes', () => {
+    const published = { ...base, TOTP_ENCRYPTION_KEY: 'bGF0Y2hrZXktZGV2LXRvdHAta2V5LW5vdC1zZWNyZXQ=' };
+    expect(problemsOf(published)).toEqual([]);
+    expect(problemsOf({ ...published, NODE_ENV: 'production' })).toEqual([
+      'TOTP_ENCRYPTION_KEY: is a development secret published with Latchkey; production needs its own',
+    ]);
+    expect(problemsOf({ ...base, NODE_ENV: 'production', TOTP_ENCRYPTION_KEY: randomBytes(32).toString('base64') })).toEqual([]);
+    expect(problemsOf({ ...base, TOTP_ENCRYPTION_KEY: randomBytes(16).toString('base64') })).toEqual([
+      'TOTP_ENCRYPTION_KEY: must be 32 bytes, base64',
+    ]);
+  });
+
   it('applies the defaults of docs/api.md and decodes the keys', () => {
     const key = randomBytes(32);
     const previous = [randomBytes(32), randomBytes(32)];
