@@ -1,5 +1,6 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { uuidv7 } from 'uuidv7';
+import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import { recordPostAction } from './action-log';
 import { storageKeyFor } from './storage-key';
@@ -45,7 +46,9 @@ export async function createPost(
   let committing = false;
   try {
     const post = await withTransaction(deps.pool, context, async (db) => {
-      await upsertAuthor(db, { id: authorId, handle: input.authorHandle });
+      const author = await upsertAuthor(db, { id: authorId, handle: input.authorHandle });
+      // The account is being deleted: its session may still be in flight, but its posts must not outlive it.
+      if (author.deleted) throw new AppError('auth:unauthorized');
       const inserted = await insertPost(db, { id, authorId, title: normalizeTitle(input.title), storageKey });
       await recordPostAction(db, { actorId: authorId, action: 'post:create', postId: id });
       await queueIndexJob(db, inserted, context);

@@ -4,7 +4,7 @@ import { withTransaction } from '@latchkey/db';
 import { deleteActionLogsOf, recordPostAction } from './action-log';
 import { queueContentDeletion } from './post-jobs';
 import { assertValid, checkUuid } from './post-rules';
-import { deleteAuthor, deleteAuthorPostBatch, deletePostRow, findPost } from './post-store';
+import { deleteAuthorPostBatch, deletePostRow, findPost, markAuthorDeleted } from './post-store';
 import type { PostsDeps } from './posts-deps';
 
 /** Posts deleted per transaction by the account cascade: short transactions, however many posts. */
@@ -43,15 +43,16 @@ export async function deletePost(
 export async function deleteUserPosts(deps: PostsDeps, userId: string, context: RequestContext): Promise<number> {
   assertValid(checkUuid(userId, 'user_id'));
   const authorId = userId.toLowerCase();
+  // Committed first and on its own: every create after it is refused, and
+  // one that held the author's row lock before it has committed its post,
+  // which the batches below then delete.
+  await withTransaction(deps.pool, context, (db) => markAuthorDeleted(db, authorId));
   let total = 0;
   for (;;) {
     const deleted = await withTransaction(deps.pool, context, async (db) => {
       const batch = await deleteAuthorPostBatch(db, authorId, CASCADE_BATCH_SIZE);
       for (const post of batch) await queueContentDeletion(db, post, context);
-      if (batch.length < CASCADE_BATCH_SIZE) {
-        await deleteActionLogsOf(db, authorId);
-        await deleteAuthor(db, authorId);
-      }
+      if (batch.length < CASCADE_BATCH_SIZE) await deleteActionLogsOf(db, authorId);
       return batch.length;
     });
     total += deleted;

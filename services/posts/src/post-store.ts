@@ -23,13 +23,32 @@ export interface DeletedPost {
 
 const COLUMNS = `p.id, p.author_id, a.handle AS author_handle, p.title, p.storage_key, p.version, p.created_at, p.updated_at`;
 
-/** Keeps the handle shown with the author's posts; the caller passes it on every create. */
-export async function upsertAuthor(db: pg.ClientBase, author: { id: string; handle: string }): Promise<void> {
-  await db.query(
+/**
+ * Keeps the handle shown with the author's posts (the caller passes it on
+ * every create) and answers whether the author's account is being
+ * deleted. It always takes the author's row lock, so a create and the
+ * account cascade's `markAuthorDeleted` are ordered: either the create
+ * commits first and the cascade deletes its post, or the create sees the
+ * mark.
+ */
+export async function upsertAuthor(db: pg.ClientBase, author: { id: string; handle: string }): Promise<{ deleted: boolean }> {
+  const { rows } = await db.query<{ deleted_at: Date | null }>(
     `INSERT INTO authors (id, handle) VALUES ($1, $2)
-     ON CONFLICT (id) DO UPDATE SET handle = EXCLUDED.handle, updated_at = now()
-      WHERE authors.handle IS DISTINCT FROM EXCLUDED.handle`,
+     ON CONFLICT (id) DO UPDATE
+        SET handle = CASE WHEN authors.deleted_at IS NULL THEN EXCLUDED.handle ELSE authors.handle END,
+            updated_at = CASE WHEN authors.handle IS DISTINCT FROM EXCLUDED.handle THEN now() ELSE authors.updated_at END
+     RETURNING deleted_at`,
     [author.id, author.handle],
+  );
+  return { deleted: rows[0]?.deleted_at != null };
+}
+
+/** The first step of the account cascade: from its commit on, no post can be created for the author. */
+export async function markAuthorDeleted(db: pg.ClientBase, id: string): Promise<void> {
+  await db.query(
+    `INSERT INTO authors (id, handle, deleted_at) VALUES ($1, '', now())
+     ON CONFLICT (id) DO UPDATE SET handle = '', deleted_at = COALESCE(authors.deleted_at, now()), updated_at = now()`,
+    [id],
   );
 }
 
@@ -91,10 +110,6 @@ export async function deleteAuthorPostBatch(db: pg.ClientBase, authorId: string,
     [authorId, batchSize],
   );
   return rows;
-}
-
-export async function deleteAuthor(db: pg.ClientBase, id: string): Promise<void> {
-  await db.query('DELETE FROM authors WHERE id = $1', [id]);
 }
 
 /** One page, newest first: `limit` rows after `afterId`, optionally of one author. */

@@ -444,12 +444,38 @@ describe('account deletion cascade', () => {
     expect(await client.deleteUserPosts({ userId: author.id })).toEqual({ deletedPosts: 3 });
     expect((await client.listPosts({ cursor: '', authorId: author.id })).items).toEqual([]);
     expect((await client.listActionLogs({ userId: author.id, cursor: '' })).items).toEqual([]);
-    expect(await rowCount('SELECT 1 FROM authors WHERE id = $1', [author.id])).toBe(0);
+    // Only a tombstone is left: no handle, the time the deletion started.
+    expect((await db.query('SELECT handle, deleted_at FROM authors WHERE id = $1', [author.id])).rows).toEqual([
+      { handle: '', deleted_at: expect.any(Date) },
+    ]);
     for (const post of posts) {
       await waitFor(async () => ((await storedObject(`posts/${post.id}`)) === undefined ? true : undefined));
     }
     expect((await client.getPost({ postId: other.id })).post!.title).toBe('Survivor');
     expect(await client.deleteUserPosts({ userId: author.id })).toEqual({ deletedPosts: 0 });
+  });
+});
+
+describe('posts racing an account deletion', () => {
+  it('refuses a post for an author whose deletion has started, and deletes one that committed before it', async () => {
+    const author = newAuthor();
+    await create(author, 'Before');
+    // Creates in flight while the cascade runs: each either commits before
+    // the author is marked (and is deleted by the cascade) or is refused.
+    const racing = Array.from({ length: 8 }, (_, i) =>
+      client.createPost({ authorId: author.id, authorHandle: author.handle, title: `Racing ${i}`, content: 'x' }).then(
+        () => 'created',
+        (error: unknown) => (error instanceof AppError ? error.code : String(error)),
+      ),
+    );
+    await client.deleteUserPosts({ userId: author.id });
+    const outcomes = await Promise.all(racing);
+    expect(outcomes.every((outcome) => outcome === 'created' || outcome === 'auth:unauthorized')).toBe(true);
+    expect(await rowCount('SELECT 1 FROM posts WHERE author_id = $1', [author.id])).toBe(0);
+
+    const late = await errorOf(client.createPost({ authorId: author.id, authorHandle: author.handle, title: 'After', content: 'x' }));
+    expect(late.code).toBe('auth:unauthorized');
+    expect(await rowCount('SELECT 1 FROM posts WHERE author_id = $1', [author.id])).toBe(0);
   });
 });
 
