@@ -122,7 +122,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   forbidStoringPrivateRoutes(app);
   const addMethodFallbacks = trackRouteMethods(app);
   const { identity, oauth, totp, posts, sessions, limits } = deps;
-  const sessionAccess = { sessions, cookie: deps.cookie };
+  const sessionAccess = { sessions, cookie: deps.cookie, reauthMaxAgeMs: deps.config.AUTH_REAUTH_MAX_AGE_SECONDS * 1000 };
   await app.register(accountRoutes({ ...sessionAccess, identity, totp, posts, limits }));
   await app.register(credentialRoutes({ ...sessionAccess, identity, totp, limits }));
   await app.register(sessionRoutes({ ...sessionAccess, identity, totp, limits }));

@@ -34,6 +34,8 @@ export const configSchema = z.object({
   AUTH_SESSION_SLIDING_TTL_HOURS: env.int(168, 1),
   AUTH_SESSION_REFRESH_THRESHOLD: env.int(50, 0, 100),
   AUTH_SESSION_MAX_PER_USER: env.int(100, 1, 10_000),
+  /** How recent a proof of identity privileged changes need (docs/api.md, "Re-authentication"). */
+  AUTH_REAUTH_MAX_AGE_SECONDS: env.int(600, 1, 86_400),
   RATE_LIMIT_LOGIN_FAILURES: env.int(10, 1),
   RATE_LIMIT_ACCOUNT_FAILURES: env.int(100, 1),
   RATE_LIMIT_LOGIN_WINDOW_SECONDS: env.int(900, 1),

@@ -46,6 +46,7 @@ describe('operations endpoints', () => {
         '/v0/auth/confirm-email-change',
         '/v0/auth/forgot-password',
         '/v0/auth/login',
+        '/v0/auth/reauthenticate',
         '/v0/auth/logout',
         '/v0/auth/resend-verification-email',
         '/v0/auth/reset-password',

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '@latchkey/errors';
-import { optionalSession, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
+import { optionalSession, requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, TotpClient } from '../service-clients';
 import {
@@ -154,9 +154,10 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
           tags,
           summary: 'Mail a confirmation link to the new address; the email changes when it is used.',
           body: changeEmailBody,
-          response: { ...accepted, ...problemResponses(400, 401, 409, 429, 503) },
+          response: { ...accepted, ...problemResponses(400, 401, 403, 409, 429, 503) },
         },
-        onRequest: session,
+        // Moving the address moves password resets: a recent proof, not just a session.
+        onRequest: [session, requireRecentAuthentication(deps)],
       },
       async (request, reply) => {
         const current = sessionOf(request);

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { oauthV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import { optionalSession, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
+import { assertRecentlyAuthenticated, optionalSession, requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, OAuthClient, TotpClient } from '../service-clients';
 import { signIn } from '../sessions/sign-in';
@@ -54,7 +54,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           summary: 'The provider’s consent URL; `purpose=link` (with a session) adds the provider to the account.',
           params: providerParams,
           querystring: authorizeQuery,
-          response: { 200: authorizationSchema, ...problemResponses(400, 401, 404, 429, 502, 503) },
+          response: { 200: authorizationSchema, ...problemResponses(400, 401, 403, 404, 429, 502, 503) },
         },
         // Each call stores a state for 10 minutes: it counts like a credential request.
         preHandler: credentialLimit,
@@ -64,6 +64,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
         const link = request.query.purpose === 'link';
         const current = link ? await optionalSession(deps, request) : undefined;
         if (link && !current) throw new AppError('auth:unauthorized');
+        if (current) assertRecentlyAuthenticated(deps, current);
         const authorization = await deps.oauth.createAuthorization(
           {
             provider,
@@ -140,9 +141,10 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           summary: 'Add the provider identity to the signed-in account, with a code and a `link` state.',
           params: providerParams,
           body: providerCallbackBody,
-          response: { 201: connectionSchema, ...problemResponses(400, 401, 404, 409, 429, 502, 503) },
+          response: { 201: connectionSchema, ...problemResponses(400, 401, 403, 404, 409, 429, 502, 503) },
         },
-        onRequest: session,
+        // A thief's provider account must not become a lasting way in.
+        onRequest: [session, requireRecentAuthentication(deps)],
         preHandler: credentialLimit,
       },
       async (request, reply) => {

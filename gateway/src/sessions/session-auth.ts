@@ -4,10 +4,12 @@ import type { Session, SessionStore } from './session-store';
 import type { UserView } from '../accounts/user-view';
 import { clearSessionCookie, setSessionCookie, type CookieSettings } from './session-cookie';
 
-/** What reading and starting sessions takes: the store and the cookie's settings. */
+/** What reading and starting sessions takes: the store, the cookie's settings, how recent a proof privileged changes need. */
 export interface SessionAccess {
   readonly sessions: SessionStore;
   readonly cookie: CookieSettings;
+  /** AUTH_REAUTH_MAX_AGE_SECONDS in milliseconds. */
+  readonly reauthMaxAgeMs: number;
 }
 
 declare module 'fastify' {
@@ -37,6 +39,22 @@ export function requireSession(deps: SessionAccess) {
       throw new AppError('auth:unauthorized');
     }
     request.session = session;
+  };
+}
+
+/**
+ * docs/api.md, "Re-authentication": a change that adds or moves a way into
+ * the account needs the session's last proof of identity to be recent, so
+ * that a stolen session alone cannot make it.
+ */
+export function assertRecentlyAuthenticated(deps: Pick<SessionAccess, 'reauthMaxAgeMs'>, session: Session): void {
+  if (Date.now() - session.authenticatedAt > deps.reauthMaxAgeMs) throw new AppError('auth:reauthentication_required');
+}
+
+/** The guard of privileged routes, after `requireSession`: 403 `auth:reauthentication_required` for a stale session. */
+export function requireRecentAuthentication(deps: Pick<SessionAccess, 'reauthMaxAgeMs'>) {
+  return async (request: FastifyRequest): Promise<void> => {
+    assertRecentlyAuthenticated(deps, sessionOf(request));
   };
 }
 

@@ -8,7 +8,7 @@ import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, TotpClient } from '../service-clients';
 import { totpChallengeSchema } from '../totp/totp-schemas';
 import { userSchema } from '../accounts/account-schemas';
-import { loginBody, sessionIdParams, sessionListSchema } from './session-schemas';
+import { loginBody, reauthenticateBody, reauthenticatedSchema, sessionIdParams, sessionListSchema } from './session-schemas';
 import { noContent, problemResponses } from '../http/problem-schema';
 
 /** What the session routes use. */
@@ -58,6 +58,34 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
       },
     );
 
+
+    app.post(
+      '/v0/auth/reauthenticate',
+      {
+        schema: {
+          tags: authenticationTags,
+          summary: 'Prove again who you are (password, or a TOTP or backup code): privileged changes need a recent proof.',
+          body: reauthenticateBody,
+          response: { 200: reauthenticatedSchema, ...problemResponses(400, 401, 429, 503) },
+        },
+        onRequest: session,
+      },
+      async (request) => {
+        const current = sessionOf(request);
+        const { password, code, backup_code: backupCode } = request.body;
+        const userId = current.userId;
+        if (password !== undefined) {
+          const { user } = await deps.identity.getUser({ userId }, request.ctx);
+          // A wrong password counts like a wrong login.
+          await deps.limits.checkPassword(user!.email, request, () => deps.identity.checkPassword({ userId, password }, request.ctx));
+        } else {
+          // Spent like at login, and counted against the TOTP code limit; totp:not_enabled without TOTP.
+          await deps.totp.confirmSecondFactor(code !== undefined ? { userId, code } : { userId, backupCode }, request.ctx);
+        }
+        const at = await deps.sessions.markAuthenticated(current);
+        return { reauthenticated_at: new Date(at).toISOString() };
+      },
+    );
 
     app.get(
       '/v0/auth/sessions',

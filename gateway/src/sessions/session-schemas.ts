@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { currentPasswordField, emailField, timestamp } from '../http/fields';
+import { backupCodeField, totpCodeField } from '../totp/totp-schemas';
 
 export const loginBody = z.object({ email: emailField, password: currentPasswordField });
 
@@ -14,6 +15,16 @@ export const sessionSchema = z
     current: z.boolean(),
   })
   .meta({ id: 'Session' });
+
+/** One proof of identity: the password, or for an account with TOTP on a code or a backup code. */
+export const reauthenticateBody = z
+  .object({ password: currentPasswordField.optional(), code: totpCodeField.optional(), backup_code: backupCodeField.optional() })
+  .refine((body) => [body.password, body.code, body.backup_code].filter((proof) => proof !== undefined).length === 1, {
+    message: 'give exactly one of password, code and backup_code',
+    path: ['password'],
+  });
+
+export const reauthenticatedSchema = z.object({ reauthenticated_at: timestamp });
 
 export const sessionListSchema = z.object({ items: z.array(sessionSchema) });
 export const sessionIdParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{22}$/, 'must be a session id') });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { execTransaction } from '@latchkey/db';
+import { AppError } from '@latchkey/errors';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import type { Redis } from 'ioredis';
 import type { UserView } from '../accounts/user-view';
@@ -19,6 +20,8 @@ export interface Session {
   readonly handle: string | undefined;
   readonly createdAt: number;
   readonly lastSeenAt: number;
+  /** When the user last proved who they are in this session: its sign-in, or a re-authentication. */
+  readonly authenticatedAt: number;
   /** Sliding expiry, extended on activity below the refresh threshold. */
   readonly expiresAt: number;
   /** Absolute expiry, never extended. */
@@ -49,6 +52,7 @@ interface StoredSession {
   p: string;
   c: number;
   s: number;
+  t?: number;
   e: number;
   m: number;
   a: string;
@@ -101,6 +105,7 @@ export class SessionStore {
       handle: input.handle,
       createdAt: now,
       lastSeenAt: now,
+      authenticatedAt: now,
       expiresAt: Math.min(now + this.policy.slidingTtlMs, now + this.policy.maxLifetimeMs),
       maxExpiresAt: now + this.policy.maxLifetimeMs,
       userAgent: input.userAgent.slice(0, MAX_USER_AGENT_LENGTH),
@@ -161,6 +166,15 @@ export class SessionStore {
     // XX: a session deleted meanwhile (logout elsewhere) must not come back.
     await this.redis.set(this.sessionKey(tokenHash), encode(updated), 'PXAT', Math.min(updated.expiresAt, updated.maxExpiresAt), 'XX');
     return updated;
+  }
+
+  /** Records a fresh proof of identity in this session (POST /v0/auth/reauthenticate); answers when. */
+  async markAuthenticated(session: Session): Promise<number> {
+    const now = this.clock();
+    const updated: Session = { ...session, authenticatedAt: now, lastSeenAt: now };
+    const stored = await this.redis.set(this.sessionKey(session.tokenHash), encode(updated), 'KEEPTTL', 'XX');
+    if (stored === null) throw new AppError('auth:unauthorized');
+    return now;
   }
 
   /** Keeps the account's view in this session; a session ended meanwhile stays ended. */
@@ -247,6 +261,7 @@ function encode(session: Session): string {
     p: session.publicId,
     c: session.createdAt,
     s: session.lastSeenAt,
+    t: session.authenticatedAt,
     e: session.expiresAt,
     m: session.maxExpiresAt,
     a: session.userAgent,
@@ -269,6 +284,8 @@ function decode(tokenHash: string, raw: string): Session | undefined {
       handle: s.h,
       createdAt: s.c,
       lastSeenAt: s.s,
+      // Sessions stored before it was kept were authenticated when they were made.
+      authenticatedAt: s.t ?? s.c,
       expiresAt: s.e,
       maxExpiresAt: s.m,
       userAgent: s.a,

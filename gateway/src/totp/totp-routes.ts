@@ -1,6 +1,6 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
+import { requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, TotpClient } from '../service-clients';
 import { userSchema } from '../accounts/account-schemas';
@@ -26,6 +26,8 @@ export type TotpRoutesDeps = SessionAccess & {
 export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const session = requireSession(deps);
+    // A thief's authenticator must not become the owner's second factor.
+    const recentSession = [session, requireRecentAuthentication(deps)];
     const tags = ['totp'];
 
     /** Who the account is, for the otpauth label and the notice mails. */
@@ -40,9 +42,9 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
         schema: {
           tags,
           summary: 'Start enabling TOTP: a fresh secret, its otpauth URI as a QR code, and a setup token.',
-          response: { 200: totpSetupSchema, ...problemResponses(401, 409, 500, 503) },
+          response: { 200: totpSetupSchema, ...problemResponses(401, 403, 409, 500, 503) },
         },
-        onRequest: session,
+        onRequest: recentSession,
       },
       async (request) => {
         const { userId, accountEmail } = await accountOf(sessionOf(request).userId, request.ctx);
@@ -63,9 +65,9 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
           tags,
           summary: 'Turn TOTP on with a code of the new secret; answers the 10 backup codes, once.',
           body: enableBody,
-          response: { 200: backupCodesSchema, ...problemResponses(400, 401, 409, 429, 503) },
+          response: { 200: backupCodesSchema, ...problemResponses(400, 401, 403, 409, 429, 503) },
         },
-        onRequest: session,
+        onRequest: recentSession,
       },
       async (request) => {
         const account = await accountOf(sessionOf(request).userId, request.ctx);

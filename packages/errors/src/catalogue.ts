@@ -39,6 +39,11 @@ export const errorCatalogue = {
     'This account has no password; use forgot-password to set one.',
   ),
   'auth:origin_forbidden': define(403, GrpcStatus.PERMISSION_DENIED, 'Requests from this origin are not allowed.'),
+  'auth:reauthentication_required': define(
+    403,
+    GrpcStatus.PERMISSION_DENIED,
+    'Prove again who you are (POST /v0/auth/reauthenticate), then repeat the request.',
+  ),
   'auth:token_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, 'The token is unknown, used or expired.'),
   // users
   'user:handle_taken': define(409, GrpcStatus.ALREADY_EXISTS, 'That handle is taken.'),
