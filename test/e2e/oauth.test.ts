@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ApiClient, sessionSetCookie } from '../support/api-client';
-import { PASSWORD, signedInAccount } from '../support/accounts';
+import { noticeMail, PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import {
@@ -107,8 +107,12 @@ describe('signing up and in with a provider', () => {
     expect(linked.status).toBe(200);
     expect(linked.body).toMatchObject({ status: 'linked', user: { id: account.id, email: account.email } });
     expect(client.sessionCookie).toBeDefined();
-    const connections = await account.client.get('/v0/auth/oauth/connections');
+    const connections = await client.get('/v0/auth/oauth/connections');
     expect(connections.body).toEqual({ items: [expect.objectContaining({ provider: 'github', email: account.email })] });
+    // The sessions opened with the password end: it may have been chosen by someone who registered the address first.
+    expect((await account.client.get('/v0/users/me')).status).toBe(401);
+    const notice = await noticeMail(stack, account.email, /Signing in with GitHub was just linked/);
+    expect(notice.text).toMatch(/reset your password/);
   });
 
   it('refuses an email the provider does not vouch for: no link, no pending signup', async () => {

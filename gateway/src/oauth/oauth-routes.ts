@@ -105,6 +105,9 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           };
         }
         const { user } = await deps.identity.getUser({ userId: result.signedIn!.userId }, request.ctx);
+        // Linked by its email to an account with a password: whoever chose that password may not own the
+        // address (they registered it first), so every session opened with it ends; the notice says how to reset it.
+        if (result.signedIn!.linkedNow && user!.hasPassword) await deps.sessions.deleteAllForUser(user!.id);
         const outcome = await signIn(deps, request, reply, user!);
         if ('totp_required' in outcome) return outcome;
         return { status: result.signedIn!.linkedNow ? ('linked' as const) : ('signed_in' as const), user: outcome };
