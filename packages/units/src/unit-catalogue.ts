@@ -177,8 +177,8 @@ export const units: readonly Unit[] = [
     folder: 'services/jobs',
     packageName: '@latchkey/jobs',
     ports: [{ name: 'metrics', variable: 'METRICS_PORT', containerPort: 9_464, localOffset: 10 }],
-    // The account cleanup.
-    calls: ['oauth', 'totp', 'posts'],
+    // The account cleanup, and the purge of accounts never verified.
+    calls: ['identity', 'oauth', 'totp', 'posts'],
     migrates: true,
     backingServices: ['postgres', 'nats'],
     settings: [

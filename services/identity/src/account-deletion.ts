@@ -22,3 +22,34 @@ export async function deleteUser(deps: IdentityDeps, userId: string, context: Re
     await queueSecurityNotice(db, user, 'account_deleted', context);
   });
 }
+
+/**
+ * Deletes up to `limit` accounts never verified and registered before
+ * `registeredBefore`, with their cleanup jobs, in one transaction; answers
+ * how many went. SKIP LOCKED passes over an account being verified right
+ * now, which keeps it. No notice is mailed: the address never proved to be
+ * anyone's, and mailing it would let anyone have mail sent to any address.
+ */
+export async function purgeUnverifiedUsers(
+  deps: IdentityDeps,
+  input: { registeredBefore: Date; limit: number },
+  context: RequestContext,
+): Promise<number> {
+  if (!Number.isInteger(input.limit) || input.limit < 1 || input.limit > 1_000) {
+    throw AppError.validation([{ field: 'limit', message: 'must be an integer from 1 to 1000' }]);
+  }
+  return withTransaction(deps.pool, context, async (db) => {
+    const { rows } = await db.query<{ id: string }>(
+      `DELETE FROM users WHERE id IN (
+         SELECT id FROM users
+          WHERE email_verified_at IS NULL AND created_at < $1
+          ORDER BY created_at
+          LIMIT $2
+          FOR UPDATE SKIP LOCKED
+       ) RETURNING id`,
+      [input.registeredBefore, input.limit],
+    );
+    for (const { id } of rows) await enqueueJob(db, jobSubjects.userDeleted, { user_id: id }, { requestId: context.requestId });
+    return rows.length;
+  });
+}

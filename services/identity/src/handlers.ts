@@ -4,7 +4,7 @@ import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import { confirmEmailChange, requestEmailChange } from './email-change';
 import type { IdentityDeps } from './identity-deps';
 import { changePassword, checkCurrentPassword } from './password-change';
-import { deleteUser } from './account-deletion';
+import { deleteUser, purgeUnverifiedUsers } from './account-deletion';
 import { authenticatePassword } from './password-login';
 import { requestPasswordReset, resetPassword } from './password-recovery';
 import { createVerifiedUser, registerUser, sendVerificationEmail, verifyEmail } from './registration';
@@ -67,6 +67,10 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
     },
     async confirmEmailChange({ token }, context) {
       return { user: toUserMessage(await confirmEmailChange(deps, token, context)) };
+    },
+    async purgeUnverifiedUsers({ registeredBefore, limit }, context) {
+      if (!registeredBefore) throw AppError.validation([{ field: 'registered_before', message: 'is required' }]);
+      return { deletedUsers: await purgeUnverifiedUsers(deps, { registeredBefore, limit }, context) };
     },
   };
 }

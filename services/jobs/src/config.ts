@@ -16,6 +16,7 @@ export const configSchema = z
     ...objectStoreVariables,
     METRICS_PORT: env.port(9464),
     /** Services the account cleanup calls. */
+    IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
     POSTS_GRPC_ADDRESS: z.string().default('127.0.0.1:50054'),
     TOTP_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'),
     OAUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
@@ -29,6 +30,10 @@ export const configSchema = z
     JOBS_CONCURRENCY: env.int(8, 1, 256),
     /** First retry delay; each further delivery doubles it, up to a minute. Tests lower it. */
     JOBS_RETRY_BASE_MS: env.int(1_000, 1, 60_000),
+    /** An account whose email is not verified within this many hours is deleted (docs/api.md, "Accounts"). */
+    AUTH_UNVERIFIED_ACCOUNT_TTL_HOURS: env.int(72, 1, 8_760),
+    /** How often the worker looks for such accounts. */
+    JOBS_UNVERIFIED_PURGE_INTERVAL_SECONDS: env.int(600, 1, 86_400),
   })
   .refine(s3CredentialsPaired, s3CredentialsProblem);
 

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { connect, Events, type NatsConnection } from 'nats';
 import type pg from 'pg';
-import { oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
+import { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { createPool } from '@latchkey/db';
 import { createServiceClient } from '@latchkey/grpc-kit';
 import { ensureStreams } from '@latchkey/job-streams';
@@ -18,6 +18,7 @@ import { createMailer } from './mailer';
 import { JOBS_SCHEMA } from './migrate';
 import { startTombstonePurge } from './search-index';
 import { sendEmailJob } from './send-email';
+import { startUnverifiedAccountPurge } from './unverified-account-purge';
 
 /** How long shutdown waits for jobs in flight; below Kubernetes' default 30 s grace period. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -106,10 +107,12 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
 
     const tls = { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE };
     const clientOptions = { tls };
+    const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
     const posts = createServiceClient(postsV1.PostsServiceService, config.POSTS_GRPC_ADDRESS, clientOptions);
     const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, clientOptions);
     const oauth = createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, clientOptions);
     teardown.push(() => {
+      identity.close();
       posts.close();
       totp.close();
       oauth.close();
@@ -131,6 +134,16 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
         retryBaseMs: config.JOBS_RETRY_BASE_MS,
         budgetMs: config.GRPC_DEADLINE_MS,
       });
+    const unverifiedPurge = startUnverifiedAccountPurge(
+      {
+        identity,
+        ttlHours: config.AUTH_UNVERIFIED_ACCOUNT_TTL_HOURS,
+        intervalMs: config.JOBS_UNVERIFIED_PURGE_INTERVAL_SECONDS * 1000,
+        budgetMs: config.GRPC_DEADLINE_MS,
+      },
+      logger,
+    );
+    teardown.push(() => unverifiedPurge.stop());
     const consumers = [
       consumerFor(sendEmailJob({ pool, mailer, publicAppUrl: config.PUBLIC_APP_URL })),
       consumerFor(indexPostJob({ pool, content })),

@@ -2,7 +2,7 @@ import { connect, AckPolicy, type NatsConnection, type JsMsg } from 'nats';
 import pg from 'pg';
 import { identityV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import { mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
+import { jobSubjects, mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
 import { topology } from '@latchkey/job-streams';
 import type { Running } from '@latchkey/runtime';
 import { createLogger } from '@latchkey/telemetry';
@@ -30,6 +30,7 @@ let prefix: string;
 let db: pg.Pool;
 let subscription: { stop(): void } | undefined;
 const jobs: { id: string; job: MailJob }[] = [];
+const deletionJobs: string[] = [];
 
 async function errorOf(promise: Promise<unknown>): Promise<AppError> {
   const error = await promise.then(
@@ -97,8 +98,10 @@ beforeAll(async () => {
   })();
 });
 
+/** Keeps the mail jobs; the `user.deleted` jobs of deletions are counted in `deletionJobs`. */
 function record(message: JsMsg): void {
-  jobs.push({ id: message.headers?.get('Nats-Msg-Id') ?? '', job: mailJobSchema.parse(message.json()) });
+  if (message.subject.endsWith(jobSubjects.userDeleted)) deletionJobs.push(message.json<{ user_id: string }>().user_id);
+  else jobs.push({ id: message.headers?.get('Nats-Msg-Id') ?? '', job: mailJobSchema.parse(message.json()) });
   message.ack();
 }
 
@@ -359,6 +362,27 @@ describe('accounts vouched for by a provider', () => {
     expect((await errorOf(client.createVerifiedUser({ handle: account.handle, email: 'other@example.com' }))).code).toBe(
       'user:handle_taken',
     );
+  });
+});
+
+describe('purging accounts never verified', () => {
+  it('deletes only unverified accounts registered before the cut-off, freeing their email and handle', async () => {
+    const old = newAccount();
+    const { user: stale } = await client.registerUser(old);
+    const { user: fresh } = await client.registerUser(newAccount());
+    const verified = await registerVerified();
+    await db.query(`UPDATE users SET created_at = now() - interval '4 days' WHERE id = ANY($1)`, [[stale!.id, verified.user.id]]);
+
+    const registeredBefore = new Date(Date.now() - 72 * 3_600_000);
+    expect(await client.purgeUnverifiedUsers({ registeredBefore, limit: 1000 })).toEqual({ deletedUsers: 1 });
+    const left = await db.query<{ id: string }>('SELECT id FROM users WHERE id = ANY($1)', [[stale!.id, fresh!.id, verified.user.id]]);
+    expect(left.rows.map((row) => row.id).sort()).toEqual([fresh!.id, verified.user.id].sort());
+    expect(await client.purgeUnverifiedUsers({ registeredBefore, limit: 1000 })).toEqual({ deletedUsers: 0 });
+    // Its cleanup job was queued like that of any deletion.
+    await waitFor(() => (deletionJobs.includes(stale!.id) ? true : undefined), { description: 'the user.deleted job' });
+    // The address and the handle may be registered again, by their owner.
+    expect((await client.registerUser(old)).user?.email).toBe(old.email.toLowerCase());
+    expect((await errorOf(client.purgeUnverifiedUsers({ registeredBefore, limit: 0 }))).fields[0]?.field).toBe('limit');
   });
 });
 

@@ -212,6 +212,22 @@ export interface DeleteUserRequest {
 export interface DeleteUserResponse {
 }
 
+/** PurgeUnverifiedUsersRequest bounds one purge. */
+export interface PurgeUnverifiedUsersRequest {
+  /** Only accounts registered before this instant go. */
+  registeredBefore?:
+    | Date
+    | undefined;
+  /** At most this many, 1-1000: the caller repeats while it gets a full batch. */
+  limit: number;
+}
+
+/** PurgeUnverifiedUsersResponse counts what went. */
+export interface PurgeUnverifiedUsersResponse {
+  /** Accounts deleted by this call. */
+  deletedUsers: number;
+}
+
 /** ConfirmEmailChangeRequest carries the token mailed to the new address. */
 export interface ConfirmEmailChangeRequest {
   /** The raw token, as mailed. */
@@ -2299,6 +2315,168 @@ export const DeleteUserResponse: MessageFns<DeleteUserResponse> = {
   },
 };
 
+function createBasePurgeUnverifiedUsersRequest(): PurgeUnverifiedUsersRequest {
+  return { registeredBefore: undefined, limit: 0 };
+}
+
+export const PurgeUnverifiedUsersRequest: MessageFns<PurgeUnverifiedUsersRequest> = {
+  encode(message: PurgeUnverifiedUsersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.registeredBefore !== undefined) {
+      Timestamp.encode(toTimestamp(message.registeredBefore), writer.uint32(10).fork()).join();
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PurgeUnverifiedUsersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePurgeUnverifiedUsersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.registeredBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PurgeUnverifiedUsersRequest {
+    return {
+      registeredBefore: isSet(object.registeredBefore)
+        ? fromJsonTimestamp(object.registeredBefore)
+        : isSet(object.registered_before)
+        ? fromJsonTimestamp(object.registered_before)
+        : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: PurgeUnverifiedUsersRequest): unknown {
+    const obj: any = {};
+    if (message.registeredBefore !== undefined) {
+      obj.registeredBefore = message.registeredBefore.toISOString();
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PurgeUnverifiedUsersRequest>, I>>(base?: I): PurgeUnverifiedUsersRequest {
+    return PurgeUnverifiedUsersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PurgeUnverifiedUsersRequest>, I>>(object: I): PurgeUnverifiedUsersRequest {
+    const message = createBasePurgeUnverifiedUsersRequest();
+    message.registeredBefore = object.registeredBefore ?? undefined;
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBasePurgeUnverifiedUsersResponse(): PurgeUnverifiedUsersResponse {
+  return { deletedUsers: 0 };
+}
+
+export const PurgeUnverifiedUsersResponse: MessageFns<PurgeUnverifiedUsersResponse> = {
+  encode(message: PurgeUnverifiedUsersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deletedUsers !== 0) {
+      writer.uint32(8).int32(message.deletedUsers);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PurgeUnverifiedUsersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePurgeUnverifiedUsersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.deletedUsers = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PurgeUnverifiedUsersResponse {
+    return {
+      deletedUsers: isSet(object.deletedUsers)
+        ? globalThis.Number(object.deletedUsers)
+        : isSet(object.deleted_users)
+        ? globalThis.Number(object.deleted_users)
+        : 0,
+    };
+  },
+
+  toJSON(message: PurgeUnverifiedUsersResponse): unknown {
+    const obj: any = {};
+    if (message.deletedUsers !== 0) {
+      obj.deletedUsers = Math.round(message.deletedUsers);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PurgeUnverifiedUsersResponse>, I>>(base?: I): PurgeUnverifiedUsersResponse {
+    return PurgeUnverifiedUsersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PurgeUnverifiedUsersResponse>, I>>(object: I): PurgeUnverifiedUsersResponse {
+    const message = createBasePurgeUnverifiedUsersResponse();
+    message.deletedUsers = object.deletedUsers ?? 0;
+    return message;
+  },
+};
+
 function createBaseConfirmEmailChangeRequest(): ConfirmEmailChangeRequest {
   return { token: "" };
 }
@@ -2654,6 +2832,26 @@ export const IdentityServiceService = {
       Buffer.from(ConfirmEmailChangeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ConfirmEmailChangeResponse => ConfirmEmailChangeResponse.decode(value),
   },
+  /**
+   * PurgeUnverifiedUsers deletes up to `limit` accounts whose email was
+   * never verified and that were registered before `registered_before`,
+   * freeing their email and handle, so that nobody can hold an address
+   * they do not own (pre-account takeover). Each deletion queues the
+   * cleanup job like DeleteUser, but no mail: the address never proved to
+   * be anyone's. An account being verified meanwhile is skipped.
+   * Errors: validation:invalid_input.
+   */
+  purgeUnverifiedUsers: {
+    path: "/identity.v1.IdentityService/PurgeUnverifiedUsers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PurgeUnverifiedUsersRequest): Buffer =>
+      Buffer.from(PurgeUnverifiedUsersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PurgeUnverifiedUsersRequest => PurgeUnverifiedUsersRequest.decode(value),
+    responseSerialize: (value: PurgeUnverifiedUsersResponse): Buffer =>
+      Buffer.from(PurgeUnverifiedUsersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PurgeUnverifiedUsersResponse => PurgeUnverifiedUsersResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -2740,6 +2938,16 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * Errors: auth:token_invalid, user:email_taken.
    */
   confirmEmailChange: handleUnaryCall<ConfirmEmailChangeRequest, ConfirmEmailChangeResponse>;
+  /**
+   * PurgeUnverifiedUsers deletes up to `limit` accounts whose email was
+   * never verified and that were registered before `registered_before`,
+   * freeing their email and handle, so that nobody can hold an address
+   * they do not own (pre-account takeover). Each deletion queues the
+   * cleanup job like DeleteUser, but no mail: the address never proved to
+   * be anyone's. An account being verified meanwhile is skipped.
+   * Errors: validation:invalid_input.
+   */
+  purgeUnverifiedUsers: handleUnaryCall<PurgeUnverifiedUsersRequest, PurgeUnverifiedUsersResponse>;
 }
 
 export interface IdentityServiceClient extends Client {
@@ -3021,6 +3229,30 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ConfirmEmailChangeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * PurgeUnverifiedUsers deletes up to `limit` accounts whose email was
+   * never verified and that were registered before `registered_before`,
+   * freeing their email and handle, so that nobody can hold an address
+   * they do not own (pre-account takeover). Each deletion queues the
+   * cleanup job like DeleteUser, but no mail: the address never proved to
+   * be anyone's. An account being verified meanwhile is skipped.
+   * Errors: validation:invalid_input.
+   */
+  purgeUnverifiedUsers(
+    request: PurgeUnverifiedUsersRequest,
+    callback: (error: ServiceError | null, response: PurgeUnverifiedUsersResponse) => void,
+  ): ClientUnaryCall;
+  purgeUnverifiedUsers(
+    request: PurgeUnverifiedUsersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PurgeUnverifiedUsersResponse) => void,
+  ): ClientUnaryCall;
+  purgeUnverifiedUsers(
+    request: PurgeUnverifiedUsersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PurgeUnverifiedUsersResponse) => void,
   ): ClientUnaryCall;
 }
 
