@@ -67,7 +67,7 @@ test('the required variables are the ones this test expects (the schemas are rea
   expect(requiredVariables(postsSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL']);
   expect(requiredVariables(totpSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL', 'TOTP_ENCRYPTION_KEY']);
   expect(requiredVariables(oauthSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL']);
-  expect(requiredVariables(jobsSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'PUBLIC_APP_URL', 'SMTP_URL']);
+  expect(requiredVariables(jobsSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'PUBLIC_APP_URL', 'REDIS_URL', 'SMTP_URL']);
 });
 
 test('a configuration is read here for every unit of the list', () => {

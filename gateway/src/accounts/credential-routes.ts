@@ -134,7 +134,7 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
         const current = sessionOf(request);
         // A wrong current password counts like a wrong login: a stolen session is no password oracle.
         const { email } = await sessionAccountView(deps, current, request);
-        await deps.limits.checkPassword(email, request, () =>
+        const { sessionEpoch } = await deps.limits.checkPassword(email, request, () =>
           deps.identity.changePassword(
             { userId: current.userId, currentPassword: request.body.current_password, newPassword: request.body.new_password },
             request.ctx,
@@ -142,7 +142,7 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
         );
         // A new id for the session that proved the password, so a stolen old cookie is worthless.
         await deps.sessions.deleteAllForUser(current.userId);
-        await startSession(deps, request, reply, current);
+        await startSession(deps, request, reply, { userId: current.userId, handle: current.handle, sessionEpoch });
         return reply.code(204).send(null);
       },
     );

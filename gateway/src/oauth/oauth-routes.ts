@@ -131,7 +131,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           request.ctx,
         );
         const view = userView(user!, false);
-        await startSession(deps, request, reply, { userId: user!.id, handle: user!.handle }, view);
+        await startSession(deps, request, reply, { userId: user!.id, handle: user!.handle, sessionEpoch: user!.sessionEpoch }, view);
         return reply.code(201).send(view);
       },
     );

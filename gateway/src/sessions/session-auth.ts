@@ -68,12 +68,13 @@ export async function startSession(
   deps: SessionAccess,
   request: FastifyRequest,
   reply: FastifyReply,
-  account: { readonly userId: string; readonly handle: string | undefined },
+  account: { readonly userId: string; readonly handle: string | undefined; readonly sessionEpoch: number },
   profile?: UserView,
 ): Promise<Session> {
   const { cookieValue, session } = await deps.sessions.create({
     userId: account.userId,
     handle: account.handle,
+    sessionEpoch: account.sessionEpoch,
     userAgent: request.headers['user-agent'] ?? '',
     ip: request.ip,
     profile,

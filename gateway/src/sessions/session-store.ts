@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { execTransaction } from '@latchkey/db';
 import { AppError } from '@latchkey/errors';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
+import { sessionKey, userSessionsKey } from '@latchkey/session-keys';
 import type { Redis } from 'ioredis';
 import type { UserView } from '../accounts/user-view';
 
@@ -22,6 +23,8 @@ export interface Session {
   readonly lastSeenAt: number;
   /** When the user last proved who they are in this session: its sign-in, or a re-authentication. */
   readonly authenticatedAt: number;
+  /** The account's credential epoch at sign-in; a later password change or reset ends the session. */
+  readonly sessionEpoch: number;
   /** Sliding expiry, extended on activity below the refresh threshold. */
   readonly expiresAt: number;
   /** Absolute expiry, never extended. */
@@ -53,6 +56,7 @@ interface StoredSession {
   c: number;
   s: number;
   t?: number;
+  k?: number;
   e: number;
   m: number;
   a: string;
@@ -92,6 +96,7 @@ export class SessionStore {
   async create(input: {
     userId: string;
     handle: string | undefined;
+    sessionEpoch: number;
     userAgent: string;
     ip: string;
     profile?: UserView;
@@ -106,6 +111,7 @@ export class SessionStore {
       createdAt: now,
       lastSeenAt: now,
       authenticatedAt: now,
+      sessionEpoch: input.sessionEpoch,
       expiresAt: Math.min(now + this.policy.slidingTtlMs, now + this.policy.maxLifetimeMs),
       maxExpiresAt: now + this.policy.maxLifetimeMs,
       userAgent: input.userAgent.slice(0, MAX_USER_AGENT_LENGTH),
@@ -246,11 +252,11 @@ export class SessionStore {
   }
 
   private sessionKey(tokenHash: string): string {
-    return `${this.prefix}session:${tokenHash}`;
+    return sessionKey(this.prefix, tokenHash);
   }
 
   private indexKey(userId: string): string {
-    return `${this.prefix}user-sessions:${userId}`;
+    return userSessionsKey(this.prefix, userId);
   }
 }
 
@@ -262,6 +268,7 @@ function encode(session: Session): string {
     c: session.createdAt,
     s: session.lastSeenAt,
     t: session.authenticatedAt,
+    k: session.sessionEpoch,
     e: session.expiresAt,
     m: session.maxExpiresAt,
     a: session.userAgent,
@@ -286,6 +293,7 @@ function decode(tokenHash: string, raw: string): Session | undefined {
       lastSeenAt: s.s,
       // Sessions stored before it was kept were authenticated when they were made.
       authenticatedAt: s.t ?? s.c,
+      sessionEpoch: s.k ?? 0,
       expiresAt: s.e,
       maxExpiresAt: s.m,
       userAgent: s.a,

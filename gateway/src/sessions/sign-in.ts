@@ -23,6 +23,6 @@ export async function signIn(
   const { totpRequired, tempToken } = await deps.totp.beginLogin({ userId: user.id }, request.ctx);
   if (totpRequired) return { totp_required: true, temp_token: tempToken };
   const view = userView(user, false);
-  await startSession(deps, request, reply, { userId: user.id, handle: user.handle }, view);
+  await startSession(deps, request, reply, { userId: user.id, handle: user.handle, sessionEpoch: user.sessionEpoch }, view);
   return view;
 }

@@ -121,7 +121,7 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
         );
         const { user } = await deps.identity.getUser({ userId }, request.ctx);
         const view = userView(user!, true);
-        await startSession(deps, request, reply, { userId, handle: user!.handle }, view);
+        await startSession(deps, request, reply, { userId, handle: user!.handle, sessionEpoch: user!.sessionEpoch }, view);
         return view;
       },
     );

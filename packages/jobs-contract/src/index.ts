@@ -7,4 +7,5 @@ export {
 } from './post-jobs';
 export { searchIndex } from './search-index';
 export { userDeletedJobSchema, type UserDeletedJob } from './account-jobs';
+export { sessionsRevokedJobSchema, type SessionsRevokedJob } from './session-jobs';
 export { jobSubjects, type JobSubject } from './job-subjects';

@@ -180,14 +180,17 @@ export const units: readonly Unit[] = [
     // The account cleanup, and the purge of accounts never verified.
     calls: ['identity', 'oauth', 'totp', 'posts'],
     migrates: true,
-    backingServices: ['postgres', 'nats'],
+    // Redis: the sessions that credential changes and account deletions end.
+    backingServices: ['postgres', 'redis', 'nats'],
     settings: [
       ...processSettings,
       'NATS_SUBJECT_PREFIX',
+      'REDIS_KEY_PREFIX',
       'MAIL_FROM',
       'PUBLIC_APP_URL',
       ...objectStoreSettings,
       'DATABASE_URL',
+      'REDIS_URL',
       'NATS_URL',
       'SMTP_URL',
     ],

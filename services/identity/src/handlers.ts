@@ -50,8 +50,7 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
       return resetPassword(deps, request, context);
     },
     async changePassword(request, context) {
-      await changePassword(deps, request, context);
-      return {};
+      return changePassword(deps, request, context);
     },
     async requestEmailChange(request, context) {
       await requestEmailChange(deps, request, context);

@@ -4,6 +4,7 @@ import { withTransaction } from '@latchkey/db';
 import { assertValid, checkPassword } from './account-rules';
 import type { IdentityDeps } from './identity-deps';
 import { queueSecurityNotice } from './mail-queue';
+import { queueSessionsRevoked } from './session-revocation';
 import { findUserById, setPasswordHash, type UserRecord } from './user-store';
 
 /**
@@ -23,13 +24,15 @@ export async function changePassword(
   deps: IdentityDeps,
   input: { userId: string; currentPassword: string; newPassword: string },
   context: RequestContext,
-): Promise<void> {
+): Promise<{ sessionEpoch: number }> {
   const user = await checkCurrentPassword(deps, input.userId, input.currentPassword);
   assertValid(checkPassword(input.newPassword, user, 'new_password'));
   const passwordHash = await deps.hasher.hash(input.newPassword);
-  await withTransaction(deps.pool, context, async (db) => {
+  return withTransaction(deps.pool, context, async (db) => {
     const updated = await setPasswordHash(db, user.id, passwordHash);
     if (!updated) throw new AppError('auth:unauthorized');
     await queueSecurityNotice(db, updated, 'password_changed', context);
+    await queueSessionsRevoked(db, updated, context);
+    return { sessionEpoch: updated.session_epoch };
   });
 }

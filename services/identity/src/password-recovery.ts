@@ -4,6 +4,7 @@ import { withTransaction } from '@latchkey/db';
 import { assertValid, checkEmail, checkPassword, normalizeEmail } from './account-rules';
 import type { IdentityDeps } from './identity-deps';
 import { queueMail, queueSecurityNotice } from './mail-queue';
+import { queueSessionsRevoked } from './session-revocation';
 import { consumeToken, issueToken, peekToken } from './one-time-tokens';
 import { findUserByEmail, findUserById, setPasswordHash } from './user-store';
 
@@ -39,6 +40,7 @@ export async function resetPassword(
     const user = consumed && (await setPasswordHash(db, consumed.userId, passwordHash, { markEmailVerified: true }));
     if (!user) throw new AppError('auth:token_invalid');
     await queueSecurityNotice(db, user, 'password_reset', context);
+    await queueSessionsRevoked(db, user, context);
     return { userId: user.id, email: user.email };
   });
 }

@@ -10,5 +10,6 @@ export function toUserMessage(user: UserRecord): identityV1.User {
     emailVerifiedAt: user.email_verified_at ?? undefined,
     hasPassword: user.password_hash !== null,
     createdAt: user.created_at,
+    sessionEpoch: user.session_epoch,
   };
 }

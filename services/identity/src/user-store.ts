@@ -8,9 +8,10 @@ export interface UserRecord {
   password_hash: string | null;
   email_verified_at: Date | null;
   created_at: Date;
+  session_epoch: number;
 }
 
-const COLUMNS = 'id, handle, email, password_hash, email_verified_at, created_at';
+const COLUMNS = 'id, handle, email, password_hash, email_verified_at, created_at, session_epoch';
 
 export async function findUserById(db: pg.ClientBase | pg.Pool, id: string, lock = false): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
@@ -48,6 +49,8 @@ export async function setPasswordHash(
     `UPDATE users
         SET password_hash = $2,
             email_verified_at = CASE WHEN $3 THEN coalesce(email_verified_at, now()) ELSE email_verified_at END,
+            -- Every session started with the old password belongs to an earlier epoch.
+            session_epoch = session_epoch + 1,
             updated_at = now()
       WHERE id = $1
       RETURNING ${COLUMNS}`,

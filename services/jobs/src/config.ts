@@ -10,6 +10,9 @@ export const configSchema = z
     DATABASE_POOL_MAX: env.int(5, 1, 200),
     NATS_URL: backingServices.NATS_URL,
     NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+    /** Where the gateway keeps sessions: the worker ends those a credential change or account deletion revoked. */
+    REDIS_URL: backingServices.REDIS_URL,
+    REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
     SMTP_URL: env.url(['smtp', 'smtps']),
     MAIL_FROM: z.string().min(3).default('Latchkey <no-reply@localhost>'),
     PUBLIC_APP_URL: env.url(['http', 'https']),

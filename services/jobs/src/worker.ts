@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { connect, Events, type NatsConnection } from 'nats';
 import type pg from 'pg';
 import { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
-import { createPool } from '@latchkey/db';
+import { createPool, createRedisClient } from '@latchkey/db';
 import { createServiceClient } from '@latchkey/grpc-kit';
 import { ensureStreams } from '@latchkey/job-streams';
 import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
@@ -18,6 +18,7 @@ import { createMailer } from './mailer';
 import { JOBS_SCHEMA } from './migrate';
 import { startTombstonePurge } from './search-index';
 import { sendEmailJob } from './send-email';
+import { sessionRevocationJob } from './session-revocation';
 import { startUnverifiedAccountPurge } from './unverified-account-purge';
 
 /** How long shutdown waits for jobs in flight; below Kubernetes' default 30 s grace period. */
@@ -92,6 +93,10 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     const jetstreamManager = await nc.jetstreamManager();
     await ensureStreams(jetstreamManager, config.NATS_SUBJECT_PREFIX);
 
+    // Only the session jobs use Redis; a job that cannot reach it fails and is retried.
+    const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-jobs', logger, failFast: true });
+    teardown.push(() => redis.quit().then(() => undefined, () => undefined));
+
     const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM });
     teardown.push(() => Promise.resolve(mailer.close()));
 
@@ -148,7 +153,8 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
       consumerFor(sendEmailJob({ pool, mailer, publicAppUrl: config.PUBLIC_APP_URL })),
       consumerFor(indexPostJob({ pool, content })),
       consumerFor(deleteContentJob({ pool, content })),
-      consumerFor(accountCleanupJob({ posts, totp, oauth })),
+      consumerFor(accountCleanupJob({ posts, totp, oauth, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
+      consumerFor(sessionRevocationJob({ redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
     ];
     for (const consumer of consumers) {
       await consumer.start();

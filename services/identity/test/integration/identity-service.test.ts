@@ -31,6 +31,7 @@ let db: pg.Pool;
 let subscription: { stop(): void } | undefined;
 const jobs: { id: string; job: MailJob }[] = [];
 const deletionJobs: string[] = [];
+const otherJobs: { subject: string; payload: unknown }[] = [];
 
 async function errorOf(promise: Promise<unknown>): Promise<AppError> {
   const error = await promise.then(
@@ -98,10 +99,11 @@ beforeAll(async () => {
   })();
 });
 
-/** Keeps the mail jobs; the `user.deleted` jobs of deletions are counted in `deletionJobs`. */
+/** Keeps the mail jobs, the user ids of `user.deleted` jobs, and any other job. */
 function record(message: JsMsg): void {
   if (message.subject.endsWith(jobSubjects.userDeleted)) deletionJobs.push(message.json<{ user_id: string }>().user_id);
-  else jobs.push({ id: message.headers?.get('Nats-Msg-Id') ?? '', job: mailJobSchema.parse(message.json()) });
+  else if (message.subject.endsWith(jobSubjects.sendMail)) jobs.push({ id: message.headers?.get('Nats-Msg-Id') ?? '', job: mailJobSchema.parse(message.json()) });
+  else otherJobs.push({ subject: message.subject, payload: message.json() });
   message.ack();
 }
 

@@ -13,6 +13,7 @@ import {
   type OwnNatsServer,
   type SmtpSink,
   type TestDatabase,
+  testRedisUrl,
 } from '@latchkey/test-kit';
 import { loadJobsConfig, migrateJobsSchema, startWorker, type Worker } from '../../src';
 
@@ -46,6 +47,8 @@ beforeAll(async () => {
     DATABASE_URL: database.url,
     NATS_URL: broker.url,
     NATS_SUBJECT_PREFIX: prefix,
+    REDIS_URL: testRedisUrl(),
+    REDIS_KEY_PREFIX: `${prefix}:`,
     SMTP_URL: sink.url,
     PUBLIC_APP_URL: 'http://app.example.test',
     METRICS_PORT: '0',

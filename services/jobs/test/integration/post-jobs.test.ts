@@ -13,6 +13,7 @@ import {
   waitFor,
   type S3Server,
   type TestDatabase,
+  testRedisUrl,
 } from '@latchkey/test-kit';
 import { loadJobsConfig, migrateJobsSchema, purgeTombstones, startWorker, type Worker } from '../../src';
 
@@ -114,6 +115,8 @@ beforeAll(async () => {
     DATABASE_URL: database.url,
     NATS_URL: testNatsUrl(),
     NATS_SUBJECT_PREFIX: prefix,
+    REDIS_URL: testRedisUrl(),
+    REDIS_KEY_PREFIX: `${prefix}:`,
     SMTP_URL: 'smtp://127.0.0.1:1',
     PUBLIC_APP_URL: 'http://app.example.test',
     METRICS_PORT: '0',

@@ -15,6 +15,7 @@ import {
   waitFor,
   type SmtpSink,
   type TestDatabase,
+  testRedisUrl,
 } from '@latchkey/test-kit';
 import { loadJobsConfig, messageIdForJob, migrateJobsSchema, startWorker, type Worker } from '../../src';
 import { startTcpForwarder, type TcpForwarder } from './tcp-forwarder';
@@ -54,6 +55,8 @@ async function startHarness(env: Record<string, string> = {}, prefix = uniqueNam
     DATABASE_URL: database.url,
     NATS_URL: testNatsUrl(),
     NATS_SUBJECT_PREFIX: prefix,
+    REDIS_URL: testRedisUrl(),
+    REDIS_KEY_PREFIX: `${prefix}:`,
     SMTP_URL: sink.url,
     MAIL_FROM: 'Latchkey <no-reply@example.test>',
     PUBLIC_APP_URL: APP,

@@ -36,7 +36,15 @@ export interface User {
   /** False for accounts created through an OAuth provider that never set one. */
   hasPassword: boolean;
   /** When the account was created. */
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /**
+   * Raised by every password reset and change. A session remembers the
+   * epoch it was started under; sessions of earlier epochs must end, and a
+   * `sessions.revoked` job queued with the change makes sure they do.
+   */
+  sessionEpoch: number;
 }
 
 /** RegisterUserRequest carries the new account's chosen credentials. */
@@ -172,8 +180,13 @@ export interface ChangePasswordRequest {
   newPassword: string;
 }
 
-/** ChangePasswordResponse is empty on success. */
+/** ChangePasswordResponse holds what the caller needs for its new session. */
 export interface ChangePasswordResponse {
+  /**
+   * The account's new session epoch: the caller's fresh session carries it,
+   * so that the `sessions.revoked` job of this change leaves it alone.
+   */
+  sessionEpoch: number;
 }
 
 /** RequestEmailChangeRequest asks to move an account to a new address. */
@@ -241,7 +254,15 @@ export interface ConfirmEmailChangeResponse {
 }
 
 function createBaseUser(): User {
-  return { id: "", handle: "", email: "", emailVerifiedAt: undefined, hasPassword: false, createdAt: undefined };
+  return {
+    id: "",
+    handle: "",
+    email: "",
+    emailVerifiedAt: undefined,
+    hasPassword: false,
+    createdAt: undefined,
+    sessionEpoch: 0,
+  };
 }
 
 export const User: MessageFns<User> = {
@@ -263,6 +284,9 @@ export const User: MessageFns<User> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(50).fork()).join();
+    }
+    if (message.sessionEpoch !== 0) {
+      writer.uint32(56).int32(message.sessionEpoch);
     }
     return writer;
   },
@@ -328,6 +352,14 @@ export const User: MessageFns<User> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.sessionEpoch = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -360,6 +392,11 @@ export const User: MessageFns<User> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      sessionEpoch: isSet(object.sessionEpoch)
+        ? globalThis.Number(object.sessionEpoch)
+        : isSet(object.session_epoch)
+        ? globalThis.Number(object.session_epoch)
+        : 0,
     };
   },
 
@@ -383,6 +420,9 @@ export const User: MessageFns<User> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.sessionEpoch !== 0) {
+      obj.sessionEpoch = Math.round(message.sessionEpoch);
+    }
     return obj;
   },
 
@@ -397,6 +437,7 @@ export const User: MessageFns<User> = {
     message.emailVerifiedAt = object.emailVerifiedAt ?? undefined;
     message.hasPassword = object.hasPassword ?? false;
     message.createdAt = object.createdAt ?? undefined;
+    message.sessionEpoch = object.sessionEpoch ?? 0;
     return message;
   },
 };
@@ -1833,11 +1874,14 @@ export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
 };
 
 function createBaseChangePasswordResponse(): ChangePasswordResponse {
-  return {};
+  return { sessionEpoch: 0 };
 }
 
 export const ChangePasswordResponse: MessageFns<ChangePasswordResponse> = {
-  encode(_: ChangePasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: ChangePasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionEpoch !== 0) {
+      writer.uint32(8).int32(message.sessionEpoch);
+    }
     return writer;
   },
 
@@ -1854,6 +1898,14 @@ export const ChangePasswordResponse: MessageFns<ChangePasswordResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sessionEpoch = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1866,20 +1918,30 @@ export const ChangePasswordResponse: MessageFns<ChangePasswordResponse> = {
     }
   },
 
-  fromJSON(_: any): ChangePasswordResponse {
-    return {};
+  fromJSON(object: any): ChangePasswordResponse {
+    return {
+      sessionEpoch: isSet(object.sessionEpoch)
+        ? globalThis.Number(object.sessionEpoch)
+        : isSet(object.session_epoch)
+        ? globalThis.Number(object.session_epoch)
+        : 0,
+    };
   },
 
-  toJSON(_: ChangePasswordResponse): unknown {
+  toJSON(message: ChangePasswordResponse): unknown {
     const obj: any = {};
+    if (message.sessionEpoch !== 0) {
+      obj.sessionEpoch = Math.round(message.sessionEpoch);
+    }
     return obj;
   },
 
   create<I extends Exact<DeepPartial<ChangePasswordResponse>, I>>(base?: I): ChangePasswordResponse {
     return ChangePasswordResponse.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<ChangePasswordResponse>, I>>(_: I): ChangePasswordResponse {
+  fromPartial<I extends Exact<DeepPartial<ChangePasswordResponse>, I>>(object: I): ChangePasswordResponse {
     const message = createBaseChangePasswordResponse();
+    message.sessionEpoch = object.sessionEpoch ?? 0;
     return message;
   },
 };

@@ -1,0 +1,1 @@
+export { endSessionsBefore, sessionEpochOf, sessionKey, userSessionsKey } from './session-keys';
