@@ -1,3 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { connect } from 'nats';
+import { jobSubjects } from '@latchkey/jobs-contract';
+import { topology } from '@latchkey/job-streams';
 import { waitFor } from '@latchkey/test-kit';
 import { ApiClient, sessionSetCookie } from '../support/api-client';
 import { noticeMail, PASSWORD, signedInAccount } from '../support/accounts';
@@ -104,6 +108,28 @@ describe('deleting an account', () => {
 
     // The handle and the address are free again.
     expect((await anonymous().post('/v0/users', { handle: account.handle, email: account.email, password: PASSWORD })).status).toBe(201);
+  });
+
+  it('deletes nothing on a forged user.deleted for an account that exists', async () => {
+    const account = await signedInAccount(stack, 'forged');
+    const post = await account.client.post('/v0/posts', { title: 'still here', content: 'after a forged deletion' });
+    expect(post.status).toBe(201);
+    const refusals = async (): Promise<number> => {
+      const text = await (await fetch(`${stack.operationsUrl('jobs')}/metrics`)).text();
+      return Number(/jobs_processed_total\{[^}]*job="account_cleanup"[^}]*outcome="refused"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const before = await refusals();
+    // Anyone with a place on the bus could publish this.
+    const nats = await connect({ servers: stack.env.NATS_URL });
+    try {
+      const subject = topology(stack.env.NATS_SUBJECT_PREFIX!).subject(jobSubjects.userDeleted);
+      await nats.jetstream().publish(subject, JSON.stringify({ user_id: account.id }), { msgID: randomUUID() });
+    } finally {
+      await nats.close();
+    }
+    await waitFor(async () => ((await refusals()) > before ? true : undefined), { description: 'the forged job refused' });
+    expect((await account.client.get('/v0/users/me')).status).toBe(200);
+    expect((await anonymous().get(`/v0/posts/${String(post.body.id)}`)).body).toMatchObject({ content: 'after a forged deletion' });
   });
 
   it('needs a session', async () => {

@@ -1,4 +1,5 @@
-import type { oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
+import type { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
+import { AppError } from '@latchkey/errors';
 import type { ServiceClient } from '@latchkey/grpc-kit';
 import { jobSubjects, userDeletedJobSchema, type UserDeletedJob } from '@latchkey/jobs-contract';
 import type { Redis } from 'ioredis';
@@ -6,6 +7,7 @@ import { endSessionsBefore } from '@latchkey/session-keys';
 import type { JobDefinition } from './job-consumer';
 
 export interface AccountCleanupDeps {
+  readonly identity: ServiceClient<typeof identityV1.IdentityServiceService>;
   /** The gateway's sessions, which the account's must leave even if the gateway could not end them. */
   readonly redis: Redis;
   readonly redisKeyPrefix: string;
@@ -26,6 +28,11 @@ export function accountCleanupJob(deps: AccountCleanupDeps): JobDefinition<UserD
     subject: jobSubjects.userDeleted,
     schema: userDeletedJobSchema,
     async handle(job, context) {
+      // The bus is not trusted on its own: only an account identity no longer has is cleaned up.
+      if (await accountExists(deps, job.user_id, context)) {
+        context.logger.warn({ user_id: job.user_id }, 'user.deleted for an account that exists; nothing deleted');
+        return 'refused';
+      }
       await endSessionsBefore(deps.redis, deps.redisKeyPrefix, job.user_id, Number.POSITIVE_INFINITY);
       const { deletedPosts } = await deps.posts.deleteUserPosts({ userId: job.user_id }, context);
       await deps.totp.deleteUserData({ userId: job.user_id }, context);
@@ -35,4 +42,18 @@ export function accountCleanupJob(deps: AccountCleanupDeps): JobDefinition<UserD
     },
     redactForDeadLetter: (payload) => payload,
   };
+}
+
+async function accountExists(
+  deps: Pick<AccountCleanupDeps, 'identity'>,
+  userId: string,
+  context: Parameters<JobDefinition<UserDeletedJob>['handle']>[1],
+): Promise<boolean> {
+  try {
+    await deps.identity.getUser({ userId }, context);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'auth:unauthorized') return false;
+    throw error;
+  }
 }

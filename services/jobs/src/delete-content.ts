@@ -1,4 +1,7 @@
 import type pg from 'pg';
+import type { postsV1 } from '@latchkey/contracts';
+import { AppError } from '@latchkey/errors';
+import type { ServiceClient } from '@latchkey/grpc-kit';
 import { deleteContentJobSchema, jobSubjects, type DeleteContentJob } from '@latchkey/jobs-contract';
 import type { ContentStore } from '@latchkey/object-store';
 import type { JobContext, JobDefinition, JobOutcome } from './job-consumer';
@@ -7,6 +10,19 @@ import { writeTombstone } from './search-index';
 export interface DeleteContentDeps {
   readonly pool: pg.Pool;
   readonly content: ContentStore;
+  /** Asked whether the post still exists: the job alone is no proof that it was deleted. */
+  readonly posts: ServiceClient<typeof postsV1.PostsServiceService>;
+}
+
+/** Whether posts still has the post (a deleted one, and an orphan whose row never committed, it has not). */
+async function postExists(deps: DeleteContentDeps, postId: string, context: JobContext): Promise<boolean> {
+  try {
+    await deps.posts.getPost({ postId }, context);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'post:not_found') return false;
+    throw error;
+  }
 }
 
 /**
@@ -17,6 +33,12 @@ export interface DeleteContentDeps {
  * redelivery, or a retry after the second step failed, does no harm.
  */
 async function deleteContent(deps: DeleteContentDeps, job: DeleteContentJob, context: JobContext): Promise<JobOutcome> {
+  // Only the content of a post that is gone, and only under that post's own key: a forged or
+  // misrouted job must not delete another object of the bucket, or a live post's content.
+  if (job.storage_key !== `posts/${job.post_id}` || (await postExists(deps, job.post_id, context))) {
+    context.logger.warn({ post_id: job.post_id }, 'delete_content for a live post or a foreign key; nothing deleted');
+    return 'refused';
+  }
   await writeTombstone(deps.pool, job.post_id, job.version);
   await deps.content.remove(job.storage_key, { signal: context.signal });
   return 'completed';

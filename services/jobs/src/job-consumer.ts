@@ -29,7 +29,7 @@ const TRACE_HEADERS = ['x-request-id', 'traceparent', 'tracestate'] as const;
 const MAX_HEADER_LENGTH = 500;
 
 /** What a handler reports when it returns; failing is throwing. */
-export type JobOutcome = Extract<DeliveryOutcome, 'completed' | 'duplicate' | 'superseded'>;
+export type JobOutcome = Extract<DeliveryOutcome, 'completed' | 'duplicate' | 'superseded' | 'refused'>;
 
 /**
  * The request context of one delivery: the request id of the request that

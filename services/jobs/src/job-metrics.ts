@@ -13,7 +13,13 @@ export type DeliveryOutcome =
   /** The handler failed on the last allowed delivery; the job was parked. */
   | 'dead_lettered'
   /** The payload did not match the job's schema; the job was parked at once. */
-  | 'invalid';
+  | 'invalid'
+  /**
+   * A destructive job its source of truth contradicts (a user.deleted for a
+   * user who exists, a delete_content for a post that exists or a key that
+   * is no post's): nothing was done. Forged or misrouted; worth an alert.
+   */
+  | 'refused';
 
 export interface JobMetrics {
   readonly processed: Counter<'job' | 'outcome'>;

@@ -152,8 +152,8 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     const consumers = [
       consumerFor(sendEmailJob({ pool, mailer, publicAppUrl: config.PUBLIC_APP_URL })),
       consumerFor(indexPostJob({ pool, content })),
-      consumerFor(deleteContentJob({ pool, content })),
-      consumerFor(accountCleanupJob({ posts, totp, oauth, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
+      consumerFor(deleteContentJob({ pool, content, posts })),
+      consumerFor(accountCleanupJob({ identity, posts, totp, oauth, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
       consumerFor(sessionRevocationJob({ redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
     ];
     for (const consumer of consumers) {

@@ -15,7 +15,11 @@ import {
   type TestDatabase,
   testRedisUrl,
 } from '@latchkey/test-kit';
+import type { Running } from '@latchkey/runtime';
 import { loadJobsConfig, migrateJobsSchema, purgeTombstones, startWorker, type Worker } from '../../src';
+import { loadPostsConfig } from '../../../posts/src/config';
+import { migrate as migratePosts } from '../../../posts/src/migrate';
+import { startPostsService } from '../../../posts/src/posts-service';
 
 const prefix = uniqueName('jobs_posts');
 const names = topology(prefix);
@@ -27,6 +31,7 @@ let pool: pg.Pool;
 let nc: NatsConnection;
 let js: JetStreamClient;
 let worker: Worker;
+let postsService: Running | undefined;
 
 /** A word no other test (or earlier run) has indexed: letters only, so the parser keeps it one token. */
 function uniqueWord(): string {
@@ -111,7 +116,22 @@ beforeAll(async () => {
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  // delete_content asks posts whether the post is gone: the posts of these jobs never existed there.
+  const postsConfig = loadPostsConfig({
+    DATABASE_URL: database.url,
+    NATS_URL: testNatsUrl(),
+    NATS_SUBJECT_PREFIX: `${prefix}_posts`,
+    REDIS_URL: testRedisUrl(),
+    REDIS_KEY_PREFIX: `${prefix}:`,
+    GRPC_PORT: '0',
+    METRICS_PORT: '0',
+    ...s3.variables,
+  });
+  const silent = createLogger({ service: 'posts', level: 'silent' });
+  await migratePosts(postsConfig, silent);
+  postsService = await startPostsService(postsConfig, silent);
   const config = loadJobsConfig({
+    POSTS_GRPC_ADDRESS: `127.0.0.1:${String(postsService.readyFields?.grpc_port)}`,
     DATABASE_URL: database.url,
     NATS_URL: testNatsUrl(),
     NATS_SUBJECT_PREFIX: prefix,
@@ -130,6 +150,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
+  await postsService?.stop();
   const jsm = await nc?.jetstreamManager();
   await jsm?.streams.delete(names.jobsStream).catch(() => undefined);
   await jsm?.streams.delete(names.deadLetterStream).catch(() => undefined);
@@ -193,6 +214,14 @@ describe('jobs worker: search index and content deletion', () => {
     await waitFor(async () => ((await documentOf(post.postId))?.deleted ? true : undefined));
     expect(await searchIds(word)).toEqual([]);
     expect(await documentOf(post.postId)).toEqual({ version: '2', deleted: true, title: '' });
+  });
+
+  it('refuses a delete_content for a key that is no post\'s own, deleting nothing', async () => {
+    const before = await processed('content_delete', 'refused');
+    await putContent('config/settings.json', '{"keep": true}');
+    await publish(jobSubjects.deleteContent, { post_id: randomUUID(), storage_key: 'config/settings.json', version: 2 });
+    await outcomeAfter('content_delete', 'refused', before);
+    expect(await objectExists('config/settings.json')).toBe(true);
   });
 
   it('does not resurrect a deleted post when its index job comes after the delete', async () => {

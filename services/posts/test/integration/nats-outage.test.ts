@@ -69,7 +69,12 @@ beforeAll(async () => {
   await migrateJobsSchema(database.url);
   service = await startPostsService(loadPostsConfig({ ...environment, GRPC_PORT: '0' }), logger);
   worker = await startWorker(
-    loadJobsConfig({ ...environment, SMTP_URL: 'smtp://127.0.0.1:1', PUBLIC_APP_URL: 'http://app.example.test' }),
+    loadJobsConfig({
+      ...environment,
+      SMTP_URL: 'smtp://127.0.0.1:1',
+      PUBLIC_APP_URL: 'http://app.example.test',
+      POSTS_GRPC_ADDRESS: `127.0.0.1:${String(service.readyFields?.grpc_port)}`,
+    }),
     logger,
   );
   client = createTestServiceClient(postsV1.PostsServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`);

@@ -130,6 +130,8 @@ beforeAll(async () => {
       SMTP_URL: 'smtp://127.0.0.1:1',
       PUBLIC_APP_URL: 'http://app.example.test',
       JOBS_RETRY_BASE_MS: '50',
+      // delete_content asks posts whether the post is gone.
+      POSTS_GRPC_ADDRESS: `127.0.0.1:${String(services[0]!.readyFields?.grpc_port)}`,
     }),
     logger,
   );
