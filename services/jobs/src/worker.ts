@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { connect, Events, type NatsConnection } from 'nats';
 import type pg from 'pg';
 import { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
+import { Gauge } from 'prom-client';
 import { createPool, createRedisClient } from '@latchkey/db';
 import { createServiceClient } from '@latchkey/grpc-kit';
 import { ensureStreams } from '@latchkey/job-streams';
@@ -14,6 +15,7 @@ import { deleteContentJob } from './delete-content';
 import { indexPostJob } from './index-post';
 import { JobConsumer, type JobDefinition } from './job-consumer';
 import { createJobMetrics } from './job-metrics';
+import { DeadLetters } from './dead-letters';
 import { createMailer } from './mailer';
 import { JOBS_SCHEMA } from './migrate';
 import { startTombstonePurge } from './search-index';
@@ -126,6 +128,17 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
 
     const registry = createMetricsRegistry('jobs');
     const metrics = createJobMetrics(registry);
+    const deadLetters = new DeadLetters(jetstreamManager, nc.jetstream(), config.NATS_SUBJECT_PREFIX);
+    new Gauge({
+      name: 'jobs_dead_letters',
+      help: 'Jobs parked on the dead-letter stream, to be looked at and replayed (jobs dlq).',
+      registers: [registry],
+      async collect() {
+        // A broker that does not answer leaves the last value: the scrape itself must not fail.
+        const count = await deadLetters.count().catch(() => undefined);
+        if (count !== undefined) this.set(count);
+      },
+    });
     const consumerFor = <Payload>(job: JobDefinition<Payload>): JobConsumer<Payload> =>
       new JobConsumer({
         jetstream: nc.jetstream(),

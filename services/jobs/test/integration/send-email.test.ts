@@ -17,6 +17,7 @@ import {
   type TestDatabase,
   testRedisUrl,
 } from '@latchkey/test-kit';
+import { DeadLetters } from '../../src/dead-letters';
 import { loadJobsConfig, messageIdForJob, migrateJobsSchema, startWorker, type Worker } from '../../src';
 import { startTcpForwarder, type TcpForwarder } from './tcp-forwarder';
 
@@ -32,6 +33,7 @@ let sink: SmtpSink;
 /** One worker under test, on a NATS prefix of its own unless a test shares one to restart a worker. */
 interface Harness {
   readonly worker: Worker;
+  readonly prefix: string;
   readonly names: ReturnType<typeof topology>;
   /** Everything the worker logged, as JSON lines. */
   logs(): string;
@@ -68,6 +70,7 @@ async function startHarness(env: Record<string, string> = {}, prefix = uniqueNam
   const worker = await startWorker(config, createLogger({ service: 'jobs', level: 'debug', destination }));
   const harness: Harness = {
     worker,
+    prefix,
     names,
     logs: () => logged,
     async publish(payload, msgID = randomUUID()) {
@@ -235,6 +238,32 @@ describe('jobs worker: mail', () => {
     expect(await harness.metric('dead_lettered')).toBe(1);
     expect(await completedJobIds()).not.toContain(jobId);
     expect(harness.logs()).not.toContain(job.token);
+  });
+
+  it('lists parked jobs, counts them in a gauge, and replays one onto its original subject', async () => {
+    const closedPort = await freePort();
+    const harness = await startHarness({ SMTP_URL: `smtp://127.0.0.1:${closedPort}`, JOBS_MAX_DELIVERIES: '2' });
+    const job: MailJob = { template: 'security_notice', to: address('replayed'), handle: 'ada', notice: 'password_changed' };
+    const jobId = await harness.publish(job);
+    await deadLetters(harness, 1);
+    const gauge = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${harness.worker.metricsPort}/metrics`)).text();
+      return Number(/^jobs_dead_letters(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1]);
+    };
+    expect(await gauge()).toBe(1);
+
+    const letters = new DeadLetters(jsm, js, harness.prefix);
+    const [letter] = await letters.list();
+    expect(letter).toMatchObject({ subject: harness.names.subject(jobSubjects.sendMail), deliveries: 2, reason: expect.stringMatching(/^failed 2 deliveries/) });
+    expect(JSON.stringify(letter)).not.toContain(job.to);
+
+    // Replayed, the job runs again (and, the mail server still being down, is parked again).
+    const retriedBefore = await harness.metric('retried');
+    expect(await letters.replay(letter!.seq)).toBe(harness.names.subject(jobSubjects.sendMail));
+    await waitFor(async () => ((await harness.metric('retried')) > retriedBefore ? true : undefined), { description: 'the replayed job run' });
+    const again = await deadLetters(harness, 1);
+    expect(again).toHaveLength(1);
+    expect(again[0]!.header('x-original-msg-id')).toBe(`replay-${letter!.seq}-${jobId}`);
   });
 
   it('parks an invalid payload at once', async () => {
