@@ -41,6 +41,7 @@ export function accountCleanupJob(deps: AccountCleanupDeps): JobDefinition<UserD
       return 'completed';
     },
     redactForDeadLetter: (payload) => payload,
+    retriesUntilDone: true,
   };
 }
 

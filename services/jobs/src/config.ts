@@ -33,6 +33,8 @@ export const configSchema = z
     JOBS_CONCURRENCY: env.int(8, 1, 256),
     /** First retry delay; each further delivery doubles it, up to a minute. Tests lower it. */
     JOBS_RETRY_BASE_MS: env.int(1_000, 1, 60_000),
+    /** Account cleanups and content deletions retry this long after they were queued, not JOBS_MAX_DELIVERIES times. */
+    JOBS_CLEANUP_RETRY_HOURS: env.int(24, 1, 168),
     /** An account whose email is not verified within this many hours is deleted (docs/api.md, "Accounts"). */
     AUTH_UNVERIFIED_ACCOUNT_TTL_HOURS: env.int(72, 1, 8_760),
     /** How often the worker looks for such accounts. */

@@ -52,5 +52,6 @@ export function deleteContentJob(deps: DeleteContentDeps): JobDefinition<DeleteC
     schema: deleteContentJobSchema,
     handle: (job, context) => deleteContent(deps, job, context),
     redactForDeadLetter: (payload) => payload,
+    retriesUntilDone: true,
   };
 }

@@ -52,6 +52,13 @@ export interface JobDefinition<Payload> {
   handle(payload: Payload, context: JobContext): Promise<JobOutcome>;
   /** The parsed JSON payload as it may be kept on the dead-letter stream, without secrets. */
   redactForDeadLetter(payload: unknown): unknown;
+  /**
+   * A cleanup that must finish (account data, deleted content): it retries
+   * for JOBS_CLEANUP_RETRY_HOURS since it was queued instead of
+   * JOBS_MAX_DELIVERIES times, so that a dependency down for hours delays
+   * it rather than parks it.
+   */
+  readonly retriesUntilDone?: boolean;
 }
 
 export interface JobConsumerOptions<Payload> {
@@ -63,6 +70,8 @@ export interface JobConsumerOptions<Payload> {
   readonly logger: Logger;
   /** Deliveries of a failing job before it is parked on the dead-letter subject. */
   readonly maxDeliveries: number;
+  /** How long a `retriesUntilDone` job keeps being retried after it was queued. */
+  readonly cleanupRetryMs: number;
   /** How long one delivery's work may take before its context aborts; well within the ack wait. */
   readonly budgetMs: number;
   /** Jobs of this kind that run at once in this process. */
@@ -241,7 +250,11 @@ export class JobConsumer<Payload> {
 
   private async fail(msg: JsMsg, jobId: string, error: unknown, logger: Logger): Promise<DeliveryOutcome> {
     const deliveries = msg.info.deliveryCount;
-    if (deliveries < this.options.maxDeliveries) {
+    const queuedForMs = Date.now() - msg.info.timestampNanos / 1e6;
+    const exhausted = this.options.job.retriesUntilDone
+      ? queuedForMs >= this.options.cleanupRetryMs
+      : deliveries >= this.options.maxDeliveries;
+    if (!exhausted) {
       const retryInMs = retryDelayMs(deliveries, this.options.retryBaseMs);
       msg.nak(retryInMs);
       logger.warn({ err: error, retry_in_ms: retryInMs }, 'job failed; will retry');

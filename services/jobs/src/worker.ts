@@ -148,6 +148,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
         metrics,
         logger,
         maxDeliveries: config.JOBS_MAX_DELIVERIES,
+        cleanupRetryMs: config.JOBS_CLEANUP_RETRY_HOURS * 3_600_000,
         concurrency: config.JOBS_CONCURRENCY,
         retryBaseMs: config.JOBS_RETRY_BASE_MS,
         budgetMs: config.GRPC_DEADLINE_MS,
