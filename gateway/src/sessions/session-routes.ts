@@ -8,6 +8,7 @@ import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, TotpClient } from '../service-clients';
 import { totpChallengeSchema } from '../totp/totp-schemas';
 import { userSchema } from '../accounts/account-schemas';
+import { sessionAccountView } from '../accounts/user-view';
 import { loginBody, reauthenticateBody, reauthenticatedSchema, sessionIdParams, sessionListSchema } from './session-schemas';
 import { noContent, problemResponses } from '../http/problem-schema';
 
@@ -75,9 +76,9 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
         const { password, code, backup_code: backupCode } = request.body;
         const userId = current.userId;
         if (password !== undefined) {
-          const { user } = await deps.identity.getUser({ userId }, request.ctx);
           // A wrong password counts like a wrong login.
-          await deps.limits.checkPassword(user!.email, request, () => deps.identity.checkPassword({ userId, password }, request.ctx));
+          const { email } = await sessionAccountView(deps, current, request);
+          await deps.limits.checkPassword(email, request, () => deps.identity.checkPassword({ userId, password }, request.ctx));
         } else {
           // Spent like at login, and counted against the TOTP code limit; totp:not_enabled without TOTP.
           await deps.totp.confirmSecondFactor(code !== undefined ? { userId, code } : { userId, backupCode }, request.ctx);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { execTransaction } from '@latchkey/db';
 import { AppError } from '@latchkey/errors';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
-import { sessionKey, userSessionsKey } from '@latchkey/session-keys';
+import { endSessions, sessionKey, userSessionsKey } from '@latchkey/session-keys';
 import type { Redis } from 'ioredis';
 import type { UserView } from '../accounts/user-view';
 
@@ -145,12 +145,7 @@ export class SessionStore {
     const excess = live.length + 1 - this.policy.maxPerUser;
     if (excess <= 0) return;
     const doomed = live.sort((a, b) => a.lastSeenAt - b.lastSeenAt || a.createdAt - b.createdAt).slice(0, excess);
-    await execTransaction(
-      this.redis
-        .multi()
-        .del(...doomed.map((session) => this.sessionKey(session.tokenHash)))
-        .hdel(this.indexKey(userId), ...doomed.map((session) => session.publicId)),
-    );
+    await endSessions(this.redis, this.prefix, userId, doomed);
   }
 
   /**
@@ -227,7 +222,7 @@ export class SessionStore {
   }
 
   async delete(session: Pick<Session, 'tokenHash' | 'publicId' | 'userId'>): Promise<void> {
-    await execTransaction(this.redis.multi().del(this.sessionKey(session.tokenHash)).hdel(this.indexKey(session.userId), session.publicId));
+    await endSessions(this.redis, this.prefix, session.userId, [session]);
   }
 
   /** Ends one session of `userId` by its public id; false when the user has no such session. */
@@ -241,14 +236,10 @@ export class SessionStore {
   /** Ends every session of a user, or every one but `keepPublicId`. */
   async deleteAllForUser(userId: string, keepPublicId?: string): Promise<void> {
     const index = await this.redis.hgetall(this.indexKey(userId));
-    const doomed = Object.entries(index).filter(([publicId]) => publicId !== keepPublicId);
-    if (doomed.length === 0) return;
-    await execTransaction(
-      this.redis
-        .multi()
-        .del(...doomed.map(([, tokenHash]) => this.sessionKey(tokenHash)))
-        .hdel(this.indexKey(userId), ...doomed.map(([publicId]) => publicId)),
-    );
+    const doomed = Object.entries(index)
+      .filter(([publicId]) => publicId !== keepPublicId)
+      .map(([publicId, tokenHash]) => ({ publicId, tokenHash }));
+    await endSessions(this.redis, this.prefix, userId, doomed);
   }
 
   private sessionKey(tokenHash: string): string {

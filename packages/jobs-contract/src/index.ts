@@ -2,6 +2,7 @@ export { mailJobSchema, securityNotices, type MailJob, type SecurityNotice } fro
 export {
   indexPostJobSchema,
   deleteContentJobSchema,
+  postContentKey,
   type IndexPostJob,
   type DeleteContentJob,
 } from './post-jobs';

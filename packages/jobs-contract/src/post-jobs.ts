@@ -9,6 +9,15 @@ const postVersion = z.number().int().positive();
 const storageKey = z.string().min(1).max(1024);
 
 /**
+ * The object key of a post's content, `posts/{post_id}`: one object per
+ * post, overwritten by edits. Posts writes it; the worker deletes only keys
+ * of this form.
+ */
+export function postContentKey(postId: string): string {
+  return `posts/${postId}`;
+}
+
+/**
  * `jobs.search.index`: (re)index a post from its current stored content.
  * Queued by post create and post update.
  */

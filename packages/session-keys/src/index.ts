@@ -1,1 +1,1 @@
-export { endSessionsBefore, sessionEpochOf, sessionKey, userSessionsKey } from './session-keys';
+export { endSessions, endSessionsBefore, sessionEpochOf, sessionKey, userSessionsKey } from './session-keys';

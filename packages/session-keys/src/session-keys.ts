@@ -28,6 +28,22 @@ export function sessionEpochOf(raw: string): number {
   }
 }
 
+/** Ends the given sessions of `userId`: their records and their index entries, in one transaction. */
+export async function endSessions(
+  redis: Redis,
+  prefix: string,
+  userId: string,
+  sessions: readonly { readonly publicId: string; readonly tokenHash: string }[],
+): Promise<void> {
+  if (sessions.length === 0) return;
+  await execTransaction(
+    redis
+      .multi()
+      .del(...sessions.map(({ tokenHash }) => sessionKey(prefix, tokenHash)))
+      .hdel(userSessionsKey(prefix, userId), ...sessions.map(({ publicId }) => publicId)),
+  );
+}
+
 /**
  * Ends every session of `userId` started under a credential epoch below
  * `epoch` (all of them for `Infinity`), and drops index entries of sessions
@@ -42,12 +58,6 @@ export async function endSessionsBefore(redis: Redis, prefix: string, userId: st
   const doomed = entries
     .map(([publicId, tokenHash], position) => ({ publicId, tokenHash, raw: values[position] ?? null }))
     .filter(({ raw }) => raw === null || sessionEpochOf(raw) < epoch);
-  if (doomed.length === 0) return 0;
-  await execTransaction(
-    redis
-      .multi()
-      .del(...doomed.map(({ tokenHash }) => sessionKey(prefix, tokenHash)))
-      .hdel(userSessionsKey(prefix, userId), ...doomed.map(({ publicId }) => publicId)),
-  );
+  await endSessions(redis, prefix, userId, doomed);
   return doomed.filter(({ raw }) => raw !== null).length;
 }

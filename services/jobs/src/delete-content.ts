@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { postsV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { ServiceClient } from '@latchkey/grpc-kit';
-import { deleteContentJobSchema, jobSubjects, type DeleteContentJob } from '@latchkey/jobs-contract';
+import { deleteContentJobSchema, jobSubjects, postContentKey, type DeleteContentJob } from '@latchkey/jobs-contract';
 import type { ContentStore } from '@latchkey/object-store';
 import type { JobContext, JobDefinition, JobOutcome } from './job-consumer';
 import { writeTombstone } from './search-index';
@@ -35,7 +35,7 @@ async function postExists(deps: DeleteContentDeps, postId: string, context: JobC
 async function deleteContent(deps: DeleteContentDeps, job: DeleteContentJob, context: JobContext): Promise<JobOutcome> {
   // Only the content of a post that is gone, and only under that post's own key: a forged or
   // misrouted job must not delete another object of the bucket, or a live post's content.
-  if (job.storage_key !== `posts/${job.post_id}` || (await postExists(deps, job.post_id, context))) {
+  if (job.storage_key !== postContentKey(job.post_id) || (await postExists(deps, job.post_id, context))) {
     context.logger.warn({ post_id: job.post_id }, 'delete_content for a live post or a foreign key; nothing deleted');
     return 'refused';
   }

@@ -2,8 +2,8 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import { uuidv7 } from 'uuidv7';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
+import { postContentKey } from '@latchkey/jobs-contract';
 import { recordPostAction } from './action-log';
-import { storageKeyFor } from './storage-key';
 import { queueContentDeletion, queueIndexJob } from './post-jobs';
 import { assertValid, checkAuthorHandle, checkContent, checkTitle, checkUuid, normalizeTitle } from './post-rules';
 import { insertPost, upsertAuthor, type PostWithContent } from './post-store';
@@ -38,7 +38,7 @@ export async function createPost(
   );
   const authorId = input.authorId.toLowerCase();
   const id = uuidv7();
-  const storageKey = storageKeyFor(id);
+  const storageKey = postContentKey(id);
   await deps.content.write(storageKey, input.content, { signal: context.signal });
 
   // Set once the work is done and only COMMIT is left: a failure after that

@@ -17,8 +17,8 @@ import type { PostsDeps } from './posts-deps';
  * changed. Between the overwrite and the commit a reader may see the new
  * content with the old title; if the commit itself fails after the
  * overwrite, the content is new and the title old until the edit is
- * retried. The key stays `posts/{id}` (storage-key.ts), so there is no older
- * object to fall back to.
+ * retried. The key stays `posts/{id}` (`postContentKey` of
+ * @latchkey/jobs-contract), so there is no older object to fall back to.
  */
 export async function updatePost(
   deps: PostsDeps,
