@@ -1,28 +1,49 @@
+import { randomBytes } from 'node:crypto';
 import { waitFor } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
 import { PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
+import { followAuthorization, startOidcProvider, type OidcClaims, type ProviderFixture } from '../../services/oauth/test/provider-fixtures';
 
-/** docs/api.md, "Re-authentication", with a proof that grows stale after 2 seconds. */
+/**
+ * docs/api.md, "Re-authentication", with a proof that grows stale after 2 seconds, and two wrong proofs
+ * per account and client before the failure limit answers.
+ */
 let stack: E2eStack;
+let google: ProviderFixture<{ idToken: OidcClaims }>;
 
 beforeAll(async () => {
-  stack = await startE2eStack('reauth', { AUTH_REAUTH_MAX_AGE_SECONDS: '2' });
+  google = await startOidcProvider();
+  stack = await startE2eStack('reauth', {
+    AUTH_REAUTH_MAX_AGE_SECONDS: '2',
+    RATE_LIMIT_LOGIN_FAILURES: '2',
+    GOOGLE_CLIENT_ID: 'e2e-google-client',
+    GOOGLE_CLIENT_SECRET: 'e2e-google-secret',
+    GOOGLE_REDIRECT_URI: 'http://app.example.test/oauth/google/callback',
+    GOOGLE_ISSUER: google.url,
+  });
 }, 60_000);
 
 afterAll(async () => {
   await stack?.destroy();
+  await google?.stop();
 });
 
-type Account = Awaited<ReturnType<typeof signedInAccount>>;
-
-/** Waits until the sign-in of `account` is older than the allowed age. */
-async function letGrowStale(account: Account): Promise<void> {
-  await waitFor(async () => ((await account.client.get('/v0/auth/oauth/google/authorize?purpose=link')).status === 403 ? true : undefined), {
+/** Waits until the last proof of identity of the session `client` holds is older than the allowed age. */
+async function letGrowStale({ client }: { client: ApiClient }): Promise<void> {
+  await waitFor(async () => ((await client.get('/v0/auth/oauth/google/authorize?purpose=link')).status === 403 ? true : undefined), {
     description: 'the sign-in to grow stale',
   });
+}
+
+/** Plays the client app and the browser: authorize with `purpose`, then sign in at Google as `sub`. */
+async function googleAnswer(client: ApiClient, purpose: 'login' | 'reauthenticate', sub: string, email: string) {
+  await google.nextLogin({ idToken: { sub, email, email_verified: true } });
+  const authorize = await client.get(`/v0/auth/oauth/google/authorize?purpose=${purpose}`);
+  expect(authorize.status).toBe(200);
+  return followAuthorization(authorize.body.authorization_url as string);
 }
 
 describe('re-authentication', () => {
@@ -73,7 +94,43 @@ describe('re-authentication', () => {
     expect((await account.client.post('/v0/auth/reauthenticate', { backup_code: backupCodes[0] })).status).toBe(200);
   });
 
+  it('proves an account without a password through its linked provider, and only with its own identity', async () => {
+    const tag = randomBytes(4).toString('hex');
+    const own = { sub: `g-own-${tag}`, email: `own.${tag}@example.com` };
+    const stranger = { sub: `g-stranger-${tag}`, email: `stranger.${tag}@example.com` };
+    const client = new ApiClient(stack.gatewayUrl);
+    const pending = await client.post('/v0/auth/oauth/google/login', await googleAnswer(client, 'login', own.sub, own.email));
+    const signedUp = await client.post('/v0/auth/complete-signup', { pending_token: pending.body.pending_token, handle: `own_${tag}` });
+    expect(signedUp.body).toMatchObject({ has_password: false });
+    await letGrowStale({ client });
+
+    // A login state, or a reauthenticate state completed without the browser's binding, proves nothing.
+    const loginState = await googleAnswer(client, 'login', own.sub, own.email);
+    expect((await client.post('/v0/auth/oauth/google/reauthenticate', loginState)).body).toMatchObject({ code: 'oauth:state_invalid' });
+    const unbound = await googleAnswer(client, 'reauthenticate', own.sub, own.email);
+    client.dropCookie('oauth_binding');
+    expect((await client.post('/v0/auth/oauth/google/reauthenticate', unbound)).body).toMatchObject({ code: 'oauth:state_invalid' });
+
+    const proved = await client.post('/v0/auth/oauth/google/reauthenticate', await googleAnswer(client, 'reauthenticate', own.sub, own.email));
+    expect(proved.status).toBe(200);
+    expect(Math.abs(Date.parse(proved.body.reauthenticated_at as string) - Date.now())).toBeLessThan(60_000);
+    expect((await client.get('/v0/auth/oauth/google/authorize?purpose=link')).status).toBe(200);
+
+    // Whoever holds the session signs in at Google as themselves: a wrong proof, counted like a wrong password.
+    await letGrowStale({ client });
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const answer = await client.post('/v0/auth/oauth/google/reauthenticate', await googleAnswer(client, 'reauthenticate', stranger.sub, stranger.email));
+      expect(answer.body).toMatchObject({ status: 400, code: 'oauth:identity_not_linked' });
+    }
+    const limited = await client.post('/v0/auth/oauth/google/reauthenticate', await googleAnswer(client, 'reauthenticate', own.sub, own.email));
+    expect(limited.body).toMatchObject({ status: 429, code: 'rate_limit:exceeded' });
+    expect((await client.get('/v0/auth/oauth/google/authorize?purpose=link')).status).toBe(403);
+  });
+
   it('needs a session', async () => {
-    expect((await new ApiClient(stack.gatewayUrl).post('/v0/auth/reauthenticate', { password: PASSWORD })).status).toBe(401);
+    const anonymous = new ApiClient(stack.gatewayUrl);
+    expect((await anonymous.post('/v0/auth/reauthenticate', { password: PASSWORD })).status).toBe(401);
+    expect((await anonymous.get('/v0/auth/oauth/google/authorize?purpose=reauthenticate')).status).toBe(401);
+    expect((await anonymous.post('/v0/auth/oauth/google/reauthenticate', { code: 'a-code', state: 'x'.repeat(43) })).status).toBe(401);
   });
 });

@@ -20,8 +20,11 @@ function exceeded(retryAfterSeconds: number): AppError {
 }
 
 
-/** The answers that mean the password was wrong; every other answer gives the reserved place back. */
-const wrongPassword = new Set(['auth:invalid_credentials', 'auth:wrong_password']);
+/**
+ * The answers that mean the proof was wrong (a password, or at re-authentication a provider identity of
+ * someone else); every other answer gives the reserved place back.
+ */
+const wrongProof = new Set(['auth:invalid_credentials', 'auth:wrong_password', 'oauth:identity_not_linked']);
 
 /** The limits on credential endpoints: per client, wrong passwords per account, mails per address. */
 export class CredentialLimits {
@@ -44,7 +47,7 @@ export class CredentialLimits {
   };
 
   /**
-   * Runs a password check of `email`'s account under the failure limits. The
+   * Runs a password (or other proof) check of `email`'s account under the failure limits. The
    * attempt is counted before the check, atomically, so that parallel
    * guesses get at most the limit's worth of answers; a right password
    * forgives this client's failures, any answer but a wrong password gives
@@ -58,7 +61,7 @@ export class CredentialLimits {
     try {
       result = await check();
     } catch (error) {
-      if (!(error instanceof AppError && wrongPassword.has(error.code))) await this.loginFailures.giveBack(email, client);
+      if (!(error instanceof AppError && wrongProof.has(error.code))) await this.loginFailures.giveBack(email, client);
       throw error;
     }
     await this.loginFailures.succeeded(email, client);

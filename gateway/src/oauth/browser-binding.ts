@@ -6,7 +6,7 @@ import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
  * docs/api.md, "Sign-in with a provider (OAuth)": the authorize call leaves
  * a secret in the browser that asked for it, and the oauth service stores
  * its hash with the state.
- * Login and link present the hash of what the browser sends back, so a
+ * Login, link and reauthenticate present the hash of what the browser sends back, so a
  * state (with its code) that an attacker obtained for their own account
  * cannot be completed in the victim's browser (login CSRF).
  */

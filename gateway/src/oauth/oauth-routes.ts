@@ -11,6 +11,7 @@ import { userSchema } from '../accounts/account-schemas';
 import {
   authorizationSchema,
   authorizeQuery,
+  type AuthorizationPurpose,
   completeSignupBody,
   connectionListSchema,
   connectionSchema,
@@ -20,7 +21,14 @@ import {
   unlinkBody,
 } from './oauth-schemas';
 import { noContent, problemResponses } from '../http/problem-schema';
-import { userView } from '../accounts/user-view';
+import { sessionAccountView, userView } from '../accounts/user-view';
+import { reauthenticatedSchema } from '../sessions/session-schemas';
+
+const purposeMessages: Record<AuthorizationPurpose, oauthV1.AuthorizationPurpose> = {
+  login: oauthV1.AuthorizationPurpose.AUTHORIZATION_PURPOSE_LOGIN,
+  link: oauthV1.AuthorizationPurpose.AUTHORIZATION_PURPOSE_LINK,
+  reauthenticate: oauthV1.AuthorizationPurpose.AUTHORIZATION_PURPOSE_REAUTHENTICATE,
+};
 
 function connectionView(connection: oauthV1.Connection) {
   return {
@@ -51,7 +59,8 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'The provider’s consent URL; `purpose=link` (with a session) adds the provider to the account.',
+          summary:
+            'The provider’s consent URL; with a session, `purpose=link` adds the provider to the account and `purpose=reauthenticate` proves the user again.',
           params: providerParams,
           querystring: authorizeQuery,
           response: { 200: authorizationSchema, ...problemResponses(400, 401, 403, 404, 429, 502, 503) },
@@ -61,14 +70,15 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const provider = providerFromPath(request.params.provider);
-        const link = request.query.purpose === 'link';
-        const current = link ? await optionalSession(deps, request) : undefined;
-        if (link && !current) throw new AppError('auth:unauthorized');
-        if (current) assertRecentlyAuthenticated(deps, current);
+        const { purpose } = request.query;
+        const current = purpose === 'login' ? undefined : await optionalSession(deps, request);
+        if (purpose !== 'login' && !current) throw new AppError('auth:unauthorized');
+        // Re-authentication is how a stale session gets fresh; linking needs it fresh already.
+        if (purpose === 'link') assertRecentlyAuthenticated(deps, current!);
         const authorization = await deps.oauth.createAuthorization(
           {
             provider,
-            purpose: link ? oauthV1.AuthorizationPurpose.AUTHORIZATION_PURPOSE_LINK : oauthV1.AuthorizationPurpose.AUTHORIZATION_PURPOSE_LOGIN,
+            purpose: purposeMessages[purpose],
             userId: current?.userId ?? '',
             browserBinding: bindBrowser(reply, deps.cookie.secure),
           },
@@ -158,6 +168,33 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
         // A new way in was added, perhaps from a stolen session: every other session ends.
         await deps.sessions.deleteAllForUser(current.userId, current.publicId);
         return reply.code(201).send(connectionView(connection!));
+      },
+    );
+
+    app.post(
+      '/v0/auth/oauth/:provider/reauthenticate',
+      {
+        schema: {
+          tags,
+          summary: 'Prove again who you are through a linked provider, with a code and a `reauthenticate` state.',
+          params: providerParams,
+          body: providerCallbackBody,
+          response: { 200: reauthenticatedSchema, ...problemResponses(400, 401, 404, 429, 502, 503) },
+        },
+        onRequest: session,
+        preHandler: credentialLimit,
+      },
+      async (request, reply) => {
+        const provider = providerFromPath(request.params.provider);
+        const current = sessionOf(request);
+        const browserBinding = takeBrowserBinding(request, reply, deps.cookie.secure);
+        const { email } = await sessionAccountView(deps, current, request);
+        // Someone else's provider identity is a wrong proof: it counts like a wrong password.
+        await deps.limits.checkPassword(email, request, () =>
+          deps.oauth.confirmIdentity({ userId: current.userId, provider, ...request.body, browserBinding }, request.ctx),
+        );
+        const at = await deps.sessions.markAuthenticated(current);
+        return { reauthenticated_at: new Date(at).toISOString() };
       },
     );
 

@@ -4,7 +4,8 @@ import { totpChallengeSchema } from '../totp/totp-schemas';
 import { userSchema } from '../accounts/account-schemas';
 
 export const providerParams = z.object({ provider: z.string().max(32).describe('`google` or `github`.') });
-export const authorizeQuery = z.object({ purpose: z.enum(['login', 'link']).default('login') });
+export const authorizeQuery = z.object({ purpose: z.enum(['login', 'link', 'reauthenticate']).default('login') });
+export type AuthorizationPurpose = z.infer<typeof authorizeQuery>['purpose'];
 export const authorizationSchema = z.object({ authorization_url: z.url(), state: z.string() });
 export const providerCallbackBody = z.object({
   code: z.string().min(1, 'is required').max(2048, 'is too long'),

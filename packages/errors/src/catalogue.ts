@@ -62,6 +62,11 @@ export const errorCatalogue = {
   ),
   'oauth:pending_signup_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, 'The pending signup is unknown or expired.'),
   'oauth:already_linked': define(409, GrpcStatus.ALREADY_EXISTS, 'That provider identity is already linked.'),
+  'oauth:identity_not_linked': define(
+    400,
+    GrpcStatus.INVALID_ARGUMENT,
+    'The provider identity that signed in is not linked to this account.',
+  ),
   'oauth:connection_not_found': define(404, GrpcStatus.NOT_FOUND, 'No connection for that provider.'),
   'oauth:last_login_method': define(
     409,

@@ -11,7 +11,7 @@ import {
   toConnectionMessage,
   toLoginMessage,
 } from './oauth-messages';
-import { deleteUserData, linkProvider, listConnections, unlinkProvider } from './provider-linking';
+import { confirmIdentity, deleteUserData, linkProvider, listConnections, unlinkProvider } from './provider-linking';
 import { completeLogin, completeSignup } from './user-resolution';
 
 type OAuthHandlers = ServiceHandlers<typeof oauthV1.OAuthServiceService>;
@@ -28,7 +28,7 @@ export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
       if (purpose === 'login' && request.userId !== '') {
         throw AppError.validation([{ field: 'user_id', message: 'must be empty for a login' }]);
       }
-      const userId = purpose === 'link' ? requireUserId(request.userId) : undefined;
+      const userId = purpose === 'login' ? undefined : requireUserId(request.userId);
       const browserBinding = requireOpaque(request.browserBinding, 'browser_binding');
       const started = await beginAuthorization(deps, { provider, purpose, userId, browserBinding }, context);
       return { authorizationUrl: started.url.href, state: started.state, expiresAt: started.expiresAt };
@@ -57,6 +57,16 @@ export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
         browserBinding: request.browserBinding,
       };
       return { connection: toConnectionMessage(await linkProvider(deps, input, context)) };
+    },
+    async confirmIdentity(request, context) {
+      const input = {
+        provider: providerFromMessage(request.provider),
+        userId: requireUserId(request.userId),
+        code: requireOpaque(request.code, 'code'),
+        state: requireOpaque(request.state, 'state'),
+        browserBinding: request.browserBinding,
+      };
+      return { connection: toConnectionMessage(await confirmIdentity(deps, input, context)) };
     },
     async listConnections({ userId }) {
       return { connections: (await listConnections(deps, requireUserId(userId))).map(toConnectionMessage) };

@@ -26,7 +26,8 @@ export function providerToMessage(name: ProviderName): oauthV1.Provider {
 export function purposeFromMessage(value: oauthV1.AuthorizationPurpose): AuthorizationPurpose {
   if (value === Purpose.AUTHORIZATION_PURPOSE_LOGIN) return 'login';
   if (value === Purpose.AUTHORIZATION_PURPOSE_LINK) return 'link';
-  throw AppError.validation([{ field: 'purpose', message: 'must be login or link' }]);
+  if (value === Purpose.AUTHORIZATION_PURPOSE_REAUTHENTICATE) return 'reauthenticate';
+  throw AppError.validation([{ field: 'purpose', message: 'must be login, link or reauthenticate' }]);
 }
 
 export function toConnectionMessage(record: ConnectionRecord): oauthV1.Connection {

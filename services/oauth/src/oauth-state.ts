@@ -6,13 +6,14 @@ import { AppError } from '@latchkey/errors';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import { providerNames, type AuthorizationSecrets, type ProviderName } from './providers/provider';
 
-export type AuthorizationPurpose = 'login' | 'link';
+export const authorizationPurposes = ['login', 'link', 'reauthenticate'] as const;
+export type AuthorizationPurpose = (typeof authorizationPurposes)[number];
 
-/** What a state is bound to: it works only for the same provider, purpose, user agent and (for link) user. */
+/** What a state is bound to: it works only for the same provider, purpose, user agent and (but for login) user. */
 export interface StateBinding {
   readonly provider: ProviderName;
   readonly purpose: AuthorizationPurpose;
-  /** The signed-in user, for `link` only. */
+  /** The signed-in user, for `link` and `reauthenticate`. */
   readonly userId?: string | undefined;
   /** A hash of the secret the user agent that asked for the state holds. */
   readonly browserBinding: string;
@@ -26,7 +27,7 @@ function sameBinding(stored: string, presented: string): boolean {
 
 const recordSchema = z.object({
   provider: z.enum(providerNames),
-  purpose: z.enum(['login', 'link']),
+  purpose: z.enum(authorizationPurposes),
   userId: z.string().optional(),
   browserBinding: z.string().min(1),
   codeVerifier: z.string().min(43),

@@ -86,6 +86,29 @@ export async function linkProvider(
   return addConnection(deps, account, { provider: input.provider, providerUserId: identity.providerUserId, email }, context);
 }
 
+/**
+ * A fresh proof of identity through a provider, for an account without a
+ * password: the state must be a reauthenticate state issued to this user,
+ * and the identity that signed in at the provider one of the user's own
+ * connections. Someone holding only the session cannot pass it with an
+ * identity of theirs (oauth:identity_not_linked).
+ */
+export async function confirmIdentity(
+  deps: OAuthDeps,
+  input: { userId: string; provider: ProviderName; code: string; state: string; browserBinding: string },
+  context: RequestContext,
+): Promise<ConnectionRecord> {
+  const identity = await redeemAuthorization(
+    deps,
+    { provider: input.provider, purpose: 'reauthenticate', userId: input.userId, browserBinding: input.browserBinding },
+    input,
+    context,
+  );
+  const connection = await findConnectionByIdentity(deps.pool, input.provider, identity.providerUserId);
+  if (connection?.user_id !== input.userId) throw new AppError('oauth:identity_not_linked');
+  return connection;
+}
+
 export function listConnections(deps: OAuthDeps, userId: string): Promise<ConnectionRecord[]> {
   return findConnectionsOfUser(deps.pool, userId);
 }

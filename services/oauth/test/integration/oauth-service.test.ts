@@ -359,16 +359,17 @@ describe('providers and authorization requests', () => {
     expect(await redis.keys(`*${started.state}*`)).toEqual([]);
   });
 
-  it('needs a purpose, a user for a link and none for a login', async () => {
+  it('needs a purpose, a user for a link or a re-authentication and none for a login', async () => {
     const provider = Provider.PROVIDER_GOOGLE;
     const userId = (await registerAccount()).id;
-    const { AUTHORIZATION_PURPOSE_UNSPECIFIED, AUTHORIZATION_PURPOSE_LINK, AUTHORIZATION_PURPOSE_LOGIN } = AuthorizationPurpose;
+    const { AUTHORIZATION_PURPOSE_UNSPECIFIED, AUTHORIZATION_PURPOSE_LINK, AUTHORIZATION_PURPOSE_LOGIN, AUTHORIZATION_PURPOSE_REAUTHENTICATE } =
+      AuthorizationPurpose;
     expect((await errorOf(oauth.createAuthorization({ provider, purpose: AUTHORIZATION_PURPOSE_UNSPECIFIED, userId: '', browserBinding: BROWSER }))).fields).toEqual([
-      { field: 'purpose', message: 'must be login or link' },
+      { field: 'purpose', message: 'must be login, link or reauthenticate' },
     ]);
-    expect(await codeOf(oauth.createAuthorization({ provider, purpose: AUTHORIZATION_PURPOSE_LINK, userId: '', browserBinding: BROWSER }))).toBe(
-      'validation:invalid_input',
-    );
+    for (const purpose of [AUTHORIZATION_PURPOSE_LINK, AUTHORIZATION_PURPOSE_REAUTHENTICATE]) {
+      expect(await codeOf(oauth.createAuthorization({ provider, purpose, userId: '', browserBinding: BROWSER }))).toBe('validation:invalid_input');
+    }
     expect(await codeOf(oauth.createAuthorization({ provider, purpose: AUTHORIZATION_PURPOSE_LOGIN, userId, browserBinding: BROWSER }))).toBe(
       'validation:invalid_input',
     );
@@ -524,6 +525,31 @@ describe.each(['google', 'github'] as const)('user resolution with %s', (provide
     expect(await codeOf(oauth.unlinkProvider({ userId: account.id, provider: enumOf[provider] }))).toBe(
       'oauth:connection_not_found',
     );
+  });
+
+  it('confirms the identity of a user only with one of their own connections, writing nothing', async () => {
+    const account = await registerAccount();
+    const who = newIdentity(provider);
+    const { connection } = await link(who, account.id);
+    const reauthenticate = async (as: TestIdentity, userId: string) => {
+      const grant = await consent(as, AuthorizationPurpose.AUTHORIZATION_PURPOSE_REAUTHENTICATE, userId);
+      return oauth.confirmIdentity({ userId, provider: enumOf[provider], ...grant });
+    };
+    expect((await reauthenticate(who, account.id)).connection).toEqual(connection);
+
+    // Another identity at the provider, and the right identity for another user, prove nothing.
+    const stranger = newIdentity(provider);
+    expect(await codeOf(reauthenticate(stranger, account.id))).toBe('oauth:identity_not_linked');
+    expect(await connectionRows(stranger)).toBe(0);
+    const someoneElse = await registerAccount();
+    expect(await codeOf(reauthenticate(who, someoneElse.id))).toBe('oauth:identity_not_linked');
+
+    // A reauthenticate state works for its user only, and a link state is not one.
+    const foreign = await consent(who, AuthorizationPurpose.AUTHORIZATION_PURPOSE_REAUTHENTICATE, someoneElse.id);
+    expect(await codeOf(oauth.confirmIdentity({ userId: account.id, provider: enumOf[provider], ...foreign }))).toBe('oauth:state_invalid');
+    const linking = await consent(who, AuthorizationPurpose.AUTHORIZATION_PURPOSE_LINK, account.id);
+    expect(await codeOf(oauth.confirmIdentity({ userId: account.id, provider: enumOf[provider], ...linking }))).toBe('oauth:state_invalid');
+    expect((await oauth.listConnections({ userId: account.id })).connections).toEqual([connection]);
   });
 
   it('refuses a provider email that is not verified when linking', async () => {

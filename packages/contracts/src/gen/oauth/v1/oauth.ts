@@ -94,6 +94,11 @@ export enum AuthorizationPurpose {
   AUTHORIZATION_PURPOSE_LOGIN = 1,
   /** AUTHORIZATION_PURPOSE_LINK - Add a provider to a signed-in account; the state is used by LinkProvider. */
   AUTHORIZATION_PURPOSE_LINK = 2,
+  /**
+   * AUTHORIZATION_PURPOSE_REAUTHENTICATE - Prove again who the signed-in user is; the state is used by
+   * ConfirmIdentity.
+   */
+  AUTHORIZATION_PURPOSE_REAUTHENTICATE = 3,
   UNRECOGNIZED = -1,
 }
 
@@ -108,6 +113,9 @@ export function authorizationPurposeFromJSON(object: any): AuthorizationPurpose 
     case 2:
     case "AUTHORIZATION_PURPOSE_LINK":
       return AuthorizationPurpose.AUTHORIZATION_PURPOSE_LINK;
+    case 3:
+    case "AUTHORIZATION_PURPOSE_REAUTHENTICATE":
+      return AuthorizationPurpose.AUTHORIZATION_PURPOSE_REAUTHENTICATE;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -123,6 +131,8 @@ export function authorizationPurposeToJSON(object: AuthorizationPurpose): string
       return "AUTHORIZATION_PURPOSE_LOGIN";
     case AuthorizationPurpose.AUTHORIZATION_PURPOSE_LINK:
       return "AUTHORIZATION_PURPOSE_LINK";
+    case AuthorizationPurpose.AUTHORIZATION_PURPOSE_REAUTHENTICATE:
+      return "AUTHORIZATION_PURPOSE_REAUTHENTICATE";
     case AuthorizationPurpose.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -158,8 +168,9 @@ export interface CreateAuthorizationRequest {
   /** Login or link; unspecified is invalid. */
   purpose: AuthorizationPurpose;
   /**
-   * For AUTHORIZATION_PURPOSE_LINK: the signed-in user (UUID) the state is
-   * bound to. Must be empty for AUTHORIZATION_PURPOSE_LOGIN.
+   * For AUTHORIZATION_PURPOSE_LINK and AUTHORIZATION_PURPOSE_REAUTHENTICATE:
+   * the signed-in user (UUID) the state is bound to. Must be empty for
+   * AUTHORIZATION_PURPOSE_LOGIN.
    */
   userId: string;
   /**
@@ -272,6 +283,35 @@ export interface LinkProviderRequest {
 /** LinkProviderResponse holds the new connection. */
 export interface LinkProviderResponse {
   /** The connection just made. */
+  connection?: Connection | undefined;
+}
+
+/**
+ * ConfirmIdentityRequest carries a provider's answer to a reauthenticate
+ * authorization.
+ */
+export interface ConfirmIdentityRequest {
+  /** The signed-in user (UUID) the reauthenticate state was issued to. */
+  userId: string;
+  /** The provider the state was issued for. */
+  provider: Provider;
+  /** The authorization code, as received. */
+  code: string;
+  /**
+   * The state, as received; a reauthenticate state of the same provider and
+   * user.
+   */
+  state: string;
+  /**
+   * The hash of the secret the completing user agent holds; it must equal
+   * the one given to CreateAuthorization, or the state is oauth:state_invalid.
+   */
+  browserBinding: string;
+}
+
+/** ConfirmIdentityResponse names the connection the provider vouched for. */
+export interface ConfirmIdentityResponse {
+  /** The user's connection whose identity signed in at the provider. */
   connection?: Connection | undefined;
 }
 
@@ -1649,6 +1689,216 @@ export const LinkProviderResponse: MessageFns<LinkProviderResponse> = {
   },
 };
 
+function createBaseConfirmIdentityRequest(): ConfirmIdentityRequest {
+  return { userId: "", provider: 0, code: "", state: "", browserBinding: "" };
+}
+
+export const ConfirmIdentityRequest: MessageFns<ConfirmIdentityRequest> = {
+  encode(message: ConfirmIdentityRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.provider !== 0) {
+      writer.uint32(16).int32(message.provider);
+    }
+    if (message.code !== "") {
+      writer.uint32(26).string(message.code);
+    }
+    if (message.state !== "") {
+      writer.uint32(34).string(message.state);
+    }
+    if (message.browserBinding !== "") {
+      writer.uint32(42).string(message.browserBinding);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmIdentityRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmIdentityRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.provider = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.browserBinding = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmIdentityRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      provider: isSet(object.provider) ? providerFromJSON(object.provider) : 0,
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      browserBinding: isSet(object.browserBinding)
+        ? globalThis.String(object.browserBinding)
+        : isSet(object.browser_binding)
+        ? globalThis.String(object.browser_binding)
+        : "",
+    };
+  },
+
+  toJSON(message: ConfirmIdentityRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.provider !== 0) {
+      obj.provider = providerToJSON(message.provider);
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.browserBinding !== "") {
+      obj.browserBinding = message.browserBinding;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConfirmIdentityRequest>, I>>(base?: I): ConfirmIdentityRequest {
+    return ConfirmIdentityRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConfirmIdentityRequest>, I>>(object: I): ConfirmIdentityRequest {
+    const message = createBaseConfirmIdentityRequest();
+    message.userId = object.userId ?? "";
+    message.provider = object.provider ?? 0;
+    message.code = object.code ?? "";
+    message.state = object.state ?? "";
+    message.browserBinding = object.browserBinding ?? "";
+    return message;
+  },
+};
+
+function createBaseConfirmIdentityResponse(): ConfirmIdentityResponse {
+  return { connection: undefined };
+}
+
+export const ConfirmIdentityResponse: MessageFns<ConfirmIdentityResponse> = {
+  encode(message: ConfirmIdentityResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.connection !== undefined) {
+      Connection.encode(message.connection, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmIdentityResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmIdentityResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.connection = Connection.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmIdentityResponse {
+    return { connection: isSet(object.connection) ? Connection.fromJSON(object.connection) : undefined };
+  },
+
+  toJSON(message: ConfirmIdentityResponse): unknown {
+    const obj: any = {};
+    if (message.connection !== undefined) {
+      obj.connection = Connection.toJSON(message.connection);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConfirmIdentityResponse>, I>>(base?: I): ConfirmIdentityResponse {
+    return ConfirmIdentityResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConfirmIdentityResponse>, I>>(object: I): ConfirmIdentityResponse {
+    const message = createBaseConfirmIdentityResponse();
+    message.connection = (object.connection !== undefined && object.connection !== null)
+      ? Connection.fromPartial(object.connection)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseListConnectionsRequest(): ListConnectionsRequest {
   return { userId: "" };
 }
@@ -2158,6 +2408,26 @@ export const OAuthServiceService = {
     responseDeserialize: (value: Buffer): LinkProviderResponse => LinkProviderResponse.decode(value),
   },
   /**
+   * ConfirmIdentity uses up a reauthenticate state issued to the same user,
+   * exchanges the code and answers the connection when the provider
+   * identity is one linked to that user: a fresh proof of identity for an
+   * account that has no password to prove itself with. Nothing is written.
+   * Errors: oauth:provider_not_found, oauth:state_invalid, oauth:code_invalid,
+   * oauth:provider_unavailable, oauth:identity_not_linked,
+   * validation:invalid_input.
+   */
+  confirmIdentity: {
+    path: "/oauth.v1.OAuthService/ConfirmIdentity" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ConfirmIdentityRequest): Buffer =>
+      Buffer.from(ConfirmIdentityRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ConfirmIdentityRequest => ConfirmIdentityRequest.decode(value),
+    responseSerialize: (value: ConfirmIdentityResponse): Buffer =>
+      Buffer.from(ConfirmIdentityResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ConfirmIdentityResponse => ConfirmIdentityResponse.decode(value),
+  },
+  /**
    * ListConnections returns the user's connections, oldest first.
    * Errors: validation:invalid_input.
    */
@@ -2253,6 +2523,16 @@ export interface OAuthServiceServer extends UntypedServiceImplementation {
    * validation:invalid_input.
    */
   linkProvider: handleUnaryCall<LinkProviderRequest, LinkProviderResponse>;
+  /**
+   * ConfirmIdentity uses up a reauthenticate state issued to the same user,
+   * exchanges the code and answers the connection when the provider
+   * identity is one linked to that user: a fresh proof of identity for an
+   * account that has no password to prove itself with. Nothing is written.
+   * Errors: oauth:provider_not_found, oauth:state_invalid, oauth:code_invalid,
+   * oauth:provider_unavailable, oauth:identity_not_linked,
+   * validation:invalid_input.
+   */
+  confirmIdentity: handleUnaryCall<ConfirmIdentityRequest, ConfirmIdentityResponse>;
   /**
    * ListConnections returns the user's connections, oldest first.
    * Errors: validation:invalid_input.
@@ -2388,6 +2668,30 @@ export interface OAuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: LinkProviderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ConfirmIdentity uses up a reauthenticate state issued to the same user,
+   * exchanges the code and answers the connection when the provider
+   * identity is one linked to that user: a fresh proof of identity for an
+   * account that has no password to prove itself with. Nothing is written.
+   * Errors: oauth:provider_not_found, oauth:state_invalid, oauth:code_invalid,
+   * oauth:provider_unavailable, oauth:identity_not_linked,
+   * validation:invalid_input.
+   */
+  confirmIdentity(
+    request: ConfirmIdentityRequest,
+    callback: (error: ServiceError | null, response: ConfirmIdentityResponse) => void,
+  ): ClientUnaryCall;
+  confirmIdentity(
+    request: ConfirmIdentityRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ConfirmIdentityResponse) => void,
+  ): ClientUnaryCall;
+  confirmIdentity(
+    request: ConfirmIdentityRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ConfirmIdentityResponse) => void,
   ): ClientUnaryCall;
   /**
    * ListConnections returns the user's connections, oldest first.
