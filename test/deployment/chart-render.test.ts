@@ -347,20 +347,38 @@ describe('production values', () => {
     expect(bytes).toBeGreaterThanOrEqual(2 * maxContent + 64 * 1024);
   });
 
-  test('mTLS mounts the certificate Secret read-only into every unit that speaks gRPC, and only those', () => {
+  test('mTLS mounts each unit’s own certificate Secret read-only into every unit that speaks gRPC, and only those', () => {
     const objects = objectsOf('production');
     // Today every unit does: the jobs worker calls posts, totp and oauth.
     expect(unitNames.filter(speaksGrpc)).toEqual(unitNames);
     for (const unit of unitNames) {
       const pod = podTemplate(deployment(objects, unit)).spec;
-      const volume = pod.volumes?.find((candidate) => candidate.secret?.secretName === 'latchkey-mtls');
-      const mount = mainContainer(deployment(objects, unit)).volumeMounts?.find((candidate) => candidate.name === volume?.name);
+      const volume = pod.volumes?.find((candidate) => candidate.name === 'mtls');
+      const mount = mainContainer(deployment(objects, unit)).volumeMounts?.find((candidate) => candidate.name === 'mtls');
       if (!speaksGrpc(unit)) {
         expect(volume).toBeUndefined();
       } else {
+        expect(volume?.secret?.secretName).toBe(`latchkey-${unit}-mtls`);
         expect(mount).toEqual({ name: 'mtls', mountPath: '/etc/latchkey/tls', readOnly: true });
       }
     }
+  });
+
+  test('cert-manager issues each unit a certificate named for it, for its Service, for client and server use', () => {
+    const certificates = objectsOf('production').filter((object) => object.kind === 'Certificate');
+    expect(certificates.map((certificate) => certificate.metadata.name).sort()).toEqual(unitNames.filter(speaksGrpc).map((unit) => `latchkey-${unit}-mtls`).sort());
+    for (const unit of unitNames.filter(speaksGrpc)) {
+      const { spec } = findObject(certificates, 'Certificate', `latchkey-${unit}-mtls`) as unknown as { spec: Record<string, unknown> };
+      expect(spec).toMatchObject({
+        secretName: `latchkey-${unit}-mtls`,
+        // What the gRPC services compare with the units allowed to call them.
+        commonName: unit,
+        dnsNames: [`latchkey-${unit}`, `latchkey-${unit}.latchkey.svc`, `latchkey-${unit}.latchkey.svc.cluster.local`],
+        usages: ['digital signature', 'server auth', 'client auth'],
+        issuerRef: { name: 'latchkey-ca', kind: 'Issuer', group: 'cert-manager.io' },
+      });
+    }
+    expect(objectsOf('default').filter((object) => object.kind === 'Certificate')).toEqual([]);
   });
 
   test('replicas spread over zones and nodes', () => {

@@ -267,6 +267,10 @@ describe('OAuth providers', () => {
     expect(renderChart({}).length).toBeGreaterThan(0);
   });
 
+  test('certificates from cert-manager need the issuer that signs them', () => {
+    expectRejected({ set: ['mtls.enabled=true', 'mtls.certManager.enabled=true'] }, /mtls\.certManager\.issuerRef\.name: name the cert-manager CA issuer/);
+  });
+
   test('in production, a provider variable left empty is refused, naming it', () => {
     expectRejected({ values: [withProduction({ config: { GITHUB_REDIRECT_URI: '' } })] }, /config\.GITHUB_REDIRECT_URI is required by units\.oauth when config\.NODE_ENV is production/);
     expectRejected(

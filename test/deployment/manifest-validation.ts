@@ -1,5 +1,6 @@
 // Checks rendered objects against the Kubernetes API types of
-// kubernetes-models 4.5: its validate() (types, required fields, enums) plus
+// kubernetes-models 4.5 (and cert-manager's, from the same family): its
+// validate() (types, required fields, enums) plus
 // a check for unknown fields, which validate() does not flag. The field lists
 // come from the package's own type declarations (one interface per .d.ts
 // file), so the check follows the same API version as the models.
@@ -12,6 +13,7 @@ import * as batch from 'kubernetes-models/batch/v1';
 import * as networking from 'kubernetes-models/networking.k8s.io/v1';
 import * as policy from 'kubernetes-models/policy/v1';
 import * as core from 'kubernetes-models/v1';
+import * as certManager from '@kubernetes-models/cert-manager/cert-manager.io/v1';
 import { type K8sObject } from './helm';
 
 interface ValidatingModel {
@@ -27,6 +29,7 @@ const groups: Record<string, Record<string, unknown>> = {
   'autoscaling/v2': autoscaling,
   'policy/v1': policy,
   'networking.k8s.io/v1': networking,
+  'cert-manager.io/v1': certManager,
 };
 
 export function modelFor(apiVersion: string, kind: string): ModelClass {
@@ -142,8 +145,11 @@ function classify(typeText: string, imports: Map<string, string>): FieldType {
   return { shape: 'scalar' };
 }
 
+const certManagerRoot = path.dirname(require.resolve('@kubernetes-models/cert-manager/package.json'));
+
 function declarationFile(apiVersion: string, kind: string): string {
-  return path.join(modelsRoot, ...apiVersion.split('/'), `${kind}.d.ts`);
+  const root = apiVersion.startsWith('cert-manager.io/') ? certManagerRoot : modelsRoot;
+  return path.join(root, ...apiVersion.split('/'), `${kind}.d.ts`);
 }
 
 function collectUnknown(value: unknown, type: ObjectType, at: string, found: string[]): void {

@@ -21,7 +21,12 @@ export interface E2eStack extends RunningStack {
  * own database, Redis key prefix, NATS subjects, random ports, mail and S3
  * folders. Needs `pnpm build` first (the test command does it).
  */
-export async function startE2eStack(label: string, env: Record<string, string> = {}): Promise<E2eStack> {
+export async function startE2eStack(
+  label: string,
+  env: Record<string, string> = {},
+  /** Variables for one unit only, such as its certificate files. */
+  unitEnv?: (unit: string) => Record<string, string>,
+): Promise<E2eStack> {
   const name = uniqueName(label);
   const scratch = mkdtempSync(path.join(tmpdir(), `latchkey-${label}-`));
   const adminUrl = testDatabaseAdminUrl();
@@ -39,6 +44,7 @@ export async function startE2eStack(label: string, env: Record<string, string> =
       OTEL_SDK_DISABLED: 'true',
       ...env,
     },
+    ...(unitEnv ? { unitEnv } : {}),
     randomPorts: true,
     databaseName: name,
     natsSubjectPrefix: name,

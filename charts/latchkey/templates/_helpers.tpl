@@ -121,9 +121,9 @@ Secret; an existingSecret is managed outside the release and exists already.
 {{- end -}}
 {{- end -}}
 
+{{/* The Secret with a unit's own certificate (its Subject CN is the unit's name). */}}
 {{- define "latchkey.mtlsSecretName" -}}
-{{- $name := default .root.Values.mtls.secretName .unit.mtlsSecretName -}}
-{{- default (printf "%s-mtls" (include "latchkey.fullname" .root)) $name -}}
+{{- default (printf "%s-mtls" (include "latchkey.unitFullname" .)) .unit.mtlsSecretName -}}
 {{- end -}}
 
 {{/*

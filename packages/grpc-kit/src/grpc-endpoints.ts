@@ -29,7 +29,8 @@ export function tlsFilesOf(settings: Omit<GrpcEndpointSettings, 'GRPC_PORT' | 'M
 
 /**
  * What every gRPC unit serves: its service with grpc.health.v1 on GRPC_PORT
- * (mutual TLS when the certificate files are set), and /metrics, /healthz
+ * (mutual TLS when the certificate files are set, and then only for
+ * `callers`), and /metrics, /healthz
  * and /readyz on METRICS_PORT. `ready` says whether its dependencies answer.
  */
 export async function startGrpcEndpoints<Definition extends ServiceDefinitionShape>(options: {
@@ -38,6 +39,8 @@ export async function startGrpcEndpoints<Definition extends ServiceDefinitionSha
   readonly logger: Logger;
   readonly service: { readonly name: string; readonly definition: Definition; readonly handlers: ServiceHandlers<Definition> };
   readonly ready: () => Promise<boolean>;
+  /** The units that may call it (the units catalogue's callers); enforced with mutual TLS. */
+  readonly callers: readonly string[];
   /** Unit-specific server middleware, around every handler. */
   readonly middleware?: readonly ServerMiddleware[];
 }): Promise<GrpcEndpoints> {
@@ -46,6 +49,7 @@ export async function startGrpcEndpoints<Definition extends ServiceDefinitionSha
     logger: options.logger,
     registry,
     tls: tlsFilesOf(options.settings),
+    allowedCallers: options.callers,
     middleware: options.middleware,
   });
   server.addService(options.service.name, options.service.definition, options.service.handlers);

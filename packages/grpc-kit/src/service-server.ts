@@ -5,6 +5,7 @@ import {
   type ServiceDefinition,
   type UntypedServiceImplementation,
   type sendUnaryData,
+  status as GrpcStatus,
 } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from '@latchkey/telemetry';
@@ -22,6 +23,13 @@ export interface ServiceServerOptions {
   readonly logger: Logger;
   readonly registry: Registry;
   readonly tls?: TlsFiles;
+  /**
+   * With TLS, the units that may call: the Common Name of a caller's
+   * certificate must be one of them, else the call is PERMISSION_DENIED
+   * before any handler runs. Over plaintext there is no caller identity to
+   * check (the local stack on 127.0.0.1).
+   */
+  readonly allowedCallers?: readonly string[];
   /** Runs inside the built-in call observer, around every handler, first listed outermost. */
   readonly middleware?: readonly ServerMiddleware[];
 }
@@ -98,9 +106,28 @@ export class ServiceServer {
     });
   }
 
+  /**
+   * Why the caller may not call, or undefined when it may. A certificate the
+   * CA did not sign never gets this far: the TLS handshake refuses it.
+   */
+  private refusalOf(call: ServerUnaryCall<unknown, unknown>): string | undefined {
+    const { allowedCallers, tls } = this.options;
+    if (allowedCallers === undefined || tls?.certFile === undefined) return undefined;
+    const caller = call.getAuthContext()?.sslPeerCertificate?.subject?.CN;
+    if (typeof caller === 'string' && allowedCallers.includes(caller)) return undefined;
+    return `caller ${JSON.stringify(caller ?? null)} is not one of ${allowedCallers.join(', ')}`;
+  }
+
   private wrapUnary(run: (call: ServerCall, context: RequestContext) => Promise<unknown>, method: string) {
     const baseLogger = this.options.logger;
     return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>): void => {
+      const refusal = this.refusalOf(call);
+      if (refusal !== undefined) {
+        // A bare status, no API error code: to the caller this is a deployment fault, not an answer to relay.
+        baseLogger.warn({ rpc: method, reason: refusal }, 'call refused: caller not allowed');
+        callback({ code: GrpcStatus.PERMISSION_DENIED, details: 'This unit may not call this service.' });
+        return;
+      }
       const given = call.metadata.get(metadataKeys.requestId)[0];
       const requestId =
         typeof given === 'string' && given.length > 0 && given.length <= MAX_REQUEST_ID_LENGTH ? given : randomUUID();

@@ -5,6 +5,7 @@ import {
   type RequestContext,
   type ServiceClient,
   type ServiceDefinitionShape,
+  type TlsFiles,
 } from '@latchkey/grpc-kit';
 import { createLogger } from '@latchkey/telemetry';
 
@@ -29,13 +30,15 @@ export function testRequestContext(budgetMs = 5_000): RequestContext {
 
 /**
  * A client of a service under test: each call without a context of its own
- * runs in a fresh one with a 5 s budget, as a call from the gateway would.
+ * runs in a fresh one with a 5 s budget, as a call from the gateway would;
+ * with `tls`, over mutual TLS with those files.
  */
 export function createTestServiceClient<Definition extends ServiceDefinitionShape>(
   definition: Definition,
   address: string,
+  tls?: TlsFiles,
 ): TestServiceClient<Definition> {
-  const client = createServiceClient(definition, address) as unknown as Record<
+  const client = createServiceClient(definition, address, tls ? { tls } : {}) as unknown as Record<
     string,
     (request: unknown, context: RequestContext) => Promise<unknown>
   >;

@@ -8,6 +8,7 @@ import type { IdentityConfig } from './config';
 import { identityHandlers } from './handlers';
 import { deleteExpiredTokens } from './one-time-tokens';
 import { PasswordHasher } from './password-hasher';
+import { callersOf } from '@latchkey/units';
 
 export const IDENTITY_SCHEMA = 'identity';
 const TOKEN_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -56,6 +57,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
 
   const endpoints = await startGrpcEndpoints({
     unit: 'identity',
+    callers: callersOf('identity'),
     settings: config,
     logger,
     service: { name: 'identity.v1.IdentityService', definition: identityV1.IdentityServiceService, handlers: identityHandlers(deps) },

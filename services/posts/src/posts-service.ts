@@ -8,6 +8,7 @@ import type { PostsConfig } from './config';
 import { ContentStore, createS3Client } from '@latchkey/object-store';
 import { postsHandlers } from './handlers';
 import { PostListVersion } from './list-version';
+import { callersOf } from '@latchkey/units';
 
 export const POSTS_SCHEMA = 'posts';
 
@@ -61,6 +62,7 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
 
   const endpoints = await startGrpcEndpoints({
     unit: 'posts',
+    callers: callersOf('posts'),
     settings: config,
     logger,
     service: { name: 'posts.v1.PostsService', definition: postsV1.PostsServiceService, handlers: postsHandlers(deps) },

@@ -12,6 +12,7 @@ import { LoginChallenges } from './login-challenges';
 import { SecretBox } from './secret-box';
 import { SetupTokens } from './setup-tokens';
 import type { TotpDeps } from './totp-deps';
+import { callersOf } from '@latchkey/units';
 
 export const TOTP_SCHEMA = 'totp';
 
@@ -63,6 +64,7 @@ export async function startTotpService(
 
   const endpoints = await startGrpcEndpoints({
     unit: 'totp',
+    callers: callersOf('totp'),
     settings: config,
     logger,
     service: { name: 'totp.v1.TotpService', definition: totpV1.TotpServiceService, handlers: totpHandlers(deps) },

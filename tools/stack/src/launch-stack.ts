@@ -64,6 +64,8 @@ export interface LaunchStackOptions {
   readonly s3Dir?: string;
   /** When set, each process's output also goes to `<logDir>/<unit>.log`. */
   readonly logDir?: string;
+  /** Variables for one unit only (its own certificate files, say), over everything else it gets. */
+  readonly unitEnv?: (unit: string) => Environment;
   /** Units to run, by name; default all. Migrations run for these only. */
   readonly units?: readonly string[];
   /** Per process; default 30 s. */
@@ -260,11 +262,8 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
     });
     // Each started service's address, for the units that start after it.
     const addresses: Record<string, string> = {};
-    const unitEnv = (unit: StackUnit): Record<string, string> => ({
-      ...env,
-      ...addresses,
-      ...portVariables(ports.get(unit.name) ?? {}),
-    });
+    const unitEnv = (unit: StackUnit): Record<string, string> =>
+      mergeEnvironment({ ...env, ...addresses, ...portVariables(ports.get(unit.name) ?? {}) }, {}, options.unitEnv?.(unit.name) ?? {});
 
     for (const unit of migrationOrder(units)) {
       throwIfAborted(signal);

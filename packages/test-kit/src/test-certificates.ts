@@ -1,0 +1,60 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The three PEM files a unit reads from GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE and GRPC_TLS_CA_FILE. */
+export interface CertificateFiles {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly caFile: string;
+}
+
+/** A certificate authority on disk, and the certificates it issued. */
+export interface TestCertificateAuthority {
+  readonly caFile: string;
+  /** A client-and-server certificate whose Subject CN is `commonName`, valid for localhost and 127.0.0.1. */
+  issue(commonName: string): CertificateFiles;
+}
+
+function openssl(args: readonly string[]): void {
+  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+const keyArgs = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+
+/**
+ * A throwaway CA for tests of mutual TLS, made with the openssl command line
+ * (Node can verify certificates but not issue them). Each unit certificate
+ * is named like the chart names them (docs/operations.md, "Mutual TLS"):
+ * the unit's name as Subject CN, usable by client and server.
+ */
+export function createTestCertificateAuthority(directory: string, name = 'latchkey-test-ca'): TestCertificateAuthority {
+  mkdirSync(directory, { recursive: true });
+  const caFile = path.join(directory, `${name}.crt`);
+  const caKey = path.join(directory, `${name}.key`);
+  openssl(['req', '-x509', ...keyArgs, '-keyout', caKey, '-out', caFile, '-days', '2', '-subj', `/CN=${name}`]);
+  const extensions = path.join(directory, `${name}.ext`);
+  writeFileSync(
+    extensions,
+    [
+      'basicConstraints=critical,CA:FALSE',
+      'keyUsage=critical,digitalSignature',
+      'extendedKeyUsage=serverAuth,clientAuth',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ].join('\n'),
+  );
+  return {
+    caFile,
+    issue(commonName) {
+      const base = path.join(directory, `${name}-${commonName}`);
+      const files = { certFile: `${base}.crt`, keyFile: `${base}.key`, caFile };
+      openssl(['req', ...keyArgs, '-keyout', files.keyFile, '-out', `${base}.csr`, '-subj', `/CN=${commonName}`]);
+      openssl([
+        'x509', '-req', '-in', `${base}.csr`, '-CA', caFile, '-CAkey', caKey, '-days', '2',
+        '-set_serial', `0x${randomBytes(16).toString('hex')}`, '-extfile', extensions, '-out', files.certFile,
+      ]);
+      return files;
+    },
+  };
+}
