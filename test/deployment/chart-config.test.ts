@@ -143,7 +143,9 @@ describe.each(variants)('with %s values', (variant, valuesFiles) => {
         if (environment.external.size > 0) {
           // Values from the operator's Secret are not known here; the names are.
           expect(variant).toBe('production');
-          for (const reference of environment.external.values()) expect(reference.secret).toBe('latchkey-env');
+          for (const [name, reference] of environment.external) {
+            expect({ name, secret: reference.secret }).toEqual({ name, secret: name === 'NATS_PASSWORD' ? 'latchkey-nats-users' : 'latchkey-env' });
+          }
           continue;
         }
         expect(() => load(environment.values)).not.toThrow();
@@ -244,13 +246,14 @@ describe('oauth in production', () => {
   function environmentWithSecrets(secrets: Record<string, string>): Record<string, string> {
     const environment = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', 'latchkey-oauth')));
     expect([...environment.external.keys()].sort()).toEqual(
-      ['DATABASE_URL', 'GITHUB_CLIENT_SECRET', 'GOOGLE_CLIENT_SECRET', 'NATS_URL', 'REDIS_URL'].sort(),
+      ['DATABASE_URL', 'GITHUB_CLIENT_SECRET', 'GOOGLE_CLIENT_SECRET', 'NATS_PASSWORD', 'NATS_URL', 'REDIS_URL'].sort(),
     );
     return {
       ...environment.values,
       DATABASE_URL: 'postgres://latchkey:secret@db.internal:5432/latchkey',
       REDIS_URL: 'rediss://:secret@redis.internal:6380/0',
       NATS_URL: 'tls://nats.internal:4222',
+      NATS_PASSWORD: 'nats-secret',
       ...secrets,
     };
   }

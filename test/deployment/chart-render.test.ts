@@ -305,14 +305,14 @@ describe('production values', () => {
     expect(spec.rules.flatMap((rule) => rule.http.paths.map((entry) => entry.backend.service.port.name))).toEqual(['http']);
   });
 
-  test('the chart renders no Secret of its own: units read the operator-managed existingSecret', () => {
+  test('the chart renders no Secret of its own: units read the operator-managed existingSecret and NATS users Secret', () => {
     const objects = objectsOf('production');
     expect(objects.filter((object) => object.kind === 'Secret')).toEqual([]);
     const refs = objects
       .filter((object) => object.kind === 'Deployment' || object.kind === 'Job')
       .flatMap((object) => mainContainer(object).env ?? [])
       .map((variable) => variable.valueFrom?.secretKeyRef?.name);
-    expect(new Set(refs)).toEqual(new Set(['latchkey-env']));
+    expect(new Set(refs)).toEqual(new Set(['latchkey-env', 'latchkey-nats-users']));
   });
 
   test('S3 keys and retired TOTP keys are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {

@@ -236,10 +236,11 @@ describe('OAuth providers', () => {
     },
   };
 
-  function withProduction(overrides: { config?: Record<string, unknown>; secrets?: Record<string, unknown> }): string {
+  function withProduction(overrides: { config?: Record<string, unknown>; secrets?: Record<string, unknown>; natsAuth?: Record<string, unknown> }): string {
     return writeValuesFile({
       config: { ...production.config, ...overrides.config },
       secrets: { ...production.secrets, ...overrides.secrets },
+      ...(overrides.natsAuth ? { natsAuth: overrides.natsAuth } : {}),
     });
   }
 
@@ -265,6 +266,14 @@ describe('OAuth providers', () => {
     }
     // The same values render outside production: they are the development defaults.
     expect(renderChart({}).length).toBeGreaterThan(0);
+  });
+
+  test('NATS users need a password each, and production refuses the published development ones', () => {
+    expectRejected({ set: ['natsAuth.enabled=true', 'natsAuth.passwords.posts='] }, /natsAuth\.passwords\.posts is required by units\.posts \(or set natsAuth\.existingSecret\)/);
+    expectRejected(
+      { values: [withProduction({ natsAuth: { enabled: true, existingSecret: '', passwords: { identity: 'latchkey-dev-nats-identity' } } })] },
+      /natsAuth\.passwords\.identity is a development default published with the chart/,
+    );
   });
 
   test('certificates from cert-manager need the issuer that signs them', () => {

@@ -4,7 +4,7 @@
 // each profile's patches, and deploy k8s/ before the chart in `dev`.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { devValues, findObject, isHook, type K8sObject, parseManifests, renderChart, repoRoot } from './helm';
 import { unknownFields, validateWithModel } from './manifest-validation';
 import { mainContainer } from './workloads';
@@ -201,7 +201,10 @@ describe('development backing services (k8s/)', () => {
     expect(images.find((container) => container.image.startsWith('redis'))?.image).toBe('redis:7');
     const nats = images.find((container) => container.image.startsWith('nats'));
     expect(nats?.image).toBe('nats:2.10');
-    expect(nats?.args).toContain('-js');
+    expect(nats?.args).toEqual(['-c', '/etc/nats/nats.conf']);
+    const documents = parseAllDocuments(readFileSync(path.join(repoRoot, 'k8s', 'nats.yaml'), 'utf8')).map((document) => document.toJSON() as K8sObject);
+    const natsConfig = (findObject(documents, 'ConfigMap', 'latchkey-nats-config').data as Record<string, string>)['nats.conf'];
+    expect(natsConfig).toMatch(/^jetstream \{\n {2}store_dir: \/data\n\}$/m);
   });
 
   test.each([

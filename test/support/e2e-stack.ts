@@ -24,8 +24,12 @@ export interface E2eStack extends RunningStack {
 export async function startE2eStack(
   label: string,
   env: Record<string, string> = {},
-  /** Variables for one unit only, such as its certificate files. */
-  unitEnv?: (unit: string) => Record<string, string>,
+  options: {
+    /** Variables for one unit only, such as its certificate files. */
+    readonly unitEnv?: (unit: string) => Record<string, string>;
+    /** The subject prefix, for a test with a NATS server of its own; default the stack's unique name. */
+    readonly natsSubjectPrefix?: string;
+  } = {},
 ): Promise<E2eStack> {
   const name = uniqueName(label);
   const scratch = mkdtempSync(path.join(tmpdir(), `latchkey-${label}-`));
@@ -44,10 +48,10 @@ export async function startE2eStack(
       OTEL_SDK_DISABLED: 'true',
       ...env,
     },
-    ...(unitEnv ? { unitEnv } : {}),
+    ...(options.unitEnv ? { unitEnv: options.unitEnv } : {}),
     randomPorts: true,
     databaseName: name,
-    natsSubjectPrefix: name,
+    natsSubjectPrefix: options.natsSubjectPrefix ?? name,
     redisKeyPrefix: `${name}:`,
     mailDir: path.join(scratch, 'mail'),
     s3Dir: path.join(scratch, 's3'),

@@ -138,6 +138,54 @@ the jobs worker). Such a unit gets the mTLS files when mtls is on.
 {{- if and .root.Values.mtls.enabled (include "latchkey.speaksGrpc" .) -}}true{{- end -}}
 {{- end -}}
 
+{{/* Whether a unit connects to NATS (it reads NATS_URL). */}}
+{{- define "latchkey.usesNats" -}}
+{{- if has "NATS_URL" .unit.secrets -}}true{{- end -}}
+{{- end -}}
+
+{{- define "latchkey.natsUsersSecretName" -}}
+{{- default (printf "%s-nats-users" (include "latchkey.fullname" .)) .Values.natsAuth.existingSecret -}}
+{{- end -}}
+
+{{/*
+What the NATS user of unit .name may publish and subscribe to, as YAML
+{publish: [...], subscribe: [...]}, for the subject prefix .prefix. The same
+rules as busPermissions in packages/job-streams/src/bus-permissions.ts,
+which test/deployment/nats-authorization.test.ts holds this to.
+*/}}
+{{- define "latchkey.natsPermissions" -}}
+{{- $prefix := .prefix -}}
+{{- $jobs := printf "%s_JOBS" (upper $prefix) -}}
+{{- $dead := printf "%s_DEAD" (upper $prefix) -}}
+{{- $publish := list "$JS.API.INFO" -}}
+{{- range $action := list "INFO" "CREATE" "UPDATE" -}}
+{{- range $stream := list $jobs $dead -}}
+{{- $publish = append $publish (printf "$JS.API.STREAM.%s.%s" $action $stream) -}}
+{{- end -}}
+{{- end -}}
+{{- $produced := dict
+  "identity" (list "jobs.mail.send" "jobs.user.deleted" "jobs.sessions.revoked")
+  "oauth" (list "jobs.mail.send")
+  "totp" (list "jobs.mail.send")
+  "posts" (list "jobs.search.index" "jobs.content.delete") -}}
+{{- if eq .name "jobs" -}}
+{{- range $action := list "INFO" "CREATE" "DURABLE.CREATE" "MSG.NEXT" -}}
+{{- $publish = append $publish (printf "$JS.API.CONSUMER.%s.%s.>" $action $jobs) -}}
+{{- end -}}
+{{- $publish = append $publish (printf "$JS.ACK.%s.>" $jobs) -}}
+{{- $publish = append $publish (printf "%s.dead.>" $prefix) -}}
+{{- range $action := list "STREAM.MSG.GET" "DIRECT.GET" "STREAM.MSG.DELETE" -}}
+{{- $publish = append $publish (printf "$JS.API.%s.%s" $action $dead) -}}
+{{- end -}}
+{{- $publish = append $publish (printf "%s.jobs.>" $prefix) -}}
+{{- else -}}
+{{- range $subject := index $produced .name | default list -}}
+{{- $publish = append $publish (printf "%s.%s" $prefix $subject) -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml (dict "publish" $publish "subscribe" (list (printf "_INBOX_%s.>" .name))) -}}
+{{- end -}}
+
 {{/*
 A value as an environment variable string. Helm reads numbers from YAML as
 float64, and toString would print 1048576 as 1.048576e+06; the schema allows
@@ -155,9 +203,10 @@ only integers, strings and booleans.
 {{/*
 The non-secret variables of one unit, as YAML (name => string): the shared
 config names it lists, its ports, the address of every unit it calls, the
-mTLS files, then its own env (which wins). Empty values are left out so the
-process default applies. With "migration" true the mTLS files are left out:
-a migration talks to the database only and mounts no certificate.
+mTLS files, its NATS user, then its own env (which wins). Empty values are
+left out so the process default applies. With "migration" true the mTLS
+files and the NATS user are left out: a migration talks to the database
+only.
 */}}
 {{- define "latchkey.unitEnv" -}}
 {{- $root := .root -}}
@@ -183,6 +232,9 @@ a migration talks to the database only and mounts no certificate.
 {{- $_ := set $env "GRPC_TLS_CERT_FILE" (printf "%s/tls.crt" $dir) -}}
 {{- $_ := set $env "GRPC_TLS_KEY_FILE" (printf "%s/tls.key" $dir) -}}
 {{- $_ := set $env "GRPC_TLS_CA_FILE" (printf "%s/ca.crt" $dir) -}}
+{{- end -}}
+{{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) (not .migration) -}}
+{{- $_ := set $env "NATS_USER" .name -}}
 {{- end -}}
 {{- range $key, $raw := .unit.env -}}
 {{- $value := include "latchkey.envValue" $raw -}}
@@ -368,6 +420,19 @@ units refuse them in production too (packages/config).
 {{- range $key, $value := $root.Values.secrets.values -}}
 {{- if include "latchkey.isDevelopmentSecret" (include "latchkey.envValue" $value) -}}
 {{- fail (printf "secrets.values.%s is a development default published with the chart; in production set your own, or use secrets.existingSecret" $key) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if $root.Values.natsAuth.enabled -}}
+{{- range $name, $unit := $units -}}
+{{- if and (include "latchkey.usesNats" (dict "unit" $unit)) (not $root.Values.natsAuth.existingSecret) -}}
+{{- $password := include "latchkey.envValue" (index $root.Values.natsAuth.passwords $name | default "") -}}
+{{- if eq $password "" -}}
+{{- fail (printf "natsAuth.passwords.%s is required by units.%s (or set natsAuth.existingSecret)" $name $name) -}}
+{{- end -}}
+{{- if and (eq (toString $root.Values.config.NODE_ENV) "production") (hasPrefix "latchkey-dev-nats-" $password) -}}
+{{- fail (printf "natsAuth.passwords.%s is a development default published with the chart; in production set your own, or use natsAuth.existingSecret" $name) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}

@@ -43,6 +43,12 @@ export const backingServices = {
   /** Prefix for every Redis key, so that several installations can share one Redis. */
   REDIS_KEY_PREFIX: z.string().default('latchkey:'),
   NATS_URL: env.url(['nats', 'tls']),
+  /**
+   * The unit's own NATS user and password, both or neither (docs/operations.md, "NATS permissions");
+   * unset on a developer's machine, whose NATS takes anonymous connections.
+   */
+  NATS_USER: z.string().regex(/^[a-z][a-z0-9_-]*$/, 'must be a unit name').optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
   /** Prefix of JetStream stream and subject names, so that several installations can share one NATS. */
   NATS_SUBJECT_PREFIX: z
     .string()

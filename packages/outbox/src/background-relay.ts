@@ -1,13 +1,14 @@
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import type pg from 'pg';
-import { ensureStreams } from '@latchkey/job-streams';
+import { connectToBus, ensureStreams, type BusSettings } from '@latchkey/job-streams';
 import type { Logger } from '@latchkey/telemetry';
 import { OutboxRelay } from './outbox-relay';
 
 export interface BackgroundRelayOptions {
   readonly pool: pg.Pool;
   readonly schema: string;
-  readonly natsUrl: string;
+  /** NATS_URL, and the unit's own credentials when the installation gives them. */
+  readonly bus: BusSettings;
   readonly subjectPrefix: string;
   /** Shown in NATS monitoring, e.g. `latchkey-identity`. */
   readonly connectionName: string;
@@ -38,8 +39,7 @@ export function startBackgroundRelay(options: BackgroundRelayOptions): Backgroun
   let relay: OutboxRelay | undefined;
   let stopped = false;
   const started = (async () => {
-    const connection = await connect({
-      servers: options.natsUrl,
+    const connection = await connectToBus(options.bus, {
       name: options.connectionName,
       waitOnFirstConnect: true,
       maxReconnectAttempts: -1,

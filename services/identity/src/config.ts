@@ -15,6 +15,8 @@ export const configSchema = z.object({
   DATABASE_URL: backingServices.DATABASE_URL,
   DATABASE_POOL_MAX: env.int(10, 1, 200),
   NATS_URL: backingServices.NATS_URL,
+  NATS_USER: backingServices.NATS_USER,
+  NATS_PASSWORD: backingServices.NATS_PASSWORD,
   NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
   /** Token lifetimes in minutes, under the names of docs/api.md, "Configuration". */
   AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME: env.int(1, 1),

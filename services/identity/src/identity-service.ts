@@ -44,7 +44,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
   const relay = startBackgroundRelay({
     pool,
     schema: IDENTITY_SCHEMA,
-    natsUrl: config.NATS_URL,
+    bus: config,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,
     connectionName: 'latchkey-identity',
     logger,

@@ -9,6 +9,8 @@ export const configSchema = z
     DATABASE_URL: backingServices.DATABASE_URL,
     DATABASE_POOL_MAX: env.int(5, 1, 200),
     NATS_URL: backingServices.NATS_URL,
+    NATS_USER: backingServices.NATS_USER,
+    NATS_PASSWORD: backingServices.NATS_PASSWORD,
     NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
     /** Where the gateway keeps sessions: the worker ends those a credential change or account deletion revoked. */
     REDIS_URL: backingServices.REDIS_URL,

@@ -1,6 +1,6 @@
-import { connect } from 'nats';
 import { z } from 'zod';
 import { backingServices, loadConfig } from '@latchkey/config';
+import { connectToBus } from '@latchkey/job-streams';
 import { DeadLetters } from './dead-letters';
 
 /**
@@ -11,6 +11,8 @@ import { DeadLetters } from './dead-letters';
  */
 const configSchema = z.object({
   NATS_URL: backingServices.NATS_URL,
+  NATS_USER: backingServices.NATS_USER,
+  NATS_PASSWORD: backingServices.NATS_PASSWORD,
   NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
 });
 
@@ -28,7 +30,7 @@ async function main(args: readonly string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig(configSchema, process.env);
-  const nc = await connect({ servers: config.NATS_URL, name: 'latchkey-jobs-dlq' });
+  const nc = await connectToBus(config, { name: 'latchkey-jobs-dlq' });
   try {
     const letters = new DeadLetters(await nc.jetstreamManager(), nc.jetstream(), config.NATS_SUBJECT_PREFIX);
     if (action === 'list') {

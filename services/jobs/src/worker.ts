@@ -1,11 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { connect, Events, type NatsConnection } from 'nats';
+import { Events, type NatsConnection } from 'nats';
 import type pg from 'pg';
 import { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { Gauge } from 'prom-client';
 import { createPool, createRedisClient } from '@latchkey/db';
 import { createServiceClient } from '@latchkey/grpc-kit';
-import { ensureStreams } from '@latchkey/job-streams';
+import { connectToBus, ensureStreams } from '@latchkey/job-streams';
 import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
 import { accountCleanupJob } from './account-cleanup';
 import { startCompletedJobsCleanup } from './completed-jobs';
@@ -86,7 +86,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     });
     teardown.push(() => pool.end());
 
-    const nc = await connect({ servers: config.NATS_URL, name: 'latchkey-jobs', maxReconnectAttempts: -1 });
+    const nc = await connectToBus(config, { name: 'latchkey-jobs', maxReconnectAttempts: -1 });
     teardown.push(async () => {
       // Drain flushes the acks and naks of the jobs that just finished.
       if (!nc.isClosed()) await nc.drain();

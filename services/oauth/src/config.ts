@@ -32,6 +32,8 @@ export const configSchema = z
     REDIS_URL: backingServices.REDIS_URL,
     REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
     NATS_URL: backingServices.NATS_URL,
+    NATS_USER: backingServices.NATS_USER,
+    NATS_PASSWORD: backingServices.NATS_PASSWORD,
     NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
     /** identity.v1, which owns the accounts this service finds and creates. */
     IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),

@@ -41,7 +41,7 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
   const relay = startBackgroundRelay({
     pool,
     schema: OAUTH_SCHEMA,
-    natsUrl: config.NATS_URL,
+    bus: config,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,
     connectionName: 'latchkey-oauth',
     logger,

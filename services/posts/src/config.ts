@@ -19,6 +19,8 @@ export const configSchema = z
     DATABASE_URL: backingServices.DATABASE_URL,
     DATABASE_POOL_MAX: env.int(10, 1, 200),
     NATS_URL: backingServices.NATS_URL,
+    NATS_USER: backingServices.NATS_USER,
+    NATS_PASSWORD: backingServices.NATS_PASSWORD,
     NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
     /** Where the version of the post list is published for the gateways' page caches. */
     REDIS_URL: backingServices.REDIS_URL,

@@ -54,7 +54,7 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
   const relay = startBackgroundRelay({
     pool,
     schema: POSTS_SCHEMA,
-    natsUrl: config.NATS_URL,
+    bus: config,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,
     connectionName: 'latchkey-posts',
     logger,

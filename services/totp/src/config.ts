@@ -38,6 +38,8 @@ export const configSchema = z.object({
   REDIS_URL: backingServices.REDIS_URL,
   REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
   NATS_URL: backingServices.NATS_URL,
+  NATS_USER: backingServices.NATS_USER,
+  NATS_PASSWORD: backingServices.NATS_PASSWORD,
   NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
   /** The issuer shown by authenticator apps (docs/api.md, "Second factor (TOTP)"). */
   TOTP_ISSUER: z.string().trim().min(1).default('Latchkey'),

@@ -56,7 +56,7 @@ export async function startTotpService(
   const relay = startBackgroundRelay({
     pool,
     schema: TOTP_SCHEMA,
-    natsUrl: config.NATS_URL,
+    bus: config,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,
     connectionName: 'latchkey-totp',
     logger,

@@ -4,19 +4,33 @@ import path from 'node:path';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { identityV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import { createTestCertificateAuthority, createTestServiceClient, waitFor, type CertificateFiles } from '@latchkey/test-kit';
+import { busUsers, connectToBus, topology } from '@latchkey/job-streams';
+import {
+  createTestCertificateAuthority,
+  createTestServiceClient,
+  startOwnNatsServer,
+  waitFor,
+  type CertificateFiles,
+  type OwnNatsServer,
+} from '@latchkey/test-kit';
 import { units } from '@latchkey/units';
 import { ApiClient } from '../support/api-client';
 import { PASSWORD, signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { natsAuthorizationBlock, natsPasswordVariable } from '../support/nats-authorization';
 
 /**
- * docs/operations.md, "Mutual TLS": every unit with a certificate of its
- * own, named for it; each gRPC service takes calls only from the units the
+ * The whole system as the production values deploy it, each unit with an
+ * identity of its own. docs/operations.md, "Mutual TLS": a certificate named
+ * for the unit; each gRPC service takes calls only from the units the
  * catalogue says call it (identity: oauth, jobs and the gateway).
+ * docs/operations.md, "NATS permissions": a NATS user per unit, allowed only
+ * its own subjects.
  */
 let stack: E2eStack;
+let nats: OwnNatsServer;
 let scratch: string;
+const natsPassword = (unit: string) => `nats-password-of-${unit}`;
 const certificates = new Map<string, CertificateFiles>();
 let foreign: CertificateFiles;
 
@@ -30,11 +44,26 @@ beforeAll(async () => {
   for (const unit of units) certificates.set(unit.name, authority.issue(unit.name));
   // The right name, from a CA the units do not trust.
   foreign = createTestCertificateAuthority(path.join(scratch, 'foreign'), 'foreign-ca').issue('gateway');
-  stack = await startE2eStack('mtls', {}, (unit) => tlsVariables(certificates.get(unit)!));
+  nats = await startOwnNatsServer({
+    config: natsAuthorizationBlock('unitid', [...busUsers]),
+    env: Object.fromEntries(busUsers.map((unit) => [natsPasswordVariable(unit), natsPassword(unit)])),
+  });
+  stack = await startE2eStack(
+    'unitid',
+    { NATS_URL: nats.url },
+    {
+      natsSubjectPrefix: 'unitid',
+      unitEnv: (unit) => ({
+        ...tlsVariables(certificates.get(unit)!),
+        ...((busUsers as readonly string[]).includes(unit) ? { NATS_USER: unit, NATS_PASSWORD: natsPassword(unit) } : {}),
+      }),
+    },
+  );
 }, 90_000);
 
 afterAll(async () => {
   await stack?.destroy();
+  await nats?.destroy();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -52,11 +81,15 @@ async function statusOf(call: Promise<unknown>): Promise<number | undefined> {
   return (error.cause as { code?: number } | undefined)?.code;
 }
 
-describe('mutual TLS with a certificate per unit', () => {
-  it('runs every flow across the units: sign-up, posts, and the account cleanup the worker does', async () => {
+describe('every unit with an identity of its own', () => {
+  it('runs every flow across the units and the bus: sign-up mail, posts, search, and the account cleanup the worker does', async () => {
     const account = await signedInAccount(stack, 'mtls');
     const created = await account.client.post('/v0/posts', { title: 'Over TLS', content: 'every hop checks who calls' });
     expect(created.status).toBe(201);
+    // posts queued the index job, the worker indexed it.
+    await waitFor(async () => ((await account.client.get('/v0/search/posts?q=hop')).body.items as unknown[] | undefined)?.length ? true : undefined, {
+      description: 'the post to be indexed',
+    });
     const postUrl = `/v0/posts/${created.body.id as string}`;
     expect((await account.client.request('DELETE', '/v0/users/me', { json: { password: PASSWORD } })).status).toBe(204);
     // The worker asks identity, then has posts, totp and oauth delete the data: every call passes with its certificate.
@@ -81,9 +114,25 @@ describe('mutual TLS with a certificate per unit', () => {
       asJobs.close();
       asPosts.close();
     }
-    const identityLog = stack.processes.get('identity')!.output();
-    expect(identityLog).toContain('call refused: caller not allowed');
-    expect(identityLog).toContain('caller \\"posts\\" is not one of oauth, jobs, gateway');
+    const refusal = await waitFor(
+      () => stack.processes.get('identity')!.output().split('\n').find((line) => line.includes('call refused: caller not allowed')),
+      { description: 'identity to log the refusal' },
+    );
+    expect(refusal).toContain('caller \\"posts\\" is not one of oauth, jobs, gateway');
+  });
+
+  it('keeps each unit to its own subjects on the bus: posts cannot forge the user.deleted of identity', async () => {
+    const names = topology('unitid');
+    const posts = await connectToBus({ NATS_URL: nats.url, NATS_USER: 'posts', NATS_PASSWORD: natsPassword('posts') }, { name: 'e2e-posts' });
+    try {
+      const forged = new TextEncoder().encode(JSON.stringify({ user_id: '00000000-0000-4000-8000-000000000000' }));
+      await expect(posts.jetstream().publish(names.subject('jobs.user.deleted'), forged, { timeout: 2_000 })).rejects.toMatchObject({
+        code: 'PERMISSIONS_VIOLATION',
+      });
+    } finally {
+      await posts.close();
+    }
+    await expect(connectToBus({ NATS_URL: nats.url }, { name: 'e2e-anonymous' })).rejects.toMatchObject({ code: 'AUTHORIZATION_VIOLATION' });
   });
 
   it('refuses a certificate from another CA, and a caller without one, in the handshake', async () => {
