@@ -67,6 +67,7 @@ describe('operations endpoints', () => {
         '/v0/auth/totp/disable',
         '/v0/auth/oauth/{provider}/authorize',
         '/v0/auth/oauth/{provider}/login',
+        '/v0/auth/oauth/{provider}/reauthenticate',
         '/v0/auth/oauth/{provider}/link',
         '/v0/auth/oauth/connections',
         '/v0/auth/oauth/connections/unlink',
