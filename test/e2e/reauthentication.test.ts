@@ -19,6 +19,8 @@ beforeAll(async () => {
   stack = await startE2eStack('reauth', {
     AUTH_REAUTH_MAX_AGE_SECONDS: '2',
     RATE_LIMIT_LOGIN_FAILURES: '2',
+    // Waiting for a proof to grow stale polls a credential route: not what this file tests.
+    RATE_LIMIT_IP_MAX: '100000',
     GOOGLE_CLIENT_ID: 'e2e-google-client',
     GOOGLE_CLIENT_SECRET: 'e2e-google-secret',
     GOOGLE_REDIRECT_URI: 'http://app.example.test/oauth/google/callback',
@@ -35,6 +37,7 @@ afterAll(async () => {
 async function letGrowStale({ client }: { client: ApiClient }): Promise<void> {
   await waitFor(async () => ((await client.get('/v0/auth/oauth/google/authorize?purpose=link')).status === 403 ? true : undefined), {
     description: 'the sign-in to grow stale',
+    intervalMs: 200,
   });
 }
 
