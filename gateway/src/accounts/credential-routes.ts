@@ -142,7 +142,7 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
         );
         // A new id for the session that proved the password, so a stolen old cookie is worthless.
         await deps.sessions.deleteAllForUser(current.userId);
-        await startSession(deps, request, reply, { userId: current.userId, handle: current.handle, sessionEpoch });
+        await startSession(deps, request, reply, { userId: current.userId, handle: current.handle, sessionEpoch, methods: ['pwd'] });
         return reply.code(204).send(null);
       },
     );

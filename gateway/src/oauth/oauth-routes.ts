@@ -5,6 +5,7 @@ import { assertRecentlyAuthenticated, optionalSession, requireRecentAuthenticati
 import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, OAuthClient, TotpClient } from '../service-clients';
 import { signIn } from '../sessions/sign-in';
+import { signInMethods } from '../sessions/session-store';
 import { bindBrowser, takeBrowserBinding } from './browser-binding';
 import { providerFromPath, providerName } from './oauth-providers';
 import { userSchema } from '../accounts/account-schemas';
@@ -118,7 +119,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
         // Linked by its email to an account with a password: whoever chose that password may not own the
         // address (they registered it first), so every session opened with it ends; the notice says how to reset it.
         if (result.signedIn!.linkedNow && user!.hasPassword) await deps.sessions.deleteAllForUser(user!.id);
-        const outcome = await signIn(deps, request, reply, user!);
+        const outcome = await signIn(deps, request, reply, user!, 'fed');
         if ('totp_required' in outcome) return outcome;
         return { status: result.signedIn!.linkedNow ? ('linked' as const) : ('signed_in' as const), user: outcome };
       },
@@ -141,7 +142,8 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           request.ctx,
         );
         const view = userView(user!, false);
-        await startSession(deps, request, reply, { userId: user!.id, handle: user!.handle, sessionEpoch: user!.sessionEpoch }, view);
+        const methods = signInMethods('fed', false);
+        await startSession(deps, request, reply, { userId: user!.id, handle: user!.handle, sessionEpoch: user!.sessionEpoch, methods }, view);
         return reply.code(201).send(view);
       },
     );
@@ -193,7 +195,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
         await deps.limits.checkPassword(email, request, () =>
           deps.oauth.confirmIdentity({ userId: current.userId, provider, ...request.body, browserBinding }, request.ctx),
         );
-        const at = await deps.sessions.markAuthenticated(current);
+        const at = await deps.sessions.markAuthenticated(current, 'fed');
         return { reauthenticated_at: new Date(at).toISOString() };
       },
     );

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@latchkey/errors';
-import type { Session, SessionStore } from './session-store';
+import type { AuthenticationMethod, Session, SessionStore } from './session-store';
 import type { UserView } from '../accounts/user-view';
 import { clearSessionCookie, setSessionCookie, type CookieSettings } from './session-cookie';
 
@@ -68,13 +68,19 @@ export async function startSession(
   deps: SessionAccess,
   request: FastifyRequest,
   reply: FastifyReply,
-  account: { readonly userId: string; readonly handle: string | undefined; readonly sessionEpoch: number },
+  account: {
+    readonly userId: string;
+    readonly handle: string | undefined;
+    readonly sessionEpoch: number;
+    readonly methods: readonly AuthenticationMethod[];
+  },
   profile?: UserView,
 ): Promise<Session> {
   const { cookieValue, session } = await deps.sessions.create({
     userId: account.userId,
     handle: account.handle,
     sessionEpoch: account.sessionEpoch,
+    methods: account.methods,
     userAgent: request.headers['user-agent'] ?? '',
     ip: request.ip,
     profile,

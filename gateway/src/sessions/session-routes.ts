@@ -42,7 +42,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
         const { user } = await deps.limits.checkPassword(email, request, () =>
           deps.identity.authenticatePassword({ email, password }, request.ctx),
         );
-        return signIn(deps, request, reply, user!);
+        return signIn(deps, request, reply, user!, 'pwd');
       },
     );
 
@@ -83,7 +83,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
           // Spent like at login, and counted against the TOTP code limit; totp:not_enabled without TOTP.
           await deps.totp.confirmSecondFactor(code !== undefined ? { userId, code } : { userId, backupCode }, request.ctx);
         }
-        const at = await deps.sessions.markAuthenticated(current);
+        const at = await deps.sessions.markAuthenticated(current, password !== undefined ? 'pwd' : 'otp');
         return { reauthenticated_at: new Date(at).toISOString() };
       },
     );

@@ -23,6 +23,12 @@ export interface Session {
   readonly lastSeenAt: number;
   /** When the user last proved who they are in this session: its sign-in, or a re-authentication. */
   readonly authenticatedAt: number;
+  /**
+   * How they proved it, as RFC 8176 authentication method references: `pwd`,
+   * `fed` (an identity provider), `otp` and `mfa` after a second factor.
+   * Empty in sessions stored before they were kept.
+   */
+  readonly methods: readonly AuthenticationMethod[];
   /** The account's credential epoch at sign-in; a later password change or reset ends the session. */
   readonly sessionEpoch: number;
   /** Sliding expiry, extended on activity below the refresh threshold. */
@@ -33,6 +39,13 @@ export interface Session {
   readonly ip: string;
   /** The account as last shown, kept so that GET /v0/users/me costs one Redis read. */
   readonly profile?: { readonly view: UserView; readonly storedAt: number } | undefined;
+}
+
+export type AuthenticationMethod = 'pwd' | 'fed' | 'otp' | 'mfa';
+
+/** The methods of a sign-in whose first factor was `first`, with or without a second factor. */
+export function signInMethods(first: 'pwd' | 'fed', secondFactor: boolean): AuthenticationMethod[] {
+  return secondFactor ? [first, 'otp', 'mfa'] : [first];
 }
 
 export interface SessionPolicy {
@@ -56,6 +69,7 @@ interface StoredSession {
   c: number;
   s: number;
   t?: number;
+  r?: AuthenticationMethod[];
   k?: number;
   e: number;
   m: number;
@@ -97,6 +111,7 @@ export class SessionStore {
     userId: string;
     handle: string | undefined;
     sessionEpoch: number;
+    methods: readonly AuthenticationMethod[];
     userAgent: string;
     ip: string;
     profile?: UserView;
@@ -111,6 +126,7 @@ export class SessionStore {
       createdAt: now,
       lastSeenAt: now,
       authenticatedAt: now,
+      methods: input.methods,
       sessionEpoch: input.sessionEpoch,
       expiresAt: Math.min(now + this.policy.slidingTtlMs, now + this.policy.maxLifetimeMs),
       maxExpiresAt: now + this.policy.maxLifetimeMs,
@@ -170,9 +186,10 @@ export class SessionStore {
   }
 
   /** Records a fresh proof of identity in this session (POST /v0/auth/reauthenticate); answers when. */
-  async markAuthenticated(session: Session): Promise<number> {
+  async markAuthenticated(session: Session, method: AuthenticationMethod): Promise<number> {
     const now = this.clock();
-    const updated: Session = { ...session, authenticatedAt: now, lastSeenAt: now };
+    const methods = session.methods.includes(method) ? session.methods : [...session.methods, method];
+    const updated: Session = { ...session, authenticatedAt: now, lastSeenAt: now, methods };
     const stored = await this.redis.set(this.sessionKey(session.tokenHash), encode(updated), 'KEEPTTL', 'XX');
     if (stored === null) throw new AppError('auth:unauthorized');
     return now;
@@ -259,6 +276,7 @@ function encode(session: Session): string {
     c: session.createdAt,
     s: session.lastSeenAt,
     t: session.authenticatedAt,
+    r: [...session.methods],
     k: session.sessionEpoch,
     e: session.expiresAt,
     m: session.maxExpiresAt,
@@ -284,6 +302,7 @@ function decode(tokenHash: string, raw: string): Session | undefined {
       lastSeenAt: s.s,
       // Sessions stored before it was kept were authenticated when they were made.
       authenticatedAt: s.t ?? s.c,
+      methods: s.r ?? [],
       sessionEpoch: s.k ?? 0,
       expiresAt: s.e,
       maxExpiresAt: s.m,

@@ -3,6 +3,7 @@ import type { identityV1 } from '@latchkey/contracts';
 import type { TotpClient } from '../service-clients';
 import { userView, type UserView } from '../accounts/user-view';
 import { startSession, type SessionAccess } from './session-auth';
+import { signInMethods } from './session-store';
 
 export interface TotpChallenge {
   totp_required: true;
@@ -10,7 +11,7 @@ export interface TotpChallenge {
 }
 
 /**
- * The last step of every first-factor sign-in (password now, OAuth later):
+ * The last step of every first-factor sign-in (a password, or a provider):
  * an account with TOTP on gets a login challenge and no cookie; any other
  * gets its session (docs/api.md, "Authentication").
  */
@@ -19,10 +20,13 @@ export async function signIn(
   request: FastifyRequest,
   reply: FastifyReply,
   user: identityV1.User,
+  /** How the first factor was proved: a password, or an identity provider. */
+  firstFactor: 'pwd' | 'fed',
 ): Promise<UserView | TotpChallenge> {
-  const { totpRequired, tempToken } = await deps.totp.beginLogin({ userId: user.id }, request.ctx);
+  const { totpRequired, tempToken } = await deps.totp.beginLogin({ userId: user.id, firstFactor }, request.ctx);
   if (totpRequired) return { totp_required: true, temp_token: tempToken };
   const view = userView(user, false);
-  await startSession(deps, request, reply, { userId: user.id, handle: user.handle, sessionEpoch: user.sessionEpoch }, view);
+  const methods = signInMethods(firstFactor, false);
+  await startSession(deps, request, reply, { userId: user.id, handle: user.handle, sessionEpoch: user.sessionEpoch, methods }, view);
   return view;
 }

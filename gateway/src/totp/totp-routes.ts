@@ -1,3 +1,4 @@
+import { signInMethods } from '../sessions/session-store';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
@@ -115,13 +116,14 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { temp_token, code, backup_code } = request.body;
-        const { userId } = await deps.totp.verifyLoginChallenge(
+        const { userId, firstFactor } = await deps.totp.verifyLoginChallenge(
           { tempToken: temp_token, code, backupCode: backup_code },
           request.ctx,
         );
         const { user } = await deps.identity.getUser({ userId }, request.ctx);
         const view = userView(user!, true);
-        await startSession(deps, request, reply, { userId, handle: user!.handle, sessionEpoch: user!.sessionEpoch }, view);
+        const methods = signInMethods(firstFactor === 'fed' ? 'fed' : 'pwd', true);
+        await startSession(deps, request, reply, { userId, handle: user!.handle, sessionEpoch: user!.sessionEpoch, methods }, view);
         return view;
       },
     );

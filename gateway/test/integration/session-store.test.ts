@@ -29,7 +29,7 @@ afterAll(async () => {
   await redis.quit();
 });
 
-const create = (userId = 'user-1') => store.create({ userId, handle: 'ada', sessionEpoch: 0, userAgent: 'jest', ip: '127.0.0.1' });
+const create = (userId = 'user-1') => store.create({ userId, handle: 'ada', sessionEpoch: 0, methods: ['pwd'], userAgent: 'jest', ip: '127.0.0.1' });
 
 describe('SessionStore', () => {
   it('keeps a user to maxPerUser sessions, ending the least recently used', async () => {
@@ -151,12 +151,13 @@ describe('SessionStore', () => {
       totp_enabled: false,
       created_at: '2026-01-01T00:00:00.000Z',
     };
-    const first = await store.create({ userId: 'user-1', handle: 'ada', sessionEpoch: 0, userAgent: 'jest', ip: '127.0.0.1', profile: view });
+    const first = await store.create({ userId: 'user-1', handle: 'ada', sessionEpoch: 0, methods: ['pwd'], userAgent: 'jest', ip: '127.0.0.1', profile: view });
     const second = await create();
     const other = await store.create({
       userId: 'user-2',
       handle: 'bob',
       sessionEpoch: 0,
+      methods: ['pwd'],
       userAgent: 'jest',
       ip: '127.0.0.1',
       profile: { ...view, id: 'user-2' },

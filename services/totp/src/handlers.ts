@@ -1,5 +1,6 @@
 import type { totpV1 } from '@latchkey/contracts';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
+import { AppError } from '@latchkey/errors';
 import type { TotpDeps } from './totp-deps';
 import { confirmSecondFactor } from './second-factor-confirmation';
 import { beginLogin, createLoginChallenge, verifyLoginChallenge } from './totp-login';
@@ -39,16 +40,19 @@ export function totpHandlers(deps: TotpDeps): TotpHandlers {
       const { token, expiresAt } = await createLoginChallenge(deps, userId);
       return { tempToken: token, expiresAt };
     },
-    async beginLogin({ userId }) {
-      const challenge = await beginLogin(deps, userId);
+    async beginLogin({ userId, firstFactor }) {
+      if (firstFactor !== '' && firstFactor !== 'pwd' && firstFactor !== 'fed') {
+        throw AppError.validation([{ field: 'first_factor', message: 'must be pwd or fed' }]);
+      }
+      const challenge = await beginLogin(deps, userId, firstFactor === 'fed' ? 'fed' : 'pwd');
       return challenge
         ? { totpRequired: true, tempToken: challenge.token, expiresAt: challenge.expiresAt }
         : { totpRequired: false, tempToken: '' };
     },
     async verifyLoginChallenge(request, context) {
-      const userId = await verifyLoginChallenge(deps, request);
+      const { userId, firstFactor } = await verifyLoginChallenge(deps, request);
       context.logger.info({ user_id: userId, proof: request.code === undefined ? 'backup_code' : 'totp' }, 'login challenge passed');
-      return { userId };
+      return { userId, firstFactor };
     },
     async confirmSecondFactor(request, context) {
       await confirmSecondFactor(deps, request);

@@ -14,15 +14,16 @@ const EXPIRED_RECORD_RETENTION_SECONDS = 3_600;
 /**
  * Takes one attempt of a challenge, atomically: of any number of parallel
  * guesses at most MAX_CHALLENGE_ATTEMPTS get through. Answers
- * {'unknown'}, {'dead'}, {'expired'} or {'reserved', user_id, attempt}.
+ * {'unknown'}, {'dead'}, {'expired'} or {'reserved', user_id, attempt,
+ * first_factor}.
  */
 const RESERVE_SCRIPT = `
-local record = redis.call('HMGET', KEYS[1], 'user_id', 'expires_at', 'attempts')
+local record = redis.call('HMGET', KEYS[1], 'user_id', 'expires_at', 'attempts', 'first_factor')
 if not record[1] then return {'unknown'} end
 if tonumber(record[3]) >= tonumber(ARGV[2]) then return {'dead'} end
 if tonumber(record[2]) <= tonumber(ARGV[1]) then return {'expired'} end
 local attempt = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
-return {'reserved', record[1], attempt}`;
+return {'reserved', record[1], attempt, record[4] or 'pwd'}`;
 
 /** Gives an attempt back when it did not test a code (the user was rate limited, or no backup code was left). */
 const RELEASE_SCRIPT = `
@@ -31,15 +32,18 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
 end
 return 0`;
 
+/** How the first factor of a sign-in was proved (RFC 8176): a password, or an identity provider. */
+export type FirstFactor = 'pwd' | 'fed';
+
 export type AttemptReservation =
-  | { readonly outcome: 'reserved'; readonly userId: string; readonly attempt: number }
+  | { readonly outcome: 'reserved'; readonly userId: string; readonly attempt: number; readonly firstFactor: FirstFactor }
   | { readonly outcome: 'unknown' | 'dead' | 'expired' };
 
 function parseReservation(reply: unknown): AttemptReservation {
   if (!Array.isArray(reply)) throw new Error('unexpected reply from the challenge script');
-  const [outcome, userId, attempt] = reply as unknown[];
+  const [outcome, userId, attempt, firstFactor] = reply as unknown[];
   if (outcome === 'reserved' && typeof userId === 'string' && typeof attempt === 'number') {
-    return { outcome, userId, attempt };
+    return { outcome, userId, attempt, firstFactor: firstFactor === 'fed' ? 'fed' : 'pwd' };
   }
   if (outcome === 'unknown' || outcome === 'dead' || outcome === 'expired') return { outcome };
   throw new Error('unexpected reply from the challenge script');
@@ -77,7 +81,7 @@ export class LoginChallenges {
     return `${this.keyPrefix}totp:challenges-of:${userId}`;
   }
 
-  async issue(userId: string, nowMs: number): Promise<{ token: string; expiresAt: Date }> {
+  async issue(userId: string, nowMs: number, firstFactor: FirstFactor = 'pwd'): Promise<{ token: string; expiresAt: Date }> {
     const token = generateOpaqueToken();
     const tokenHash = hashOpaqueToken(token);
     const expiresAtMs = nowMs + this.ttlSeconds * 1000;
@@ -87,7 +91,7 @@ export class LoginChallenges {
     await execTransaction(
       this.redis
         .multi()
-        .hset(key, { user_id: userId, attempts: 0, expires_at: expiresAtMs })
+        .hset(key, { user_id: userId, attempts: 0, expires_at: expiresAtMs, first_factor: firstFactor })
         .expire(key, retentionSeconds)
         .sadd(index, tokenHash)
         .expire(index, retentionSeconds),

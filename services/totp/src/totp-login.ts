@@ -1,7 +1,7 @@
 import { AppError, type FieldError } from '@latchkey/errors';
 import { acceptAuthenticatorCode, useBackupCode } from './code-acceptance';
 import { assertValid, checkBackupCode, checkToken, checkTotpCode, checkUserId } from './input-rules';
-import { MAX_CHALLENGE_ATTEMPTS } from './login-challenges';
+import { MAX_CHALLENGE_ATTEMPTS, type FirstFactor } from './login-challenges';
 import type { TotpDeps } from './totp-deps';
 import { findCredential } from './totp-store';
 
@@ -28,15 +28,16 @@ export async function createLoginChallenge(
 export async function beginLogin(
   deps: TotpDeps,
   userId: string,
+  firstFactor: FirstFactor = 'pwd',
 ): Promise<{ token: string; expiresAt: Date } | undefined> {
   assertValid(checkUserId(userId));
   if (!(await findCredential(deps.pool, userId))) return undefined;
-  return deps.loginChallenges.issue(userId, deps.now());
+  return deps.loginChallenges.issue(userId, deps.now(), firstFactor);
 }
 
 /**
  * Completes a login: checks the proof against the token's user and answers
- * that user's id. docs/api.md, "Second factor (TOTP)": single use (success ends the token), dead
+ * that user's id and the first factor of its sign-in. docs/api.md, "Second factor (TOTP)": single use (success ends the token), dead
  * after 5 wrong codes (the fifth answers `totp:invalid_code`, later uses
  * `totp:temp_token_invalid`), `totp:temp_token_expired` once expired.
  *
@@ -52,7 +53,7 @@ export async function beginLogin(
 export async function verifyLoginChallenge(
   deps: TotpDeps,
   input: { tempToken: string; code?: string | undefined; backupCode?: string | undefined },
-): Promise<string> {
+): Promise<{ userId: string; firstFactor: FirstFactor }> {
   const { tempToken } = input;
   const proof = toLoginProof(input);
   const fields = [...checkToken(tempToken, 'temp_token'), ...checkProof(proof)];
@@ -61,7 +62,7 @@ export async function verifyLoginChallenge(
   const reservation = await deps.loginChallenges.reserveAttempt(tempToken, deps.now());
   if (reservation.outcome === 'expired') throw new AppError('totp:temp_token_expired');
   if (reservation.outcome !== 'reserved') throw new AppError('totp:temp_token_invalid');
-  const { userId, attempt } = reservation;
+  const { userId, attempt, firstFactor } = reservation;
 
   try {
     await deps.failureLimit.guard(userId, async () => {
@@ -76,7 +77,7 @@ export async function verifyLoginChallenge(
     throw error;
   }
   if (!(await deps.loginChallenges.end(tempToken))) throw new AppError('totp:temp_token_invalid');
-  return userId;
+  return { userId, firstFactor };
 }
 
 export function toLoginProof(input: { code?: string | undefined; backupCode?: string | undefined }): LoginProof | undefined {

@@ -365,6 +365,7 @@ describe('login challenge', () => {
     const fresh = remember(codeFor(account.secret));
     await expect(client.verifyLoginChallenge({ tempToken: await challenge(account.userId), code: fresh })).resolves.toEqual({
       userId: account.userId,
+      firstFactor: 'pwd',
     });
   });
 
@@ -395,7 +396,7 @@ describe('login challenge', () => {
     const typed = backupCode.replace('-', '').toUpperCase();
     await expect(
       client.verifyLoginChallenge({ tempToken: await challenge(account.userId), backupCode: typed }),
-    ).resolves.toEqual({ userId: account.userId });
+    ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd' });
     expect(await codeOf(client.verifyLoginChallenge({ tempToken: await challenge(account.userId), backupCode }))).toBe(
       'totp:invalid_code',
     );
@@ -428,6 +429,7 @@ describe('login challenge', () => {
     // That try tested no code: the token still takes a TOTP code.
     await expect(client.verifyLoginChallenge({ tempToken, code: remember(codeFor(account.secret)) })).resolves.toEqual({
       userId: account.userId,
+      firstFactor: 'pwd',
     });
   });
 
@@ -469,15 +471,17 @@ describe('login challenge', () => {
   });
 
   it('begins a login in one call: no challenge without TOTP, a working one with it', async () => {
-    expect(await client.beginLogin({ userId: randomUUID() })).toEqual({ totpRequired: false, tempToken: '' });
-    expect(await codeOf(client.beginLogin({ userId: 'not-a-uuid' }))).toBe('validation:invalid_input');
+    expect(await client.beginLogin({ userId: randomUUID(), firstFactor: 'pwd' })).toEqual({ totpRequired: false, tempToken: '' });
+    expect(await codeOf(client.beginLogin({ userId: 'not-a-uuid', firstFactor: 'pwd' }))).toBe('validation:invalid_input');
 
     const account = await enrolledAccount();
-    const begun = await client.beginLogin({ userId: account.userId });
+    expect(await codeOf(client.beginLogin({ userId: account.userId, firstFactor: 'sms' }))).toBe('validation:invalid_input');
+    // A provider sign-in: the first factor comes back with the user, for the session's methods.
+    const begun = await client.beginLogin({ userId: account.userId, firstFactor: 'fed' });
     expect(begun).toMatchObject({ totpRequired: true, tempToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
     expect(begun.expiresAt!.getTime()).toBeGreaterThan(Date.now());
     const code = remember(codeFor(account.secret));
-    expect(await client.verifyLoginChallenge({ tempToken: remember(begun.tempToken), code })).toEqual({ userId: account.userId });
+    expect(await client.verifyLoginChallenge({ tempToken: remember(begun.tempToken), code })).toEqual({ userId: account.userId, firstFactor: 'fed' });
   });
 
   it('refuses a challenge for a user without TOTP, and input that is not a code', async () => {
@@ -517,7 +521,7 @@ describe('regenerate and disable', () => {
     }
     await expect(
       client.verifyLoginChallenge({ tempToken: await challenge(account.userId), backupCode: backupCodes[0]! }),
-    ).resolves.toEqual({ userId: account.userId });
+    ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd' });
   });
 
   it('disables with a current TOTP code only, removes everything and mails a notice', async () => {
@@ -576,6 +580,7 @@ describe('rate limit', () => {
     await redis.del(`${prefix}:totp:failures:${account.userId}`);
     await expect(client.verifyLoginChallenge({ tempToken: loginToken, code: right })).resolves.toEqual({
       userId: account.userId,
+      firstFactor: 'pwd',
     });
   });
 });
@@ -612,14 +617,14 @@ describe('key rotation', () => {
           tempToken: await challenge(account.userId, rotatedClient),
           backupCode: account.backupCodes[0]!,
         }),
-      ).resolves.toEqual({ userId: account.userId });
+      ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd' });
       // Re-sealed under the new key, the secret keeps working there.
       await expect(
         rotatedClient.verifyLoginChallenge({
           tempToken: await challenge(account.userId, rotatedClient),
           code: remember(codeFor(account.secret)),
         }),
-      ).resolves.toEqual({ userId: account.userId });
+      ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd' });
     } finally {
       rotatedClient.close();
       await rotated.stop();

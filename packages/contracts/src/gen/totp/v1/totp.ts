@@ -136,6 +136,13 @@ export interface CreateLoginChallengeResponse {
 export interface BeginLoginRequest {
   /** The account id (UUID). */
   userId: string;
+  /**
+   * How the first factor was proved, as an RFC 8176 authentication method
+   * reference: "pwd" (a password) or "fed" (an identity provider). Kept with
+   * the login token and answered by VerifyLoginChallenge, so that the
+   * session can say every method its sign-in used. Empty is "pwd".
+   */
+  firstFactor: string;
 }
 
 /**
@@ -170,6 +177,8 @@ export interface VerifyLoginChallengeRequest {
 export interface VerifyLoginChallengeResponse {
   /** The account id the caller may now create a session for. */
   userId: string;
+  /** The first factor given to BeginLogin or CreateLoginChallenge. */
+  firstFactor: string;
 }
 
 /** ConfirmSecondFactorRequest carries what the user typed. */
@@ -1396,13 +1405,16 @@ export const CreateLoginChallengeResponse: MessageFns<CreateLoginChallengeRespon
 };
 
 function createBaseBeginLoginRequest(): BeginLoginRequest {
-  return { userId: "" };
+  return { userId: "", firstFactor: "" };
 }
 
 export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
   encode(message: BeginLoginRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.firstFactor !== "") {
+      writer.uint32(18).string(message.firstFactor);
     }
     return writer;
   },
@@ -1428,6 +1440,14 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.firstFactor = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1447,6 +1467,11 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      firstFactor: isSet(object.firstFactor)
+        ? globalThis.String(object.firstFactor)
+        : isSet(object.first_factor)
+        ? globalThis.String(object.first_factor)
+        : "",
     };
   },
 
@@ -1454,6 +1479,9 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.firstFactor !== "") {
+      obj.firstFactor = message.firstFactor;
     }
     return obj;
   },
@@ -1464,6 +1492,7 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
   fromPartial<I extends Exact<DeepPartial<BeginLoginRequest>, I>>(object: I): BeginLoginRequest {
     const message = createBaseBeginLoginRequest();
     message.userId = object.userId ?? "";
+    message.firstFactor = object.firstFactor ?? "";
     return message;
   },
 };
@@ -1691,13 +1720,16 @@ export const VerifyLoginChallengeRequest: MessageFns<VerifyLoginChallengeRequest
 };
 
 function createBaseVerifyLoginChallengeResponse(): VerifyLoginChallengeResponse {
-  return { userId: "" };
+  return { userId: "", firstFactor: "" };
 }
 
 export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeResponse> = {
   encode(message: VerifyLoginChallengeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.firstFactor !== "") {
+      writer.uint32(18).string(message.firstFactor);
     }
     return writer;
   },
@@ -1723,6 +1755,14 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.firstFactor = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1742,6 +1782,11 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      firstFactor: isSet(object.firstFactor)
+        ? globalThis.String(object.firstFactor)
+        : isSet(object.first_factor)
+        ? globalThis.String(object.first_factor)
+        : "",
     };
   },
 
@@ -1749,6 +1794,9 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.firstFactor !== "") {
+      obj.firstFactor = message.firstFactor;
     }
     return obj;
   },
@@ -1759,6 +1807,7 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
   fromPartial<I extends Exact<DeepPartial<VerifyLoginChallengeResponse>, I>>(object: I): VerifyLoginChallengeResponse {
     const message = createBaseVerifyLoginChallengeResponse();
     message.userId = object.userId ?? "";
+    message.firstFactor = object.firstFactor ?? "";
     return message;
   },
 };
