@@ -26,6 +26,7 @@ import { postRoutes } from './posts/post-routes';
 import { totpRoutes } from './totp/totp-routes';
 import { oauthRoutes } from './oauth/oauth-routes';
 import { sessionRoutes } from './sessions/session-routes';
+import { tokenRoutes } from './tokens/token-routes';
 
 /** Default body limit (docs/api.md, "Paths and bodies"); post routes raise their own. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -138,6 +139,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       maxContentBytes: deps.config.POSTS_MAX_CONTENT_BYTES,
     }),
   );
+  await app.register(tokenRoutes({ ...sessionAccess, tokens: deps.tokens }));
   await app.register(operationsRoutes({ ready: deps.ready }));
   addMethodFallbacks();
   return app;

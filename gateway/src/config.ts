@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+import { signingKeysSchema } from './tokens/signing-keys';
 
 /**
  * RFC 6265bis cookie prefixes: a browser keeps a `__Host-` cookie only if it
@@ -49,6 +50,13 @@ export const configSchema = z.object({
   RATE_LIMIT_POST_WRITES_WINDOW_SECONDS: env.int(60, 1),
   RATE_LIMIT_MAIL_MAX: env.int(5, 1),
   RATE_LIMIT_MAIL_WINDOW_SECONDS: env.int(3_600, 1),
+  /** Ed25519 private JWKs, the first signing (docs/api.md, "Service tokens"). */
+  AUTH_JWT_SIGNING_KEYS: signingKeysSchema,
+  AUTH_JWT_TTL_SECONDS: env.int(300, 30, 3_600),
+  /** The `aud` of service tokens, which verifiers check. */
+  AUTH_JWT_AUDIENCE: z.string().min(1).default('latchkey'),
+  /** The `iss` of service tokens; default PUBLIC_APP_URL. */
+  AUTH_JWT_ISSUER: z.string().min(1).optional(),
   /** Sizes the body limit of post routes; the posts service enforces the limit itself. */
   POSTS_MAX_CONTENT_BYTES: env.int(1_048_576, 1, 3 * 1_048_576),
 }).refine((config) => config.COOKIE_SECURE || !/^__(Host|Secure)-/.test(config.SESSION_COOKIE_NAME), {

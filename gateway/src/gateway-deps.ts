@@ -8,6 +8,7 @@ import type { PostPageView } from './posts/post-view';
 import type { IdentityClient, OAuthClient, PostsClient, TotpClient } from './service-clients';
 import type { CookieSettings } from './sessions/session-cookie';
 import type { SessionStore } from './sessions/session-store';
+import type { ServiceTokens } from './tokens/service-tokens';
 
 /**
  * Everything the gateway builds once at start: the composition root hands
@@ -21,6 +22,7 @@ export interface GatewayDeps {
   readonly totp: TotpClient;
   readonly oauth: OAuthClient;
   readonly sessions: SessionStore;
+  readonly tokens: ServiceTokens;
   readonly limits: CredentialLimits;
   readonly usage: UsageLimits;
   readonly newestPosts: PostListCache<PostPageView>;

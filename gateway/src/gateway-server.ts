@@ -14,6 +14,7 @@ import { LoginFailures } from './limits/login-failures';
 import { RateLimiter } from './limits/rate-limiter';
 import { UsageLimits } from './limits/usage-limits';
 import { SessionStore } from './sessions/session-store';
+import { ServiceTokens } from './tokens/service-tokens';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -59,6 +60,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
       refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
       maxPerUser: config.AUTH_SESSION_MAX_PER_USER,
+    }),
+    tokens: new ServiceTokens({
+      keys: config.AUTH_JWT_SIGNING_KEYS,
+      issuer: config.AUTH_JWT_ISSUER ?? config.PUBLIC_APP_URL,
+      audience: config.AUTH_JWT_AUDIENCE,
+      ttlSeconds: config.AUTH_JWT_TTL_SECONDS,
     }),
     usage: new UsageLimits(limiter, config),
     limits: new CredentialLimits(

@@ -396,6 +396,7 @@ describe('default values', () => {
     const secret = findObject(objects, 'Secret', 'latchkey-secrets');
     // TOTP_PREVIOUS_ENCRYPTION_KEYS and OAuth's client secrets are empty (no provider in development), and optional: they are left out.
     expect(Object.keys(secret.data as Record<string, string>).sort()).toEqual([
+      'AUTH_JWT_SIGNING_KEYS',
       'DATABASE_URL',
       'NATS_URL',
       'REDIS_URL',

@@ -1,8 +1,12 @@
 // Values are checked when the chart is rendered: bad ones stop `helm
 // template` (and so `helm install`) with a message that names them, and
 // supported variations render what they promise.
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
 import { loadOAuthConfig } from '../../services/oauth/src/config';
-import { findObject, removeValuesFiles, renderChart, runHelm, templateArgs, writeValuesFile } from './helm';
+import { chartDir, findObject, removeValuesFiles, renderChart, runHelm, templateArgs, writeValuesFile } from './helm';
 import { containerEnvironment, mainContainer, podTemplate } from './workloads';
 
 afterAll(removeValuesFiles);
@@ -232,6 +236,7 @@ describe('OAuth providers', () => {
         S3_ACCESS_KEY_ID: 'own-key-id',
         S3_SECRET_ACCESS_KEY: 'own-secret-key',
         TOTP_ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
+        AUTH_JWT_SIGNING_KEYS: JSON.stringify([{ kid: 'own', ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) }]),
       },
     },
   };
@@ -258,6 +263,7 @@ describe('OAuth providers', () => {
       ['TOTP_ENCRYPTION_KEY', 'bGF0Y2hrZXktZGV2LXRvdHAta2V5LW5vdC1zZWNyZXQ='],
       ['S3_SECRET_ACCESS_KEY', 'latchkey-dev-secret'],
       ['DATABASE_URL', 'postgres://latchkey:latchkey@latchkey-postgres:5432/latchkey'],
+      ['AUTH_JWT_SIGNING_KEYS', (parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8')) as { secrets: { values: Record<string, string> } }).secrets.values.AUTH_JWT_SIGNING_KEYS!],
     ] as const) {
       expectRejected(
         { values: [withProduction({ secrets: { values: { ...production.secrets.values, [key]: value } } })] },

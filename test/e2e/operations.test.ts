@@ -52,6 +52,7 @@ describe('operations endpoints', () => {
         '/v0/auth/reset-password',
         '/v0/auth/sessions',
         '/v0/auth/sessions/{id}',
+        '/v0/auth/token',
         '/v0/auth/verify-email',
         '/v0/users',
         '/v0/users/me',

@@ -9,6 +9,8 @@ const PUBLISHED_SECRETS = new Set([
   'latchkey-dev-secret',
   'S3RVER',
 ]);
+/** The private part (`d`) of the chart's development service-token key, inside AUTH_JWT_SIGNING_KEYS. */
+const PUBLISHED_SIGNING_KEY = 'bkf76sntkX_Yd_Kln4T1NV8yABYvcF8sLLk_JTrHVlw';
 /** The password of the development PostgreSQL and Redis, inside their URLs. */
 const PUBLISHED_PASSWORD = 'latchkey';
 
@@ -30,7 +32,8 @@ export function developmentSecretProblems(environment: Readonly<Record<string, s
   for (const name of names) {
     const value = environment[name];
     if (value === undefined) continue;
-    const published = value.split(',').some((part) => PUBLISHED_SECRETS.has(part.trim())) || hasPublishedPassword(value);
+    const published =
+      value.split(',').some((part) => PUBLISHED_SECRETS.has(part.trim())) || hasPublishedPassword(value) || value.includes(PUBLISHED_SIGNING_KEY);
     if (published) problems.push(`${name}: is a development secret published with Latchkey; production needs its own`);
   }
   return problems;

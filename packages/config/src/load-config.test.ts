@@ -44,11 +44,14 @@ describe('loadConfig()', () => {
       DATABASE_URL: env.url(['postgres']),
       S3_SECRET_ACCESS_KEY: z.string().optional(),
       TOTP_PREVIOUS_ENCRYPTION_KEYS: env.csv(),
+      AUTH_JWT_SIGNING_KEYS: z.string().optional(),
     });
     const published = {
       DATABASE_URL: 'postgres://latchkey:latchkey@db:5432/latchkey',
       S3_SECRET_ACCESS_KEY: 'latchkey-dev-secret',
       TOTP_PREVIOUS_ENCRYPTION_KEYS: `${'A'.repeat(43)}=, bGF0Y2hrZXktZGV2LXRvdHAta2V5LW5vdC1zZWNyZXQ=`,
+      // The chart's development signing key, behind a key of one's own: still published.
+      AUTH_JWT_SIGNING_KEYS: '[{"kid":"own"},{"kid":"latchkey-dev-2026","crv":"Ed25519","d":"bkf76sntkX_Yd_Kln4T1NV8yABYvcF8sLLk_JTrHVlw"}]',
     };
     expect(loadConfig(withSecrets, { ...published, NODE_ENV: 'development' }).S3_SECRET_ACCESS_KEY).toBe('latchkey-dev-secret');
     let thrown: unknown;
@@ -59,8 +62,13 @@ describe('loadConfig()', () => {
     }
     expect(thrown).toBeInstanceOf(ConfigError);
     const { problems, message } = thrown as ConfigError;
-    expect(problems.map((problem) => problem.split(':')[0])).toEqual(['DATABASE_URL', 'S3_SECRET_ACCESS_KEY', 'TOTP_PREVIOUS_ENCRYPTION_KEYS']);
-    expect(message).not.toMatch(/latchkey-dev-secret|bGF0Y2hr|latchkey@/);
+    expect(problems.map((problem) => problem.split(':')[0])).toEqual([
+      'DATABASE_URL',
+      'S3_SECRET_ACCESS_KEY',
+      'TOTP_PREVIOUS_ENCRYPTION_KEYS',
+      'AUTH_JWT_SIGNING_KEYS',
+    ]);
+    expect(message).not.toMatch(/latchkey-dev-secret|bGF0Y2hr|latchkey@|bkf76/);
     const own = { DATABASE_URL: 'postgres://app:s3cr3t@db:5432/latchkey', S3_SECRET_ACCESS_KEY: 'own', NODE_ENV: 'production' };
     expect(loadConfig(withSecrets, own).DATABASE_URL).toBe(own.DATABASE_URL);
   });

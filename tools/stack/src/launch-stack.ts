@@ -175,12 +175,13 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
   const fixedGatewayUrl = options.randomPorts ? undefined : `http://localhost:${inputs.GATEWAY_PORT}`;
 
   const secrets =
-    inputs.TOTP_ENCRYPTION_KEY === undefined
+    inputs.TOTP_ENCRYPTION_KEY === undefined || inputs.AUTH_JWT_SIGNING_KEYS === undefined
       ? await readOrCreateStackSecrets(path.join(dataDir, 'stack-secrets.json'))
       : undefined;
   const defaults = localDefaults({
     publicAppUrl: fixedGatewayUrl ?? randomPortsAppUrl,
     totpEncryptionKey: secrets?.TOTP_ENCRYPTION_KEY,
+    signingKeys: secrets?.AUTH_JWT_SIGNING_KEYS,
   });
   const databaseUrl = databaseUrlFor(inputs.DATABASE_URL, options.databaseName);
   const chosen: Record<string, string | undefined> = {

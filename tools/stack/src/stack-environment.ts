@@ -18,6 +18,7 @@ const stackInputSchema = z.object({
   GATEWAY_PORT: env.port(8080),
   PUBLIC_APP_URL: env.url(['http', 'https']).optional(),
   TOTP_ENCRYPTION_KEY: z.string().optional(),
+  AUTH_JWT_SIGNING_KEYS: z.string().optional(),
 });
 
 export type StackInputs = z.output<typeof stackInputSchema>;
@@ -46,6 +47,8 @@ export function localDefaults(settings: {
   publicAppUrl: string;
   /** Undefined when the environment gives one. */
   totpEncryptionKey: string | undefined;
+  /** Undefined when the environment gives them. */
+  signingKeys?: string | undefined;
 }): Record<string, string | undefined> {
   return {
     REDIS_URL: localAddresses.REDIS_URL,
@@ -55,6 +58,7 @@ export function localDefaults(settings: {
     AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME: '60',
     TOTP_ISSUER: 'Latchkey (local)',
     TOTP_ENCRYPTION_KEY: settings.totpEncryptionKey,
+    AUTH_JWT_SIGNING_KEYS: settings.signingKeys,
     MAIL_FROM: 'Latchkey <no-reply@localhost>',
     NODE_ENV: 'development',
     LOG_LEVEL: 'info',

@@ -23,6 +23,18 @@ describe('readOrCreateStackSecrets', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(all[0]);
   });
 
+  it('gives a file from before service tokens a signing key, keeping its TOTP key', async () => {
+    const file = path.join(dir, 'stack-secrets.json');
+    const totpKey = Buffer.alloc(32, 7).toString('base64');
+    writeFileSync(file, JSON.stringify({ TOTP_ENCRYPTION_KEY: totpKey }));
+    const completed = await readOrCreateStackSecrets(file);
+    expect(completed.TOTP_ENCRYPTION_KEY).toBe(totpKey);
+    const [key] = JSON.parse(completed.AUTH_JWT_SIGNING_KEYS) as Record<string, string>[];
+    expect(key).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: expect.any(String), d: expect.any(String), x: expect.any(String) });
+    await expect(readOrCreateStackSecrets(file)).resolves.toEqual(completed);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
   it('refuses a file it cannot use instead of replacing the key', async () => {
     const file = path.join(dir, 'stack-secrets.json');
     writeFileSync(file, '{"TOTP_ENCRYPTION_KEY":"c2hvcnQ="}');

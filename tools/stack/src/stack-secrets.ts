@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -7,18 +7,27 @@ import { z } from 'zod';
  * Secrets the local stack generates once and keeps, because data written
  * with them must stay readable after a restart: TOTP secrets are stored
  * encrypted with TOTP_ENCRYPTION_KEY, so a new key each run would break
- * every enrolled authenticator.
+ * every enrolled authenticator; service tokens handed out before a restart
+ * should still verify. Files from before the signing key lack it and get
+ * one.
  */
 const stackSecretsSchema = z.object({
   TOTP_ENCRYPTION_KEY: z.string().refine((value) => Buffer.from(value, 'base64').length === 32, {
     message: 'must be 32 bytes, base64',
   }),
+  AUTH_JWT_SIGNING_KEYS: z.string().min(1).optional(),
 });
 
-export type StackSecrets = z.output<typeof stackSecretsSchema>;
+export type StackSecrets = Required<z.output<typeof stackSecretsSchema>>;
+
+/** One Ed25519 key as AUTH_JWT_SIGNING_KEYS wants it: a JSON array of private JWKs with a kid. */
+export function generateSigningKeys(): string {
+  const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  return JSON.stringify([{ kid: `local-${randomBytes(6).toString('base64url')}`, ...jwk }]);
+}
 
 function generateStackSecrets(): StackSecrets {
-  return { TOTP_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+  return { TOTP_ENCRYPTION_KEY: randomBytes(32).toString('base64'), AUTH_JWT_SIGNING_KEYS: generateSigningKeys() };
 }
 
 /** The parsed JSON, or undefined for text that is not JSON (reported by the schema as the wrong type). */
@@ -57,5 +66,10 @@ export async function readOrCreateStackSecrets(file: string): Promise<StackSecre
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new Error(`${file} is not valid (${problems}); delete it to generate new secrets`);
   }
-  return result.data;
+  if (result.data.AUTH_JWT_SIGNING_KEYS !== undefined) return { ...result.data, AUTH_JWT_SIGNING_KEYS: result.data.AUTH_JWT_SIGNING_KEYS };
+  const completed: StackSecrets = { ...result.data, AUTH_JWT_SIGNING_KEYS: generateSigningKeys() };
+  // Renamed into place: a reader sees the old file or the new one, never half of one.
+  await writeFile(draft, `${JSON.stringify(completed, null, 2)}\n`, { mode: 0o600 });
+  await rename(draft, file);
+  return completed;
 }

@@ -1,0 +1,30 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { signingKeysSchema } from './signing-keys';
+
+const ed25519 = (kid: string) => ({ kid, ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) });
+
+describe('AUTH_JWT_SIGNING_KEYS', () => {
+  it('reads Ed25519 private JWKs, the first signing, and publishes only their public halves', () => {
+    const keys = signingKeysSchema.parse(JSON.stringify([ed25519('new'), ed25519('old')]));
+    expect(keys.map((key) => key.kid)).toEqual(['new', 'old']);
+    expect(keys[0]!.privateKey.asymmetricKeyType).toBe('ed25519');
+    expect(Object.keys(keys[0]!.publicJwk).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']);
+  });
+
+  it.each([
+    ['not JSON', 'kid=1', /JSON array/],
+    ['an empty set', '[]', /at least one key/],
+    ['two keys with one kid', JSON.stringify([ed25519('same'), ed25519('same')]), /its own kid/],
+    ['a key without a kid', JSON.stringify([{ ...ed25519('x'), kid: undefined }]), /kid/],
+    ['a public key alone', JSON.stringify([{ ...ed25519('pub'), d: undefined }]), /d/],
+    ['an x that is not the key’s', JSON.stringify([{ ...ed25519('mixed'), x: ed25519('other').x }]), /"mixed" is not a valid Ed25519 private key/],
+    ['another curve', JSON.stringify([{ kid: 'ec', ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) }]), /OKP|Ed25519/],
+  ])('refuses %s, without repeating the key', (_case, value, message) => {
+    const result = signingKeysSchema.safeParse(value);
+    expect(result.success).toBe(false);
+    const text = (result.error?.issues ?? []).map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    expect(text).toMatch(message);
+    const secret = /"d":"([^"]+)"/.exec(value)?.[1];
+    if (secret) expect(text).not.toContain(secret);
+  });
+});
