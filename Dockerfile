@@ -91,7 +91,8 @@ ENTRYPOINT ["/usr/bin/tini", "--"]
 # ---------------------------------------------------------------------------
 FROM runtime AS gateway
 COPY --from=gateway-deploy /out /app
-EXPOSE 8080 9464
+ENV GRPC_PORT=50051
+EXPOSE 8080 50051 9464
 CMD ["node", "dist/main.js"]
 
 FROM runtime AS identity

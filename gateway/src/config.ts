@@ -16,6 +16,13 @@ export const configSchema = z.object({
   GATEWAY_PORT: env.port(8080),
   /** `/metrics`, `/healthz` and `/readyz`, apart from the public port, as on every unit. */
   METRICS_PORT: grpcServiceVariables.METRICS_PORT,
+  /** sessions.v1, for the services beside Latchkey (docs/integration.md). */
+  GRPC_PORT: env.port(50055),
+  /**
+   * With mutual TLS, the Subject CNs of the services that may call
+   * sessions.v1; none by default. Over plaintext there is no caller to check.
+   */
+  SESSIONS_GRPC_ALLOWED_CALLERS: env.csv(),
   REDIS_URL: backingServices.REDIS_URL,
   REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
   IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),

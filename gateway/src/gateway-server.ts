@@ -1,7 +1,7 @@
 import { Counter } from 'prom-client';
-import { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
+import { identityV1, oauthV1, postsV1, sessionsV1, totpV1 } from '@latchkey/contracts';
 import { createRedisClient, settledConnection } from '@latchkey/db';
-import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
+import { createServiceClient, HealthProbe, ServiceServer, tlsFilesOf } from '@latchkey/grpc-kit';
 import type { Running } from '@latchkey/runtime';
 import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
 import { buildApp } from './app';
@@ -14,6 +14,7 @@ import { LoginFailures } from './limits/login-failures';
 import { RateLimiter } from './limits/rate-limiter';
 import { UsageLimits } from './limits/usage-limits';
 import { SessionStore } from './sessions/session-store';
+import { sessionsHandlers } from './sessions/sessions-service';
 import { ServiceTokens } from './tokens/service-tokens';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -99,12 +100,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const url = await app.listen({ host: config.GATEWAY_HOST, port: config.GATEWAY_PORT });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.GATEWAY_PORT;
+  const grpc = new ServiceServer({ logger, registry, tls, allowedCallers: config.SESSIONS_GRPC_ALLOWED_CALLERS });
+  grpc.addService('sessions.v1.SessionsService', sessionsV1.SessionsServiceService, sessionsHandlers(deps.sessions));
+  const grpcPort = await grpc.listen('0.0.0.0', config.GRPC_PORT);
   const operations = await startOperationsServer({ port: config.METRICS_PORT, registry, ready: deps.ready });
   return {
-    readyFields: { url: url.replace('0.0.0.0', '127.0.0.1'), port, metrics_port: operations.port },
+    readyFields: { url: url.replace('0.0.0.0', '127.0.0.1'), port, grpc_port: grpcPort, metrics_port: operations.port },
     async stop() {
       // close() stops accepting, answers 503 to new requests and waits for in-flight ones.
       await app.close();
+      await grpc.shutdown(10_000);
       await operations.close();
       identity.close();
       posts.close();

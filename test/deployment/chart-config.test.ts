@@ -2,6 +2,7 @@
 // process requires reaches its Deployment and its migration Job, every
 // variable the chart sets is one the process reads (no typos), and the
 // environment the chart builds passes the process's own validation.
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -81,7 +82,14 @@ test.each(catalogue.map((unit) => [unit.name, unit] as const))('%s reads every s
   // Run alone, a gRPC service listens on the port the stack gives it: 50051 plus its offset.
   const grpc = unit.ports.find((port) => port.name === 'grpc');
   if (grpc) {
-    const required = { DATABASE_URL: 'postgres://db/x', REDIS_URL: 'redis://r', NATS_URL: 'nats://n', TOTP_ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') };
+    const required = {
+      DATABASE_URL: 'postgres://db/x',
+      REDIS_URL: 'redis://r',
+      NATS_URL: 'nats://n',
+      TOTP_ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
+      PUBLIC_APP_URL: 'https://accounts.example.com',
+      AUTH_JWT_SIGNING_KEYS: JSON.stringify([{ kid: 'k', ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) }]),
+    };
     expect((load(required) as Record<string, unknown>)[grpc.variable]).toBe(50_051 + grpc.localOffset);
   }
 });

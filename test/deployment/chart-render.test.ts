@@ -251,6 +251,8 @@ describe.each(variants)('helm template with %s values', (variant) => {
         const httpRules = rulesFor('http');
         expect(httpRules).toHaveLength(1);
         expect(httpRules[0]?.from?.length ?? 0).toBe(values.gatewayFrom);
+        // sessions.v1 is closed until networkPolicy.platformApi.from names the services that introspect sessions.
+        expect(rulesFor('grpc')).toEqual([]);
       }
       const metricsRules = rulesFor('metrics');
       expect(metricsRules).toHaveLength(1);
@@ -259,6 +261,13 @@ describe.each(variants)('helm template with %s values', (variant) => {
       const served = new Set(mainContainer(deployment(objects, unit)).ports?.map((port) => port.name));
       for (const rule of spec.ingress) for (const port of rule.ports) expect(served.has(port.port)).toBe(true);
     }
+  });
+
+  test('the gateway’s gRPC port (sessions.v1) opens to networkPolicy.platformApi.from only', () => {
+    const objects = renderChart({ set: ['networkPolicy.platformApi.from[0].namespaceSelector.matchLabels.team=billing'] });
+    const policy = findObject(objects, 'NetworkPolicy', 'latchkey-gateway').spec as { ingress: { ports: { port: string }[]; from?: unknown[] }[] };
+    const grpc = policy.ingress.filter((rule) => rule.ports.some((port) => port.port === 'grpc'));
+    expect(grpc).toEqual([{ ports: [{ port: 'grpc', protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { team: 'billing' } } }] }]);
   });
 
   test('a PodDisruptionBudget selects each unit when enabled, and every HPA targets a Deployment without fixed replicas', () => {

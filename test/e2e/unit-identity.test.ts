@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { identityV1 } from '@latchkey/contracts';
+import { identityV1, sessionsV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { busUsers, connectToBus, topology } from '@latchkey/job-streams';
 import {
@@ -42,6 +42,8 @@ beforeAll(async () => {
   scratch = mkdtempSync(path.join(tmpdir(), 'latchkey-mtls-'));
   const authority = createTestCertificateAuthority(path.join(scratch, 'ca'));
   for (const unit of units) certificates.set(unit.name, authority.issue(unit.name));
+  // A service beside Latchkey, allowed to introspect sessions.
+  certificates.set('billing', authority.issue('billing'));
   // The right name, from a CA the units do not trust.
   foreign = createTestCertificateAuthority(path.join(scratch, 'foreign'), 'foreign-ca').issue('gateway');
   nats = await startOwnNatsServer({
@@ -56,6 +58,7 @@ beforeAll(async () => {
       unitEnv: (unit) => ({
         ...tlsVariables(certificates.get(unit)!),
         ...((busUsers as readonly string[]).includes(unit) ? { NATS_USER: unit, NATS_PASSWORD: natsPassword(unit) } : {}),
+        ...(unit === 'gateway' ? { SESSIONS_GRPC_ALLOWED_CALLERS: 'billing' } : {}),
       }),
     },
   );
@@ -119,6 +122,19 @@ describe('every unit with an identity of its own', () => {
       { description: 'identity to log the refusal' },
     );
     expect(refusal).toContain('caller \\"posts\\" is not one of oauth, jobs, gateway');
+  });
+
+  it('lets the services listed in SESSIONS_GRPC_ALLOWED_CALLERS introspect sessions, and no unit', async () => {
+    const address = `127.0.0.1:${stack.processes.get('gateway')!.ports.GRPC_PORT}`;
+    const asBilling = createTestServiceClient(sessionsV1.SessionsServiceService, address, certificates.get('billing'));
+    const asPosts = createTestServiceClient(sessionsV1.SessionsServiceService, address, certificates.get('posts'));
+    try {
+      expect(await asBilling.introspectSession({ token: 'A'.repeat(43) })).toEqual({ active: false });
+      expect(await statusOf(asPosts.introspectSession({ token: 'A'.repeat(43) }))).toBe(GrpcStatus.PERMISSION_DENIED);
+    } finally {
+      asBilling.close();
+      asPosts.close();
+    }
   });
 
   it('keeps each unit to its own subjects on the bus: posts cannot forge the user.deleted of identity', async () => {

@@ -185,6 +185,19 @@ export class SessionStore {
     return updated;
   }
 
+  /**
+   * The live session of a token, for another service asking (sessions.v1
+   * IntrospectSession): read only, so that asking is not activity.
+   */
+  async inspect(cookieValue: string): Promise<Session | undefined> {
+    if (!COOKIE_VALUE_PATTERN.test(cookieValue)) return undefined;
+    const tokenHash = hashSessionToken(cookieValue);
+    const raw = await this.redis.get(this.sessionKey(tokenHash));
+    const session = raw ? decode(tokenHash, raw) : undefined;
+    const now = this.clock();
+    return session && now < session.expiresAt && now < session.maxExpiresAt ? session : undefined;
+  }
+
   /** Records a fresh proof of identity in this session (POST /v0/auth/reauthenticate); answers when. */
   async markAuthenticated(session: Session, method: AuthenticationMethod): Promise<number> {
     const now = this.clock();
@@ -250,13 +263,14 @@ export class SessionStore {
     return true;
   }
 
-  /** Ends every session of a user, or every one but `keepPublicId`. */
-  async deleteAllForUser(userId: string, keepPublicId?: string): Promise<void> {
+  /** Ends every session of a user, or every one but `keepPublicId`; answers how many there were. */
+  async deleteAllForUser(userId: string, keepPublicId?: string): Promise<number> {
     const index = await this.redis.hgetall(this.indexKey(userId));
     const doomed = Object.entries(index)
       .filter(([publicId]) => publicId !== keepPublicId)
       .map(([publicId, tokenHash]) => ({ publicId, tokenHash }));
     await endSessions(this.redis, this.prefix, userId, doomed);
+    return doomed.length;
   }
 
   private sessionKey(tokenHash: string): string {

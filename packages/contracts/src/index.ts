@@ -3,3 +3,4 @@ export * as identityV1 from './gen/identity/v1/identity';
 export * as oauthV1 from './gen/oauth/v1/oauth';
 export * as totpV1 from './gen/totp/v1/totp';
 export * as postsV1 from './gen/posts/v1/posts';
+export * as sessionsV1 from './gen/sessions/v1/sessions';

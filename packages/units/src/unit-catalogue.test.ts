@@ -8,7 +8,7 @@ test('names are unique and every call names a gRPC unit of the list', () => {
   }
 });
 
-test('every unit has a metrics port; a gRPC unit a health service and a gRPC port; a worker no other', () => {
+test('every unit has a metrics port; a gRPC unit a health service and a gRPC port; the HTTP unit a gRPC port too; a worker no other', () => {
   for (const unit of units) {
     const ports = unit.ports.map((port) => port.name);
     if (unit.kind === 'grpc') {
@@ -16,7 +16,8 @@ test('every unit has a metrics port; a gRPC unit a health service and a gRPC por
       expect(ports).toEqual(['grpc', 'metrics']);
     } else {
       expect(unit.grpcService).toBeUndefined();
-      expect(ports).toEqual(unit.kind === 'http' ? ['http', 'metrics'] : ['metrics']);
+      // The gateway also serves sessions.v1 to services beside Latchkey.
+      expect(ports).toEqual(unit.kind === 'http' ? ['http', 'grpc', 'metrics'] : ['metrics']);
     }
   }
 });

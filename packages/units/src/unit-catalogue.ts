@@ -202,6 +202,8 @@ export const units: readonly Unit[] = [
     packageName: '@latchkey/gateway',
     ports: [
       { name: 'http', variable: 'GATEWAY_PORT', containerPort: 8_080, localOffset: 0 },
+      // sessions.v1, for the services beside Latchkey: none of the units calls it.
+      { name: 'grpc', variable: 'GRPC_PORT', containerPort: 50_051, localOffset: 4 },
       { name: 'metrics', variable: 'METRICS_PORT', containerPort: 9_464, localOffset: 11 },
     ],
     calls: ['identity', 'oauth', 'totp', 'posts'],

@@ -1,0 +1,49 @@
+import { sessionsV1 } from '@latchkey/contracts';
+import { AppError } from '@latchkey/errors';
+import type { ServiceHandlers } from '@latchkey/grpc-kit';
+import type { Session, SessionStore } from './session-store';
+
+type SessionsHandlers = ServiceHandlers<typeof sessionsV1.SessionsServiceService>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
+
+function requireUserId(value: string): string {
+  if (!UUID.test(value)) throw AppError.validation([{ field: 'user_id', message: 'must be a UUID' }]);
+  return value.toLowerCase();
+}
+
+function toMessage(session: Session): sessionsV1.Session {
+  return {
+    sessionId: session.publicId,
+    userId: session.userId,
+    createdAt: new Date(session.createdAt),
+    authenticatedAt: new Date(session.authenticatedAt),
+    expiresAt: new Date(Math.min(session.expiresAt, session.maxExpiresAt)),
+    lastSeenAt: new Date(session.lastSeenAt),
+    authenticationMethods: [...session.methods],
+    secondFactor: session.methods.includes('mfa'),
+  };
+}
+
+/** sessions.v1 for the services beside Latchkey (docs/integration.md): the session store, read and ended by id. */
+export function sessionsHandlers(sessions: SessionStore): SessionsHandlers {
+  return {
+    async introspectSession({ token }) {
+      const session = await sessions.inspect(token);
+      return session ? { active: true, session: toMessage(session) } : { active: false };
+    },
+    async listSessions({ userId }) {
+      return { sessions: (await sessions.list(requireUserId(userId))).map(toMessage) };
+    },
+    async revokeSession({ userId, sessionId }) {
+      const user = requireUserId(userId);
+      if (!SESSION_ID.test(sessionId)) throw AppError.validation([{ field: 'session_id', message: 'must be a session id' }]);
+      if (!(await sessions.deleteByPublicId(user, sessionId))) throw new AppError('session:not_found');
+      return {};
+    },
+    async revokeAllSessions({ userId }) {
+      return { revoked: await sessions.deleteAllForUser(requireUserId(userId)) };
+    },
+  };
+}
