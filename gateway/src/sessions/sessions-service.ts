@@ -1,4 +1,4 @@
-import { sessionsV1 } from '@latchkey/contracts';
+import type { sessionsV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import type { Session, SessionStore } from './session-store';
