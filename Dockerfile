@@ -97,6 +97,8 @@ CMD ["node", "dist/main.js"]
 
 FROM runtime AS identity
 COPY --from=identity-deploy /out /app
+# latchkey-admin, for kubectl exec (docs/integration.md, "The latchkey-admin command").
+COPY --chmod=0755 services/identity/bin/latchkey-admin /usr/local/bin/latchkey-admin
 EXPOSE 50051 9464
 CMD ["node", "dist/main.js", "serve"]
 

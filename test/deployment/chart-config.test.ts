@@ -64,7 +64,7 @@ function requiredVariables(schema: z.ZodObject): string[] {
 
 test('the required variables are the ones this test expects (the schemas are read, not copied)', () => {
   expect(requiredVariables(gatewaySchema)).toEqual(['AUTH_JWT_SIGNING_KEYS', 'PUBLIC_APP_URL', 'REDIS_URL']);
-  expect(requiredVariables(identitySchema)).toEqual(['DATABASE_URL', 'NATS_URL']);
+  expect(requiredVariables(identitySchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL']);
   expect(requiredVariables(postsSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL']);
   expect(requiredVariables(totpSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL', 'TOTP_ENCRYPTION_KEY']);
   expect(requiredVariables(oauthSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL']);

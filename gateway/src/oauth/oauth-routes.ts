@@ -97,7 +97,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           summary: 'Finish a provider sign-in with its code and state: signed in, linked, pending signup, or a TOTP challenge.',
           params: providerParams,
           body: providerCallbackBody,
-          response: { 200: oauthLoginSchema, ...problemResponses(400, 404, 409, 429, 502, 503) },
+          response: { 200: oauthLoginSchema, ...problemResponses(400, 403, 404, 409, 429, 502, 503) },
         },
         preHandler: credentialLimit,
       },

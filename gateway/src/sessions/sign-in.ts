@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { identityV1 } from '@latchkey/contracts';
+import { AppError } from '@latchkey/errors';
 import type { TotpClient } from '../service-clients';
 import { userView, type UserView } from '../accounts/user-view';
 import { startSession, type SessionAccess } from './session-auth';
@@ -8,6 +9,11 @@ import { signInMethods } from './session-store';
 export interface TotpChallenge {
   totp_required: true;
   temp_token: string;
+}
+
+/** An account an administrator disabled gets no session, whichever way it proved itself. */
+export function assertMaySignIn(user: Pick<identityV1.User, 'disabledAt'>): void {
+  if (user.disabledAt) throw new AppError('auth:account_disabled');
 }
 
 /**
@@ -23,6 +29,7 @@ export async function signIn(
   /** How the first factor was proved: a password, or an identity provider. */
   firstFactor: 'pwd' | 'fed',
 ): Promise<UserView | TotpChallenge> {
+  assertMaySignIn(user);
   const { totpRequired, tempToken } = await deps.totp.beginLogin({ userId: user.id, firstFactor }, request.ctx);
   if (totpRequired) return { totp_required: true, temp_token: tempToken };
   const view = userView(user, false);

@@ -1,4 +1,5 @@
 import { signInMethods } from '../sessions/session-store';
+import { assertMaySignIn } from '../sessions/sign-in';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
@@ -110,7 +111,7 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
           tags,
           summary: 'Finish a sign-in that answered totp_required, with a code or a backup code; sets the session cookie.',
           body: verifyBody,
-          response: { 200: userSchema, ...problemResponses(400, 401, 429, 503) },
+          response: { 200: userSchema, ...problemResponses(400, 401, 403, 429, 503) },
         },
         preHandler: deps.limits.perClientIp,
       },
@@ -121,6 +122,7 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
           request.ctx,
         );
         const { user } = await deps.identity.getUser({ userId }, request.ctx);
+        assertMaySignIn(user!);
         const view = userView(user!, true);
         const methods = signInMethods(firstFactor === 'fed' ? 'fed' : 'pwd', true);
         await startSession(deps, request, reply, { userId, handle: user!.handle, sessionEpoch: user!.sessionEpoch, methods }, view);

@@ -4,3 +4,4 @@ export * as oauthV1 from './gen/oauth/v1/oauth';
 export * as totpV1 from './gen/totp/v1/totp';
 export * as postsV1 from './gen/posts/v1/posts';
 export * as sessionsV1 from './gen/sessions/v1/sessions';
+export * as adminV1 from './gen/admin/v1/admin';

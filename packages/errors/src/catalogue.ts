@@ -32,6 +32,7 @@ export const errorCatalogue = {
   'auth:unauthorized': define(401, GrpcStatus.UNAUTHENTICATED, 'A valid session is required.'),
   'auth:invalid_credentials': define(401, GrpcStatus.UNAUTHENTICATED, 'The email or password is wrong.'),
   'auth:email_not_verified': define(403, GrpcStatus.FAILED_PRECONDITION, 'The email address is not verified yet.'),
+  'auth:account_disabled': define(403, GrpcStatus.FAILED_PRECONDITION, 'This account is disabled. Contact the administrator.'),
   'auth:wrong_password': define(400, GrpcStatus.INVALID_ARGUMENT, 'The current password is wrong.'),
   'auth:password_not_set': define(
     400,
@@ -48,6 +49,7 @@ export const errorCatalogue = {
   // users
   'user:handle_taken': define(409, GrpcStatus.ALREADY_EXISTS, 'That handle is taken.'),
   'user:email_taken': define(409, GrpcStatus.ALREADY_EXISTS, 'That email address is taken.'),
+  'user:not_found': define(404, GrpcStatus.NOT_FOUND, 'No such account.'),
   // sessions
   'session:not_found': define(404, GrpcStatus.NOT_FOUND, 'No such session.'),
   // oauth

@@ -20,6 +20,20 @@ export interface GrpcEndpoints {
   stop(): Promise<void>;
 }
 
+/** A service for callers outside the units catalogue, who are named in configuration. */
+export interface PlatformService<Definition extends ServiceDefinitionShape = ServiceDefinitionShape> {
+  readonly name: string;
+  readonly definition: Definition;
+  readonly handlers: ServiceHandlers<Definition>;
+  /** With mutual TLS, the certificate CNs it answers. */
+  readonly callers: readonly string[];
+}
+
+/** Erases a platform service's definition type, so that services of several definitions share a list. */
+export function platformService<Definition extends ServiceDefinitionShape>(service: PlatformService<Definition>): PlatformService {
+  return service;
+}
+
 /** How long in-flight calls may run after SIGTERM; below Kubernetes' default 30 s grace. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -41,6 +55,8 @@ export async function startGrpcEndpoints<Definition extends ServiceDefinitionSha
   readonly ready: () => Promise<boolean>;
   /** The units that may call it (the units catalogue's callers); enforced with mutual TLS. */
   readonly callers: readonly string[];
+  /** More services on the same port, each with the callers it answers (the platform APIs). */
+  readonly platformServices?: readonly PlatformService[];
   /** Unit-specific server middleware, around every handler. */
   readonly middleware?: readonly ServerMiddleware[];
 }): Promise<GrpcEndpoints> {
@@ -53,6 +69,9 @@ export async function startGrpcEndpoints<Definition extends ServiceDefinitionSha
     middleware: options.middleware,
   });
   server.addService(options.service.name, options.service.definition, options.service.handlers);
+  for (const extra of options.platformServices ?? []) {
+    server.addService(extra.name, extra.definition, extra.handlers, { allowedCallers: extra.callers });
+  }
   const grpcPort = await server.listen('0.0.0.0', options.settings.GRPC_PORT);
   const operations = await startOperationsServer({ port: options.settings.METRICS_PORT, registry, ready: options.ready });
   return {

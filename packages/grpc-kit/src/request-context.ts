@@ -19,6 +19,12 @@ export interface RequestContext {
    * `service:unavailable` AppError, so work that stops on it answers 503.
    */
   readonly signal: AbortSignal;
+  /**
+   * On a gRPC server over mutual TLS: the Subject CN of the caller's
+   * certificate, the unit or service that called (docs/operations.md,
+   * "Mutual TLS"). Undefined over plaintext.
+   */
+  readonly caller?: string | undefined;
 }
 
 /** A started context and the function that releases its timer once the work is answered. */
@@ -36,6 +42,7 @@ export function startRequestContext(options: {
   readonly requestId: string;
   readonly logger: Logger;
   readonly deadline: number;
+  readonly caller?: string | undefined;
 }): StartedRequestContext & { cancel(why: string): void } {
   const controller = new AbortController();
   let ended = false;
@@ -46,7 +53,13 @@ export function startRequestContext(options: {
   const timer = setTimeout(() => cancel('The request ran out of time.'), Math.max(0, options.deadline - Date.now()));
   timer.unref();
   return {
-    context: { requestId: options.requestId, logger: options.logger, deadline: options.deadline, signal: controller.signal },
+    context: {
+      requestId: options.requestId,
+      logger: options.logger,
+      deadline: options.deadline,
+      signal: controller.signal,
+      ...(options.caller === undefined ? {} : { caller: options.caller }),
+    },
     cancel,
     end: () => {
       ended = true;

@@ -59,18 +59,24 @@ export class ServiceServer {
     this.middleware = [observeCalls(options.registry), ...(options.middleware ?? [])];
   }
 
-  /** Registers a service; `name` is its fully qualified proto name, used by health checks. */
+  /**
+   * Registers a service; `name` is its fully qualified proto name, used by
+   * health checks. `allowedCallers` replaces the server's for this service.
+   */
   addService<Definition extends ServiceDefinitionShape>(
     name: string,
     definition: Definition,
     handlers: ServiceHandlers<Definition>,
+    options: { readonly allowedCallers?: readonly string[] } = {},
   ): void {
     const implementation: UntypedServiceImplementation = {};
+    const allowedCallers = options.allowedCallers ?? this.options.allowedCallers;
     for (const method of Object.keys(definition) as (keyof Definition & string)[]) {
       const handler = handlers[method] as (request: unknown, context: RequestContext) => Promise<unknown>;
       implementation[method] = this.wrapUnary(
         composeServerMiddleware(this.middleware, (call, context) => handler(call.request, context)),
         definition[method]?.path ?? method,
+        allowedCallers,
       );
     }
     this.server.addService(definition as unknown as ServiceDefinition, implementation);
@@ -110,18 +116,22 @@ export class ServiceServer {
    * Why the caller may not call, or undefined when it may. A certificate the
    * CA did not sign never gets this far: the TLS handshake refuses it.
    */
-  private refusalOf(call: ServerUnaryCall<unknown, unknown>): string | undefined {
-    const { allowedCallers, tls } = this.options;
-    if (allowedCallers === undefined || tls?.certFile === undefined) return undefined;
-    const caller = call.getAuthContext()?.sslPeerCertificate?.subject?.CN;
-    if (typeof caller === 'string' && allowedCallers.includes(caller)) return undefined;
-    return `caller ${JSON.stringify(caller ?? null)} is not one of ${allowedCallers.join(', ')}`;
+  private refusalOf(caller: string | undefined, allowedCallers: readonly string[] | undefined): string | undefined {
+    if (allowedCallers === undefined || this.options.tls?.certFile === undefined) return undefined;
+    if (caller !== undefined && allowedCallers.includes(caller)) return undefined;
+    return `caller ${JSON.stringify(caller ?? null)} is not one of ${allowedCallers.join(', ') || '(none)'}`;
   }
 
-  private wrapUnary(run: (call: ServerCall, context: RequestContext) => Promise<unknown>, method: string) {
+  private wrapUnary(
+    run: (call: ServerCall, context: RequestContext) => Promise<unknown>,
+    method: string,
+    allowedCallers: readonly string[] | undefined,
+  ) {
     const baseLogger = this.options.logger;
     return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>): void => {
-      const refusal = this.refusalOf(call);
+      const commonName = call.getAuthContext()?.sslPeerCertificate?.subject?.CN;
+      const caller = typeof commonName === 'string' ? commonName : undefined;
+      const refusal = this.refusalOf(caller, allowedCallers);
       if (refusal !== undefined) {
         // A bare status, no API error code: to the caller this is a deployment fault, not an answer to relay.
         baseLogger.warn({ rpc: method, reason: refusal }, 'call refused: caller not allowed');
@@ -135,6 +145,7 @@ export class ServiceServer {
         requestId,
         logger: baseLogger.child({ request_id: requestId, rpc: method }),
         deadline: serverDeadline(call.getDeadline(), Date.now()),
+        caller,
       });
       const onCancelled = (): void => started.cancel('The caller cancelled the call or its deadline passed.');
       call.once('cancelled', onCancelled);

@@ -85,10 +85,13 @@ export const units: readonly Unit[] = [
     ports: grpcPorts(0),
     calls: [],
     migrates: true,
-    backingServices: ['postgres', 'nats'],
+    // Redis: the session store, where disabling an account ends its sessions at once.
+    backingServices: ['postgres', 'redis', 'nats'],
     settings: [
       ...processSettings,
       'NATS_SUBJECT_PREFIX',
+      'REDIS_KEY_PREFIX',
+      'REDIS_URL',
       'AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME',
       'AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME',
       'AUTH_EMAIL_CHANGE_TOKEN_EXPIRE_TIME',

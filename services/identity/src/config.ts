@@ -18,6 +18,15 @@ export const configSchema = z.object({
   NATS_USER: backingServices.NATS_USER,
   NATS_PASSWORD: backingServices.NATS_PASSWORD,
   NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+  /** The gateway's session store: disabling an account ends its sessions there at once. */
+  REDIS_URL: backingServices.REDIS_URL,
+  REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
+  /**
+   * With mutual TLS, the Subject CNs that may call admin.v1
+   * (docs/integration.md, "Administration"). `identity` lets the
+   * latchkey-admin command run inside identity's pods.
+   */
+  ADMIN_GRPC_ALLOWED_CALLERS: env.csv(),
   /** Token lifetimes in minutes, under the names of docs/api.md, "Configuration". */
   AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME: env.int(1, 1),
   AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME: env.int(15, 1),

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { PasswordHasher } from './password-hasher';
 
@@ -5,6 +6,8 @@ import type { PasswordHasher } from './password-hasher';
 export interface IdentityDeps {
   readonly pool: pg.Pool;
   readonly hasher: PasswordHasher;
+  /** The gateway's session store, where admin actions end sessions at once. */
+  readonly sessions: { readonly redis: Redis; readonly keyPrefix: string };
   /** Token lifetimes in minutes (AUTH_*_EXPIRE_TIME). */
   readonly tokenTtlMinutes: {
     readonly verifyEmail: number;

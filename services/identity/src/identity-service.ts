@@ -1,10 +1,11 @@
-import { identityV1 } from '@latchkey/contracts';
-import { createPool } from '@latchkey/db';
-import { startGrpcEndpoints } from '@latchkey/grpc-kit';
+import { adminV1, identityV1 } from '@latchkey/contracts';
+import { createPool, createRedisClient } from '@latchkey/db';
+import { platformService, startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import type { Logger } from '@latchkey/telemetry';
 import type { IdentityConfig } from './config';
+import { adminHandlers } from './admin-handlers';
 import { identityHandlers } from './handlers';
 import { deleteExpiredTokens } from './one-time-tokens';
 import { PasswordHasher } from './password-hasher';
@@ -31,9 +32,11 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     timeCost: config.ARGON2_TIME_COST,
     parallelism: config.ARGON2_PARALLELISM,
   });
+  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-identity', logger });
   const deps = {
     pool,
     hasher,
+    sessions: { redis, keyPrefix: config.REDIS_KEY_PREFIX },
     tokenTtlMinutes: {
       verifyEmail: config.AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME,
       resetPassword: config.AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME,
@@ -61,6 +64,14 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     settings: config,
     logger,
     service: { name: 'identity.v1.IdentityService', definition: identityV1.IdentityServiceService, handlers: identityHandlers(deps) },
+    platformServices: [
+      platformService({
+        name: 'admin.v1.AdminService',
+        definition: adminV1.AdminServiceService,
+        handlers: adminHandlers(deps),
+        callers: config.ADMIN_GRPC_ALLOWED_CALLERS,
+      }),
+    ],
     ready: async () => {
       await pool.query('SELECT 1');
       return true;
@@ -74,6 +85,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
       await endpoints.stop();
       await relay.stop();
       await pool.end();
+      await redis.quit().catch(() => undefined);
     },
   };
 }

@@ -27,5 +27,7 @@ export async function authenticatePassword(
       .catch((error: unknown) => context.logger.warn({ err: error }, 'could not upgrade a password hash'));
   }
   if (!user.email_verified_at) throw new AppError('auth:email_not_verified');
+  // After the password: the answer tells only someone who knows it that the account exists.
+  if (user.disabled_at) throw new AppError('auth:account_disabled');
   return user;
 }

@@ -11,5 +11,6 @@ export function toUserMessage(user: UserRecord): identityV1.User {
     hasPassword: user.password_hash !== null,
     createdAt: user.created_at,
     sessionEpoch: user.session_epoch,
+    disabledAt: user.disabled_at ?? undefined,
   };
 }

@@ -9,9 +9,11 @@ export interface UserRecord {
   email_verified_at: Date | null;
   created_at: Date;
   session_epoch: number;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
 }
 
-const COLUMNS = 'id, handle, email, password_hash, email_verified_at, created_at, session_epoch';
+const COLUMNS = 'id, handle, email, password_hash, email_verified_at, created_at, session_epoch, disabled_at, disabled_reason';
 
 export async function findUserById(db: pg.ClientBase | pg.Pool, id: string, lock = false): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
@@ -74,6 +76,52 @@ export async function setVerifiedEmail(db: pg.ClientBase, id: string, email: str
     `UPDATE users SET email = $2, email_verified_at = now(), updated_at = now()
       WHERE id = $1 RETURNING ${COLUMNS}`,
     [id, email],
+  );
+  return rows[0];
+}
+
+export async function findUserByHandle(db: pg.ClientBase | pg.Pool, handle: string): Promise<UserRecord | undefined> {
+  const { rows } = await db.query<UserRecord>(`SELECT ${COLUMNS} FROM users WHERE handle = $1`, [handle]);
+  return rows[0];
+}
+
+/** Up to `limit` accounts created before the (created_at, id) cursor, newest first. */
+export async function listUsersPage(
+  db: pg.Pool,
+  limit: number,
+  after: { createdAt: Date; id: string } | undefined,
+): Promise<UserRecord[]> {
+  const { rows } = after
+    ? await db.query<UserRecord>(
+        `SELECT ${COLUMNS} FROM users WHERE (created_at, id) < ($2, $3) ORDER BY created_at DESC, id DESC LIMIT $1`,
+        [limit, after.createdAt, after.id],
+      )
+    : await db.query<UserRecord>(`SELECT ${COLUMNS} FROM users ORDER BY created_at DESC, id DESC LIMIT $1`, [limit]);
+  return rows;
+}
+
+/**
+ * Disables or enables an account. Disabling raises the session epoch, so
+ * that the revocation job queued with it ends every session; a second
+ * disable keeps the first disabled_at.
+ */
+export async function setDisabled(db: pg.ClientBase, id: string, reason: string | null): Promise<UserRecord | undefined> {
+  const { rows } = await db.query<UserRecord>(
+    reason === null
+      ? `UPDATE users SET disabled_at = NULL, disabled_reason = NULL, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`
+      : `UPDATE users SET disabled_at = coalesce(disabled_at, now()), disabled_reason = $2,
+                          session_epoch = session_epoch + 1, updated_at = now()
+          WHERE id = $1 RETURNING ${COLUMNS}`,
+    reason === null ? [id] : [id, reason],
+  );
+  return rows[0];
+}
+
+/** Raises the session epoch alone: every session started before ends. */
+export async function raiseSessionEpoch(db: pg.ClientBase, id: string): Promise<UserRecord | undefined> {
+  const { rows } = await db.query<UserRecord>(
+    `UPDATE users SET session_epoch = session_epoch + 1, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id],
   );
   return rows[0];
 }

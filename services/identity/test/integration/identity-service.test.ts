@@ -1,6 +1,8 @@
 import { connect, AckPolicy, type NatsConnection, type JsMsg } from 'nats';
 import pg from 'pg';
-import { identityV1 } from '@latchkey/contracts';
+import { Redis } from 'ioredis';
+import { adminV1, identityV1 } from '@latchkey/contracts';
+import { sessionKey, userSessionsKey } from '@latchkey/session-keys';
 import { AppError } from '@latchkey/errors';
 import { jobSubjects, mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
 import { topology } from '@latchkey/job-streams';
@@ -10,6 +12,7 @@ import {
   createTestDatabase,
   createTestServiceClient,
   testNatsUrl,
+  testRedisUrl,
   uniqueName,
   waitFor,
   type TestDatabase,
@@ -25,6 +28,8 @@ const password = 'correct horse battery';
 let database: TestDatabase;
 let service: Running;
 let client: TestServiceClient<typeof identityV1.IdentityServiceService>;
+let admin: TestServiceClient<typeof adminV1.AdminServiceService>;
+let redis: Redis;
 let nats: NatsConnection;
 let prefix: string;
 let db: pg.Pool;
@@ -75,6 +80,8 @@ beforeAll(async () => {
     DATABASE_URL: database.url,
     NATS_URL: testNatsUrl(),
     NATS_SUBJECT_PREFIX: prefix,
+    REDIS_URL: testRedisUrl(),
+    REDIS_KEY_PREFIX: `${prefix}:`,
     GRPC_PORT: '0',
     METRICS_PORT: '0',
     ARGON2_TIME_COST: '3',
@@ -82,6 +89,8 @@ beforeAll(async () => {
   await migrate(config, logger);
   service = await startIdentityService(config, logger);
   client = createTestServiceClient(identityV1.IdentityServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`);
+  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`);
+  redis = new Redis(testRedisUrl());
   db = new pg.Pool({ connectionString: database.url, options: '-c search_path=identity' });
 
   nats = await connect({ servers: testNatsUrl() });
@@ -110,6 +119,8 @@ function record(message: JsMsg): void {
 afterAll(async () => {
   subscription?.stop();
   client?.close();
+  admin?.close();
+  await redis?.quit();
   await service?.stop();
   const jsm = await nats?.jetstreamManager();
   const names = topology(prefix);
@@ -392,5 +403,89 @@ describe('lookups', () => {
   it('answers auth:unauthorized for an unknown or malformed user id', async () => {
     expect((await errorOf(client.getUser({ userId: '0190b6c4-0000-7000-8000-000000000000' }))).code).toBe('auth:unauthorized');
     expect((await errorOf(client.getUser({ userId: 'not-a-uuid' }))).code).toBe('auth:unauthorized');
+  });
+});
+
+describe('administration (admin.v1)', () => {
+  /** A session as the gateway stores it (packages/session-keys): its record and its entry in the user's index. */
+  async function storeSession(userId: string, epoch: number): Promise<string> {
+    const tokenHash = `hash-${Math.random().toString(36).slice(2)}`;
+    await redis.set(sessionKey(`${prefix}:`, tokenHash), JSON.stringify({ u: userId, p: tokenHash, k: epoch }));
+    await redis.hset(userSessionsKey(`${prefix}:`, userId), tokenHash, tokenHash);
+    return tokenHash;
+  }
+  const sessionExists = async (tokenHash: string) => (await redis.exists(sessionKey(`${prefix}:`, tokenHash))) === 1;
+
+  it('finds an account by id, email or handle, any case, and says user:not_found otherwise', async () => {
+    const { user, email, handle } = await registerVerified();
+    for (const key of [{ id: user.id }, { email: email.toUpperCase() }, { handle: handle.toUpperCase() }]) {
+      expect((await admin.findUser(key)).user).toMatchObject({ id: user.id, email: user.email, hasPassword: true, disabledAt: undefined });
+    }
+    expect((await errorOf(admin.findUser({ email: 'nobody@example.com' }))).code).toBe('user:not_found');
+    expect((await errorOf(admin.findUser({ id: 'not-a-uuid' }))).code).toBe('validation:invalid_input');
+    expect((await errorOf(admin.findUser({}))).code).toBe('validation:invalid_input');
+  });
+
+  it('pages through every account newest first, each once, while new ones sign up', async () => {
+    for (let i = 0; i < 5; i += 1) await client.registerUser(newAccount());
+    const seen: string[] = [];
+    let pageToken = '';
+    let pages = 0;
+    do {
+      const page = await admin.listUsers({ pageSize: 3, pageToken });
+      seen.push(...page.users.map((user) => user.id));
+      pageToken = page.nextPageToken;
+      pages += 1;
+      // A sign-up during the walk lands before its start and moves nothing.
+      if (pages === 1) await client.registerUser(newAccount());
+    } while (pageToken !== '');
+    const { rows } = await db.query<{ id: string }>('SELECT id FROM users ORDER BY created_at DESC, id DESC');
+    expect(seen).toEqual(rows.map((row) => row.id).slice(1));
+    expect((await errorOf(admin.listUsers({ pageSize: 3, pageToken: 'forged' }))).fields[0]?.field).toBe('page_token');
+    expect((await errorOf(admin.listUsers({ pageSize: 101, pageToken: '' }))).fields[0]?.field).toBe('page_size');
+  });
+
+  it('disables an account: no sign-in, its sessions end at once and for good; enabling lets it sign in again', async () => {
+    const account = await registerVerified();
+    const session = await storeSession(account.user.id, account.user.sessionEpoch);
+    const { user } = await admin.disableUser({ userId: account.user.id, reason: 'chargeback fraud' });
+    expect(user).toMatchObject({ disabledAt: expect.any(Date), disabledReason: 'chargeback fraud' });
+    expect(await sessionExists(session)).toBe(false);
+    // The worker's revocation job is queued too, for a Redis that failed right then.
+    await waitFor(() => otherJobs.find((job) => job.subject.endsWith(jobSubjects.sessionsRevoked) && (job.payload as { user_id: string }).user_id === account.user.id), {
+      description: 'the sessions.revoked job',
+    });
+    expect((await errorOf(client.authenticatePassword({ email: account.email, password }))).code).toBe('auth:account_disabled');
+    expect((await errorOf(client.authenticatePassword({ email: account.email, password: 'not it at all' }))).code).toBe('auth:invalid_credentials');
+    expect((await client.getUser({ userId: account.user.id })).user?.disabledAt).toEqual(user!.disabledAt);
+
+    expect((await admin.enableUser({ userId: account.user.id })).user).toMatchObject({ disabledAt: undefined, disabledReason: '' });
+    expect((await client.authenticatePassword({ email: account.email, password })).user?.id).toBe(account.user.id);
+    expect((await errorOf(admin.disableUser({ userId: account.user.id, reason: 'x'.repeat(501) }))).fields[0]?.field).toBe('reason');
+    expect((await errorOf(admin.disableUser({ userId: '0190b6c4-0000-7000-8000-000000000000', reason: '' }))).code).toBe('user:not_found');
+  });
+
+  it('ends every session, mails a reset link and deletes an account with the cascade of self-deletion, auditing each with its caller', async () => {
+    const account = await registerVerified();
+    const session = await storeSession(account.user.id, account.user.sessionEpoch);
+    await admin.revokeAllSessions({ userId: account.user.id });
+    expect(await sessionExists(session)).toBe(false);
+    await admin.sendPasswordReset({ userId: account.user.id });
+    const token = await tokenFor(account.user.email, 'reset_password');
+    await client.resetPassword({ token, newPassword: 'a brand new passphrase' });
+    const later = await storeSession(account.user.id, Number.MAX_SAFE_INTEGER - 1);
+    await admin.deleteUser({ userId: account.user.id });
+    expect(await sessionExists(later)).toBe(false);
+    await waitFor(() => (deletionJobs.includes(account.user.id) ? true : undefined), { description: 'the user.deleted job' });
+    expect((await errorOf(admin.findUser({ id: account.user.id }))).code).toBe('user:not_found');
+
+    const { entries } = await admin.listAuditLog({ userId: account.user.id, pageSize: 0, pageToken: '' });
+    expect(entries.map((entry) => entry.action)).toEqual(['delete_user', 'send_password_reset', 'revoke_all_sessions']);
+    // No certificate over plaintext: the log says so rather than naming anyone.
+    expect(entries.every((entry) => entry.caller === 'plaintext' && entry.userId === account.user.id)).toBe(true);
+    const first = await admin.listAuditLog({ userId: account.user.id, pageSize: 2, pageToken: '' });
+    const rest = await admin.listAuditLog({ userId: account.user.id, pageSize: 2, pageToken: first.nextPageToken });
+    expect([...first.entries, ...rest.entries].map((entry) => entry.id)).toEqual(entries.map((entry) => entry.id));
+    expect(rest.nextPageToken).toBe('');
   });
 });

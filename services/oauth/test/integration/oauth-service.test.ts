@@ -130,6 +130,8 @@ beforeAll(async () => {
     DATABASE_URL: database.url,
     NATS_URL: testNatsUrl(),
     NATS_SUBJECT_PREFIX: prefix,
+    REDIS_URL: testRedisUrl(),
+    REDIS_KEY_PREFIX: `${prefix}:`,
     GRPC_PORT: '0',
     METRICS_PORT: '0',
   });

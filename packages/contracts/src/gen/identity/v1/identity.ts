@@ -45,6 +45,12 @@ export interface User {
    * `sessions.revoked` job queued with the change makes sure they do.
    */
   sessionEpoch: number;
+  /**
+   * When an administrator disabled the account (admin.v1); unset for an
+   * account that may sign in. A caller starting a session for a disabled
+   * account answers auth:account_disabled instead.
+   */
+  disabledAt?: Date | undefined;
 }
 
 /** RegisterUserRequest carries the new account's chosen credentials. */
@@ -262,6 +268,7 @@ function createBaseUser(): User {
     hasPassword: false,
     createdAt: undefined,
     sessionEpoch: 0,
+    disabledAt: undefined,
   };
 }
 
@@ -287,6 +294,9 @@ export const User: MessageFns<User> = {
     }
     if (message.sessionEpoch !== 0) {
       writer.uint32(56).int32(message.sessionEpoch);
+    }
+    if (message.disabledAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.disabledAt), writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -360,6 +370,14 @@ export const User: MessageFns<User> = {
             message.sessionEpoch = reader.int32();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.disabledAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -397,6 +415,11 @@ export const User: MessageFns<User> = {
         : isSet(object.session_epoch)
         ? globalThis.Number(object.session_epoch)
         : 0,
+      disabledAt: isSet(object.disabledAt)
+        ? fromJsonTimestamp(object.disabledAt)
+        : isSet(object.disabled_at)
+        ? fromJsonTimestamp(object.disabled_at)
+        : undefined,
     };
   },
 
@@ -423,6 +446,9 @@ export const User: MessageFns<User> = {
     if (message.sessionEpoch !== 0) {
       obj.sessionEpoch = Math.round(message.sessionEpoch);
     }
+    if (message.disabledAt !== undefined) {
+      obj.disabledAt = message.disabledAt.toISOString();
+    }
     return obj;
   },
 
@@ -438,6 +464,7 @@ export const User: MessageFns<User> = {
     message.hasPassword = object.hasPassword ?? false;
     message.createdAt = object.createdAt ?? undefined;
     message.sessionEpoch = object.sessionEpoch ?? 0;
+    message.disabledAt = object.disabledAt ?? undefined;
     return message;
   },
 };
@@ -2699,7 +2726,8 @@ export const IdentityServiceService = {
    * AuthenticatePassword checks an email and password. An unknown email and
    * a wrong password fail alike, in similar time. A stored hash made with
    * weaker parameters than the current ones is replaced on success.
-   * Errors: auth:invalid_credentials, auth:email_not_verified.
+   * Errors: auth:invalid_credentials, auth:email_not_verified,
+   * auth:account_disabled (only after the right password).
    */
   authenticatePassword: {
     path: "/identity.v1.IdentityService/AuthenticatePassword" as const,
@@ -2927,7 +2955,8 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * AuthenticatePassword checks an email and password. An unknown email and
    * a wrong password fail alike, in similar time. A stored hash made with
    * weaker parameters than the current ones is replaced on success.
-   * Errors: auth:invalid_credentials, auth:email_not_verified.
+   * Errors: auth:invalid_credentials, auth:email_not_verified,
+   * auth:account_disabled (only after the right password).
    */
   authenticatePassword: handleUnaryCall<AuthenticatePasswordRequest, AuthenticatePasswordResponse>;
   /**
@@ -3037,7 +3066,8 @@ export interface IdentityServiceClient extends Client {
    * AuthenticatePassword checks an email and password. An unknown email and
    * a wrong password fail alike, in similar time. A stored hash made with
    * weaker parameters than the current ones is replaced on success.
-   * Errors: auth:invalid_credentials, auth:email_not_verified.
+   * Errors: auth:invalid_credentials, auth:email_not_verified,
+   * auth:account_disabled (only after the right password).
    */
   authenticatePassword(
     request: AuthenticatePasswordRequest,

@@ -1,0 +1,121 @@
+import type pg from 'pg';
+import type { RequestContext } from '@latchkey/grpc-kit';
+import { AppError } from '@latchkey/errors';
+import { withTransaction } from '@latchkey/db';
+import { jobSubjects } from '@latchkey/jobs-contract';
+import { enqueueJob } from '@latchkey/outbox';
+import { endSessionsBefore } from '@latchkey/session-keys';
+import { normalizeEmail } from './account-rules';
+import { recordAdminAction, type AdminAction } from './audit-log';
+import type { IdentityDeps } from './identity-deps';
+import { queueMail, queueSecurityNotice } from './mail-queue';
+import { issueToken } from './one-time-tokens';
+import { queueSessionsRevoked } from './session-revocation';
+import { findUserByEmail, findUserByHandle, findUserById, raiseSessionEpoch, setDisabled, type UserRecord } from './user-store';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_REASON_LENGTH = 500;
+
+/** Who an audit entry names: the caller's certificate, or that there was none to read. */
+function callerOf(context: RequestContext): string {
+  return context.caller ?? 'plaintext';
+}
+
+export function requireUserId(value: string, field = 'user_id'): string {
+  if (!UUID.test(value)) throw AppError.validation([{ field, message: 'must be a UUID' }]);
+  return value.toLowerCase();
+}
+
+export async function findUser(
+  deps: IdentityDeps,
+  key: { id?: string | undefined; email?: string | undefined; handle?: string | undefined },
+): Promise<UserRecord> {
+  let user: UserRecord | undefined;
+  if (key.id !== undefined) user = await findUserById(deps.pool, requireUserId(key.id, 'id'));
+  else if (key.email !== undefined) user = await findUserByEmail(deps.pool, normalizeEmail(key.email));
+  else if (key.handle !== undefined) user = await findUserByHandle(deps.pool, key.handle.trim().toLowerCase());
+  else throw AppError.validation([{ field: 'key', message: 'give an id, an email or a handle' }]);
+  if (!user) throw new AppError('user:not_found');
+  return user;
+}
+
+/**
+ * Ends the account's sessions now, the outbox job queued with the change
+ * being what makes it certain: a Redis outage here leaves it to the worker.
+ */
+async function endSessionsNow(deps: IdentityDeps, user: UserRecord, context: RequestContext): Promise<void> {
+  await endSessionsBefore(deps.sessions.redis, deps.sessions.keyPrefix, user.id, user.session_epoch).catch((error: unknown) =>
+    context.logger.warn({ err: error, user_id: user.id }, 'could not end sessions now; the revocation job will'),
+  );
+}
+
+/** One admin action on one account: locked, changed, audited and its jobs queued in one transaction. */
+async function administer(
+  deps: IdentityDeps,
+  userId: string,
+  action: AdminAction,
+  context: RequestContext,
+  change: (db: pg.ClientBase, user: UserRecord) => Promise<UserRecord>,
+  reason?: string,
+): Promise<UserRecord> {
+  const id = requireUserId(userId);
+  return withTransaction(deps.pool, context, async (db) => {
+    const user = await findUserById(db, id, true);
+    if (!user) throw new AppError('user:not_found');
+    const changed = await change(db, user);
+    await recordAdminAction(db, { caller: callerOf(context), action, userId: id, reason });
+    return changed;
+  });
+}
+
+/** docs/integration.md, "Administration": no sign-in, every session ended at once. */
+export async function disableUser(deps: IdentityDeps, input: { userId: string; reason: string }, context: RequestContext): Promise<UserRecord> {
+  const reason = input.reason.trim();
+  if (reason.length > MAX_REASON_LENGTH) throw AppError.validation([{ field: 'reason', message: `must be at most ${MAX_REASON_LENGTH} characters` }]);
+  const user = await administer(
+    deps,
+    input.userId,
+    'disable_user',
+    context,
+    async (db, current) => {
+      const disabled = (await setDisabled(db, current.id, reason)) as UserRecord;
+      await queueSessionsRevoked(db, disabled, context);
+      return disabled;
+    },
+    reason,
+  );
+  await endSessionsNow(deps, user, context);
+  return user;
+}
+
+export async function enableUser(deps: IdentityDeps, userId: string, context: RequestContext): Promise<UserRecord> {
+  return administer(deps, userId, 'enable_user', context, async (db, current) => (await setDisabled(db, current.id, null)) as UserRecord);
+}
+
+export async function revokeAllSessions(deps: IdentityDeps, userId: string, context: RequestContext): Promise<void> {
+  const user = await administer(deps, userId, 'revoke_all_sessions', context, async (db, current) => {
+    const raised = (await raiseSessionEpoch(db, current.id)) as UserRecord;
+    await queueSessionsRevoked(db, raised, context);
+    return raised;
+  });
+  await endSessionsNow(deps, user, context);
+}
+
+export async function sendPasswordReset(deps: IdentityDeps, userId: string, context: RequestContext): Promise<void> {
+  await administer(deps, userId, 'send_password_reset', context, async (db, current) => {
+    const token = await issueToken(db, current.id, 'reset_password', deps.tokenTtlMinutes.resetPassword);
+    await queueMail(db, { template: 'reset_password', to: current.email, handle: current.handle, token }, context);
+    return current;
+  });
+}
+
+/** The cascade of the user's own deletion (account-deletion.ts), audited, with the sessions ended now. */
+export async function deleteUserAsAdmin(deps: IdentityDeps, userId: string, context: RequestContext): Promise<void> {
+  const user = await administer(deps, userId, 'delete_user', context, async (db, current) => {
+    await db.query('DELETE FROM users WHERE id = $1', [current.id]);
+    await enqueueJob(db, jobSubjects.userDeleted, { user_id: current.id }, { requestId: context.requestId });
+    await queueSecurityNotice(db, current, 'account_deleted', context);
+    return current;
+  });
+  await endSessionsNow(deps, { ...user, session_epoch: Number.MAX_SAFE_INTEGER }, context);
+}

@@ -1,0 +1,85 @@
+import type { adminV1 } from '@latchkey/contracts';
+import type { ServiceHandlers } from '@latchkey/grpc-kit';
+import {
+  deleteUserAsAdmin,
+  disableUser,
+  enableUser,
+  findUser,
+  requireUserId,
+  revokeAllSessions,
+  sendPasswordReset,
+} from './account-administration';
+import { listAuditPage, type AuditRecord } from './audit-log';
+import type { IdentityDeps } from './identity-deps';
+import { decodePageToken, encodePageToken, pageSizeOf } from './page-tokens';
+import { listUsersPage, type UserRecord } from './user-store';
+
+type AdminHandlers = ServiceHandlers<typeof adminV1.AdminServiceService>;
+
+function toAdminUser(user: UserRecord): adminV1.User {
+  return {
+    id: user.id,
+    handle: user.handle,
+    email: user.email,
+    emailVerifiedAt: user.email_verified_at ?? undefined,
+    hasPassword: user.password_hash !== null,
+    createdAt: user.created_at,
+    disabledAt: user.disabled_at ?? undefined,
+    disabledReason: user.disabled_reason ?? '',
+  };
+}
+
+function toAuditEntry(record: AuditRecord): adminV1.AuditEntry {
+  return { id: record.id, at: record.at, caller: record.caller, action: record.action, userId: record.user_id, reason: record.reason };
+}
+
+/** One page and the token of the next: asks for one row more than it shows. */
+function paged<T>(rows: T[], size: number, cursor: (row: T) => [Date, string]): { page: T[]; next: string } {
+  const page = rows.slice(0, size);
+  const last = page[page.length - 1];
+  return { page, next: rows.length > size && last ? encodePageToken(...cursor(last)) : '' };
+}
+
+/** admin.v1, one thin function per RPC (docs/integration.md, "Administration"). */
+export function adminHandlers(deps: IdentityDeps): AdminHandlers {
+  return {
+    async findUser(request) {
+      return { user: toAdminUser(await findUser(deps, request)) };
+    },
+    async listUsers({ pageSize, pageToken }) {
+      const size = pageSizeOf(pageSize);
+      const after = decodePageToken(pageToken);
+      const rows = await listUsersPage(deps.pool, size + 1, after && { createdAt: after.at, id: after.id });
+      const { page, next } = paged(rows, size, (user) => [user.created_at, user.id]);
+      return { users: page.map(toAdminUser), nextPageToken: next };
+    },
+    async disableUser({ userId, reason }, context) {
+      return { user: toAdminUser(await disableUser(deps, { userId, reason }, context)) };
+    },
+    async enableUser({ userId }, context) {
+      return { user: toAdminUser(await enableUser(deps, userId, context)) };
+    },
+    async revokeAllSessions({ userId }, context) {
+      await revokeAllSessions(deps, userId, context);
+      return {};
+    },
+    async sendPasswordReset({ userId }, context) {
+      await sendPasswordReset(deps, userId, context);
+      return {};
+    },
+    async deleteUser({ userId }, context) {
+      await deleteUserAsAdmin(deps, userId, context);
+      return {};
+    },
+    async listAuditLog({ userId, pageSize, pageToken }) {
+      const size = pageSizeOf(pageSize);
+      const rows = await listAuditPage(deps.pool, {
+        userId: userId === '' ? undefined : requireUserId(userId),
+        limit: size + 1,
+        after: decodePageToken(pageToken),
+      });
+      const { page, next } = paged(rows, size, (entry) => [entry.at, entry.id]);
+      return { entries: page.map(toAuditEntry), nextPageToken: next };
+    },
+  };
+}
