@@ -71,6 +71,7 @@ export async function startE2eStack(
       const names = topology(name);
       await jsm.streams.delete(names.jobsStream).catch(() => undefined);
       await jsm.streams.delete(names.deadLetterStream).catch(() => undefined);
+      await jsm.streams.delete(names.eventsStream).catch(() => undefined);
       await nats.close();
       const admin = new pg.Client({ connectionString: adminUrl });
       await admin.connect();

@@ -157,17 +157,18 @@ which test/deployment/nats-authorization.test.ts holds this to.
 {{- $prefix := .prefix -}}
 {{- $jobs := printf "%s_JOBS" (upper $prefix) -}}
 {{- $dead := printf "%s_DEAD" (upper $prefix) -}}
+{{- $events := printf "%s_EVENTS" (upper $prefix) -}}
 {{- $publish := list "$JS.API.INFO" -}}
 {{- range $action := list "INFO" "CREATE" "UPDATE" -}}
-{{- range $stream := list $jobs $dead -}}
+{{- range $stream := list $jobs $dead $events -}}
 {{- $publish = append $publish (printf "$JS.API.STREAM.%s.%s" $action $stream) -}}
 {{- end -}}
 {{- end -}}
 {{- $produced := dict
-  "identity" (list "jobs.mail.send" "jobs.user.deleted" "jobs.sessions.revoked")
+  "identity" (list "jobs.mail.send" "jobs.user.deleted" "jobs.sessions.revoked" "events.user.>" "events.session.>")
   "oauth" (list "jobs.mail.send")
   "totp" (list "jobs.mail.send")
-  "posts" (list "jobs.search.index" "jobs.content.delete") -}}
+  "posts" (list "jobs.search.index" "jobs.content.delete" "events.post.>") -}}
 {{- if eq .name "jobs" -}}
 {{- range $action := list "INFO" "CREATE" "DURABLE.CREATE" "MSG.NEXT" -}}
 {{- $publish = append $publish (printf "$JS.API.CONSUMER.%s.%s.>" $action $jobs) -}}

@@ -11,12 +11,12 @@ export interface BusPermissions {
   readonly subscribe: readonly string[];
 }
 
-/** The jobs each producer writes into its outbox. */
+/** The jobs and domain events each producer writes into its outbox. */
 const producedJobs: Record<Exclude<BusUser, 'jobs'>, readonly string[]> = {
-  identity: [jobSubjects.sendMail, jobSubjects.userDeleted, jobSubjects.sessionsRevoked],
+  identity: [jobSubjects.sendMail, jobSubjects.userDeleted, jobSubjects.sessionsRevoked, 'events.user.>', 'events.session.>'],
   oauth: [jobSubjects.sendMail],
   totp: [jobSubjects.sendMail],
-  posts: [jobSubjects.indexPost, jobSubjects.deleteContent],
+  posts: [jobSubjects.indexPost, jobSubjects.deleteContent, 'events.post.>'],
 };
 
 /**
@@ -31,16 +31,16 @@ export function inboxPrefixOf(user: string): string {
 
 /**
  * docs/operations.md, "NATS permissions": each unit publishes only the jobs
- * it produces, so that a unit taken over cannot forge another's (a
- * `user.deleted` for a live account, say), and reads only its own inbox.
- * Every unit may create and update the two streams (whoever starts first
+ * and domain events it produces, so that a unit taken over cannot forge
+ * another's (a `user.deleted` for a live account, say), and reads only its
+ * own inbox. Every unit may create and update the three streams (whoever starts first
  * does, see ensureStreams). The worker also runs its consumers on the jobs
  * stream, dead-letters into the dead-letter stream and replays from it
  * (`pnpm jobs:dlq`), which re-publishes a job under its original subject.
  */
 export function busPermissions(prefix: string): Record<BusUser, BusPermissions> {
   const names = topology(prefix);
-  const streams = [names.jobsStream, names.deadLetterStream];
+  const streams = [names.jobsStream, names.deadLetterStream, names.eventsStream];
   const streamSetup = [
     '$JS.API.INFO',
     ...['INFO', 'CREATE', 'UPDATE'].flatMap((action) => streams.map((stream) => `$JS.API.STREAM.${action}.${stream}`)),

@@ -6,10 +6,13 @@ export function topology(prefix: string) {
   return {
     jobsStream: `${upper}_JOBS`,
     deadLetterStream: `${upper}_DEAD`,
+    /** Domain events for the services beside Latchkey (docs/events.md). */
+    eventsStream: `${upper}_EVENTS`,
     subject: (relative: string) => `${prefix}.${relative}`,
     deadLetterSubject: (relative: string) => `${prefix}.dead.${relative}`,
     jobsFilter: `${prefix}.jobs.>`,
     deadLetterFilter: `${prefix}.dead.>`,
+    eventsFilter: `${prefix}.events.>`,
     consumer: (name: string) => `${prefix}_${name}`,
   };
 }
@@ -17,7 +20,7 @@ export function topology(prefix: string) {
 const DAY_NS = 24 * 60 * 60 * 1e9;
 
 /**
- * Creates the streams or brings their settings up to date; every producer
+ * Creates the streams (jobs, dead letters, domain events) or brings their settings up to date; every producer
  * and consumer calls it at start, so the order of deployment does not matter.
  * Jobs use work-queue retention: a job is gone once acknowledged, which is
  * what keeps mailed tokens from lingering in the broker.
@@ -39,6 +42,15 @@ export async function ensureStreams(jsm: JetStreamManager, prefix: string): Prom
       retention: RetentionPolicy.Limits,
       storage: StorageType.File,
       max_age: 30 * DAY_NS,
+    },
+    {
+      // Kept for a week whether or not anyone read them: consumers come and go, and catch up.
+      name: names.eventsStream,
+      subjects: [names.eventsFilter],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      duplicate_window: 2 * 60 * 1e9,
+      max_age: 7 * DAY_NS,
     },
   ];
   for (const config of streams) {

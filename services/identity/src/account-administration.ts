@@ -3,6 +3,7 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import { jobSubjects } from '@latchkey/jobs-contract';
+import { queueEvent } from '@latchkey/domain-events';
 import { enqueueJob } from '@latchkey/outbox';
 import { endSessionsBefore } from '@latchkey/session-keys';
 import { normalizeEmail } from './account-rules';
@@ -79,7 +80,8 @@ export async function disableUser(deps: IdentityDeps, input: { userId: string; r
     context,
     async (db, current) => {
       const disabled = (await setDisabled(db, current.id, reason)) as UserRecord;
-      await queueSessionsRevoked(db, disabled, context);
+      await queueSessionsRevoked(db, disabled, 'account_disabled', context);
+      await queueEvent(db, 'user.disabled', { userId: disabled.id }, context);
       return disabled;
     },
     reason,
@@ -95,7 +97,7 @@ export async function enableUser(deps: IdentityDeps, userId: string, context: Re
 export async function revokeAllSessions(deps: IdentityDeps, userId: string, context: RequestContext): Promise<void> {
   const user = await administer(deps, userId, 'revoke_all_sessions', context, async (db, current) => {
     const raised = (await raiseSessionEpoch(db, current.id)) as UserRecord;
-    await queueSessionsRevoked(db, raised, context);
+    await queueSessionsRevoked(db, raised, 'admin', context);
     return raised;
   });
   await endSessionsNow(deps, user, context);
@@ -114,6 +116,7 @@ export async function deleteUserAsAdmin(deps: IdentityDeps, userId: string, cont
   const user = await administer(deps, userId, 'delete_user', context, async (db, current) => {
     await db.query('DELETE FROM users WHERE id = $1', [current.id]);
     await enqueueJob(db, jobSubjects.userDeleted, { user_id: current.id }, { requestId: context.requestId });
+    await queueEvent(db, 'user.deleted', { userId: current.id, reason: 'admin' }, context);
     await queueSecurityNotice(db, current, 'account_deleted', context);
     return current;
   });

@@ -2,6 +2,7 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import { jobSubjects } from '@latchkey/jobs-contract';
+import { queueEvent } from '@latchkey/domain-events';
 import { enqueueJob } from '@latchkey/outbox';
 import type { IdentityDeps } from './identity-deps';
 import { queueSecurityNotice } from './mail-queue';
@@ -19,6 +20,7 @@ export async function deleteUser(deps: IdentityDeps, userId: string, context: Re
     if (!user) throw new AppError('auth:unauthorized');
     await db.query('DELETE FROM users WHERE id = $1', [user.id]);
     await enqueueJob(db, jobSubjects.userDeleted, { user_id: user.id }, { requestId: context.requestId });
+    await queueEvent(db, 'user.deleted', { userId: user.id, reason: 'user' }, context);
     await queueSecurityNotice(db, user, 'account_deleted', context);
   });
 }
@@ -49,7 +51,10 @@ export async function purgeUnverifiedUsers(
        ) RETURNING id`,
       [input.registeredBefore, input.limit],
     );
-    for (const { id } of rows) await enqueueJob(db, jobSubjects.userDeleted, { user_id: id }, { requestId: context.requestId });
+    for (const { id } of rows) {
+      await enqueueJob(db, jobSubjects.userDeleted, { user_id: id }, { requestId: context.requestId });
+      await queueEvent(db, 'user.deleted', { userId: id, reason: 'unverified' }, context);
+    }
     return rows.length;
   });
 }

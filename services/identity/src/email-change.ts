@@ -1,3 +1,4 @@
+import { queueEvent } from '@latchkey/domain-events';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
@@ -41,6 +42,7 @@ export async function confirmEmailChange(deps: IdentityDeps, token: string, cont
       const after = await setVerifiedEmail(db, before.id, consumed.newEmail);
       if (!after) throw new AppError('auth:token_invalid');
       await queueSecurityNotice(db, before, 'email_changed', context, { new_email: after.email });
+      await queueEvent(db, 'user.email_changed', { userId: after.id }, context);
       return after;
     });
   } catch (error) {

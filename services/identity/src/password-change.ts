@@ -32,7 +32,7 @@ export async function changePassword(
     const updated = await setPasswordHash(db, user.id, passwordHash);
     if (!updated) throw new AppError('auth:unauthorized');
     await queueSecurityNotice(db, updated, 'password_changed', context);
-    await queueSessionsRevoked(db, updated, context);
+    await queueSessionsRevoked(db, updated, 'password_changed', context);
     return { sessionEpoch: updated.session_epoch };
   });
 }

@@ -40,7 +40,7 @@ export async function resetPassword(
     const user = consumed && (await setPasswordHash(db, consumed.userId, passwordHash, { markEmailVerified: true }));
     if (!user) throw new AppError('auth:token_invalid');
     await queueSecurityNotice(db, user, 'password_reset', context);
-    await queueSessionsRevoked(db, user, context);
+    await queueSessionsRevoked(db, user, 'password_reset', context);
     return { userId: user.id, email: user.email };
   });
 }

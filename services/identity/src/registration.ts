@@ -1,3 +1,4 @@
+import { queueEvent } from '@latchkey/domain-events';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { uuidv7 } from 'uuidv7';
 import { AppError } from '@latchkey/errors';
@@ -30,6 +31,7 @@ export async function registerUser(
       const user = await insertUser(db, { id: uuidv7(), handle, email, passwordHash, emailVerified: false });
       const token = await issueToken(db, user.id, 'verify_email', deps.tokenTtlMinutes.verifyEmail);
       await queueMail(db, { template: 'verify_email', to: email, handle, token }, context);
+      await queueEvent(db, 'user.registered', { userId: user.id, method: 'password' }, context);
       return user;
     });
   } catch (error) {
@@ -48,15 +50,17 @@ export async function createVerifiedUser(
 ): Promise<UserRecord> {
   assertValid(checkHandle(input.handle), checkNewEmail(input.email));
   try {
-    return await withTransaction(deps.pool, context, (db) =>
-      insertUser(db, {
+    return await withTransaction(deps.pool, context, async (db) => {
+      const user = await insertUser(db, {
         id: uuidv7(),
         handle: normalizeHandle(input.handle),
         email: normalizeEmail(input.email),
         passwordHash: null,
         emailVerified: true,
-      }),
-    );
+      });
+      await queueEvent(db, 'user.registered', { userId: user.id, method: 'provider' }, context);
+      return user;
+    });
   } catch (error) {
     throw uniquenessError(error) ?? error;
   }
@@ -68,6 +72,7 @@ export async function verifyEmail(deps: IdentityDeps, token: string, context: Re
     const consumed = await consumeToken(db, token, 'verify_email');
     const user = consumed && (await markEmailVerified(db, consumed.userId));
     if (!user) throw new AppError('auth:token_invalid');
+    await queueEvent(db, 'user.email_verified', { userId: user.id }, context);
     return user;
   });
 }

@@ -1,3 +1,4 @@
+import { queueEvent } from '@latchkey/domain-events';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { uuidv7 } from 'uuidv7';
 import { AppError } from '@latchkey/errors';
@@ -52,6 +53,7 @@ export async function createPost(
       const inserted = await insertPost(db, { id, authorId, title: normalizeTitle(input.title), storageKey });
       await recordPostAction(db, { actorId: authorId, action: 'post:create', postId: id });
       await queueIndexJob(db, inserted, context);
+      await queueEvent(db, 'post.created', { postId: inserted.id, authorId: inserted.author_id }, context);
       committing = true;
       return inserted;
     });

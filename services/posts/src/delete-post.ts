@@ -1,3 +1,4 @@
+import { queueEvent } from '@latchkey/domain-events';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
@@ -29,6 +30,7 @@ export async function deletePost(
     await deletePostRow(db, post.id);
     await recordPostAction(db, { actorId: post.author_id, action: 'post:delete', postId: post.id });
     await queueContentDeletion(db, post, context);
+    await queueEvent(db, 'post.deleted', { postId: post.id, authorId: post.author_id }, context);
   });
 }
 
@@ -51,7 +53,10 @@ export async function deleteUserPosts(deps: PostsDeps, userId: string, context: 
   for (;;) {
     const deleted = await withTransaction(deps.pool, context, async (db) => {
       const batch = await deleteAuthorPostBatch(db, authorId, CASCADE_BATCH_SIZE);
-      for (const post of batch) await queueContentDeletion(db, post, context);
+      for (const post of batch) {
+        await queueContentDeletion(db, post, context);
+        await queueEvent(db, 'post.deleted', { postId: post.id, authorId }, context);
+      }
       if (batch.length < CASCADE_BATCH_SIZE) await deleteActionLogsOf(db, authorId);
       return batch.length;
     });

@@ -1,3 +1,4 @@
+import { queueEvent } from '@latchkey/domain-events';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError, type FieldError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
@@ -50,6 +51,7 @@ export async function updatePost(
     const edited = await markPostEdited(db, current.id, input.title === undefined ? undefined : normalizeTitle(input.title));
     await recordPostAction(db, { actorId: edited.author_id, action: 'post:edit', postId: edited.id });
     await queueIndexJob(db, edited, context);
+    await queueEvent(db, 'post.updated', { postId: edited.id, authorId: edited.author_id }, context);
     return { ...edited, content };
   });
 }

@@ -101,8 +101,8 @@ it('creates posts while NATS is down and indexes every one of them once it is ba
   const words = [uniqueWord(), uniqueWord(), uniqueWord(), uniqueWord(), uniqueWord()];
   const ids: string[] = [];
   for (const word of words) ids.push(await createPost(word));
-  // The jobs wait in the outbox, committed with their posts.
-  expect(await queuedInOutbox()).toBe(words.length);
+  // The jobs wait in the outbox, committed with their posts: an index job and a post.created event each.
+  expect(await queuedInOutbox()).toBe(2 * words.length);
   for (const id of ids) expect((await client.getPost({ postId: id })).post!.id).toBe(id);
 
   await broker.start();

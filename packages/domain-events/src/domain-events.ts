@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { eventsV1 } from '@latchkey/contracts';
+import { enqueueJob } from '@latchkey/outbox';
+
+/** What each event type carries (proto/events/v1/events.proto). */
+interface Payloads {
+  'user.registered': eventsV1.UserRegistered;
+  'user.email_verified': eventsV1.UserEmailVerified;
+  'user.email_changed': eventsV1.UserEmailChanged;
+  'user.deleted': eventsV1.UserDeleted;
+  'user.disabled': eventsV1.UserDisabled;
+  'session.revoked': eventsV1.SessionRevoked;
+  'post.created': eventsV1.PostCreated;
+  'post.updated': eventsV1.PostUpdated;
+  'post.deleted': eventsV1.PostDeleted;
+}
+
+export type EventType = keyof Payloads;
+
+/** The field of Event that holds each type's payload. */
+const payloadFields: { readonly [Type in EventType]: keyof eventsV1.Event } = {
+  'user.registered': 'userRegistered',
+  'user.email_verified': 'userEmailVerified',
+  'user.email_changed': 'userEmailChanged',
+  'user.deleted': 'userDeleted',
+  'user.disabled': 'userDisabled',
+  'session.revoked': 'sessionRevoked',
+  'post.created': 'postCreated',
+  'post.updated': 'postUpdated',
+  'post.deleted': 'postDeleted',
+};
+
+/** Every event type, in the order docs/events.md lists them. */
+export const eventTypes = Object.keys(payloadFields) as EventType[];
+
+/** The field of Event that holds a type's payload, for readers of the JSON body. */
+export function payloadFieldOf(type: EventType): string {
+  return payloadFields[type];
+}
+
+/** The subject relative to the installation's prefix, as for jobs. */
+export function eventSubject(type: EventType): string {
+  return `events.${type}`;
+}
+
+/** The version of each type's payload; raised only for a change a consumer could not read. */
+export const EVENT_VERSION = 1;
+
+/**
+ * Queues a domain event in the transaction of the change it reports: it is
+ * published exactly when the change commits (the outbox relays it), with
+ * its id as Nats-Msg-Id so a consumer can drop a repeat.
+ */
+export async function queueEvent<Type extends EventType>(
+  db: pg.ClientBase,
+  type: Type,
+  payload: Payloads[Type],
+  context: { readonly requestId: string },
+): Promise<string> {
+  const id = randomUUID();
+  const event: eventsV1.Event = {
+    ...eventsV1.Event.fromPartial({ id, type, version: EVENT_VERSION, occurredAt: new Date(), requestId: context.requestId }),
+    [payloadFields[type]]: payload,
+  };
+  await enqueueJob(db, eventSubject(type), eventsV1.Event.toJSON(event), { id, requestId: context.requestId });
+  return id;
+}
