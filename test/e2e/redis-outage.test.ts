@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { freePort, startHungRedis, startProcess, type HungRedis, type ManagedProcess } from '@latchkey/test-kit';
+import { freePort, startHungRedis, startProcess, testSigningKeys, type HungRedis, type ManagedProcess } from '@latchkey/test-kit';
 
 const repoRoot = path.resolve(__dirname, '../..');
 /** Well formed, so that the gateway has to ask Redis about it. */
@@ -17,6 +17,8 @@ async function startGateway(redisUrl: string): Promise<{ gateway: ManagedProcess
       REDIS_URL: redisUrl,
       GATEWAY_HOST: '127.0.0.1',
       GATEWAY_PORT: '0',
+      GRPC_PORT: '0',
+      AUTH_JWT_SIGNING_KEYS: testSigningKeys(),
       IDENTITY_GRPC_ADDRESS: nowhere,
       POSTS_GRPC_ADDRESS: nowhere,
       TOTP_GRPC_ADDRESS: nowhere,

@@ -46,6 +46,8 @@ beforeAll(async () => {
     env: {
       ...stack.env,
       GATEWAY_PORT: '0',
+      GRPC_PORT: '0',
+      METRICS_PORT: '0',
       GRPC_DEADLINE_MS: String(BUDGET_MS),
       IDENTITY_GRPC_ADDRESS: address('identity'),
       OAUTH_GRPC_ADDRESS: address('oauth'),

@@ -1,3 +1,4 @@
+import { testSigningKeys } from '@latchkey/test-kit';
 import { PASSWORD, signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { loadGatewayConfig } from '../../gateway/src/config';
@@ -39,7 +40,7 @@ describe('SESSION_COOKIE_NAME', () => {
   });
 
   it('refuses to start with a prefixed name the browser would drop, or a name that is no cookie name', () => {
-    const base = { PUBLIC_APP_URL: 'http://app.example.test', REDIS_URL: 'redis://127.0.0.1:6379' };
+    const base = { PUBLIC_APP_URL: 'http://app.example.test', REDIS_URL: 'redis://127.0.0.1:6379', AUTH_JWT_SIGNING_KEYS: testSigningKeys() };
     expect(() => loadGatewayConfig({ ...base, SESSION_COOKIE_NAME: '__Host-session_id', COOKIE_SECURE: 'false' })).toThrow(/SESSION_COOKIE_NAME/);
     expect(() => loadGatewayConfig({ ...base, SESSION_COOKIE_NAME: 'session id; x=1' })).toThrow(/SESSION_COOKIE_NAME/);
     expect(loadGatewayConfig(base).SESSION_COOKIE_NAME).toBe('session_id');

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -57,4 +57,9 @@ export function createTestCertificateAuthority(directory: string, name = 'latchk
       return files;
     },
   };
+}
+
+/** AUTH_JWT_SIGNING_KEYS with one fresh Ed25519 key, for a gateway a test starts on its own. */
+export function testSigningKeys(kid = 'test'): string {
+  return JSON.stringify([{ kid, ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) }]);
 }

@@ -18,6 +18,8 @@ import type { WatchedProcess } from './process-usage';
  */
 export interface BenchTarget {
   readonly gatewayUrl: string;
+  /** The gateway's gRPC port (sessions.v1), `host:port`; BENCH_GRPC_ADDRESS for an external stack. */
+  readonly gatewayGrpcAddress: string | undefined;
   /** `launched`: ours, removed at the end; `external`: BENCH_URL's. */
   readonly kind: 'launched' | 'external';
   /** The stack's processes; empty for an external stack without BENCH_PIDS. */
@@ -148,10 +150,12 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
     if (port !== undefined) metricsUrls.set(unit.name, `http://127.0.0.1:${port}/metrics`);
   }
   const stackEnv = stack.env;
+  const gatewayGrpcPort = stack.processes.get('gateway')?.ports.GRPC_PORT;
   const smtp = stack.smtp;
   let closed: Promise<void> | undefined;
   return {
     gatewayUrl: stack.gatewayUrl,
+    gatewayGrpcAddress: gatewayGrpcPort === undefined ? undefined : `127.0.0.1:${gatewayGrpcPort}`,
     kind: 'launched',
     processes,
     metricsUrls,
@@ -240,6 +244,7 @@ function externalTarget(url: string, env: NodeJS.ProcessEnv): BenchTarget {
   const mailDir = env.BENCH_MAIL_DIR ?? path.join(repositoryRoot, '.data', 'mail');
   return {
     gatewayUrl: url.replace(/\/$/, ''),
+    gatewayGrpcAddress: env.BENCH_GRPC_ADDRESS,
     kind: 'external',
     processes: parseProcessList(env.BENCH_PIDS),
     metricsUrls: new Map(),

@@ -41,6 +41,8 @@ export const loadJobSchema = z.object({
   overallRate: z.number().positive().optional(),
   requests: z.array(requestTemplateSchema).min(1),
   searchProbe: searchProbeSchema.optional(),
+  /** Instead of HTTP: sessions.v1 IntrospectSession at `address`, one token after the other, `connections` calls in flight. */
+  introspect: z.object({ address: z.string().min(1), tokens: z.array(z.string()).min(1) }).optional(),
 });
 export type LoadJob = z.infer<typeof loadJobSchema>;
 

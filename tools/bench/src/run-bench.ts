@@ -214,6 +214,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 
     const context: ScenarioContext = {
       gatewayUrl: target.gatewayUrl,
+      gatewayGrpcAddress: target.gatewayGrpcAddress,
       bareServerUrl: bare?.url,
       seed: seeded,
       connections: options.connections,

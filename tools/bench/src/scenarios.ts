@@ -6,7 +6,7 @@ import type { Seed } from './seed';
  * The scenarios in the order they run: reads first, then the ones that
  * write; search last, since its corpus would change what the lists read.
  */
-export const scenarioNames = ['me', 'post-get', 'post-list', 'login', 'post-create', 'search'] as const;
+export const scenarioNames = ['me', 'introspect', 'token', 'post-get', 'post-list', 'login', 'post-create', 'search'] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 export function isScenarioName(name: string): name is ScenarioName {
@@ -18,6 +18,8 @@ export type LoadPlan = Omit<LoadJob, 'type' | 'id' | 'durationSeconds'>;
 
 export interface ScenarioContext {
   readonly gatewayUrl: string;
+  /** sessions.v1 on the gateway, for the introspection scenario. */
+  readonly gatewayGrpcAddress: string | undefined;
   /** The bare Fastify server of the read baselines. */
   readonly bareServerUrl: string | undefined;
   readonly seed: Seed;
@@ -66,6 +68,17 @@ function bareServer(context: ScenarioContext): string {
 
 const rotate = (paths: readonly string[]): RequestTemplate[] => paths.map((path) => ({ method: 'GET', path, headers: {} }));
 
+/** The floor of an authenticated request: one Redis GET of the session behind a bare Fastify route. */
+const meBaseline: BaselinePlan = {
+  kind: 'http',
+  label: 'bare Fastify: 1 Redis GET',
+  load: (context) => ({
+    url: bareServer(context),
+    connections: context.connections,
+    requests: context.seed.users.map((user) => ({ method: 'GET', path: '/me', headers: sessionHeaders(user.cookie) })),
+  }),
+};
+
 export const scenarios: readonly Scenario[] = [
   {
     name: 'me',
@@ -76,15 +89,34 @@ export const scenarios: readonly Scenario[] = [
       connections: context.connections,
       requests: context.seed.users.map((user) => ({ method: 'GET', path: '/v0/users/me', headers: sessionHeaders(user.cookie) })),
     }),
-    baseline: {
-      kind: 'http',
-      label: 'bare Fastify: 1 Redis GET',
-      load: (context) => ({
-        url: bareServer(context),
+    baseline: meBaseline,
+    warmsUp: true,
+  },
+  {
+    name: 'introspect',
+    label: 'sessions.v1 IntrospectSession (gRPC)',
+    // What a service beside Latchkey pays per request to check a session, beside what GET /v0/users/me costs a browser.
+    gateway: (context) => {
+      if (!context.gatewayGrpcAddress) throw new Error('the gateway gRPC address is unknown (BENCH_GRPC_ADDRESS)');
+      return {
+        url: context.gatewayUrl,
         connections: context.connections,
-        requests: context.seed.users.map((user) => ({ method: 'GET', path: '/me', headers: sessionHeaders(user.cookie) })),
-      }),
+        requests: [{ method: 'GET', path: '/', headers: {} }],
+        introspect: { address: context.gatewayGrpcAddress, tokens: context.seed.users.map((user) => user.cookie) },
+      };
     },
+    baseline: meBaseline,
+    warmsUp: true,
+  },
+  {
+    name: 'token',
+    label: 'POST /v0/auth/token',
+    gateway: (context) => ({
+      url: context.gatewayUrl,
+      connections: context.connections,
+      requests: context.seed.users.map((user) => ({ method: 'POST', path: '/v0/auth/token', headers: sessionHeaders(user.cookie) })),
+    }),
+    baseline: meBaseline,
     warmsUp: true,
   },
   {

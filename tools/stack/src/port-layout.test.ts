@@ -11,7 +11,7 @@ describe('fixedPorts', () => {
       totp: { GRPC_PORT: 50053, METRICS_PORT: 9466 },
       posts: { GRPC_PORT: 50054, METRICS_PORT: 9467 },
       jobs: { METRICS_PORT: 9474 },
-      gateway: { GATEWAY_PORT: 8080, METRICS_PORT: 9475 },
+      gateway: { GATEWAY_PORT: 8080, GRPC_PORT: 50055, METRICS_PORT: 9475 },
     });
   });
 
@@ -28,7 +28,7 @@ describe('fixedPorts', () => {
   it('takes the port base and the gateway port from the layout', () => {
     const ports = fixedPorts(stackUnits, { grpcPortBase: 60000, metricsPortBase: 9000, gatewayPort: 3000 });
     expect(ports.get('identity')).toEqual({ GRPC_PORT: 60000, METRICS_PORT: 9000 });
-    expect(ports.get('gateway')).toEqual({ GATEWAY_PORT: 3000, METRICS_PORT: 9011 });
+    expect(ports.get('gateway')).toEqual({ GATEWAY_PORT: 3000, GRPC_PORT: 60004, METRICS_PORT: 9011 });
   });
 });
 
