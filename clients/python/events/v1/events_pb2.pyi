@@ -1,0 +1,104 @@
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Event(_message.Message):
+    __slots__ = ["id", "occurred_at", "post_created", "post_deleted", "post_updated", "request_id", "session_revoked", "type", "user_deleted", "user_disabled", "user_email_changed", "user_email_verified", "user_registered", "version"]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    POST_CREATED_FIELD_NUMBER: _ClassVar[int]
+    POST_DELETED_FIELD_NUMBER: _ClassVar[int]
+    POST_UPDATED_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    SESSION_REVOKED_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    USER_DELETED_FIELD_NUMBER: _ClassVar[int]
+    USER_DISABLED_FIELD_NUMBER: _ClassVar[int]
+    USER_EMAIL_CHANGED_FIELD_NUMBER: _ClassVar[int]
+    USER_EMAIL_VERIFIED_FIELD_NUMBER: _ClassVar[int]
+    USER_REGISTERED_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    occurred_at: _timestamp_pb2.Timestamp
+    post_created: PostCreated
+    post_deleted: PostDeleted
+    post_updated: PostUpdated
+    request_id: str
+    session_revoked: SessionRevoked
+    type: str
+    user_deleted: UserDeleted
+    user_disabled: UserDisabled
+    user_email_changed: UserEmailChanged
+    user_email_verified: UserEmailVerified
+    user_registered: UserRegistered
+    version: int
+    def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., version: _Optional[int] = ..., occurred_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., user_registered: _Optional[_Union[UserRegistered, _Mapping]] = ..., user_email_verified: _Optional[_Union[UserEmailVerified, _Mapping]] = ..., user_email_changed: _Optional[_Union[UserEmailChanged, _Mapping]] = ..., user_deleted: _Optional[_Union[UserDeleted, _Mapping]] = ..., user_disabled: _Optional[_Union[UserDisabled, _Mapping]] = ..., session_revoked: _Optional[_Union[SessionRevoked, _Mapping]] = ..., post_created: _Optional[_Union[PostCreated, _Mapping]] = ..., post_updated: _Optional[_Union[PostUpdated, _Mapping]] = ..., post_deleted: _Optional[_Union[PostDeleted, _Mapping]] = ...) -> None: ...
+
+class PostCreated(_message.Message):
+    __slots__ = ["author_id", "post_id"]
+    AUTHOR_ID_FIELD_NUMBER: _ClassVar[int]
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    author_id: str
+    post_id: str
+    def __init__(self, post_id: _Optional[str] = ..., author_id: _Optional[str] = ...) -> None: ...
+
+class PostDeleted(_message.Message):
+    __slots__ = ["author_id", "post_id"]
+    AUTHOR_ID_FIELD_NUMBER: _ClassVar[int]
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    author_id: str
+    post_id: str
+    def __init__(self, post_id: _Optional[str] = ..., author_id: _Optional[str] = ...) -> None: ...
+
+class PostUpdated(_message.Message):
+    __slots__ = ["author_id", "post_id"]
+    AUTHOR_ID_FIELD_NUMBER: _ClassVar[int]
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    author_id: str
+    post_id: str
+    def __init__(self, post_id: _Optional[str] = ..., author_id: _Optional[str] = ...) -> None: ...
+
+class SessionRevoked(_message.Message):
+    __slots__ = ["reason", "user_id"]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    reason: str
+    user_id: str
+    def __init__(self, user_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class UserDeleted(_message.Message):
+    __slots__ = ["reason", "user_id"]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    reason: str
+    user_id: str
+    def __init__(self, user_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class UserDisabled(_message.Message):
+    __slots__ = ["user_id"]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    user_id: str
+    def __init__(self, user_id: _Optional[str] = ...) -> None: ...
+
+class UserEmailChanged(_message.Message):
+    __slots__ = ["user_id"]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    user_id: str
+    def __init__(self, user_id: _Optional[str] = ...) -> None: ...
+
+class UserEmailVerified(_message.Message):
+    __slots__ = ["user_id"]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    user_id: str
+    def __init__(self, user_id: _Optional[str] = ...) -> None: ...
+
+class UserRegistered(_message.Message):
+    __slots__ = ["method", "user_id"]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    method: str
+    user_id: str
+    def __init__(self, user_id: _Optional[str] = ..., method: _Optional[str] = ...) -> None: ...
