@@ -3,8 +3,9 @@ import { execTransaction } from '@latchkey/db';
 
 /**
  * Where sessions live in Redis, shared by the gateway, which keeps them,
- * and the jobs worker, which ends them when identity says an account's
- * credentials changed (docs/architecture.md, "Sessions").
+ * the jobs worker, which ends them when identity says an account's
+ * credentials changed (docs/architecture.md, "Sessions"), and identity,
+ * which ends those of an account an administrator disables.
  */
 export function sessionKey(prefix: string, tokenHash: string): string {
   return `${prefix}session:${tokenHash}`;
