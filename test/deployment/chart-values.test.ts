@@ -343,3 +343,25 @@ describe('OAuth providers', () => {
     );
   });
 });
+
+describe('names', () => {
+  test('every object name fits 63 characters and the units stay distinct, for the longest release name Helm accepts', () => {
+    // Without "latchkey" in it, the chart name is appended: the longest base name there is.
+    const release = `platform-${'x'.repeat(44)}`;
+    expect(release).toHaveLength(53);
+    const objects = renderChart({
+      release,
+      set: ['natsAuth.enabled=true', 'mtls.enabled=true', 'mtls.certManager.enabled=true', 'mtls.certManager.issuerRef.name=ca'],
+    });
+    for (const object of objects) expect({ name: object.metadata.name, length: object.metadata.name.length <= 63 }).toEqual({ name: object.metadata.name, length: true });
+    const byKind = new Map<string, string[]>();
+    for (const object of objects) byKind.set(object.kind, [...(byKind.get(object.kind) ?? []), object.metadata.name]);
+    for (const [kind, names] of byKind) expect({ kind, duplicates: names.filter((name, index) => names.indexOf(name) !== index) }).toEqual({ kind, duplicates: [] });
+    expect(objects.filter((object) => object.kind === 'Deployment')).toHaveLength(6);
+    // Two long names that share their beginning still name different objects.
+    const other = renderChart({ release: `platform-${'x'.repeat(43)}y` });
+    const deployments = (list: typeof objects) => list.filter((object) => object.kind === 'Deployment').map((object) => object.metadata.name);
+    expect(deployments(other).filter((name) => deployments(objects).includes(name))).toEqual([]);
+  });
+});
+

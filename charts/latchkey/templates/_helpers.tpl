@@ -10,16 +10,25 @@ with root (the chart's top scope), name, unit (the merged block) and units
 {{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
+{{/*
+The release's base name, at most 32 characters, so that every object name
+built on it (<fullname>-<unit>-migrate, <fullname>-nats-authorization) fits
+Kubernetes' 63 for any release name Helm accepts. A longer one keeps its
+first 25 characters and gets 6 of its hash, so that two long release names
+that share a beginning still differ.
+*/}}
 {{- define "latchkey.fullname" -}}
+{{- $full := "" -}}
 {{- if .Values.fullnameOverride -}}
-{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- $full = .Values.fullnameOverride -}}
 {{- else -}}
 {{- $name := default .Chart.Name .Values.nameOverride -}}
-{{- if contains $name .Release.Name -}}
-{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
-{{- else -}}
-{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- $full = ternary .Release.Name (printf "%s-%s" .Release.Name $name) (contains $name .Release.Name) -}}
 {{- end -}}
+{{- if gt (len $full) 32 -}}
+{{- printf "%s-%s" ($full | trunc 25 | trimSuffix "-") (sha256sum $full | trunc 6) -}}
+{{- else -}}
+{{- $full | trimSuffix "-" -}}
 {{- end -}}
 {{- end -}}
 
