@@ -390,6 +390,22 @@ describe('production values', () => {
     expect(objectsOf('default').filter((object) => object.kind === 'Certificate')).toEqual([]);
   });
 
+  test('a drain takes one pod of a unit at a time, and autoscalers scale down only after five quiet minutes', () => {
+    const objects = objectsOf('production');
+    for (const budget of objects.filter((object) => object.kind === 'PodDisruptionBudget')) {
+      expect(budget.spec).toMatchObject({ maxUnavailable: 1 });
+      expect((budget.spec as Record<string, unknown>).minAvailable).toBeUndefined();
+    }
+    const autoscalers = objects.filter((object) => object.kind === 'HorizontalPodAutoscaler');
+    expect(autoscalers.length).toBeGreaterThan(0);
+    for (const autoscaler of autoscalers) {
+      expect((autoscaler.spec as { behavior: unknown }).behavior).toMatchObject({
+        scaleDown: { stabilizationWindowSeconds: 300 },
+        scaleUp: { stabilizationWindowSeconds: 0 },
+      });
+    }
+  });
+
   test('replicas spread over zones and nodes', () => {
     const pod = podTemplate(deployment(objectsOf('production'), 'gateway'));
     const constraints = (pod.spec as unknown as { topologySpreadConstraints: { topologyKey: string; labelSelector: { matchLabels: Record<string, string> } }[] })
