@@ -7,6 +7,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { loadOAuthConfig } from '../../services/oauth/src/config';
 import { chartDir, findObject, removeValuesFiles, renderChart, runHelm, templateArgs, writeValuesFile } from './helm';
+import { unknownFields, validateWithModel } from './manifest-validation';
 import { containerEnvironment, mainContainer, podTemplate } from './workloads';
 
 afterAll(removeValuesFiles);
@@ -365,3 +366,64 @@ describe('names', () => {
   });
 });
 
+
+describe('extension points', () => {
+  const extensions = {
+    unitDefaults: {
+      extraEnv: [
+        { name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ssl/corporate/ca.crt' },
+        { name: 'DATABASE_URL_FROM_OPERATOR', valueFrom: { secretKeyRef: { name: 'cloudsql-app', key: 'uri' } } },
+      ],
+      extraEnvFrom: [{ configMapRef: { name: 'corporate-proxy' } }],
+      extraVolumes: [{ name: 'corporate-ca', configMap: { name: 'corporate-ca' } }],
+      extraVolumeMounts: [{ name: 'corporate-ca', mountPath: '/etc/ssl/corporate', readOnly: true }],
+      extraContainers: [{ name: 'cloud-sql-proxy', image: 'gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1', args: ['--port=5432', 'project:region:db'] }],
+      initContainers: [{ name: 'wait-for-proxy', image: 'busybox:1.37', command: ['sh', '-c', 'true'] }],
+      priorityClassName: 'platform-critical',
+      migrations: { podAnnotations: { 'linkerd.io/inject': 'disabled' }, podLabels: { 'sidecar.istio.io/inject': 'false' } },
+    },
+  };
+
+  test('reach every unit’s pods and, but for sidecars, its migration Job, as valid Kubernetes objects', () => {
+    const objects = renderChart({ values: [writeValuesFile(extensions)] });
+    const failures: string[] = [];
+    for (const object of objects) {
+      try {
+        validateWithModel(object);
+      } catch (error) {
+        failures.push(`${object.kind}/${object.metadata.name}: ${(error as Error).message}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(objects.flatMap(unknownFields)).toEqual([]);
+
+    const gateway = podTemplate(findObject(objects, 'Deployment', 'latchkey-gateway'));
+    const main = mainContainerOf(gateway.spec.containers, 'gateway');
+    expect(main.env).toEqual(expect.arrayContaining(extensions.unitDefaults.extraEnv));
+    expect(main.envFrom).toEqual(expect.arrayContaining(extensions.unitDefaults.extraEnvFrom));
+    expect(main.volumeMounts).toEqual(expect.arrayContaining(extensions.unitDefaults.extraVolumeMounts));
+    expect(gateway.spec.volumes).toEqual(expect.arrayContaining(extensions.unitDefaults.extraVolumes));
+    expect(gateway.spec.containers.map((container) => container.name)).toEqual(['gateway', 'cloud-sql-proxy']);
+    expect((gateway.spec as { initContainers?: { name: string }[] }).initContainers?.map((container) => container.name)).toEqual(['wait-for-proxy']);
+    expect((gateway.spec as { priorityClassName?: string }).priorityClassName).toBe('platform-critical');
+
+    const migration = podTemplate(findObject(objects, 'Job', 'latchkey-identity-migrate'));
+    // A sidecar would keep the Job from ever completing.
+    expect(migration.spec.containers.map((container) => container.name)).toEqual(['migrate']);
+    expect(migration.metadata.annotations).toMatchObject({ 'linkerd.io/inject': 'disabled' });
+    expect(migration.metadata.labels).toMatchObject({ 'sidecar.istio.io/inject': 'false' });
+    expect(migration.spec.containers[0]!.env).toEqual(expect.arrayContaining(extensions.unitDefaults.extraEnv));
+    expect(migration.spec.volumes).toEqual(expect.arrayContaining(extensions.unitDefaults.extraVolumes));
+  });
+
+  test('leave the schema strict: a misspelt key is still refused', () => {
+    expectRejected({ values: [writeValuesFile({ units: { gateway: { extraEnvs: [] } } })] }, /extraEnvs/);
+    expectRejected({ values: [writeValuesFile({ units: { gateway: { extraEnv: [{ value: 'no name' }] } } })] }, /name/);
+  });
+});
+
+function mainContainerOf(containers: readonly { name: string; env?: unknown[]; envFrom?: unknown[]; volumeMounts?: unknown[] }[], name: string) {
+  const container = containers.find((candidate) => candidate.name === name);
+  if (!container) throw new Error(`no container ${name}`);
+  return container;
+}
