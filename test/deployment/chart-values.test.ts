@@ -427,3 +427,28 @@ function mainContainerOf(containers: readonly { name: string; env?: unknown[]; e
   if (!container) throw new Error(`no container ${name}`);
   return container;
 }
+
+describe('secrets from elsewhere', () => {
+  test('a variable can come from any Secret and key; the chart’s Secret leaves it out and Reloader is told what to watch', () => {
+    const objects = renderChart({
+      set: [
+        'secrets.refs.DATABASE_URL.name=latchkey-db-app',
+        'secrets.refs.DATABASE_URL.key=uri',
+        'secrets.values.DATABASE_URL=',
+        'secrets.reloader=true',
+      ],
+    });
+    for (const object of objects.filter((candidate) => candidate.kind === 'Deployment' || candidate.kind === 'Job')) {
+      const variable = mainContainer(object).env?.find((candidate) => candidate.name === 'DATABASE_URL');
+      if (variable) expect({ object: object.metadata.name, ref: variable.valueFrom?.secretKeyRef }).toEqual({ object: object.metadata.name, ref: { name: 'latchkey-db-app', key: 'uri' } });
+    }
+    expect(Object.keys(findObject(objects, 'Secret', 'latchkey-secrets').data as Record<string, string>)).not.toContain('DATABASE_URL');
+    const identity = findObject(objects, 'Deployment', 'latchkey-identity');
+    expect(identity.metadata.annotations?.['secret.reloader.stakater.com/reload']).toBe('latchkey-db-app,latchkey-secrets');
+    const gateway = findObject(objects, 'Deployment', 'latchkey-gateway');
+    expect(gateway.metadata.annotations?.['secret.reloader.stakater.com/reload']).toBe('latchkey-secrets');
+    // Without refs, the value is still required.
+    expectRejected({ set: ['secrets.values.DATABASE_URL='] }, /secrets\.values\.DATABASE_URL is required/);
+    expectRejected({ set: ['secrets.refs.DATABASE_URL.name=only-a-name'] }, /key/);
+  });
+});

@@ -281,6 +281,18 @@ only.
 {{- toJson (concat .unit.secrets .unit.optionalSecrets) -}}
 {{- end -}}
 
+{{/* The secret variables of a unit that the chart's own Secret holds: those not in secrets.refs. */}}
+{{- define "latchkey.ownSecretNames" -}}
+{{- $refs := .root.Values.secrets.refs | default dict -}}
+{{- $own := list -}}
+{{- range $key := concat .unit.secrets .unit.optionalSecrets -}}
+{{- if not (hasKey $refs $key) -}}
+{{- $own = append $own $key -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $own -}}
+{{- end -}}
+
 {{/*
 env entries that read the unit's secret variables from a Secret. Optional
 ones are marked so: a key missing from the Secret leaves the variable unset
@@ -291,24 +303,45 @@ unit and secretName.
 {{- define "latchkey.secretEnv" -}}
 {{- $secretName := .secretName -}}
 {{- $production := eq (toString .root.Values.config.NODE_ENV) "production" -}}
+{{- $refs := .root.Values.secrets.refs | default dict -}}
 {{- $unit := .unit -}}
 {{- range $key := .unit.secrets }}
+{{- $ref := get $refs $key | default dict }}
 - name: {{ $key }}
   valueFrom:
     secretKeyRef:
-      name: {{ $secretName }}
-      key: {{ $key }}
+      name: {{ $ref.name | default $secretName }}
+      key: {{ $ref.key | default $key }}
 {{- end -}}
 {{- range $key := .unit.optionalSecrets }}
+{{- $ref := get $refs $key | default dict }}
 - name: {{ $key }}
   valueFrom:
     secretKeyRef:
-      name: {{ $secretName }}
-      key: {{ $key }}
+      name: {{ $ref.name | default $secretName }}
+      key: {{ $ref.key | default $key }}
       {{- if not (and $production (has $key $unit.requiredInProduction)) }}
       optional: true
       {{- end }}
 {{- end -}}
+{{- end -}}
+
+{{/*
+The Secrets a unit's pods read, comma-separated, for Reloader's
+secret.reloader.stakater.com/reload (secrets.reloader).
+*/}}
+{{- define "latchkey.readSecrets" -}}
+{{- $root := .root -}}
+{{- $refs := $root.Values.secrets.refs | default dict -}}
+{{- $names := list -}}
+{{- range $key := concat .unit.secrets .unit.optionalSecrets -}}
+{{- $ref := get $refs $key | default dict -}}
+{{- $names = append $names ($ref.name | default (include "latchkey.secretName" $root)) -}}
+{{- end -}}
+{{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) -}}
+{{- $names = append $names (include "latchkey.natsUsersSecretName" $root) -}}
+{{- end -}}
+{{- $names | uniq | sortAlpha | join "," -}}
 {{- end -}}
 
 {{- define "latchkey.image" -}}
@@ -465,7 +498,7 @@ units refuse them in production too (packages/config).
 {{- if not (hasKey $root.Values.secrets.values $key) -}}
 {{- fail (printf "units.%s.secrets lists %s, which is not a key of secrets.values" $name $key) -}}
 {{- end -}}
-{{- if and (not $root.Values.secrets.existingSecret) (eq (include "latchkey.envValue" (index $root.Values.secrets.values $key)) "") -}}
+{{- if and (not $root.Values.secrets.existingSecret) (not (hasKey ($root.Values.secrets.refs | default dict) $key)) (eq (include "latchkey.envValue" (index $root.Values.secrets.values $key)) "") -}}
 {{- fail (printf "secrets.values.%s is required by units.%s (or set secrets.existingSecret)" $key $name) -}}
 {{- end -}}
 {{- end -}}
