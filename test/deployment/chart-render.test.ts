@@ -263,6 +263,34 @@ describe.each(variants)('helm template with %s values', (variant) => {
     }
   });
 
+  test('egress, on in production, lets each unit reach DNS, the units it calls and its own backing services only', () => {
+    type Rule = { ports: { port: number | string; protocol: string }[]; to?: { podSelector?: { matchLabels: Record<string, string> } }[] };
+    const egressOf = (objects: readonly K8sObject[], unit: string) => {
+      const spec = findObject(objects, 'NetworkPolicy', `latchkey-${unit}`).spec as { policyTypes: string[]; egress?: Rule[] };
+      return spec;
+    };
+    const production = objectsOf('production');
+    const ports = (rules: Rule[]) => rules.flatMap((rule) => rule.ports.filter((port) => port.protocol === 'TCP').map((port) => port.port)).sort();
+    const expected: Record<string, (number | string)[]> = {
+      // DNS, Redis, the OTLP collector, and the four services it calls.
+      gateway: [53, 6379, 4317, 4318, 'grpc', 'grpc', 'grpc', 'grpc'],
+      identity: [53, 5432, 6379, 4222, 4317, 4318],
+      oauth: [53, 5432, 6379, 4222, 443, 4317, 4318, 'grpc'],
+      totp: [53, 5432, 6379, 4222, 4317, 4318],
+      posts: [53, 5432, 6379, 4222, 443, 4317, 4318],
+      jobs: [53, 5432, 6379, 4222, 443, 25, 465, 587, 4317, 4318, 'grpc', 'grpc', 'grpc', 'grpc'],
+    };
+    for (const unit of unitNames) {
+      const spec = egressOf(production, unit);
+      expect(spec.policyTypes).toEqual(['Ingress', 'Egress']);
+      expect({ unit, ports: ports(spec.egress ?? []) }).toEqual({ unit, ports: [...expected[unit]!].sort() });
+      // A callee is reached by its pods' selector, no wider.
+      const callees = (spec.egress ?? []).filter((rule) => rule.ports.some((port) => port.port === 'grpc')).map((rule) => rule.to?.[0]?.podSelector?.matchLabels['app.kubernetes.io/component']);
+      expect({ unit, callees: callees.sort() }).toEqual({ unit, callees: [...units[unit]!.calls].sort() });
+    }
+    expect(egressOf(objectsOf('default'), 'gateway').policyTypes).toEqual(['Ingress']);
+  });
+
   test('the gateway’s gRPC port (sessions.v1) opens to networkPolicy.platformApi.from only', () => {
     const objects = renderChart({ set: ['networkPolicy.platformApi.from[0].namespaceSelector.matchLabels.team=billing'] });
     const policy = findObject(objects, 'NetworkPolicy', 'latchkey-gateway').spec as { ingress: { ports: { port: string }[]; from?: unknown[] }[] };

@@ -575,3 +575,45 @@ fragment (the token request's redirect_uri is derived without them).
 {{- fail (printf "config.%s (%s) must be a page of the client application under config.PUBLIC_APP_URL (%s) or an origin of config.ALLOWED_ORIGINS" .key $uri $root.Values.config.PUBLIC_APP_URL) -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+Egress rules of one unit: DNS, the gRPC port of each unit it calls, and
+each backing service it uses, told by what it reads (DATABASE_URL:
+PostgreSQL, REDIS_URL: Redis, NATS_URL: NATS, SMTP_URL: SMTP, S3_ENDPOINT:
+the object store, GOOGLE_CLIENT_ID: the OAuth providers) and, with an OTLP
+endpoint configured, the collector.
+*/}}
+{{- define "latchkey.egressRules" -}}
+{{- $egress := .root.Values.networkPolicy.egress -}}
+{{- $unit := .unit -}}
+{{- $reads := concat $unit.secrets $unit.optionalSecrets $unit.config -}}
+{{- $services := list "dns" -}}
+{{- range $pair := list (list "DATABASE_URL" "postgres") (list "REDIS_URL" "redis") (list "NATS_URL" "nats") (list "S3_ENDPOINT" "s3") (list "SMTP_URL" "smtp") (list "GOOGLE_CLIENT_ID" "oauthProviders") -}}
+{{- if has (index $pair 0) $reads -}}
+{{- $services = append $services (index $pair 1) -}}
+{{- end -}}
+{{- end -}}
+{{- if and .root.Values.config.OTEL_EXPORTER_OTLP_ENDPOINT (has "OTEL_EXPORTER_OTLP_ENDPOINT" $reads) -}}
+{{- $services = append $services "otlp" -}}
+{{- end -}}
+{{- $rules := list -}}
+{{- range $service := $services -}}
+{{- $peer := index $egress $service -}}
+{{- $ports := list -}}
+{{- range $port := $peer.ports -}}
+{{- if eq $service "dns" -}}
+{{- $ports = append $ports (dict "port" (int $port) "protocol" "UDP") -}}
+{{- end -}}
+{{- $ports = append $ports (dict "port" (int $port) "protocol" "TCP") -}}
+{{- end -}}
+{{- $rule := dict "ports" $ports -}}
+{{- if $peer.to -}}
+{{- $_ := set $rule "to" $peer.to -}}
+{{- end -}}
+{{- $rules = append $rules $rule -}}
+{{- end -}}
+{{- range $callee := $unit.calls -}}
+{{- $rules = append $rules (dict "to" (list (dict "podSelector" (dict "matchLabels" (include "latchkey.unitSelectorLabels" (dict "root" $.root "name" $callee) | fromYaml)))) "ports" (list (dict "port" "grpc" "protocol" "TCP"))) -}}
+{{- end -}}
+{{- toYaml $rules -}}
+{{- end -}}
