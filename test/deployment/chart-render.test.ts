@@ -214,7 +214,8 @@ describe.each(variants)('helm template with %s values', (variant) => {
         policyTypes: string[];
         ingress: { ports: { port: string }[]; from?: Record<string, unknown>[] }[];
       };
-      expect(spec.policyTypes).toEqual(['Ingress']);
+      // Production restricts egress too (tested below).
+      expect(spec.policyTypes).toEqual(variant === 'production' ? ['Ingress', 'Egress'] : ['Ingress']);
       const rulesFor = (port: string) => spec.ingress.filter((rule) => rule.ports.some((candidate) => candidate.port === port));
       if (units[unit]!.kind === 'grpc') {
         const grpcRules = rulesFor('grpc');
