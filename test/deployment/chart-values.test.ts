@@ -4,6 +4,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parser as promql } from '@prometheus-io/lezer-promql';
 import { parse } from 'yaml';
 import { loadOAuthConfig } from '../../services/oauth/src/config';
 import { chartDir, findObject, removeValuesFiles, renderChart, runHelm, templateArgs, writeValuesFile } from './helm';
@@ -450,5 +451,44 @@ describe('secrets from elsewhere', () => {
     // Without refs, the value is still required.
     expectRejected({ set: ['secrets.values.DATABASE_URL='] }, /secrets\.values\.DATABASE_URL is required/);
     expectRejected({ set: ['secrets.refs.DATABASE_URL.name=only-a-name'] }, /key/);
+  });
+});
+
+describe('monitoring with the Prometheus Operator', () => {
+  test('a ServiceMonitor scrapes each unit’s metrics port, and the PrometheusRule holds valid PromQL alerts', () => {
+    const objects = renderChart({
+      set: ['metrics.serviceMonitor.enabled=true', 'metrics.serviceMonitor.labels.release=kube-prometheus-stack', 'metrics.prometheusRule.enabled=true'],
+    });
+    const monitoring = objects.filter((object) => object.apiVersion === 'monitoring.coreos.com/v1');
+    for (const object of monitoring) validateWithModel(object);
+    expect(monitoring.flatMap(unknownFields)).toEqual([]);
+
+    const monitors = objects.filter((object) => object.kind === 'ServiceMonitor');
+    expect(monitors).toHaveLength(6);
+    for (const monitor of monitors) {
+      const spec = monitor.spec as { selector: { matchLabels: Record<string, string> }; endpoints: { port: string }[] };
+      expect(monitor.metadata.labels).toMatchObject({ release: 'kube-prometheus-stack' });
+      const services = objects.filter(
+        (object) => object.kind === 'Service' && Object.entries(spec.selector.matchLabels).every(([key, value]) => object.metadata.labels?.[key] === value),
+      );
+      expect(services).toHaveLength(1);
+      expect((services[0]!.spec as { ports: { name: string }[] }).ports.map((port) => port.name)).toContain(spec.endpoints[0]!.port);
+    }
+
+    const rule = findObject(objects, 'PrometheusRule', 'latchkey');
+    const alerts = (rule.spec as { groups: { rules: { alert: string; expr: string }[] }[] }).groups.flatMap((group) => group.rules);
+    expect(alerts.map((alert) => alert.alert)).toEqual(
+      expect.arrayContaining(['LatchkeyGatewayErrors', 'LatchkeyGatewaySlow', 'LatchkeyLoginFailureSpike', 'LatchkeyJobLag', 'LatchkeyDeadLetters', 'LatchkeyPodRestarts']),
+    );
+    for (const { alert, expr } of alerts) {
+      let broken = false;
+      promql.parse(expr).iterate({
+        enter: (node) => {
+          if (node.type.isError) broken = true;
+        },
+      });
+      expect({ alert, broken }).toEqual({ alert, broken: false });
+    }
+    expect(renderChart().filter((object) => object.apiVersion === 'monitoring.coreos.com/v1')).toEqual([]);
   });
 });

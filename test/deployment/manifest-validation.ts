@@ -1,5 +1,6 @@
 // Checks rendered objects against the Kubernetes API types of
-// kubernetes-models 4.5 (and cert-manager's, from the same family): its
+// kubernetes-models 4.5 (and cert-manager's and the Prometheus Operator's,
+// from the same family): its
 // validate() (types, required fields, enums) plus
 // a check for unknown fields, which validate() does not flag. The field lists
 // come from the package's own type declarations (one interface per .d.ts
@@ -14,6 +15,7 @@ import * as networking from 'kubernetes-models/networking.k8s.io/v1';
 import * as policy from 'kubernetes-models/policy/v1';
 import * as core from 'kubernetes-models/v1';
 import * as certManager from '@kubernetes-models/cert-manager/cert-manager.io/v1';
+import * as prometheusOperator from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { type K8sObject } from './helm';
 
 interface ValidatingModel {
@@ -30,6 +32,7 @@ const groups: Record<string, Record<string, unknown>> = {
   'policy/v1': policy,
   'networking.k8s.io/v1': networking,
   'cert-manager.io/v1': certManager,
+  'monitoring.coreos.com/v1': prometheusOperator,
 };
 
 export function modelFor(apiVersion: string, kind: string): ModelClass {
@@ -146,9 +149,14 @@ function classify(typeText: string, imports: Map<string, string>): FieldType {
 }
 
 const certManagerRoot = path.dirname(require.resolve('@kubernetes-models/cert-manager/package.json'));
+const prometheusOperatorRoot = path.dirname(require.resolve('@kubernetes-models/prometheus-operator/package.json'));
 
 function declarationFile(apiVersion: string, kind: string): string {
-  const root = apiVersion.startsWith('cert-manager.io/') ? certManagerRoot : modelsRoot;
+  const root = apiVersion.startsWith('cert-manager.io/')
+    ? certManagerRoot
+    : apiVersion.startsWith('monitoring.coreos.com/')
+      ? prometheusOperatorRoot
+      : modelsRoot;
   return path.join(root, ...apiVersion.split('/'), `${kind}.d.ts`);
 }
 
