@@ -7,7 +7,8 @@ import path from 'node:path';
 import { parser as promql } from '@prometheus-io/lezer-promql';
 import { parse } from 'yaml';
 import { loadOAuthConfig } from '../../services/oauth/src/config';
-import { chartDir, findObject, removeValuesFiles, renderChart, runHelm, templateArgs, writeValuesFile } from './helm';
+import { topology } from '@latchkey/job-streams';
+import { chartDir, findObject, productionValues, removeValuesFiles, renderChart, runHelm, templateArgs, writeValuesFile } from './helm';
 import { unknownFields, validateWithModel } from './manifest-validation';
 import { containerEnvironment, mainContainer, podTemplate } from './workloads';
 
@@ -490,5 +491,25 @@ describe('monitoring with the Prometheus Operator', () => {
       expect({ alert, broken }).toEqual({ alert, broken: false });
     }
     expect(renderChart().filter((object) => object.apiVersion === 'monitoring.coreos.com/v1')).toEqual([]);
+  });
+});
+
+describe('scaling the worker on its backlog', () => {
+  test('KEDA scales the jobs worker on each durable consumer’s pending jobs, with CPU as a fallback, and replaces its HPA', () => {
+    const objects = renderChart({ values: [productionValues], set: ['units.jobs.keda.enabled=true', 'units.jobs.keda.natsMonitoringEndpoint=nats.nats:8222'] });
+    const scaled = findObject(objects, 'ScaledObject', 'latchkey-jobs');
+    validateWithModel(scaled);
+    expect(unknownFields(scaled)).toEqual([]);
+    const spec = scaled.spec as { scaleTargetRef: { name: string }; triggers: { type: string; metadata: Record<string, string> }[] };
+    expect(spec.scaleTargetRef.name).toBe('latchkey-jobs');
+    const consumers = spec.triggers.filter((trigger) => trigger.type === 'nats-jetstream').map((trigger) => trigger.metadata.consumer);
+    // The durable names the worker gives its consumers (services/jobs: topology(prefix).consumer(job)).
+    expect(consumers.sort()).toEqual(['account_cleanup', 'content_delete', 'mail', 'search_index', 'session_revocation'].map((job) => topology('latchkey').consumer(job)).sort());
+    for (const trigger of spec.triggers.filter((candidate) => candidate.type === 'nats-jetstream')) {
+      expect(trigger.metadata).toMatchObject({ stream: topology('latchkey').jobsStream, natsServerMonitoringEndpoint: 'nats.nats:8222' });
+    }
+    expect(spec.triggers.map((trigger) => trigger.type)).toContain('cpu');
+    expect(objects.filter((object) => object.kind === 'HorizontalPodAutoscaler').map((object) => object.metadata.name)).not.toContain('latchkey-jobs');
+    expect(renderChart({ values: [productionValues] }).filter((object) => object.kind === 'ScaledObject')).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import * as policy from 'kubernetes-models/policy/v1';
 import * as core from 'kubernetes-models/v1';
 import * as certManager from '@kubernetes-models/cert-manager/cert-manager.io/v1';
 import * as prometheusOperator from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import * as keda from '@kubernetes-models/keda/keda.sh/v1alpha1';
 import { type K8sObject } from './helm';
 
 interface ValidatingModel {
@@ -33,6 +34,7 @@ const groups: Record<string, Record<string, unknown>> = {
   'networking.k8s.io/v1': networking,
   'cert-manager.io/v1': certManager,
   'monitoring.coreos.com/v1': prometheusOperator,
+  'keda.sh/v1alpha1': keda,
 };
 
 export function modelFor(apiVersion: string, kind: string): ModelClass {
@@ -150,13 +152,16 @@ function classify(typeText: string, imports: Map<string, string>): FieldType {
 
 const certManagerRoot = path.dirname(require.resolve('@kubernetes-models/cert-manager/package.json'));
 const prometheusOperatorRoot = path.dirname(require.resolve('@kubernetes-models/prometheus-operator/package.json'));
+const kedaRoot = path.dirname(require.resolve('@kubernetes-models/keda/package.json'));
 
 function declarationFile(apiVersion: string, kind: string): string {
   const root = apiVersion.startsWith('cert-manager.io/')
     ? certManagerRoot
     : apiVersion.startsWith('monitoring.coreos.com/')
       ? prometheusOperatorRoot
-      : modelsRoot;
+      : apiVersion.startsWith('keda.sh/')
+        ? kedaRoot
+        : modelsRoot;
   return path.join(root, ...apiVersion.split('/'), `${kind}.d.ts`);
 }
 
