@@ -492,6 +492,35 @@ describe('monitoring with the Prometheus Operator', () => {
     }
     expect(renderChart().filter((object) => object.apiVersion === 'monitoring.coreos.com/v1')).toEqual([]);
   });
+
+  test('a Grafana dashboard of the golden signals ships as a ConfigMap for the dashboard sidecar, every query valid PromQL', () => {
+    const objects = renderChart({ set: ['metrics.grafanaDashboard.enabled=true'] });
+    const configMap = findObject(objects, 'ConfigMap', 'latchkey-dashboard');
+    expect(configMap.metadata.labels).toMatchObject({ grafana_dashboard: '1' });
+    const dashboard = JSON.parse((configMap.data as Record<string, string>)['latchkey.json']!) as {
+      uid: string;
+      panels: { type: string; title: string; targets?: { expr: string }[] }[];
+    };
+    expect(dashboard.uid).toBe('latchkey-golden-signals');
+    expect(dashboard.panels.filter((panel) => panel.type === 'row').map((panel) => panel.title)).toEqual([
+      'Gateway (HTTP)',
+      'Services (gRPC)',
+      'Jobs worker',
+      'Saturation',
+    ]);
+    const expressions = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })));
+    expect(expressions.length).toBeGreaterThan(10);
+    for (const { panel, expr } of expressions) {
+      let broken = false;
+      promql.parse(expr).iterate({
+        enter: (node) => {
+          if (node.type.isError) broken = true;
+        },
+      });
+      expect({ panel, broken }).toEqual({ panel, broken: false });
+    }
+    expect(renderChart().some((object) => object.metadata.name === 'latchkey-dashboard')).toBe(false);
+  });
 });
 
 describe('scaling the worker on its backlog', () => {
