@@ -2,11 +2,11 @@
 // process requires reaches its Deployment and its migration Job, every
 // variable the chart sets is one the process reads (no typos), and the
 // environment the chart builds passes the process's own validation.
-import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { type z } from 'zod';
+import { testSigningKeys } from '@latchkey/test-kit';
 import { units as catalogue } from '@latchkey/units';
 import { configSchema as gatewaySchema, loadGatewayConfig } from '../../gateway/src/config';
 import { configSchema as identitySchema, loadIdentityConfig } from '../../services/identity/src/config';
@@ -88,7 +88,7 @@ test.each(catalogue.map((unit) => [unit.name, unit] as const))('%s reads every s
       NATS_URL: 'nats://n',
       TOTP_ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
       PUBLIC_APP_URL: 'https://accounts.example.com',
-      AUTH_JWT_SIGNING_KEYS: JSON.stringify([{ kid: 'k', ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) }]),
+      AUTH_JWT_SIGNING_KEYS: testSigningKeys(),
     };
     expect((load(required) as Record<string, unknown>)[grpc.variable]).toBe(50_051 + grpc.localOffset);
   }

@@ -1,13 +1,13 @@
 // Values are checked when the chart is rendered: bad ones stop `helm
 // template` (and so `helm install`) with a message that names them, and
 // supported variations render what they promise.
-import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parser as promql } from '@prometheus-io/lezer-promql';
 import { parse } from 'yaml';
 import { loadOAuthConfig } from '../../services/oauth/src/config';
 import { topology } from '@latchkey/job-streams';
+import { testSigningKeys } from '@latchkey/test-kit';
 import { chartDir, findObject, productionValues, removeValuesFiles, renderChart, runHelm, templateArgs, writeValuesFile } from './helm';
 import { unknownFields, validateWithModel } from './manifest-validation';
 import { containerEnvironment, mainContainer, podTemplate } from './workloads';
@@ -239,7 +239,7 @@ describe('OAuth providers', () => {
         S3_ACCESS_KEY_ID: 'own-key-id',
         S3_SECRET_ACCESS_KEY: 'own-secret-key',
         TOTP_ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
-        AUTH_JWT_SIGNING_KEYS: JSON.stringify([{ kid: 'own', ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) }]),
+        AUTH_JWT_SIGNING_KEYS: testSigningKeys('own'),
       },
     },
   };
@@ -455,6 +455,17 @@ describe('secrets from elsewhere', () => {
   });
 });
 
+/** Whether Prometheus' own PromQL grammar finds an error in `expr`. */
+function isBrokenPromql(expr: string): boolean {
+  let broken = false;
+  promql.parse(expr).iterate({
+    enter: (node) => {
+      if (node.type.isError) broken = true;
+    },
+  });
+  return broken;
+}
+
 describe('monitoring with the Prometheus Operator', () => {
   test('a ServiceMonitor scrapes each unit’s metrics port, and the PrometheusRule holds valid PromQL alerts', () => {
     const objects = renderChart({
@@ -481,15 +492,7 @@ describe('monitoring with the Prometheus Operator', () => {
     expect(alerts.map((alert) => alert.alert)).toEqual(
       expect.arrayContaining(['LatchkeyGatewayErrors', 'LatchkeyGatewaySlow', 'LatchkeyLoginFailureSpike', 'LatchkeyJobLag', 'LatchkeyDeadLetters', 'LatchkeyPodRestarts']),
     );
-    for (const { alert, expr } of alerts) {
-      let broken = false;
-      promql.parse(expr).iterate({
-        enter: (node) => {
-          if (node.type.isError) broken = true;
-        },
-      });
-      expect({ alert, broken }).toEqual({ alert, broken: false });
-    }
+    for (const { alert, expr } of alerts) expect({ alert, broken: isBrokenPromql(expr) }).toEqual({ alert, broken: false });
     expect(renderChart().filter((object) => object.apiVersion === 'monitoring.coreos.com/v1')).toEqual([]);
   });
 
@@ -510,15 +513,7 @@ describe('monitoring with the Prometheus Operator', () => {
     ]);
     const expressions = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })));
     expect(expressions.length).toBeGreaterThan(10);
-    for (const { panel, expr } of expressions) {
-      let broken = false;
-      promql.parse(expr).iterate({
-        enter: (node) => {
-          if (node.type.isError) broken = true;
-        },
-      });
-      expect({ panel, broken }).toEqual({ panel, broken: false });
-    }
+    for (const { panel, expr } of expressions) expect({ panel, broken: isBrokenPromql(expr) }).toEqual({ panel, broken: false });
     expect(renderChart().some((object) => object.metadata.name === 'latchkey-dashboard')).toBe(false);
   });
 });

@@ -170,24 +170,21 @@ export class SessionStore {
    * when the sliding TTL is refreshed or last_seen_at is stale.
    */
   async authenticate(cookieValue: string | undefined): Promise<Session | undefined> {
-    if (!cookieValue || !COOKIE_VALUE_PATTERN.test(cookieValue)) return undefined;
-    const tokenHash = hashSessionToken(cookieValue);
-    const raw = await this.redis.get(this.sessionKey(tokenHash));
-    if (!raw) return undefined;
-    const session = decode(tokenHash, raw);
+    const session = cookieValue === undefined ? undefined : await this.inspect(cookieValue);
+    if (!session) return undefined;
     const now = this.clock();
-    if (!session || now >= session.expiresAt || now >= session.maxExpiresAt) return undefined;
     const refresh = slidingRefresh(session, this.policy, now);
     if (!refresh.due && now - session.lastSeenAt < LAST_SEEN_RESOLUTION_MS) return session;
     const updated: Session = { ...session, expiresAt: refresh.expiresAt, lastSeenAt: now };
     // XX: a session deleted meanwhile (logout elsewhere) must not come back.
-    await this.redis.set(this.sessionKey(tokenHash), encode(updated), 'PXAT', Math.min(updated.expiresAt, updated.maxExpiresAt), 'XX');
+    await this.redis.set(this.sessionKey(session.tokenHash), encode(updated), 'PXAT', Math.min(updated.expiresAt, updated.maxExpiresAt), 'XX');
     return updated;
   }
 
   /**
-   * The live session of a token, for another service asking (sessions.v1
-   * IntrospectSession): read only, so that asking is not activity.
+   * The live session of a token, read only: what `authenticate` extends,
+   * and what another service asking (sessions.v1 IntrospectSession) gets,
+   * so that asking is not activity.
    */
   async inspect(cookieValue: string): Promise<Session | undefined> {
     if (!COOKIE_VALUE_PATTERN.test(cookieValue)) return undefined;

@@ -29,11 +29,6 @@ export interface PlatformService<Definition extends ServiceDefinitionShape = Ser
   readonly callers: readonly string[];
 }
 
-/** Erases a platform service's definition type, so that services of several definitions share a list. */
-export function platformService<Definition extends ServiceDefinitionShape>(service: PlatformService<Definition>): PlatformService {
-  return service;
-}
-
 /** How long in-flight calls may run after SIGTERM; below Kubernetes' default 30 s grace. */
 const SHUTDOWN_GRACE_MS = 10_000;
 

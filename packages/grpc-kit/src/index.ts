@@ -9,4 +9,4 @@ export { isDependencyOutage } from './dependency-outage';
 export { metadataKeys } from './metadata-keys';
 export { serverCredentials, channelCredentials, type TlsFiles } from './tls';
 export { HealthProbe } from './health-client';
-export { platformService, startGrpcEndpoints, tlsFilesOf, type GrpcEndpoints, type GrpcEndpointSettings, type PlatformService } from './grpc-endpoints';
+export { startGrpcEndpoints, tlsFilesOf, type GrpcEndpoints, type GrpcEndpointSettings, type PlatformService } from './grpc-endpoints';

@@ -2,14 +2,13 @@ import type pg from 'pg';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
-import { jobSubjects } from '@latchkey/jobs-contract';
 import { queueEvent } from '@latchkey/domain-events';
-import { enqueueJob } from '@latchkey/outbox';
 import { endSessionsBefore } from '@latchkey/session-keys';
 import { normalizeEmail } from './account-rules';
 import { recordAdminAction, type AdminAction } from './audit-log';
 import type { IdentityDeps } from './identity-deps';
-import { queueMail, queueSecurityNotice } from './mail-queue';
+import { removeAccount } from './account-deletion';
+import { queueMail } from './mail-queue';
 import { issueToken } from './one-time-tokens';
 import { queueSessionsRevoked } from './session-revocation';
 import { findUserByEmail, findUserByHandle, findUserById, raiseSessionEpoch, setDisabled, type UserRecord } from './user-store';
@@ -41,12 +40,13 @@ export async function findUser(
 }
 
 /**
- * Ends the account's sessions now, the outbox job queued with the change
- * being what makes it certain: a Redis outage here leaves it to the worker.
+ * Ends now the account's sessions started before credential epoch `epoch`
+ * (all of them for Infinity), the outbox job queued with the change being
+ * what makes it certain: a Redis outage here leaves it to the worker.
  */
-async function endSessionsNow(deps: IdentityDeps, user: UserRecord, context: RequestContext): Promise<void> {
-  await endSessionsBefore(deps.sessions.redis, deps.sessions.keyPrefix, user.id, user.session_epoch).catch((error: unknown) =>
-    context.logger.warn({ err: error, user_id: user.id }, 'could not end sessions now; the revocation job will'),
+async function endSessionsNow(deps: IdentityDeps, userId: string, epoch: number, context: RequestContext): Promise<void> {
+  await endSessionsBefore(deps.sessions.redis, deps.sessions.keyPrefix, userId, epoch).catch((error: unknown) =>
+    context.logger.warn({ err: error, user_id: userId }, 'could not end sessions now; the revocation job will'),
   );
 }
 
@@ -86,7 +86,7 @@ export async function disableUser(deps: IdentityDeps, input: { userId: string; r
     },
     reason,
   );
-  await endSessionsNow(deps, user, context);
+  await endSessionsNow(deps, user.id, user.session_epoch, context);
   return user;
 }
 
@@ -100,7 +100,7 @@ export async function revokeAllSessions(deps: IdentityDeps, userId: string, cont
     await queueSessionsRevoked(db, raised, 'admin', context);
     return raised;
   });
-  await endSessionsNow(deps, user, context);
+  await endSessionsNow(deps, user.id, user.session_epoch, context);
 }
 
 export async function sendPasswordReset(deps: IdentityDeps, userId: string, context: RequestContext): Promise<void> {
@@ -111,14 +111,11 @@ export async function sendPasswordReset(deps: IdentityDeps, userId: string, cont
   });
 }
 
-/** The cascade of the user's own deletion (account-deletion.ts), audited, with the sessions ended now. */
+/** The cascade of the user's own deletion, audited, with the sessions ended now. */
 export async function deleteUserAsAdmin(deps: IdentityDeps, userId: string, context: RequestContext): Promise<void> {
   const user = await administer(deps, userId, 'delete_user', context, async (db, current) => {
-    await db.query('DELETE FROM users WHERE id = $1', [current.id]);
-    await enqueueJob(db, jobSubjects.userDeleted, { user_id: current.id }, { requestId: context.requestId });
-    await queueEvent(db, 'user.deleted', { userId: current.id, reason: 'admin' }, context);
-    await queueSecurityNotice(db, current, 'account_deleted', context);
+    await removeAccount(db, current, 'admin', context);
     return current;
   });
-  await endSessionsNow(deps, { ...user, session_epoch: Number.MAX_SAFE_INTEGER }, context);
+  await endSessionsNow(deps, user.id, Infinity, context);
 }

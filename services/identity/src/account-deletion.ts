@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
@@ -6,7 +7,7 @@ import { queueEvent } from '@latchkey/domain-events';
 import { enqueueJob } from '@latchkey/outbox';
 import type { IdentityDeps } from './identity-deps';
 import { queueSecurityNotice } from './mail-queue';
-import { findUserById } from './user-store';
+import { findUserById, type UserRecord } from './user-store';
 
 /**
  * Deletes the account. In the same transaction it queues the `user.deleted`
@@ -18,11 +19,20 @@ export async function deleteUser(deps: IdentityDeps, userId: string, context: Re
   await withTransaction(deps.pool, context, async (db) => {
     const user = await findUserById(db, userId, true);
     if (!user) throw new AppError('auth:unauthorized');
-    await db.query('DELETE FROM users WHERE id = $1', [user.id]);
-    await enqueueJob(db, jobSubjects.userDeleted, { user_id: user.id }, { requestId: context.requestId });
-    await queueEvent(db, 'user.deleted', { userId: user.id, reason: 'user' }, context);
-    await queueSecurityNotice(db, user, 'account_deleted', context);
+    await removeAccount(db, user, 'user', context);
   });
+}
+
+/**
+ * The deletion of a locked account, in the caller's transaction: the row
+ * (its mailed tokens cascade), the `user.deleted` job and event, and the
+ * notice to its address. The user's own deletion and an administrator's.
+ */
+export async function removeAccount(db: pg.ClientBase, user: UserRecord, reason: 'user' | 'admin', context: RequestContext): Promise<void> {
+  await db.query('DELETE FROM users WHERE id = $1', [user.id]);
+  await enqueueJob(db, jobSubjects.userDeleted, { user_id: user.id }, { requestId: context.requestId });
+  await queueEvent(db, 'user.deleted', { userId: user.id, reason }, context);
+  await queueSecurityNotice(db, user, 'account_deleted', context);
 }
 
 /**

@@ -12,22 +12,10 @@ import {
 import { listAuditPage, type AuditRecord } from './audit-log';
 import type { IdentityDeps } from './identity-deps';
 import { decodePageToken, encodePageToken, pageSizeOf } from './page-tokens';
-import { listUsersPage, type UserRecord } from './user-store';
+import { toAdminUserMessage } from './user-message';
+import { listUsersPage } from './user-store';
 
 type AdminHandlers = ServiceHandlers<typeof adminV1.AdminServiceService>;
-
-function toAdminUser(user: UserRecord): adminV1.User {
-  return {
-    id: user.id,
-    handle: user.handle,
-    email: user.email,
-    emailVerifiedAt: user.email_verified_at ?? undefined,
-    hasPassword: user.password_hash !== null,
-    createdAt: user.created_at,
-    disabledAt: user.disabled_at ?? undefined,
-    disabledReason: user.disabled_reason ?? '',
-  };
-}
 
 function toAuditEntry(record: AuditRecord): adminV1.AuditEntry {
   return { id: record.id, at: record.at, caller: record.caller, action: record.action, userId: record.user_id, reason: record.reason };
@@ -44,20 +32,20 @@ function paged<T>(rows: T[], size: number, cursor: (row: T) => [Date, string]): 
 export function adminHandlers(deps: IdentityDeps): AdminHandlers {
   return {
     async findUser(request) {
-      return { user: toAdminUser(await findUser(deps, request)) };
+      return { user: toAdminUserMessage(await findUser(deps, request)) };
     },
     async listUsers({ pageSize, pageToken }) {
       const size = pageSizeOf(pageSize);
       const after = decodePageToken(pageToken);
       const rows = await listUsersPage(deps.pool, size + 1, after && { createdAt: after.at, id: after.id });
       const { page, next } = paged(rows, size, (user) => [user.created_at, user.id]);
-      return { users: page.map(toAdminUser), nextPageToken: next };
+      return { users: page.map(toAdminUserMessage), nextPageToken: next };
     },
     async disableUser({ userId, reason }, context) {
-      return { user: toAdminUser(await disableUser(deps, { userId, reason }, context)) };
+      return { user: toAdminUserMessage(await disableUser(deps, { userId, reason }, context)) };
     },
     async enableUser({ userId }, context) {
-      return { user: toAdminUser(await enableUser(deps, userId, context)) };
+      return { user: toAdminUserMessage(await enableUser(deps, userId, context)) };
     },
     async revokeAllSessions({ userId }, context) {
       await revokeAllSessions(deps, userId, context);

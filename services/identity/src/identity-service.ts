@@ -1,6 +1,6 @@
 import { adminV1, identityV1 } from '@latchkey/contracts';
 import { createPool, createRedisClient } from '@latchkey/db';
-import { platformService, startGrpcEndpoints } from '@latchkey/grpc-kit';
+import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import type { Logger } from '@latchkey/telemetry';
@@ -65,12 +65,12 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     logger,
     service: { name: 'identity.v1.IdentityService', definition: identityV1.IdentityServiceService, handlers: identityHandlers(deps) },
     platformServices: [
-      platformService({
+      {
         name: 'admin.v1.AdminService',
         definition: adminV1.AdminServiceService,
         handlers: adminHandlers(deps),
         callers: config.ADMIN_GRPC_ALLOWED_CALLERS,
-      }),
+      },
     ],
     ready: async () => {
       await pool.query('SELECT 1');

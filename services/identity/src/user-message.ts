@@ -1,4 +1,4 @@
-import type { identityV1 } from '@latchkey/contracts';
+import type { adminV1, identityV1 } from '@latchkey/contracts';
 import type { UserRecord } from './user-store';
 
 /** The account as other units see it: never the password hash. */
@@ -13,4 +13,10 @@ export function toUserMessage(user: UserRecord): identityV1.User {
     sessionEpoch: user.session_epoch,
     disabledAt: user.disabled_at ?? undefined,
   };
+}
+
+/** The account as an administrator sees it (admin.v1): why it is disabled, and no session epoch. */
+export function toAdminUserMessage(user: UserRecord): adminV1.User {
+  const { sessionEpoch: _sessionEpoch, ...account } = toUserMessage(user);
+  return { ...account, disabledReason: user.disabled_reason ?? '' };
 }

@@ -16,6 +16,18 @@ import { completeLogin, completeSignup } from './user-resolution';
 
 type OAuthHandlers = ServiceHandlers<typeof oauthV1.OAuthServiceService>;
 
+/** What the provider sent back for a state issued to a signed-in user (LinkProvider, ConfirmIdentity). */
+function userCallbackOf(request: { provider: oauthV1.Provider; userId: string; code: string; state: string; browserBinding: string }) {
+  return {
+    provider: providerFromMessage(request.provider),
+    userId: requireUserId(request.userId),
+    code: requireOpaque(request.code, 'code'),
+    state: requireOpaque(request.state, 'state'),
+    // Empty when the user agent holds none: the state then does not match.
+    browserBinding: request.browserBinding,
+  };
+}
+
 /** One thin function per RPC: unpack and check the request, call the operation, shape the reply. */
 export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
   return {
@@ -49,24 +61,10 @@ export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
       return { userId: user.id, user };
     },
     async linkProvider(request, context) {
-      const input = {
-        provider: providerFromMessage(request.provider),
-        userId: requireUserId(request.userId),
-        code: requireOpaque(request.code, 'code'),
-        state: requireOpaque(request.state, 'state'),
-        browserBinding: request.browserBinding,
-      };
-      return { connection: toConnectionMessage(await linkProvider(deps, input, context)) };
+      return { connection: toConnectionMessage(await linkProvider(deps, userCallbackOf(request), context)) };
     },
     async confirmIdentity(request, context) {
-      const input = {
-        provider: providerFromMessage(request.provider),
-        userId: requireUserId(request.userId),
-        code: requireOpaque(request.code, 'code'),
-        state: requireOpaque(request.state, 'state'),
-        browserBinding: request.browserBinding,
-      };
-      return { connection: toConnectionMessage(await confirmIdentity(deps, input, context)) };
+      return { connection: toConnectionMessage(await confirmIdentity(deps, userCallbackOf(request), context)) };
     },
     async listConnections({ userId }) {
       return { connections: (await listConnections(deps, requireUserId(userId))).map(toConnectionMessage) };

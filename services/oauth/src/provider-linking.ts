@@ -65,22 +65,27 @@ export async function addConnection(
   }
 }
 
+/** The provider's answer to a state issued to a signed-in user. */
+export interface UserCallback {
+  readonly userId: string;
+  readonly provider: ProviderName;
+  readonly code: string;
+  readonly state: string;
+  readonly browserBinding: string;
+}
+
+/** Uses up a state of `purpose` issued to the same user and browser, and exchanges the code. */
+function redeemUserAuthorization(deps: OAuthDeps, purpose: 'link' | 'reauthenticate', input: UserCallback, context: RequestContext) {
+  return redeemAuthorization(deps, { provider: input.provider, purpose, userId: input.userId, browserBinding: input.browserBinding }, input, context);
+}
+
 /**
  * Links a provider to a signed-in account with a link state issued to that
  * same user. The provider's email must be verified here too, so that a
  * connection's email is always one the provider vouched for.
  */
-export async function linkProvider(
-  deps: OAuthDeps,
-  input: { userId: string; provider: ProviderName; code: string; state: string; browserBinding: string },
-  context: RequestContext,
-): Promise<ConnectionRecord> {
-  const identity = await redeemAuthorization(
-    deps,
-    { provider: input.provider, purpose: 'link', userId: input.userId, browserBinding: input.browserBinding },
-    input,
-    context,
-  );
+export async function linkProvider(deps: OAuthDeps, input: UserCallback, context: RequestContext): Promise<ConnectionRecord> {
+  const identity = await redeemUserAuthorization(deps, 'link', input, context);
   const email = verifiedEmail(identity);
   const account = await getAccount(deps, input.userId, context);
   return addConnection(deps, account, { provider: input.provider, providerUserId: identity.providerUserId, email }, context);
@@ -93,17 +98,8 @@ export async function linkProvider(
  * connections. Someone holding only the session cannot pass it with an
  * identity of theirs (oauth:identity_not_linked).
  */
-export async function confirmIdentity(
-  deps: OAuthDeps,
-  input: { userId: string; provider: ProviderName; code: string; state: string; browserBinding: string },
-  context: RequestContext,
-): Promise<ConnectionRecord> {
-  const identity = await redeemAuthorization(
-    deps,
-    { provider: input.provider, purpose: 'reauthenticate', userId: input.userId, browserBinding: input.browserBinding },
-    input,
-    context,
-  );
+export async function confirmIdentity(deps: OAuthDeps, input: UserCallback, context: RequestContext): Promise<ConnectionRecord> {
+  const identity = await redeemUserAuthorization(deps, 'reauthenticate', input, context);
   const connection = await findConnectionByIdentity(deps.pool, input.provider, identity.providerUserId);
   if (connection?.user_id !== input.userId) throw new AppError('oauth:identity_not_linked');
   return connection;
