@@ -24,6 +24,7 @@ import { operationsRoutes } from './http/operations-routes';
 import { drainUnreadBody, refusesUnreadBody } from './http/unread-body';
 import { postRoutes } from './posts/post-routes';
 import { totpRoutes } from './totp/totp-routes';
+import { passkeyRoutes } from './passkeys/passkey-routes';
 import { oauthRoutes } from './oauth/oauth-routes';
 import { sessionRoutes } from './sessions/session-routes';
 import { tokenRoutes } from './tokens/token-routes';
@@ -122,13 +123,14 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
   forbidStoringPrivateRoutes(app);
   const addMethodFallbacks = trackRouteMethods(app);
-  const { identity, oauth, totp, posts, sessions, limits } = deps;
+  const { identity, oauth, totp, passkeys, posts, sessions, limits } = deps;
   const sessionAccess = { sessions, cookie: deps.cookie, reauthMaxAgeMs: deps.config.AUTH_REAUTH_MAX_AGE_SECONDS * 1000 };
-  await app.register(accountRoutes({ ...sessionAccess, identity, totp, posts, limits }));
-  await app.register(credentialRoutes({ ...sessionAccess, identity, totp, limits }));
-  await app.register(sessionRoutes({ ...sessionAccess, identity, totp, limits }));
-  await app.register(totpRoutes({ ...sessionAccess, identity, totp, limits }));
-  await app.register(oauthRoutes({ ...sessionAccess, identity, oauth, totp, limits }));
+  await app.register(accountRoutes({ ...sessionAccess, identity, totp, passkeys, posts, limits }));
+  await app.register(credentialRoutes({ ...sessionAccess, identity, totp, passkeys, limits }));
+  await app.register(sessionRoutes({ ...sessionAccess, identity, totp, passkeys, limits }));
+  await app.register(totpRoutes({ ...sessionAccess, identity, totp, passkeys, limits }));
+  await app.register(oauthRoutes({ ...sessionAccess, identity, oauth, totp, passkeys, limits }));
+  await app.register(passkeyRoutes({ ...sessionAccess, identity, totp, passkeys, limits }));
   await app.register(
     postRoutes({
       ...sessionAccess,

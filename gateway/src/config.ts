@@ -29,6 +29,7 @@ export const configSchema = z.object({
   OAUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
   TOTP_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'),
   POSTS_GRPC_ADDRESS: z.string().default('127.0.0.1:50054'),
+  PASSKEYS_GRPC_ADDRESS: z.string().default('127.0.0.1:50056'),
   GRPC_DEADLINE_MS: env.int(5_000, 100, 120_000),
   GRPC_TLS_CERT_FILE: grpcServiceVariables.GRPC_TLS_CERT_FILE,
   GRPC_TLS_KEY_FILE: grpcServiceVariables.GRPC_TLS_KEY_FILE,

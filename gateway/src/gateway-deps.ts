@@ -5,7 +5,7 @@ import type { CredentialLimits } from './limits/credential-limits';
 import type { UsageLimits } from './limits/usage-limits';
 import type { PostListCache } from './posts/post-list-cache';
 import type { PostPageView } from './posts/post-view';
-import type { IdentityClient, OAuthClient, PostsClient, TotpClient } from './service-clients';
+import type { IdentityClient, OAuthClient, PasskeysClient, PostsClient, TotpClient } from './service-clients';
 import type { CookieSettings } from './sessions/session-cookie';
 import type { SessionStore } from './sessions/session-store';
 import type { ServiceTokens } from './tokens/service-tokens';
@@ -21,6 +21,7 @@ export interface GatewayDeps {
   readonly posts: PostsClient;
   readonly totp: TotpClient;
   readonly oauth: OAuthClient;
+  readonly passkeys: PasskeysClient;
   readonly sessions: SessionStore;
   readonly tokens: ServiceTokens;
   readonly limits: CredentialLimits;

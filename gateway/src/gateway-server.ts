@@ -1,5 +1,5 @@
 import { Counter } from 'prom-client';
-import { identityV1, oauthV1, postsV1, sessionsV1, totpV1 } from '@latchkey/contracts';
+import { identityV1, oauthV1, passkeysV1, postsV1, sessionsV1, totpV1 } from '@latchkey/contracts';
 import { createRedisClient, settledConnection } from '@latchkey/db';
 import { createServiceClient, HealthProbe, ServiceServer, tlsFilesOf } from '@latchkey/grpc-kit';
 import type { Running } from '@latchkey/runtime';
@@ -32,12 +32,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const posts = createServiceClient(postsV1.PostsServiceService, config.POSTS_GRPC_ADDRESS, clientOptions);
   const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, clientOptions);
   const oauth = createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, clientOptions);
+  const passkeys = createServiceClient(passkeysV1.PasskeysServiceService, config.PASSKEYS_GRPC_ADDRESS, clientOptions);
   const probes = (
     [
       [config.IDENTITY_GRPC_ADDRESS, 'identity.v1.IdentityService'],
       [config.POSTS_GRPC_ADDRESS, 'posts.v1.PostsService'],
       [config.TOTP_GRPC_ADDRESS, 'totp.v1.TotpService'],
       [config.OAUTH_GRPC_ADDRESS, 'oauth.v1.OAuthService'],
+      [config.PASSKEYS_GRPC_ADDRESS, 'passkeys.v1.PasskeysService'],
     ] as const
   ).map(([address, service]) => ({ probe: new HealthProbe(address, tls), service }));
 
@@ -56,6 +58,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     posts,
     totp,
     oauth,
+    passkeys,
     sessions: new SessionStore(redis, config.REDIS_KEY_PREFIX, {
       slidingTtlMs: config.AUTH_SESSION_SLIDING_TTL_HOURS * HOUR_MS,
       maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
@@ -115,6 +118,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       posts.close();
       totp.close();
       oauth.close();
+      passkeys.close();
       for (const { probe } of probes) probe.close();
       await redis.quit().catch(() => undefined);
     },

@@ -103,6 +103,7 @@ describe('a NATS server with the chart’s authorization block', () => {
       oauth: ['jobs.mail.send'],
       totp: ['jobs.mail.send'],
       posts: ['jobs.search.index', 'jobs.content.delete'],
+      passkeys: ['jobs.mail.send'],
     };
     const everyJob = [...new Set(Object.values(produced).flat())];
     for (const [unit, subjects] of Object.entries(produced) as [Exclude<BusUser, 'jobs'>, string[]][]) {

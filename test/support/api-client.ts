@@ -62,6 +62,15 @@ export class ApiClient {
     return this.request<T>('POST', path, { json, headers });
   }
 
+  patch<T = Record<string, unknown>>(path: string, json?: unknown) {
+    return this.request<T>('PATCH', path, { json });
+  }
+
+  /** The value of a cookie this client holds, as a browser would send it. */
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
   delete<T = Record<string, unknown>>(path: string) {
     return this.request<T>('DELETE', path);
   }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireSession, sessionOf, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
-import type { IdentityClient, PostsClient, TotpClient } from '../service-clients';
+import type { IdentityClient, PostsClient, PasskeysClient, TotpClient } from '../service-clients';
 import { clearSessionCookie } from '../sessions/session-cookie';
 import { assertAccountDeletionAllowed } from './account-deletion-proof';
 import { deleteAccountBody, registerBody, userSchema } from './account-schemas';
@@ -14,6 +14,7 @@ import { nextCursor } from '../posts/post-view';
 export type AccountRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
   readonly totp: TotpClient;
+  readonly passkeys: PasskeysClient;
   readonly posts: PostsClient;
   readonly limits: CredentialLimits;
 };
@@ -34,7 +35,7 @@ export function accountRoutes(deps: AccountRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { user } = await deps.identity.registerUser(request.body, request.ctx);
-        return reply.code(201).send(userView(user!, false));
+        return reply.code(201).send(userView(user!, { totpEnabled: false, passkeysCount: 0 }));
       },
     );
 

@@ -10,6 +10,7 @@ export const userSchema = z
     email_verified_at: timestamp.nullable(),
     has_password: z.boolean(),
     totp_enabled: z.boolean(),
+    passkeys_count: z.number().int().min(0).describe('Passkeys that can sign in to the account.'),
     created_at: timestamp,
   })
   .meta({ id: 'User' });

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '@latchkey/errors';
 import { optionalSession, requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
-import type { IdentityClient, TotpClient } from '../service-clients';
+import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
 import {
   changeEmailBody,
   changePasswordBody,
@@ -19,6 +19,7 @@ import { sessionAccountView, viewOf } from './user-view';
 export type CredentialRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
   readonly totp: TotpClient;
+  readonly passkeys: PasskeysClient;
   readonly limits: CredentialLimits;
 };
 

@@ -3,10 +3,10 @@ import { oauthV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { assertRecentlyAuthenticated, optionalSession, requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
-import type { IdentityClient, OAuthClient, TotpClient } from '../service-clients';
+import type { IdentityClient, OAuthClient, PasskeysClient, TotpClient } from '../service-clients';
 import { signIn } from '../sessions/sign-in';
 import { signInMethods } from '../sessions/session-store';
-import { bindBrowser, takeBrowserBinding } from './browser-binding';
+import { oauthBrowserBinding } from '../http/browser-binding';
 import { providerFromPath, providerName } from './oauth-providers';
 import { userSchema } from '../accounts/account-schemas';
 import {
@@ -45,6 +45,7 @@ export type OAuthRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
   readonly oauth: OAuthClient;
   readonly totp: TotpClient;
+  readonly passkeys: PasskeysClient;
   readonly limits: CredentialLimits;
 };
 
@@ -81,7 +82,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
             provider,
             purpose: purposeMessages[purpose],
             userId: current?.userId ?? '',
-            browserBinding: bindBrowser(reply, deps.cookie.secure),
+            browserBinding: oauthBrowserBinding.bind(reply, deps.cookie.secure),
           },
           request.ctx,
         );
@@ -103,7 +104,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const provider = providerFromPath(request.params.provider);
-        const browserBinding = takeBrowserBinding(request, reply, deps.cookie.secure);
+        const browserBinding = oauthBrowserBinding.take(request, reply, deps.cookie.secure);
         const result = await deps.oauth.completeLogin({ provider, ...request.body, browserBinding }, request.ctx);
         if (result.pendingSignup) {
           const pending = result.pendingSignup;
@@ -141,7 +142,8 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           { pendingToken: request.body.pending_token, handle: request.body.handle },
           request.ctx,
         );
-        const view = userView(user!, false);
+        // A new account: no second factor, no passkey.
+        const view = userView(user!, { totpEnabled: false, passkeysCount: 0 });
         const methods = signInMethods('fed', false);
         await startSession(deps, request, reply, { userId: user!.id, handle: user!.handle, sessionEpoch: user!.sessionEpoch, methods }, view);
         return reply.code(201).send(view);
@@ -165,7 +167,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const provider = providerFromPath(request.params.provider);
         const current = sessionOf(request);
-        const browserBinding = takeBrowserBinding(request, reply, deps.cookie.secure);
+        const browserBinding = oauthBrowserBinding.take(request, reply, deps.cookie.secure);
         const { connection } = await deps.oauth.linkProvider({ userId: current.userId, provider, ...request.body, browserBinding }, request.ctx);
         // A new way in was added, perhaps from a stolen session: every other session ends.
         await deps.sessions.deleteAllForUser(current.userId, current.publicId);
@@ -189,7 +191,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const provider = providerFromPath(request.params.provider);
         const current = sessionOf(request);
-        const browserBinding = takeBrowserBinding(request, reply, deps.cookie.secure);
+        const browserBinding = oauthBrowserBinding.take(request, reply, deps.cookie.secure);
         const { email } = await sessionAccountView(deps, current, request);
         // Someone else's provider identity is a wrong proof: it counts like a wrong password.
         await deps.limits.checkPassword(email, request, () =>
@@ -230,7 +232,10 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const provider = providerFromPath(request.body.provider);
-        await deps.oauth.unlinkProvider({ userId: sessionOf(request).userId, provider }, request.ctx);
+        const { userId } = sessionOf(request);
+        // A passkey is a way in too; oauth.v1 weighs it, but does not call passkeys.v1 (which calls oauth.v1).
+        const { count } = await deps.passkeys.countPasskeys({ userId }, request.ctx);
+        await deps.oauth.unlinkProvider({ userId, provider, passkeysCount: count }, request.ctx);
         return reply.code(204).send(null);
       },
     );

@@ -3,9 +3,10 @@ import { AppError } from '@latchkey/errors';
 import { z } from 'zod';
 import { requireSession, sessionOf, type SessionAccess } from './session-auth';
 import { clearSessionCookie } from './session-cookie';
+import { passkeyBrowserBinding } from '../http/browser-binding';
 import { signIn } from './sign-in';
 import type { CredentialLimits } from '../limits/credential-limits';
-import type { IdentityClient, TotpClient } from '../service-clients';
+import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
 import { totpChallengeSchema } from '../totp/totp-schemas';
 import { userSchema } from '../accounts/account-schemas';
 import { sessionAccountView } from '../accounts/user-view';
@@ -16,6 +17,7 @@ import { noContent, problemResponses } from '../http/problem-schema';
 export type SessionRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
   readonly totp: TotpClient;
+  readonly passkeys: PasskeysClient;
   readonly limits: CredentialLimits;
 };
 
@@ -65,16 +67,24 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: authenticationTags,
-          summary: 'Prove again who you are (password, or a TOTP or backup code): privileged changes need a recent proof.',
+          summary: 'Prove again who you are (password, a TOTP or backup code, or a passkey): privileged changes need a recent proof.',
           body: reauthenticateBody,
           response: { 200: reauthenticatedSchema, ...problemResponses(400, 401, 429, 503) },
         },
         onRequest: session,
       },
-      async (request) => {
+      async (request, reply) => {
         const current = sessionOf(request);
-        const { password, code, backup_code: backupCode } = request.body;
+        const { password, code, backup_code: backupCode, passkey } = request.body;
         const userId = current.userId;
+        if (passkey !== undefined) {
+          const binding = passkeyBrowserBinding.take(request, reply, deps.cookie.secure);
+          if (binding === '') throw new AppError('passkey:challenge_invalid');
+          // Only one of this account's passkeys proves this account's owner.
+          await deps.passkeys.finishAuthentication({ binding, responseJson: JSON.stringify(passkey), expectedUserId: userId }, request.ctx);
+          const at = await deps.sessions.markAuthenticated(current, 'webauthn');
+          return { reauthenticated_at: new Date(at).toISOString() };
+        }
         if (password !== undefined) {
           // A wrong password counts like a wrong login.
           const { email } = await sessionAccountView(deps, current, request);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { currentPasswordField, emailField, timestamp } from '../http/fields';
+import { credentialResponseField } from '../passkeys/passkey-schemas';
 import { backupCodeField, totpCodeField } from '../totp/totp-schemas';
 
 export const loginBody = z.object({ email: emailField, password: currentPasswordField });
@@ -16,11 +17,20 @@ export const sessionSchema = z
   })
   .meta({ id: 'Session' });
 
-/** One proof of identity: the password, or for an account with TOTP on a code or a backup code. */
+/**
+ * One proof of identity: the password, for an account with TOTP on a code or
+ * a backup code, or an assertion of one of the account's passkeys (after
+ * POST /v0/auth/passkeys/authentication/options in this browser).
+ */
 export const reauthenticateBody = z
-  .object({ password: currentPasswordField.optional(), code: totpCodeField.optional(), backup_code: backupCodeField.optional() })
-  .refine((body) => [body.password, body.code, body.backup_code].filter((proof) => proof !== undefined).length === 1, {
-    message: 'give exactly one of password, code and backup_code',
+  .object({
+    password: currentPasswordField.optional(),
+    code: totpCodeField.optional(),
+    backup_code: backupCodeField.optional(),
+    passkey: credentialResponseField.optional(),
+  })
+  .refine((body) => [body.password, body.code, body.backup_code, body.passkey].filter((proof) => proof !== undefined).length === 1, {
+    message: 'give exactly one of password, code, backup_code and passkey',
     path: ['password'],
   });
 

@@ -24,8 +24,10 @@ export interface Session {
   /** When the user last proved who they are in this session: its sign-in, or a re-authentication. */
   readonly authenticatedAt: number;
   /**
-   * How they proved it, as RFC 8176 authentication method references: `pwd`,
-   * `fed` (an identity provider), `otp` and `mfa` after a second factor.
+   * How they proved it, as authentication method references (RFC 8176):
+   * `pwd`, `fed` (an identity provider), `otp` and `mfa` after a second
+   * factor, `webauthn` for a passkey (not in RFC 8176's registry, and the
+   * value passkey-aware identity providers use).
    * Empty in sessions stored before they were kept.
    */
   readonly methods: readonly AuthenticationMethod[];
@@ -41,7 +43,15 @@ export interface Session {
   readonly profile?: { readonly view: UserView; readonly storedAt: number } | undefined;
 }
 
-export type AuthenticationMethod = 'pwd' | 'fed' | 'otp' | 'mfa';
+export type AuthenticationMethod = 'pwd' | 'fed' | 'otp' | 'mfa' | 'webauthn';
+
+/**
+ * Whether a session's proof was multi-factor: a second factor, or a passkey,
+ * which is only accepted with user verification (docs/api.md, "Passkeys").
+ */
+export function isMultiFactor(methods: readonly AuthenticationMethod[]): boolean {
+  return methods.includes('mfa') || methods.includes('webauthn');
+}
 
 /** The methods of a sign-in whose first factor was `first`, with or without a second factor. */
 export function signInMethods(first: 'pwd' | 'fed', secondFactor: boolean): AuthenticationMethod[] {

@@ -1,7 +1,7 @@
 import type { sessionsV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
-import type { Session, SessionStore } from './session-store';
+import { isMultiFactor, type Session, type SessionStore } from './session-store';
 
 type SessionsHandlers = ServiceHandlers<typeof sessionsV1.SessionsServiceService>;
 
@@ -22,7 +22,7 @@ function toMessage(session: Session): sessionsV1.Session {
     expiresAt: new Date(Math.min(session.expiresAt, session.maxExpiresAt)),
     lastSeenAt: new Date(session.lastSeenAt),
     authenticationMethods: [...session.methods],
-    secondFactor: session.methods.includes('mfa'),
+    secondFactor: isMultiFactor(session.methods),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { identityV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import type { TotpClient } from '../service-clients';
+import type { PasskeysClient, TotpClient } from '../service-clients';
 import { userView, type UserView } from '../accounts/user-view';
 import { startSession, type SessionAccess } from './session-auth';
 import { signInMethods } from './session-store';
@@ -22,7 +22,7 @@ export function assertMaySignIn(user: Pick<identityV1.User, 'disabledAt'>): void
  * gets its session (docs/api.md, "Authentication").
  */
 export async function signIn(
-  deps: SessionAccess & { readonly totp: TotpClient },
+  deps: SessionAccess & { readonly totp: TotpClient; readonly passkeys: PasskeysClient },
   request: FastifyRequest,
   reply: FastifyReply,
   user: identityV1.User,
@@ -30,9 +30,12 @@ export async function signIn(
   firstFactor: 'pwd' | 'fed',
 ): Promise<UserView | TotpChallenge> {
   assertMaySignIn(user);
-  const { totpRequired, tempToken } = await deps.totp.beginLogin({ userId: user.id, firstFactor }, request.ctx);
+  const [{ totpRequired, tempToken }, { count }] = await Promise.all([
+    deps.totp.beginLogin({ userId: user.id, firstFactor }, request.ctx),
+    deps.passkeys.countPasskeys({ userId: user.id }, request.ctx),
+  ]);
   if (totpRequired) return { totp_required: true, temp_token: tempToken };
-  const view = userView(user, false);
+  const view = userView(user, { totpEnabled: false, passkeysCount: count });
   const methods = signInMethods(firstFactor, false);
   await startSession(deps, request, reply, { userId: user.id, handle: user.handle, sessionEpoch: user.sessionEpoch, methods }, view);
   return view;

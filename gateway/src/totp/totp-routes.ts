@@ -4,7 +4,7 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
-import type { IdentityClient, TotpClient } from '../service-clients';
+import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
 import { userSchema } from '../accounts/account-schemas';
 import { noContent, problemResponses } from '../http/problem-schema';
 import {
@@ -15,12 +15,13 @@ import {
   totpStatusSchema,
   verifyBody,
 } from './totp-schemas';
-import { userView } from '../accounts/user-view';
+import { viewOf } from '../accounts/user-view';
 
 /** What the TOTP routes use. */
 export type TotpRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
   readonly totp: TotpClient;
+  readonly passkeys: PasskeysClient;
   readonly limits: CredentialLimits;
 };
 
@@ -123,7 +124,7 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
         );
         const { user } = await deps.identity.getUser({ userId }, request.ctx);
         assertMaySignIn(user!);
-        const view = userView(user!, true);
+        const view = await viewOf(deps, user!, request.ctx);
         const methods = signInMethods(firstFactor === 'fed' ? 'fed' : 'pwd', true);
         await startSession(deps, request, reply, { userId, handle: user!.handle, sessionEpoch: user!.sessionEpoch, methods }, view);
         return view;

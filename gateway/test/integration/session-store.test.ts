@@ -149,6 +149,7 @@ describe('SessionStore', () => {
       email_verified_at: '2026-01-01T00:00:00.000Z',
       has_password: true,
       totp_enabled: false,
+      passkeys_count: 0,
       created_at: '2026-01-01T00:00:00.000Z',
     };
     const first = await store.create({ userId: 'user-1', handle: 'ada', sessionEpoch: 0, methods: ['pwd'], userAgent: 'jest', ip: '127.0.0.1', profile: view });
@@ -186,6 +187,7 @@ describe('SessionStore', () => {
       email_verified_at: null,
       has_password: true,
       totp_enabled: false,
+      passkeys_count: 0,
       created_at: '2026-01-01T00:00:00.000Z',
     });
     expect(await store.authenticate(cookieValue)).toBeUndefined();

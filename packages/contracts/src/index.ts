@@ -2,6 +2,7 @@
 export * as identityV1 from './gen/identity/v1/identity';
 export * as oauthV1 from './gen/oauth/v1/oauth';
 export * as totpV1 from './gen/totp/v1/totp';
+export * as passkeysV1 from './gen/passkeys/v1/passkeys';
 export * as postsV1 from './gen/posts/v1/posts';
 export * as sessionsV1 from './gen/sessions/v1/sessions';
 export * as adminV1 from './gen/admin/v1/admin';

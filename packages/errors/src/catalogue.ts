@@ -85,6 +85,20 @@ export const errorCatalogue = {
   'totp:backup_code_exhausted': define(401, GrpcStatus.UNAUTHENTICATED, 'No backup codes are left.'),
   'totp:secret_generation_failed': define(500, GrpcStatus.INTERNAL, 'The TOTP secret could not be generated.'),
   'totp:qr_generation_failed': define(500, GrpcStatus.INTERNAL, 'The QR code could not be generated.'),
+  // passkeys
+  'passkey:challenge_invalid': define(
+    400,
+    GrpcStatus.INVALID_ARGUMENT,
+    'The passkey challenge is unknown, used, expired or was issued to another browser.',
+  ),
+  'passkey:verification_failed': define(400, GrpcStatus.INVALID_ARGUMENT, 'The passkey response could not be verified.'),
+  'passkey:not_found': define(404, GrpcStatus.NOT_FOUND, 'No passkey with that id.'),
+  'passkey:already_registered': define(409, GrpcStatus.ALREADY_EXISTS, 'That passkey is already registered.'),
+  'passkey:last_login_method': define(
+    409,
+    GrpcStatus.FAILED_PRECONDITION,
+    'This passkey is the last way to sign in to the account.',
+  ),
   // posts
   'post:not_found': define(404, GrpcStatus.NOT_FOUND, 'No post with that id.'),
   'post:forbidden': define(403, GrpcStatus.PERMISSION_DENIED, 'Only the author may change this post.'),

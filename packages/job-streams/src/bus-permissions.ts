@@ -2,7 +2,7 @@ import { jobSubjects } from '@latchkey/jobs-contract';
 import { topology } from './job-streams';
 
 /** The units that connect to NATS, each as a user of its own name when credentials are on. */
-export const busUsers = ['identity', 'oauth', 'totp', 'posts', 'jobs'] as const;
+export const busUsers = ['identity', 'oauth', 'totp', 'posts', 'passkeys', 'jobs'] as const;
 export type BusUser = (typeof busUsers)[number];
 
 /** Subjects a user may publish to and subscribe to; anything else the server refuses. */
@@ -17,6 +17,7 @@ const producedJobs: Record<Exclude<BusUser, 'jobs'>, readonly string[]> = {
   oauth: [jobSubjects.sendMail],
   totp: [jobSubjects.sendMail],
   posts: [jobSubjects.indexPost, jobSubjects.deleteContent, 'events.post.>'],
+  passkeys: [jobSubjects.sendMail],
 };
 
 /**
@@ -55,6 +56,7 @@ export function busPermissions(prefix: string): Record<BusUser, BusPermissions> 
     oauth: produced('oauth'),
     totp: produced('totp'),
     posts: produced('posts'),
+    passkeys: produced('passkeys'),
     jobs: permissions('jobs', [
       ...['INFO', 'CREATE', 'DURABLE.CREATE', 'MSG.NEXT'].map((action) => `$JS.API.CONSUMER.${action}.${names.jobsStream}.>`),
       `$JS.ACK.${names.jobsStream}.>`,

@@ -10,6 +10,8 @@ export const securityNotices = [
   'backup_codes_regenerated',
   'oauth_linked',
   'oauth_unlinked',
+  'passkey_added',
+  'passkey_removed',
   'account_deleted',
 ] as const;
 
@@ -33,6 +35,8 @@ export const mailJobSchema = z.discriminatedUnion('template', [
     new_email: z.email().optional(),
     /** For OAuth notices: the provider. */
     provider: z.string().optional(),
+    /** For passkey notices: the name the passkey has in the account. */
+    passkey_name: z.string().max(64).optional(),
   }),
 ]);
 

@@ -11,3 +11,11 @@ export { startHungRedis, type HungRedis } from './hung-redis';
 export { createTestServiceClient, testRequestContext, type TestServiceClient } from './service-test-client';
 export { startSilentServer, type SilentServer } from './silent-server';
 export { createTestCertificateAuthority, testSigningKeys, type CertificateFiles, type TestCertificateAuthority } from './test-certificates';
+export {
+  SoftwareAuthenticator,
+  SOFTWARE_AUTHENTICATOR_AAGUID,
+  type CeremonyOverrides,
+  type CreationOptionsJson,
+  type RequestOptionsJson,
+  type SoftwareAuthenticatorOptions,
+} from './software-authenticator';

@@ -175,13 +175,36 @@ export const units: readonly Unit[] = [
     ],
   },
   {
+    name: 'passkeys',
+    kind: 'grpc',
+    folder: 'services/passkeys',
+    packageName: '@latchkey/passkeys',
+    grpcService: 'passkeys.v1.PasskeysService',
+    ports: grpcPorts(5),
+    // The account (its email, its password) and its providers: a passkey is never the last way in removed.
+    calls: ['identity', 'oauth'],
+    migrates: true,
+    backingServices: ['postgres', 'redis', 'nats'],
+    settings: [
+      ...processSettings,
+      'REDIS_KEY_PREFIX',
+      'NATS_SUBJECT_PREFIX',
+      'WEBAUTHN_RP_ID',
+      'WEBAUTHN_RP_NAME',
+      'WEBAUTHN_ORIGINS',
+      'DATABASE_URL',
+      'REDIS_URL',
+      'NATS_URL',
+    ],
+  },
+  {
     name: 'jobs',
     kind: 'worker',
     folder: 'services/jobs',
     packageName: '@latchkey/jobs',
     ports: [{ name: 'metrics', variable: 'METRICS_PORT', containerPort: 9_464, localOffset: 10 }],
     // The account cleanup, and the purge of accounts never verified.
-    calls: ['identity', 'oauth', 'totp', 'posts'],
+    calls: ['identity', 'oauth', 'totp', 'posts', 'passkeys'],
     migrates: true,
     // Redis: the sessions that credential changes and account deletions end.
     backingServices: ['postgres', 'redis', 'nats'],
@@ -209,7 +232,7 @@ export const units: readonly Unit[] = [
       { name: 'grpc', variable: 'GRPC_PORT', containerPort: 50_051, localOffset: 4 },
       { name: 'metrics', variable: 'METRICS_PORT', containerPort: 9_464, localOffset: 11 },
     ],
-    calls: ['identity', 'oauth', 'totp', 'posts'],
+    calls: ['identity', 'oauth', 'totp', 'posts', 'passkeys'],
     migrates: false,
     backingServices: ['redis'],
     settings: [

@@ -1,4 +1,4 @@
-import type { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
+import type { identityV1, oauthV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { ServiceClient } from '@latchkey/grpc-kit';
 import { jobSubjects, userDeletedJobSchema, type UserDeletedJob } from '@latchkey/jobs-contract';
@@ -14,6 +14,7 @@ export interface AccountCleanupDeps {
   readonly posts: ServiceClient<typeof postsV1.PostsServiceService>;
   readonly totp: ServiceClient<typeof totpV1.TotpServiceService>;
   readonly oauth: ServiceClient<typeof oauthV1.OAuthServiceService>;
+  readonly passkeys: ServiceClient<typeof passkeysV1.PasskeysServiceService>;
 }
 
 /**
@@ -37,6 +38,7 @@ export function accountCleanupJob(deps: AccountCleanupDeps): JobDefinition<UserD
       const { deletedPosts } = await deps.posts.deleteUserPosts({ userId: job.user_id }, context);
       await deps.totp.deleteUserData({ userId: job.user_id }, context);
       await deps.oauth.deleteUserData({ userId: job.user_id }, context);
+      await deps.passkeys.deleteUserData({ userId: job.user_id }, context);
       context.logger.info({ user_id: job.user_id, deleted_posts: deletedPosts }, 'account data removed');
       return 'completed';
     },

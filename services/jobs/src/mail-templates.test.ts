@@ -55,6 +55,15 @@ describe('renderMail()', () => {
     );
   });
 
+  it('names the passkey in passkey notices', () => {
+    expect(
+      renderMail({ template: 'security_notice', ...recipient, notice: 'passkey_added', passkey_name: 'Work laptop' }, APP).text,
+    ).toContain('A passkey ("Work laptop") was just added');
+    expect(renderMail({ template: 'security_notice', ...recipient, notice: 'passkey_removed' }, APP).text).toContain(
+      'A passkey was just removed',
+    );
+  });
+
   it('advises a password reset after a password change', () => {
     expect(renderMail({ template: 'security_notice', ...recipient, notice: 'password_changed' }, APP).text).toContain(
       'reset your password',

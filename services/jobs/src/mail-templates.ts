@@ -25,6 +25,11 @@ function providerName(provider: string | undefined): string {
   return providerNames[provider] ?? provider;
 }
 
+/** The passkey's name as the user gave it, quoted, so that they know which one is meant. */
+function passkeyName(name: string | undefined): string {
+  return name === undefined ? '' : ` ("${name}")`;
+}
+
 /** Token lifetimes belong to identity's configuration, which the worker does not read. */
 const EXPIRY = 'This link expires soon and works only once.';
 
@@ -89,6 +94,16 @@ function noticeText(job: NoticeJob, publicAppUrl: string): NoticeText {
     oauth_unlinked: {
       subject: 'A sign-in method was removed from your account',
       happened: `Signing in with ${providerName(job.provider)} was just removed from your account.`,
+      ifNotYou: resetAdvice,
+    },
+    passkey_added: {
+      subject: 'A passkey was added to your account',
+      happened: `A passkey${passkeyName(job.passkey_name)} was just added to your account. It can sign in without your password.`,
+      ifNotYou: `${resetAdvice} Then remove that passkey in your account settings.`,
+    },
+    passkey_removed: {
+      subject: 'A passkey was removed from your account',
+      happened: `A passkey${passkeyName(job.passkey_name)} was just removed from your account. It can no longer sign in.`,
       ifNotYou: resetAdvice,
     },
     account_deleted: {

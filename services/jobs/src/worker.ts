@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Events, type NatsConnection } from 'nats';
 import type pg from 'pg';
-import { identityV1, oauthV1, postsV1, totpV1 } from '@latchkey/contracts';
+import { identityV1, oauthV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { Gauge } from 'prom-client';
 import { createPool, createRedisClient } from '@latchkey/db';
 import { createServiceClient } from '@latchkey/grpc-kit';
@@ -118,11 +118,13 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     const posts = createServiceClient(postsV1.PostsServiceService, config.POSTS_GRPC_ADDRESS, clientOptions);
     const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, clientOptions);
     const oauth = createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, clientOptions);
+    const passkeys = createServiceClient(passkeysV1.PasskeysServiceService, config.PASSKEYS_GRPC_ADDRESS, clientOptions);
     teardown.push(() => {
       identity.close();
       posts.close();
       totp.close();
       oauth.close();
+      passkeys.close();
       return Promise.resolve();
     });
 
@@ -167,7 +169,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
       consumerFor(sendEmailJob({ pool, mailer, publicAppUrl: config.PUBLIC_APP_URL })),
       consumerFor(indexPostJob({ pool, content })),
       consumerFor(deleteContentJob({ pool, content, posts })),
-      consumerFor(accountCleanupJob({ identity, posts, totp, oauth, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
+      consumerFor(accountCleanupJob({ identity, posts, totp, oauth, passkeys, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
       consumerFor(sessionRevocationJob({ redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
     ];
     for (const consumer of consumers) {

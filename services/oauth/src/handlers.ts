@@ -70,7 +70,11 @@ export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
       return { connections: (await listConnections(deps, requireUserId(userId))).map(toConnectionMessage) };
     },
     async unlinkProvider(request, context) {
-      await unlinkProvider(deps, { provider: providerFromMessage(request.provider), userId: requireUserId(request.userId) }, context);
+      await unlinkProvider(
+        deps,
+        { provider: providerFromMessage(request.provider), userId: requireUserId(request.userId), passkeysCount: request.passkeysCount },
+        context,
+      );
       return {};
     },
     async deleteUserData({ userId }) {

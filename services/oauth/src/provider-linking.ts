@@ -111,21 +111,23 @@ export function listConnections(deps: OAuthDeps, userId: string): Promise<Connec
 
 /**
  * Removes a connection and queues the `oauth_unlinked` notice, unless it is
- * the account's last way to sign in (`oauth:last_login_method`, docs/api.md, "Error codes"). The user's rows
+ * the account's last way to sign in: no password, no passkey, no other
+ * connection (`oauth:last_login_method`, docs/api.md, "Error codes"). The user's rows
  * are locked first, so concurrent unlinks are counted one after the other.
  */
 export async function unlinkProvider(
   deps: OAuthDeps,
-  input: { userId: string; provider: ProviderName },
+  input: { userId: string; provider: ProviderName; passkeysCount: number },
   context: RequestContext,
 ): Promise<void> {
   const account = await getAccount(deps, input.userId, context);
+  const otherWayIn = account.hasPassword || input.passkeysCount > 0;
   await withTransaction(deps.pool, context, async (db) => {
     const connections = await findConnectionsOfUser(db, input.userId, true);
     if (!connections.some((connection) => connection.provider === input.provider)) {
       throw new AppError('oauth:connection_not_found');
     }
-    if (connections.length === 1 && !account.hasPassword) throw new AppError('oauth:last_login_method');
+    if (connections.length === 1 && !otherWayIn) throw new AppError('oauth:last_login_method');
     await deleteConnection(db, input.userId, input.provider);
     await queueConnectionNotice(db, account, 'oauth_unlinked', input.provider, context);
   });

@@ -179,7 +179,7 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
       ? await readOrCreateStackSecrets(path.join(dataDir, 'stack-secrets.json'))
       : undefined;
   const defaults = localDefaults({
-    publicAppUrl: fixedGatewayUrl ?? randomPortsAppUrl,
+    publicAppUrl: inputs.PUBLIC_APP_URL ?? fixedGatewayUrl ?? randomPortsAppUrl,
     totpEncryptionKey: secrets?.TOTP_ENCRYPTION_KEY,
     signingKeys: secrets?.AUTH_JWT_SIGNING_KEYS,
   });

@@ -14,6 +14,8 @@ describe('localDefaults', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       NATS_URL: 'nats://127.0.0.1:4222',
       PUBLIC_APP_URL: 'http://localhost:8080',
+      WEBAUTHN_RP_ID: 'localhost',
+      WEBAUTHN_ORIGINS: 'http://localhost:8080',
       COOKIE_SECURE: 'false',
       AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME: '60',
       TOTP_ISSUER: 'Latchkey (local)',

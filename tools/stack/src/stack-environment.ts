@@ -41,7 +41,8 @@ export const defaultDatabaseName = 'latchkey';
  * Defaults for a developer's machine (docs/api.md, "Configuration"), used for every
  * variable the environment leaves unset. The verification token lives 60
  * minutes as the chart sets it, not the code default of 1, so that a link
- * read a few minutes later still works.
+ * read a few minutes later still works. Passkeys belong to the app's host
+ * and work on its pages (docs/api.md, "Passkeys").
  */
 export function localDefaults(settings: {
   publicAppUrl: string;
@@ -54,6 +55,8 @@ export function localDefaults(settings: {
     REDIS_URL: localAddresses.REDIS_URL,
     NATS_URL: localAddresses.NATS_URL,
     PUBLIC_APP_URL: settings.publicAppUrl,
+    WEBAUTHN_RP_ID: new URL(settings.publicAppUrl).hostname,
+    WEBAUTHN_ORIGINS: new URL(settings.publicAppUrl).origin,
     COOKIE_SECURE: 'false',
     AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME: '60',
     TOTP_ISSUER: 'Latchkey (local)',

@@ -8,7 +8,7 @@ function unit(name: string, needs: readonly string[] = []): StackUnit {
 
 describe('stackUnits', () => {
   it('holds the units that exist today, gRPC services first', () => {
-    expect(names(stackUnits)).toEqual(['identity', 'oauth', 'totp', 'posts', 'jobs', 'gateway']);
+    expect(names(stackUnits)).toEqual(['identity', 'oauth', 'totp', 'posts', 'passkeys', 'jobs', 'gateway']);
   });
 
   it('runs every unit from its built dist/main.js', () => {
@@ -30,7 +30,7 @@ describe('stackUnits', () => {
 
 describe('selectUnits', () => {
   it('selects every unit by default', () => {
-    expect(names(selectUnits(stackUnits))).toEqual(['identity', 'oauth', 'totp', 'posts', 'jobs', 'gateway']);
+    expect(names(selectUnits(stackUnits))).toEqual(['identity', 'oauth', 'totp', 'posts', 'passkeys', 'jobs', 'gateway']);
   });
 
   it('keeps catalogue order whatever order the names come in', () => {
@@ -44,13 +44,13 @@ describe('selectUnits', () => {
 
 describe('migrationOrder', () => {
   it('migrates the services, then jobs; the gateway has no migrations', () => {
-    expect(names(migrationOrder(stackUnits))).toEqual(['identity', 'oauth', 'totp', 'posts', 'jobs']);
+    expect(names(migrationOrder(stackUnits))).toEqual(['identity', 'oauth', 'totp', 'posts', 'passkeys', 'jobs']);
   });
 });
 
 describe('startOrder', () => {
   it('starts the services, jobs and the gateway last', () => {
-    expect(names(startOrder(stackUnits))).toEqual(['identity', 'oauth', 'totp', 'posts', 'jobs', 'gateway']);
+    expect(names(startOrder(stackUnits))).toEqual(['identity', 'oauth', 'totp', 'posts', 'passkeys', 'jobs', 'gateway']);
   });
 
   it('starts a unit after the units it needs even when listed before them', () => {

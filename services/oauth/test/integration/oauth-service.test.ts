@@ -327,7 +327,7 @@ describe('providers and authorization requests', () => {
       expect(await codeOf(oauth.completeLogin({ provider, code: 'c', state: 's', browserBinding: BROWSER }))).toBe('oauth:provider_not_found');
     }
     const userId = (await registerAccount()).id;
-    expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GITLAB }))).toBe('oauth:provider_not_found');
+    expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GITLAB, passkeysCount: 0 }))).toBe('oauth:provider_not_found');
   });
 
   it('asks Google with PKCE (S256) and a nonce, GitHub with PKCE, each with a 256-bit state', async () => {
@@ -521,10 +521,10 @@ describe.each(['google', 'github'] as const)('user resolution with %s', (provide
     expect(await codeOf(link(second, account.id))).toBe('oauth:already_linked');
     expect(await connectionRows(second)).toBe(0);
 
-    await oauth.unlinkProvider({ userId: account.id, provider: enumOf[provider] });
+    await oauth.unlinkProvider({ userId: account.id, provider: enumOf[provider], passkeysCount: 0 });
     await notice(account.email, 'oauth_unlinked', provider);
     expect((await oauth.listConnections({ userId: account.id })).connections).toEqual([]);
-    expect(await codeOf(oauth.unlinkProvider({ userId: account.id, provider: enumOf[provider] }))).toBe(
+    expect(await codeOf(oauth.unlinkProvider({ userId: account.id, provider: enumOf[provider], passkeysCount: 0 }))).toBe(
       'oauth:connection_not_found',
     );
   });
@@ -587,18 +587,24 @@ describe('pending signups and states that expire', () => {
 describe('the last way into an account', () => {
   it('keeps the last connection of an account without a password', async () => {
     const userId = await signUp(googleIdentity());
-    expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE }))).toBe('oauth:last_login_method');
+    expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE, passkeysCount: 0 }))).toBe('oauth:last_login_method');
 
     await link(githubIdentity(), userId);
-    await oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE });
-    expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GITHUB }))).toBe('oauth:last_login_method');
+    await oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE, passkeysCount: 0 });
+    expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GITHUB, passkeysCount: 0 }))).toBe('oauth:last_login_method');
     expect((await oauth.listConnections({ userId })).connections.map((c) => c.provider)).toEqual([Provider.PROVIDER_GITHUB]);
+  });
+
+  it('lets an account with a passkey remove its last connection', async () => {
+    const userId = await signUp(googleIdentity());
+    await oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE, passkeysCount: 1 });
+    expect((await oauth.listConnections({ userId })).connections).toEqual([]);
   });
 
   it('lets an account with a password remove its only connection', async () => {
     const account = await registerAccount();
     await login(githubIdentity({ email: account.email }));
-    await oauth.unlinkProvider({ userId: account.id, provider: Provider.PROVIDER_GITHUB });
+    await oauth.unlinkProvider({ userId: account.id, provider: Provider.PROVIDER_GITHUB, passkeysCount: 0 });
     expect((await oauth.listConnections({ userId: account.id })).connections).toEqual([]);
   });
 

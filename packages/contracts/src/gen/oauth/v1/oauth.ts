@@ -333,6 +333,12 @@ export interface UnlinkProviderRequest {
   userId: string;
   /** The provider whose connection goes. */
   provider: Provider;
+  /**
+   * How many passkeys the account has (passkeys.v1 CountPasskeys), each a
+   * way in. The caller asks: passkeys.v1 calls this service, so this
+   * service does not call it back.
+   */
+  passkeysCount: number;
 }
 
 /** UnlinkProviderResponse is empty on success. */
@@ -2044,7 +2050,7 @@ export const ListConnectionsResponse: MessageFns<ListConnectionsResponse> = {
 };
 
 function createBaseUnlinkProviderRequest(): UnlinkProviderRequest {
-  return { userId: "", provider: 0 };
+  return { userId: "", provider: 0, passkeysCount: 0 };
 }
 
 export const UnlinkProviderRequest: MessageFns<UnlinkProviderRequest> = {
@@ -2054,6 +2060,9 @@ export const UnlinkProviderRequest: MessageFns<UnlinkProviderRequest> = {
     }
     if (message.provider !== 0) {
       writer.uint32(16).int32(message.provider);
+    }
+    if (message.passkeysCount !== 0) {
+      writer.uint32(24).int32(message.passkeysCount);
     }
     return writer;
   },
@@ -2087,6 +2096,14 @@ export const UnlinkProviderRequest: MessageFns<UnlinkProviderRequest> = {
             message.provider = reader.int32() as any;
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.passkeysCount = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2107,6 +2124,11 @@ export const UnlinkProviderRequest: MessageFns<UnlinkProviderRequest> = {
         ? globalThis.String(object.user_id)
         : "",
       provider: isSet(object.provider) ? providerFromJSON(object.provider) : 0,
+      passkeysCount: isSet(object.passkeysCount)
+        ? globalThis.Number(object.passkeysCount)
+        : isSet(object.passkeys_count)
+        ? globalThis.Number(object.passkeys_count)
+        : 0,
     };
   },
 
@@ -2118,6 +2140,9 @@ export const UnlinkProviderRequest: MessageFns<UnlinkProviderRequest> = {
     if (message.provider !== 0) {
       obj.provider = providerToJSON(message.provider);
     }
+    if (message.passkeysCount !== 0) {
+      obj.passkeysCount = Math.round(message.passkeysCount);
+    }
     return obj;
   },
 
@@ -2128,6 +2153,7 @@ export const UnlinkProviderRequest: MessageFns<UnlinkProviderRequest> = {
     const message = createBaseUnlinkProviderRequest();
     message.userId = object.userId ?? "";
     message.provider = object.provider ?? 0;
+    message.passkeysCount = object.passkeysCount ?? 0;
     return message;
   },
 };
@@ -2445,7 +2471,7 @@ export const OAuthServiceService = {
   /**
    * UnlinkProvider removes the user's connection to a provider and queues an
    * `oauth_unlinked` notice, unless it is the last connection of an account
-   * without a password. It works for an implemented provider that is no
+   * without a password or a passkey. It works for an implemented provider that is no
    * longer configured, so that a stale connection can still be removed.
    * Errors: oauth:provider_not_found, oauth:connection_not_found,
    * oauth:last_login_method, auth:unauthorized (no such user),
@@ -2541,7 +2567,7 @@ export interface OAuthServiceServer extends UntypedServiceImplementation {
   /**
    * UnlinkProvider removes the user's connection to a provider and queues an
    * `oauth_unlinked` notice, unless it is the last connection of an account
-   * without a password. It works for an implemented provider that is no
+   * without a password or a passkey. It works for an implemented provider that is no
    * longer configured, so that a stale connection can still be removed.
    * Errors: oauth:provider_not_found, oauth:connection_not_found,
    * oauth:last_login_method, auth:unauthorized (no such user),
@@ -2715,7 +2741,7 @@ export interface OAuthServiceClient extends Client {
   /**
    * UnlinkProvider removes the user's connection to a provider and queues an
    * `oauth_unlinked` notice, unless it is the last connection of an account
-   * without a password. It works for an implemented provider that is no
+   * without a password or a passkey. It works for an implemented provider that is no
    * longer configured, so that a stale connection can still be removed.
    * Errors: oauth:provider_not_found, oauth:connection_not_found,
    * oauth:last_login_method, auth:unauthorized (no such user),

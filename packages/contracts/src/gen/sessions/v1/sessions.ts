@@ -53,12 +53,16 @@ export interface Session {
     | Date
     | undefined;
   /**
-   * How the user proved who they are, as RFC 8176 authentication method
-   * references: "pwd", "fed" (an identity provider), "otp" and "mfa" after
-   * a second factor.
+   * How the user proved who they are, as authentication method references
+   * (RFC 8176): "pwd", "fed" (an identity provider), "otp" and "mfa" after
+   * a second factor, "webauthn" for a passkey.
    */
   authenticationMethods: string[];
-  /** Whether a second factor was used ("mfa" among the methods). */
+  /**
+   * Whether the proof was multi-factor: "mfa" among the methods, or
+   * "webauthn" (a passkey is used only with user verification, so it is
+   * something held and something known or been at once).
+   */
   secondFactor: boolean;
 }
 

@@ -1,0 +1,15 @@
+import path from 'node:path';
+import { migrateServiceSchema } from '@latchkey/outbox';
+import type { Logger } from '@latchkey/telemetry';
+import type { PasskeysConfig } from './config';
+import { PASSKEYS_SCHEMA } from './passkeys-service';
+
+/** `passkeys migrate`: brings schema `passkeys` up to date, then exits. */
+export async function migrate(config: Pick<PasskeysConfig, 'DATABASE_URL'>, logger: Logger): Promise<void> {
+  await migrateServiceSchema({
+    databaseUrl: config.DATABASE_URL,
+    schema: PASSKEYS_SCHEMA,
+    directory: path.resolve(__dirname, '../migrations'),
+    logger,
+  });
+}

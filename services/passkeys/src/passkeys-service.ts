@@ -1,0 +1,73 @@
+import { identityV1, oauthV1, passkeysV1 } from '@latchkey/contracts';
+import { createPool, createRedisClient } from '@latchkey/db';
+import { createServiceClient, startGrpcEndpoints, tlsFilesOf } from '@latchkey/grpc-kit';
+import { startBackgroundRelay } from '@latchkey/outbox';
+import type { Running } from '@latchkey/runtime';
+import type { Logger } from '@latchkey/telemetry';
+import { callersOf } from '@latchkey/units';
+import { CeremonyChallenges } from './ceremony-challenges';
+import type { PasskeysConfig } from './config';
+import { passkeysHandlers } from './handlers';
+import type { PasskeysDeps } from './passkeys-deps';
+import { relyingPartyOf } from './relying-party';
+
+export const PASSKEYS_SCHEMA = 'passkeys';
+
+/**
+ * Serves passkeys.v1 over gRPC and relays its outbox (passkey notices) to
+ * JetStream. The broker is connected in the background: while it is away,
+ * passkeys still change and their notices wait in the outbox.
+ */
+export async function startPasskeysService(config: PasskeysConfig, logger: Logger): Promise<Running> {
+  const pool = createPool({
+    connectionString: config.DATABASE_URL,
+    schema: PASSKEYS_SCHEMA,
+    max: config.DATABASE_POOL_MAX,
+    applicationName: 'latchkey-passkeys',
+    onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
+  });
+  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-passkeys', logger });
+  const tls = tlsFilesOf(config);
+  const deps: PasskeysDeps = {
+    pool,
+    challenges: new CeremonyChallenges(redis, config.REDIS_KEY_PREFIX),
+    relyingParty: relyingPartyOf(config),
+    identity: createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { tls }),
+    oauth: createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, { tls }),
+  };
+
+  const relay = startBackgroundRelay({
+    pool,
+    schema: PASSKEYS_SCHEMA,
+    bus: config,
+    subjectPrefix: config.NATS_SUBJECT_PREFIX,
+    connectionName: 'latchkey-passkeys',
+    logger,
+  });
+
+  const endpoints = await startGrpcEndpoints({
+    unit: 'passkeys',
+    callers: callersOf('passkeys'),
+    settings: config,
+    logger,
+    service: { name: 'passkeys.v1.PasskeysService', definition: passkeysV1.PasskeysServiceService, handlers: passkeysHandlers(deps) },
+    ready: async () => {
+      await Promise.all([pool.query('SELECT 1'), redis.ping()]);
+      return true;
+    },
+  });
+
+  return {
+    readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort, rp_id: deps.relyingParty.id },
+    async stop() {
+      await endpoints.stop();
+      await relay.stop();
+      deps.identity.close();
+      deps.oauth.close();
+      // QUIT waits for commands in flight; before the connection is ready there are none to wait for.
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis.disconnect();
+      await pool.end();
+    },
+  };
+}
