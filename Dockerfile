@@ -6,8 +6,9 @@
 #   docker build --target posts    -t latchkey/posts    .
 #   docker build --target totp     -t latchkey/totp     .
 #   docker build --target oauth    -t latchkey/oauth    .
+#   docker build --target passkeys -t latchkey/passkeys .
 #   docker build --target jobs     -t latchkey/jobs     .
-# skaffold.yaml builds the six; charts/latchkey runs them.
+# skaffold.yaml builds the seven; charts/latchkey runs them.
 #
 # Stages: build (whole workspace: install, type-check, emit dist/) ->
 # <unit>-deploy (`pnpm deploy`: the unit, its workspace libraries and its
@@ -65,6 +66,11 @@ RUN --mount=type=cache,id=latchkey-pnpm-store,target=/root/.local/share/pnpm/sto
     --mount=type=cache,id=latchkey-pnpm-cache,target=/root/.cache/pnpm \
     pnpm deploy --filter @latchkey/oauth --prod --prefer-offline /out
 
+FROM build AS passkeys-deploy
+RUN --mount=type=cache,id=latchkey-pnpm-store,target=/root/.local/share/pnpm/store \
+    --mount=type=cache,id=latchkey-pnpm-cache,target=/root/.cache/pnpm \
+    pnpm deploy --filter @latchkey/passkeys --prod --prefer-offline /out
+
 FROM build AS jobs-deploy
 RUN --mount=type=cache,id=latchkey-pnpm-store,target=/root/.local/share/pnpm/store \
     --mount=type=cache,id=latchkey-pnpm-cache,target=/root/.cache/pnpm \
@@ -104,7 +110,7 @@ CMD ["node", "dist/main.js", "serve"]
 
 # Every gRPC service listens on 50051 in its own container, as the chart
 # runs them; the processes' own defaults (oauth 50052, totp 50053, posts
-# 50054) keep them apart on one host, for the local stack.
+# 50054, passkeys 50056) keep them apart on one host, for the local stack.
 FROM runtime AS posts
 COPY --from=posts-deploy /out /app
 ENV GRPC_PORT=50051
@@ -119,6 +125,12 @@ CMD ["node", "dist/main.js", "serve"]
 
 FROM runtime AS oauth
 COPY --from=oauth-deploy /out /app
+ENV GRPC_PORT=50051
+EXPOSE 50051 9464
+CMD ["node", "dist/main.js", "serve"]
+
+FROM runtime AS passkeys
+COPY --from=passkeys-deploy /out /app
 ENV GRPC_PORT=50051
 EXPOSE 50051 9464
 CMD ["node", "dist/main.js", "serve"]

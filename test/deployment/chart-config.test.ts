@@ -14,6 +14,7 @@ import { configSchema as jobsSchema, loadJobsConfig } from '../../services/jobs/
 import { configSchema as oauthSchema, loadOAuthConfig } from '../../services/oauth/src/config';
 import { configSchema as postsSchema, loadPostsConfig } from '../../services/posts/src/config';
 import { configSchema as totpSchema, loadTotpConfig } from '../../services/totp/src/config';
+import { configSchema as passkeysSchema, loadPasskeysConfig } from '../../services/passkeys/src/config';
 import { chartDir, devValues, findObject, type K8sObject, productionValues, renderChart } from './helm';
 import { componentOf, containerEnvironment, mainContainer } from './workloads';
 
@@ -28,6 +29,7 @@ const processes: Record<string, ProcessConfig> = {
   posts: { schema: postsSchema, load: loadPostsConfig },
   totp: { schema: totpSchema, load: loadTotpConfig },
   oauth: { schema: oauthSchema, load: loadOAuthConfig },
+  passkeys: { schema: passkeysSchema, load: loadPasskeysConfig },
   jobs: { schema: jobsSchema, load: loadJobsConfig },
 };
 

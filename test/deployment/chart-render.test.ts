@@ -273,13 +273,14 @@ describe.each(variants)('helm template with %s values', (variant) => {
     const production = objectsOf('production');
     const ports = (rules: Rule[]) => rules.flatMap((rule) => rule.ports.filter((port) => port.protocol === 'TCP').map((port) => port.port)).sort();
     const expected: Record<string, (number | string)[]> = {
-      // DNS, Redis, the OTLP collector, and the four services it calls.
-      gateway: [53, 6379, 4317, 4318, 'grpc', 'grpc', 'grpc', 'grpc'],
+      // DNS, Redis, the OTLP collector, and the five services it calls.
+      gateway: [53, 6379, 4317, 4318, 'grpc', 'grpc', 'grpc', 'grpc', 'grpc'],
       identity: [53, 5432, 6379, 4222, 4317, 4318],
       oauth: [53, 5432, 6379, 4222, 443, 4317, 4318, 'grpc'],
       totp: [53, 5432, 6379, 4222, 4317, 4318],
       posts: [53, 5432, 6379, 4222, 443, 4317, 4318],
-      jobs: [53, 5432, 6379, 4222, 443, 25, 465, 587, 4317, 4318, 'grpc', 'grpc', 'grpc', 'grpc'],
+      passkeys: [53, 5432, 6379, 4222, 4317, 4318, 'grpc', 'grpc'],
+      jobs: [53, 5432, 6379, 4222, 443, 25, 465, 587, 4317, 4318, 'grpc', 'grpc', 'grpc', 'grpc', 'grpc'],
     };
     for (const unit of unitNames) {
       const spec = egressOf(production, unit);

@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { loadOAuthConfig } from '../../services/oauth/src/config';
 import { topology } from '@latchkey/job-streams';
 import { testSigningKeys } from '@latchkey/test-kit';
+import { units } from '@latchkey/units';
 import { chartDir, findObject, productionValues, removeValuesFiles, renderChart, runHelm, templateArgs, writeValuesFile } from './helm';
 import { unknownFields, validateWithModel } from './manifest-validation';
 import { containerEnvironment, mainContainer, podTemplate } from './workloads';
@@ -360,7 +361,7 @@ describe('names', () => {
     const byKind = new Map<string, string[]>();
     for (const object of objects) byKind.set(object.kind, [...(byKind.get(object.kind) ?? []), object.metadata.name]);
     for (const [kind, names] of byKind) expect({ kind, duplicates: names.filter((name, index) => names.indexOf(name) !== index) }).toEqual({ kind, duplicates: [] });
-    expect(objects.filter((object) => object.kind === 'Deployment')).toHaveLength(6);
+    expect(objects.filter((object) => object.kind === 'Deployment')).toHaveLength(units.length);
     // Two long names that share their beginning still name different objects.
     const other = renderChart({ release: `platform-${'x'.repeat(43)}y` });
     const deployments = (list: typeof objects) => list.filter((object) => object.kind === 'Deployment').map((object) => object.metadata.name);
@@ -476,7 +477,7 @@ describe('monitoring with the Prometheus Operator', () => {
     expect(monitoring.flatMap(unknownFields)).toEqual([]);
 
     const monitors = objects.filter((object) => object.kind === 'ServiceMonitor');
-    expect(monitors).toHaveLength(6);
+    expect(monitors).toHaveLength(units.length);
     for (const monitor of monitors) {
       const spec = monitor.spec as { selector: { matchLabels: Record<string, string> }; endpoints: { port: string }[] };
       expect(monitor.metadata.labels).toMatchObject({ release: 'kube-prometheus-stack' });

@@ -177,6 +177,7 @@ which test/deployment/nats-authorization.test.ts holds this to.
   "identity" (list "jobs.mail.send" "jobs.user.deleted" "jobs.sessions.revoked" "events.user.>" "events.session.>")
   "oauth" (list "jobs.mail.send")
   "totp" (list "jobs.mail.send")
+  "passkeys" (list "jobs.mail.send")
   "posts" (list "jobs.search.index" "jobs.content.delete" "events.post.>") -}}
 {{- if eq .name "jobs" -}}
 {{- range $action := list "INFO" "CREATE" "DURABLE.CREATE" "MSG.NEXT" -}}

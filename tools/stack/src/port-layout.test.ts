@@ -10,6 +10,7 @@ describe('fixedPorts', () => {
       oauth: { GRPC_PORT: 50052, METRICS_PORT: 9465 },
       totp: { GRPC_PORT: 50053, METRICS_PORT: 9466 },
       posts: { GRPC_PORT: 50054, METRICS_PORT: 9467 },
+      passkeys: { GRPC_PORT: 50056, METRICS_PORT: 9469 },
       jobs: { METRICS_PORT: 9474 },
       gateway: { GATEWAY_PORT: 8080, GRPC_PORT: 50055, METRICS_PORT: 9475 },
     });

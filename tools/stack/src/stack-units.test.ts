@@ -19,7 +19,7 @@ describe('stackUnits', () => {
     const identity = stackUnits.find((entry) => entry.name === 'identity');
     expect(identity?.addressVariable).toBe('IDENTITY_GRPC_ADDRESS');
     expect(identity?.ports.map((port) => port.variable)).toEqual(['GRPC_PORT', 'METRICS_PORT']);
-    expect(stackUnits.find((entry) => entry.name === 'gateway')?.needs).toEqual(['identity', 'oauth', 'totp', 'posts']);
+    expect(stackUnits.find((entry) => entry.name === 'gateway')?.needs).toEqual(['identity', 'oauth', 'totp', 'posts', 'passkeys']);
   });
 
   it('names only units of the catalogue as needs', () => {
