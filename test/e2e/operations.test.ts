@@ -73,9 +73,15 @@ describe('operations endpoints', () => {
         '/v0/auth/oauth/connections',
         '/v0/auth/oauth/connections/unlink',
         '/v0/auth/complete-signup',
+        '/v0/auth/passkeys',
+        '/v0/auth/passkeys/{id}',
+        '/v0/auth/passkeys/registration/options',
+        '/v0/auth/passkeys/registration/verify',
+        '/v0/auth/passkeys/authentication/options',
+        '/v0/auth/passkeys/authentication/verify',
       ].sort(),
     );
-    expect(Object.keys(body.components.schemas)).toEqual(expect.arrayContaining(['User', 'Session', 'Problem', 'Post', 'PostSummary', 'ActionLog']));
+    expect(Object.keys(body.components.schemas)).toEqual(expect.arrayContaining(['User', 'Session', 'Problem', 'Post', 'PostSummary', 'ActionLog', 'Passkey', 'PasskeyCreationOptions', 'PasskeyRequestOptions']));
     expect(body.paths['/v0/users']?.post).toMatchObject({ requestBody: expect.anything() });
     expect(Object.keys(body.paths['/v0/users/me'] ?? {}).sort()).toEqual(['delete', 'get']);
   });

@@ -175,4 +175,17 @@ describe('rate limits', () => {
     expect(statuses.slice(0, 8).every((status) => status !== 429)).toBe(true);
     expect(statuses[8]).toBe(429);
   });
+
+  it('counts passkey sign-in attempts in the per-client credential bucket', async () => {
+    const caller = clientFrom();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      statuses.push((await caller.post('/v0/auth/passkeys/authentication/options')).status);
+      statuses.push((await caller.post('/v0/auth/passkeys/authentication/verify', { response: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'e30' } } })).status);
+    }
+    expect(statuses).toEqual([200, 400, 200, 400, 200, 400, 200, 400]);
+    const limited = await caller.post('/v0/auth/passkeys/authentication/options');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
 });

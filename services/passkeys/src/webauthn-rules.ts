@@ -43,7 +43,8 @@ export function answersChallenge(response: { readonly response?: { readonly clie
   const clientDataJSON = response.response?.clientDataJSON;
   if (typeof clientDataJSON !== 'string' || !isoBase64URL.isBase64URL(clientDataJSON)) return true;
   try {
-    return decodeClientDataJSON(clientDataJSON).challenge === challenge;
+    const answered: unknown = decodeClientDataJSON(clientDataJSON).challenge;
+    return typeof answered !== 'string' || answered === challenge;
   } catch {
     return true;
   }
