@@ -121,7 +121,7 @@ describe('every unit with an identity of its own', () => {
       () => stack.processes.get('identity')!.output().split('\n').find((line) => line.includes('call refused: caller not allowed')),
       { description: 'identity to log the refusal' },
     );
-    expect(refusal).toContain('caller \\"posts\\" is not one of oauth, jobs, gateway');
+    expect(refusal).toContain('caller \\"posts\\" is not one of oauth, passkeys, jobs, gateway');
   });
 
   it('lets the services listed in SESSIONS_GRPC_ALLOWED_CALLERS introspect sessions, and no unit', async () => {

@@ -70,7 +70,7 @@ const ES256 = -7;
 const FLAG_USER_PRESENT = 0x01;
 const FLAG_USER_VERIFIED = 0x04;
 const FLAG_ATTESTED_CREDENTIAL_DATA = 0x40;
-/** A made-up model id, so that stored AAGUIDs can be told from "unknown". */
+/** A made-up model id, so that a stored AAGUID can be told from the all-zero one of an authenticator that names none. */
 export const SOFTWARE_AUTHENTICATOR_AAGUID = '5f2d1c3e-8b7a-4e6f-9a0b-1c2d3e4f5a6b';
 
 export class SoftwareAuthenticator {
