@@ -32,7 +32,8 @@ COPY . .
 RUN --mount=type=cache,id=latchkey-pnpm-store,target=/root/.local/share/pnpm/store \
     --mount=type=cache,id=latchkey-pnpm-cache,target=/root/.cache/pnpm \
     pnpm install --frozen-lockfile --prefer-offline
-# tsc over the whole repository, then swc emits each unit's dist/.
+# tsc over the whole repository, then swc emits each unit's dist/ and Vite
+# the web app the gateway serves (gateway/web/dist).
 RUN pnpm build
 
 # ---------------------------------------------------------------------------

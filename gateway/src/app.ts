@@ -28,6 +28,7 @@ import { passkeyRoutes } from './passkeys/passkey-routes';
 import { oauthRoutes } from './oauth/oauth-routes';
 import { sessionRoutes } from './sessions/session-routes';
 import { tokenRoutes } from './tokens/token-routes';
+import { registerWebApp, sendAppPage, wantsAppPage, WEB_APP_DIR } from './http/web-app';
 
 /** Default body limit (docs/api.md, "Paths and bodies"); post routes raise their own. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -101,7 +102,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     }
     return sendProblem(reply, appError);
   });
-  app.setNotFoundHandler(async (_request, reply) => {
+  const webApp = deps.config.WEB_APP_ENABLED && (await registerWebApp(app));
+  if (deps.config.WEB_APP_ENABLED && !webApp) deps.logger.warn({ directory: WEB_APP_DIR }, 'web app not built; `/` answers 404');
+  app.setNotFoundHandler(async (request, reply) => {
+    if (webApp && wantsAppPage(request)) return sendAppPage(reply);
     forbidStoring(reply);
     return sendProblem(reply, new AppError('route:not_found'));
   });

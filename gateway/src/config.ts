@@ -65,6 +65,11 @@ export const configSchema = z.object({
   AUTH_JWT_AUDIENCE: z.string().min(1).default('latchkey'),
   /** The `iss` of service tokens; default PUBLIC_APP_URL. */
   AUTH_JWT_ISSUER: z.string().min(1).optional(),
+  /**
+   * Serve the account web app at `/` (docs/web-app.md). Off for an
+   * installation whose PUBLIC_APP_URL is a client of its own.
+   */
+  WEB_APP_ENABLED: env.bool(true),
   /** Sizes the body limit of post routes; the posts service enforces the limit itself. */
   POSTS_MAX_CONTENT_BYTES: env.int(1_048_576, 1, 3 * 1_048_576),
 }).refine((config) => config.COOKIE_SECURE || !/^__(Host|Secure)-/.test(config.SESSION_COOKIE_NAME), {

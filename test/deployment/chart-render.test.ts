@@ -339,9 +339,18 @@ describe('production values', () => {
     const backend = spec.rules[0]?.http.paths[0]?.backend.service;
     const service = findObject(objects, 'Service', backend?.name ?? '');
     expect((service.spec as { ports: { name: string }[] }).ports.map((port) => port.name)).toContain(backend?.port.name);
-    // Only the API goes out: not the probes, and never the metrics port.
-    expect(spec.rules.flatMap((rule) => rule.http.paths.map((entry) => (entry as { path?: string }).path))).toEqual(['/v0']);
+    // The web app and the API go out through the gateway's HTTP port, never the metrics port.
+    expect(spec.rules.flatMap((rule) => rule.http.paths.map((entry) => (entry as { path?: string }).path))).toEqual(['/']);
     expect(spec.rules.flatMap((rule) => rule.http.paths.map((entry) => entry.backend.service.port.name))).toEqual(['http']);
+  });
+
+  test('web.enabled serves the web app from the gateway, and only from it', () => {
+    const appSetting = (objects: K8sObject[], unit: string) =>
+      (findObject(objects, 'ConfigMap', `latchkey-${unit}`).data as Record<string, string> | undefined)?.WEB_APP_ENABLED;
+    const on = objectsOf('production');
+    expect(appSetting(on, 'gateway')).toBe('true');
+    expect(appSetting(on, 'identity')).toBeUndefined();
+    expect(appSetting(renderChart({ set: ['web.enabled=false'] }), 'gateway')).toBe('false');
   });
 
   test('the chart renders no Secret of its own: units read the operator-managed existingSecret and NATS users Secret', () => {

@@ -27,7 +27,7 @@ function* codeFiles(folder: string): Generator<string> {
     if (['node_modules', 'dist', '.data'].includes(entry.name)) continue;
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) yield* codeFiles(full);
-    else if (/\.(ts|mjs|cjs|js)$/.test(entry.name)) yield full;
+    else if (/\.(ts|tsx|mts|mjs|cjs|js)$/.test(entry.name)) yield full;
   }
 }
 

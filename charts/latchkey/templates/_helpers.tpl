@@ -247,6 +247,9 @@ only.
 {{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) (not .migration) -}}
 {{- $_ := set $env "NATS_USER" .name -}}
 {{- end -}}
+{{- if eq .unit.kind "http" -}}
+{{- $_ := set $env "WEB_APP_ENABLED" (include "latchkey.envValue" $root.Values.web.enabled) -}}
+{{- end -}}
 {{- range $key, $raw := .unit.env -}}
 {{- $value := include "latchkey.envValue" $raw -}}
 {{- if ne $value "" -}}

@@ -1,0 +1,110 @@
+import { Counter } from 'prom-client';
+import type { Redis } from 'ioredis';
+import { identityV1, oauthV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
+import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
+import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
+import type { GatewayConfig } from './config';
+import type { GatewayDeps } from './gateway-deps';
+import { allowedOrigins } from './http/origin-policy';
+import { PostListCache } from './posts/post-list-cache';
+import { CredentialLimits } from './limits/credential-limits';
+import { LoginFailures } from './limits/login-failures';
+import { RateLimiter } from './limits/rate-limiter';
+import { UsageLimits } from './limits/usage-limits';
+import { SessionStore } from './sessions/session-store';
+import { ServiceTokens } from './tokens/service-tokens';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * Builds everything the routes use from the configuration and a Redis
+ * client: one long-lived channel per service, the stores and limits. Nothing
+ * connects until it is first used, so the OpenAPI document can be built from
+ * the same wiring without a running system. `close` releases the channels.
+ */
+export function createGatewayDeps(config: GatewayConfig, logger: Logger, redis: Redis): { deps: GatewayDeps; close: () => void } {
+  const tls = tlsFilesOf(config);
+  const clientOptions = { tls };
+  const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
+  const posts = createServiceClient(postsV1.PostsServiceService, config.POSTS_GRPC_ADDRESS, clientOptions);
+  const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, clientOptions);
+  const oauth = createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, clientOptions);
+  const passkeys = createServiceClient(passkeysV1.PasskeysServiceService, config.PASSKEYS_GRPC_ADDRESS, clientOptions);
+  const probes = (
+    [
+      [config.IDENTITY_GRPC_ADDRESS, 'identity.v1.IdentityService'],
+      [config.POSTS_GRPC_ADDRESS, 'posts.v1.PostsService'],
+      [config.TOTP_GRPC_ADDRESS, 'totp.v1.TotpService'],
+      [config.OAUTH_GRPC_ADDRESS, 'oauth.v1.OAuthService'],
+      [config.PASSKEYS_GRPC_ADDRESS, 'passkeys.v1.PasskeysService'],
+    ] as const
+  ).map(([address, service]) => ({ probe: new HealthProbe(address, tls), service }));
+
+  const registry = createMetricsRegistry('gateway');
+  const postListCacheRequests = new Counter({
+    name: 'post_list_cache_requests_total',
+    help: 'Requests for the newest post page, by outcome: hit (served from memory), miss (fetched from posts), bypassed (Redis unavailable).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const limiter = new RateLimiter(redis, config.REDIS_KEY_PREFIX);
+  const deps: GatewayDeps = {
+    config,
+    logger,
+    identity,
+    posts,
+    totp,
+    oauth,
+    passkeys,
+    sessions: new SessionStore(redis, config.REDIS_KEY_PREFIX, {
+      slidingTtlMs: config.AUTH_SESSION_SLIDING_TTL_HOURS * HOUR_MS,
+      maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
+      refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
+      maxPerUser: config.AUTH_SESSION_MAX_PER_USER,
+    }),
+    tokens: new ServiceTokens({
+      keys: config.AUTH_JWT_SIGNING_KEYS,
+      issuer: config.AUTH_JWT_ISSUER ?? config.PUBLIC_APP_URL,
+      audience: config.AUTH_JWT_AUDIENCE,
+      ttlSeconds: config.AUTH_JWT_TTL_SECONDS,
+    }),
+    usage: new UsageLimits(limiter, config),
+    limits: new CredentialLimits(
+      limiter,
+      new LoginFailures(redis, config.REDIS_KEY_PREFIX, {
+        perClient: config.RATE_LIMIT_LOGIN_FAILURES,
+        perAccount: config.RATE_LIMIT_ACCOUNT_FAILURES,
+        windowSeconds: config.RATE_LIMIT_LOGIN_WINDOW_SECONDS,
+      }),
+      config,
+    ),
+    newestPosts: new PostListCache(redis, config.REDIS_KEY_PREFIX, {
+      onOutcome: (outcome) => postListCacheRequests.inc({ outcome }),
+    }),
+    registry,
+    cookie: { name: config.SESSION_COOKIE_NAME, secure: config.COOKIE_SECURE, maxAgeSeconds: config.AUTH_SESSION_MAX_LIFETIME_HOURS * 3600 },
+    allowedOrigins: allowedOrigins(config.PUBLIC_APP_URL, config.ALLOWED_ORIGINS),
+    ready: async () => {
+      const answers = await Promise.all([
+        redis.ping().then(
+          () => true,
+          () => false,
+        ),
+        ...probes.map(({ probe, service }) => probe.serving(service)),
+      ]);
+      return answers.every(Boolean);
+    },
+  };
+
+  return {
+    deps,
+    close() {
+      identity.close();
+      posts.close();
+      totp.close();
+      oauth.close();
+      passkeys.close();
+      for (const { probe } of probes) probe.close();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { createLogger } from '@latchkey/telemetry';
+import { buildApp } from './app';
+import { loadGatewayConfig } from './config';
+import { createGatewayDeps } from './gateway-wiring';
+
+/**
+ * The OpenAPI 3.1 document the gateway serves at /v0/openapi.json, built
+ * from the same wiring without connecting to anything: what
+ * `packages/client` is generated from (tools/codegen/generate-client.mjs).
+ * A throwaway signing key stands in for the configured ones, which the
+ * document does not show.
+ */
+export async function openApiDocument(): Promise<unknown> {
+  const signingKey = { ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }), kid: 'openapi-document' };
+  const config = loadGatewayConfig({
+    PUBLIC_APP_URL: 'http://localhost:8080',
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    AUTH_JWT_SIGNING_KEYS: JSON.stringify([signingKey]),
+    LOG_LEVEL: 'silent',
+  });
+  const logger = createLogger({ service: 'gateway', level: 'silent' });
+  const redis = new Redis(config.REDIS_URL, { lazyConnect: true });
+  const { deps, close } = createGatewayDeps(config, logger, redis);
+  const app = await buildApp(deps);
+  try {
+    await app.ready();
+    return app.swagger();
+  } finally {
+    await app.close();
+    close();
+    redis.disconnect();
+  }
+}

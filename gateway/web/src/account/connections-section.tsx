@@ -1,0 +1,71 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, unwrap } from '../api';
+import { ProblemMessage, useAction } from '../components/form';
+import { formatDate } from '../components/post-list';
+import { providers, startProviderFlow } from '../oauth';
+import { useSession } from '../session';
+
+type Connection = { provider: string; provider_user_id: string; email: string | null; linked_at: string };
+
+/** docs/api.md, "Sign-in with a provider (OAuth)": link another provider, or unlink one. */
+export function ConnectionsSection() {
+  const { refresh, withRecentProof } = useSession();
+  const [connections, setConnections] = useState<Connection[]>([]);
+  const action = useAction();
+  const load = async () => setConnections((await unwrap(api.GET('/v0/auth/oauth/connections'))).items);
+  useEffect(() => {
+    void action.run(load);
+  }, []);
+  const linked = new Set(connections.map((connection) => connection.provider));
+  return (
+    <section aria-labelledby="connections-title">
+      <h2 id="connections-title">Connected accounts</h2>
+      <ProblemMessage error={action.error} />
+      <ul class="item-list" aria-label="Connected accounts">
+        {providers.map((provider) => {
+          const connection = connections.find((candidate) => candidate.provider === provider.id);
+          return (
+            <li key={provider.id}>
+              <strong>{provider.name}</strong>
+              {connection ? (
+                <>
+                  <span class="meta">
+                    {connection.email ?? connection.provider_user_id}, linked {formatDate(connection.linked_at)}
+                  </span>
+                  <button
+                    type="button"
+                    class="danger"
+                    disabled={action.busy}
+                    onClick={() =>
+                      void action.run(async () => {
+                        await unwrap(api.POST('/v0/auth/oauth/connections/unlink', { body: { provider: provider.id } }));
+                        await load();
+                        await refresh();
+                      })
+                    }
+                  >
+                    Unlink {provider.name}
+                  </button>
+                </>
+              ) : (
+                <button
+                  type="button"
+                  disabled={action.busy || linked.has(provider.id)}
+                  onClick={() =>
+                    void action.run(() =>
+                      withRecentProof(async () => {
+                        await startProviderFlow(provider.id, 'link', '/account');
+                      }),
+                    )
+                  }
+                >
+                  Link {provider.name}
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,67 @@
+import type { ComponentChildren } from 'preact';
+import { api, unwrap } from '../api';
+import { Link, navigate } from '../router';
+import { useSession } from '../session';
+
+/** The frame of every page: a skip link, the site's navigation, the page. */
+export function Layout(props: { children: ComponentChildren }) {
+  const { user, setUser } = useSession();
+  const signOut = async () => {
+    await unwrap(api.POST('/v0/auth/logout')).catch(() => undefined);
+    setUser(null);
+    navigate('/sign-in');
+  };
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="site-header">
+        <nav aria-label="Site">
+          <Link href="/" class="brand">
+            Latchkey
+          </Link>
+          <ul>
+            <li>
+              <Link href="/search">Search</Link>
+            </li>
+            {user ? (
+              <>
+                <li>
+                  <Link href="/posts/new">Write</Link>
+                </li>
+                <li>
+                  <Link href="/account">Account</Link>
+                </li>
+                <li>
+                  <button type="button" class="link-button" onClick={() => void signOut()}>
+                    Sign out
+                  </button>
+                </li>
+              </>
+            ) : user === null ? (
+              <>
+                <li>
+                  <Link href="/sign-in">Sign in</Link>
+                </li>
+                <li>
+                  <Link href="/sign-up">Sign up</Link>
+                </li>
+              </>
+            ) : null}
+          </ul>
+        </nav>
+      </header>
+      <main id="main">{props.children}</main>
+    </>
+  );
+}
+
+/** What a page that needs an account shows to someone signed out. */
+export function SignInFirst() {
+  return (
+    <p>
+      Please <Link href={`/sign-in?next=${encodeURIComponent(window.location.pathname)}`}>sign in</Link> first.
+    </p>
+  );
+}

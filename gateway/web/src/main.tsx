@@ -1,0 +1,57 @@
+import { render } from 'preact';
+import './styles.css';
+import { Layout } from './components/layout';
+import { Page } from './components/page';
+import { AccountPage } from './pages/account-page';
+import { CompleteSignupPage } from './pages/complete-signup-page';
+import { ForgotPasswordPage } from './pages/forgot-password-page';
+import { HomePage } from './pages/home-page';
+import { OAuthCallbackPage } from './pages/oauth-callback-page';
+import { PostEditorPage } from './pages/post-editor-page';
+import { PostPage } from './pages/post-page';
+import { SearchPage } from './pages/search-page';
+import { SignInPage } from './pages/sign-in-page';
+import { SignUpPage } from './pages/sign-up-page';
+import { ConfirmEmailChangePage, ResetPasswordPage, VerifyEmailPage } from './pages/mailed-link-pages';
+import { Link, useLocation } from './router';
+import { SessionProvider } from './session';
+
+const POST_ID = '[0-9a-f-]{36}';
+
+/** Which page a path shows; the mailed links (docs/api.md, "Links and tokens") among them. */
+function Routes() {
+  const { path, query } = useLocation();
+  const post = new RegExp(`^/posts/(${POST_ID})$`).exec(path);
+  const edit = new RegExp(`^/posts/(${POST_ID})/edit$`).exec(path);
+  const callback = /^\/oauth\/([a-z]+)\/callback$/.exec(path);
+  if (path === '/') return <HomePage />;
+  if (path === '/search') return <SearchPage query={query.get('q') ?? ''} />;
+  if (path === '/sign-in') return <SignInPage next={query.get('next') ?? '/account'} />;
+  if (path === '/sign-up') return <SignUpPage />;
+  if (path === '/verify-email') return <VerifyEmailPage token={query.get('token') ?? ''} />;
+  if (path === '/reset-password') return <ResetPasswordPage token={query.get('token') ?? ''} />;
+  if (path === '/confirm-email-change') return <ConfirmEmailChangePage token={query.get('token') ?? ''} />;
+  if (path === '/forgot-password') return <ForgotPasswordPage />;
+  if (path === '/complete-signup') return <CompleteSignupPage />;
+  if (callback) return <OAuthCallbackPage provider={callback[1]!} code={query.get('code') ?? ''} state={query.get('state') ?? ''} error={query.get('error')} />;
+  if (path === '/account') return <AccountPage />;
+  if (path === '/posts/new') return <PostEditorPage />;
+  if (edit) return <PostEditorPage postId={edit[1]} />;
+  if (post) return <PostPage postId={post[1]!} />;
+  return (
+    <Page title="Page not found">
+      <p>
+        There is no such page. <Link href="/">Go to the newest posts</Link>.
+      </p>
+    </Page>
+  );
+}
+
+render(
+  <SessionProvider>
+    <Layout>
+      <Routes />
+    </Layout>
+  </SessionProvider>,
+  document.getElementById('app')!,
+);

@@ -1,0 +1,69 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError, unwrap } from '../api';
+import { ProblemMessage } from '../components/form';
+import { Page } from '../components/page';
+import { takePendingFlow } from '../oauth';
+import { forgetQuery, Link, navigate } from '../router';
+import { useSession } from '../session';
+import { pendingSignup, totpStep } from '../sign-in-steps';
+
+/**
+ * The redirect URI registered with each provider
+ * (`{PUBLIC_APP_URL}/oauth/{provider}/callback`): it posts the code and
+ * state to the gateway for the flow this tab started (sign-in, link or
+ * re-authentication) and moves on.
+ */
+export function OAuthCallbackPage(props: { provider: string; code: string; state: string; error: string | null }) {
+  const { setUser, refresh } = useSession();
+  const [error, setError] = useState<ApiError | undefined>();
+  const started = useRef(false);
+
+  useEffect(() => {
+    if (started.current) return;
+    started.current = true;
+    forgetQuery();
+    const flow = takePendingFlow(props.provider);
+    const finish = async () => {
+      if (props.error) throw new ApiError({ title: 'The provider did not sign you in.', status: 400, code: 'oauth:code_invalid', detail: props.error });
+      if (!flow) throw new ApiError({ title: 'This sign-in was not started here.', status: 400, code: 'oauth:state_invalid', detail: 'Start again from the sign-in page.' });
+      const path = { path: { provider: props.provider } };
+      const body = { code: props.code, state: props.state };
+      if (flow.purpose === 'link') {
+        await unwrap(api.POST('/v0/auth/oauth/{provider}/link', { params: path, body }));
+        await refresh();
+        return navigate(flow.returnTo, { replace: true });
+      }
+      if (flow.purpose === 'reauthenticate') {
+        await unwrap(api.POST('/v0/auth/oauth/{provider}/reauthenticate', { params: path, body }));
+        return navigate(flow.returnTo, { replace: true });
+      }
+      const answer = await unwrap(api.POST('/v0/auth/oauth/{provider}/login', { params: path, body }));
+      if ('totp_required' in answer) {
+        totpStep.keep(answer.temp_token);
+        return navigate('/sign-in', { replace: true });
+      }
+      if (answer.status === 'pending_signup') {
+        pendingSignup.keep({ pending_token: answer.pending_token, email: answer.email, name: answer.name });
+        return navigate('/complete-signup', { replace: true });
+      }
+      setUser(answer.user);
+      return navigate(flow.returnTo, { replace: true });
+    };
+    finish().catch((caught: unknown) => setError(caught instanceof ApiError ? caught : new ApiError({ title: String(caught), status: 0, code: 'internal:error' })));
+  }, [props, setUser, refresh]);
+
+  return (
+    <Page title="Signing in">
+      {error ? (
+        <>
+          <ProblemMessage error={error} />
+          <p>
+            <Link href="/sign-in">Back to sign in</Link>
+          </p>
+        </>
+      ) : (
+        <p>One moment…</p>
+      )}
+    </Page>
+  );
+}

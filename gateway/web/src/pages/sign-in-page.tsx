@@ -1,0 +1,120 @@
+import type { User } from '@latchkey/client';
+import { useState } from 'preact/hooks';
+import { api, unwrap } from '../api';
+import { Field, Form, ProblemMessage, useAction } from '../components/form';
+import { Page } from '../components/page';
+import { providers, startProviderFlow } from '../oauth';
+import { passkeyAssertion, passkeysSupported } from '../passkeys';
+import { Link, navigate } from '../router';
+import { useSession } from '../session';
+import { totpStep } from '../sign-in-steps';
+
+/** A page of this app to go to after signing in: never another site. */
+function safeNext(next: string): string {
+  return next.startsWith('/') && !next.startsWith('//') ? next : '/account';
+}
+
+/** docs/api.md, "Authentication": a password, a passkey or a provider; then TOTP when the account has it on. */
+export function SignInPage(props: { next: string }) {
+  const { setUser } = useSession();
+  const [tempToken, setTempToken] = useState(totpStep.read());
+  const signedIn = (user: User) => {
+    totpStep.clear();
+    setUser(user);
+    navigate(safeNext(props.next));
+  };
+  const answered = (answer: User | { totp_required: true; temp_token: string }) => {
+    if ('totp_required' in answer) {
+      totpStep.keep(answer.temp_token);
+      setTempToken(answer.temp_token);
+    } else signedIn(answer);
+  };
+  return tempToken ? (
+    <TotpStep tempToken={tempToken} onSignedIn={signedIn} onRestart={() => (totpStep.clear(), setTempToken(undefined))} />
+  ) : (
+    <FirstFactor onAnswer={answered} />
+  );
+}
+
+function FirstFactor(props: { onAnswer: (answer: User | { totp_required: true; temp_token: string }) => void }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const action = useAction();
+  return (
+    <Page title="Sign in">
+      <ProblemMessage error={action.error} />
+      <Form
+        submit="Sign in"
+        busy={action.busy}
+        label="Sign in with your password"
+        onSubmit={() => void action.run(async () => props.onAnswer(await unwrap(api.POST('/v0/auth/login', { body: { email, password } }))))}
+      >
+        <Field label="Email" name="email" type="email" autoComplete="username webauthn" value={email} onValue={setEmail} required error={action.error} />
+        <Field label="Password" name="password" type="password" autoComplete="current-password" value={password} onValue={setPassword} required error={action.error} />
+      </Form>
+      <p>
+        <Link href="/forgot-password">Forgot your password?</Link> · <Link href="/sign-up">Create an account</Link>
+      </p>
+      <h2>Or</h2>
+      <div class="button-row">
+        {passkeysSupported() ? (
+          <button
+            type="button"
+            disabled={action.busy}
+            onClick={() =>
+              void action.run(async () =>
+                props.onAnswer(
+                  await unwrap(api.POST('/v0/auth/passkeys/authentication/verify', { body: { response: (await passkeyAssertion()) as never } })),
+                ),
+              )
+            }
+          >
+            Sign in with a passkey
+          </button>
+        ) : null}
+        {providers.map((provider) => (
+          <button type="button" key={provider.id} disabled={action.busy} onClick={() => void action.run(() => startProviderFlow(provider.id, 'login', '/account'))}>
+            Sign in with {provider.name}
+          </button>
+        ))}
+      </div>
+    </Page>
+  );
+}
+
+function TotpStep(props: { tempToken: string; onSignedIn: (user: User) => void; onRestart: () => void }) {
+  const [code, setCode] = useState('');
+  const [backup, setBackup] = useState(false);
+  const action = useAction();
+  const verify = () =>
+    action.run(async () => {
+      const proof = backup ? { backup_code: code.trim() } : { code: code.trim() };
+      props.onSignedIn(await unwrap(api.POST('/v0/auth/totp/verify', { body: { temp_token: props.tempToken, ...proof } })));
+    });
+  return (
+    <Page title="Two-factor authentication">
+      <p>{backup ? 'Enter one of your backup codes.' : 'Enter the 6-digit code your authenticator app shows.'}</p>
+      <ProblemMessage error={action.error} />
+      <Form submit="Verify" busy={action.busy} onSubmit={() => void verify()} label="Second factor">
+        <Field
+          label={backup ? 'Backup code' : 'Authentication code'}
+          name={backup ? 'backup_code' : 'code'}
+          autoComplete="one-time-code"
+          inputMode={backup ? 'text' : 'numeric'}
+          value={code}
+          onValue={setCode}
+          required
+          error={action.error}
+        />
+      </Form>
+      <p class="button-row">
+        <button type="button" class="secondary" onClick={() => (setBackup(!backup), setCode(''))}>
+          {backup ? 'Use an authenticator code' : 'Use a backup code'}
+        </button>
+        <button type="button" class="secondary" onClick={props.onRestart}>
+          Start over
+        </button>
+      </p>
+    </Page>
+  );
+}

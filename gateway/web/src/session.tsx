@@ -1,0 +1,80 @@
+import type { User } from '@latchkey/client';
+import { createContext, type ComponentChildren } from 'preact';
+import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, isApiError, unwrap } from './api';
+import { ReauthenticationDialog } from './components/reauthentication-dialog';
+
+interface SessionContext {
+  /** The signed-in account; null when signed out, undefined while it is asked for. */
+  readonly user: User | null | undefined;
+  readonly setUser: (user: User | null) => void;
+  /** Asks the API again, after a change elsewhere on the page. */
+  readonly refresh: () => Promise<void>;
+  /**
+   * Runs a privileged change; when the API answers that the session's proof
+   * is too old (auth:reauthentication_required), asks the user to prove
+   * who they are and runs it once more.
+   */
+  readonly withRecentProof: <T>(change: () => Promise<T>) => Promise<T>;
+}
+
+const Session = createContext<SessionContext | undefined>(undefined);
+
+export function useSession(): SessionContext {
+  const session = useContext(Session);
+  if (!session) throw new Error('useSession outside SessionProvider');
+  return session;
+}
+
+/** The signed-in user, for pages that need one; the page shows a sign-in prompt otherwise. */
+export function useSignedInUser(): User | null | undefined {
+  return useSession().user;
+}
+
+export function SessionProvider(props: { children: ComponentChildren }) {
+  const [user, setUser] = useState<User | null | undefined>(undefined);
+  const [asking, setAsking] = useState(false);
+  const pending = useRef<{ resolve: () => void; reject: (error: unknown) => void } | undefined>(undefined);
+
+  const refresh = useCallback(async () => {
+    try {
+      setUser(await unwrap(api.GET('/v0/users/me')));
+    } catch (error) {
+      if (isApiError(error, 'auth:unauthorized')) setUser(null);
+      else throw error;
+    }
+  }, []);
+
+  useEffect(() => {
+    refresh().catch(() => setUser(null));
+  }, [refresh]);
+
+  const withRecentProof = useCallback(async <T,>(change: () => Promise<T>): Promise<T> => {
+    try {
+      return await change();
+    } catch (error) {
+      if (!isApiError(error, 'auth:reauthentication_required')) throw error;
+      await new Promise<void>((resolve, reject) => {
+        pending.current = { resolve, reject };
+        setAsking(true);
+      });
+      return change();
+    }
+  }, []);
+
+  const context = useMemo(() => ({ user, setUser, refresh, withRecentProof }), [user, refresh, withRecentProof]);
+  const finish = (proved: boolean) => {
+    setAsking(false);
+    const waiting = pending.current;
+    pending.current = undefined;
+    if (proved) waiting?.resolve();
+    else waiting?.reject(new Error('Re-authentication was cancelled.'));
+  };
+
+  return (
+    <Session.Provider value={context}>
+      {props.children}
+      {asking && user ? <ReauthenticationDialog user={user} onDone={finish} /> : null}
+    </Session.Provider>
+  );
+}

@@ -1,0 +1,332 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ApiClient } from '../support/api-client';
+import { mailedToken, newAccount, PASSWORD, signedInAccount } from '../support/accounts';
+import { totpCode } from '../support/authenticator';
+import { addVirtualAuthenticator, inspectPage, launchBrowser } from '../support/browser';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { waitFor } from '@latchkey/test-kit';
+import {
+  startGitHubProvider,
+  startOidcProvider,
+  type GitHubAccount,
+  type OidcClaims,
+  type ProviderFixture,
+} from '../../services/oauth/test/provider-fixtures';
+
+/** The app's address: PUBLIC_APP_URL of the stack, which the browser resolves to the gateway. */
+const APP_HOST = 'app.localhost';
+const APP = `http://${APP_HOST}`;
+const GITHUB_CLIENT = { id: 'browser-github-client', secret: 'browser-github-secret' };
+
+let stack: E2eStack;
+let browser: Browser;
+let google: ProviderFixture<{ idToken: OidcClaims; userinfo?: OidcClaims }>;
+let github: ProviderFixture<GitHubAccount>;
+
+beforeAll(async () => {
+  [google, github] = await Promise.all([startOidcProvider(), startGitHubProvider(GITHUB_CLIENT.id, GITHUB_CLIENT.secret)]);
+  stack = await startE2eStack('browser', {
+    PUBLIC_APP_URL: APP,
+    GOOGLE_CLIENT_ID: 'browser-google-client',
+    GOOGLE_CLIENT_SECRET: 'browser-google-secret',
+    GOOGLE_REDIRECT_URI: `${APP}/oauth/google/callback`,
+    GOOGLE_ISSUER: google.url,
+    GITHUB_CLIENT_ID: GITHUB_CLIENT.id,
+    GITHUB_CLIENT_SECRET: GITHUB_CLIENT.secret,
+    GITHUB_REDIRECT_URI: `${APP}/oauth/github/callback`,
+    GITHUB_AUTHORIZATION_URL: `${github.url}/login/oauth/authorize`,
+    GITHUB_TOKEN_URL: `${github.url}/login/oauth/access_token`,
+    GITHUB_API_URL: github.url,
+  });
+  browser = await launchBrowser(APP_HOST, Number(new URL(stack.gatewayUrl).port));
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.destroy();
+  await Promise.all([google?.stop(), github?.stop()]);
+});
+
+/** One person's browser: its own cookies, every page it shows kept and checked for accessibility. */
+class Visitor {
+  readonly violations: string[] = [];
+  private shots = 0;
+
+  private constructor(
+    readonly context: BrowserContext,
+    readonly page: Page,
+    private readonly label: string,
+  ) {}
+
+  static async open(label: string, options: { passkeys?: boolean } = {}): Promise<Visitor> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // window.confirm before deleting a post: the person says yes.
+    page.on('dialog', (dialog) => void dialog.accept());
+    if (options.passkeys) await addVirtualAuthenticator(context, page);
+    return new Visitor(context, page, label);
+  }
+
+  /** Waits for the page's heading, then keeps a screenshot and checks it with axe. */
+  async sees(heading: string | RegExp): Promise<void> {
+    await this.page.getByRole('heading', { level: 1, name: heading }).waitFor();
+    this.shots += 1;
+    this.violations.push(...(await inspectPage(this.page, `${this.label}-${String(this.shots).padStart(2, '0')}`)));
+  }
+
+  async goto(path: string, heading: string | RegExp): Promise<void> {
+    await this.page.goto(`${APP}${path}`);
+    await this.sees(heading);
+  }
+
+  async signIn(email: string, password = PASSWORD): Promise<void> {
+    await this.goto('/sign-in', 'Sign in');
+    await this.page.getByLabel('Email', { exact: true }).fill(email);
+    await this.page.getByLabel('Password', { exact: true }).fill(password);
+    await this.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  }
+
+  async signOut(): Promise<void> {
+    await this.page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await this.sees('Sign in');
+  }
+
+  section(name: string) {
+    return this.page.getByRole('region', { name });
+  }
+
+  async close(): Promise<void> {
+    await this.context.close();
+    expect(this.violations).toEqual([]);
+  }
+}
+
+const tag = () => randomBytes(4).toString('hex');
+
+describe('how the gateway serves the app', () => {
+  const page = (pathAndQuery: string, accept = 'text/html') => fetch(`${stack.gatewayUrl}${pathAndQuery}`, { headers: { accept } });
+
+  it('answers every page a browser asks for with the app, under a strict policy that leaks no token', async () => {
+    for (const pathAndQuery of ['/', '/verify-email?token=abc', '/reset-password?token=abc', '/account', '/no-such-page']) {
+      const response = await page(pathAndQuery);
+      expect({ pathAndQuery, status: response.status, type: response.headers.get('content-type') }).toEqual({
+        pathAndQuery,
+        status: 200,
+        type: 'text/html; charset=utf-8',
+      });
+      const policy = response.headers.get('content-security-policy') ?? '';
+      expect(policy).toContain("script-src 'self'");
+      expect(policy).toContain("frame-ancestors 'none'");
+      expect(policy).not.toContain('unsafe-inline');
+      expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(response.headers.get('cache-control')).toBe('no-cache');
+      // No inline script: everything the page runs is a file of its own.
+      expect(await response.text()).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    }
+  });
+
+  it('keeps the API’s own answers: problem+json for unknown API paths, whatever the browser accepts', async () => {
+    for (const pathAndQuery of ['/v0/nope', '/.well-known/nope', '/healthz/nope']) {
+      const response = await page(pathAndQuery);
+      expect({ pathAndQuery, status: response.status, type: response.headers.get('content-type') }).toEqual({
+        pathAndQuery,
+        status: 404,
+        type: 'application/problem+json; charset=utf-8',
+      });
+    }
+    expect((await page('/nope', 'application/json')).status).toBe(404);
+  });
+
+  it('serves the hashed assets for a year, and under 100 KB of JavaScript gzipped', async () => {
+    const assets = path.resolve(__dirname, '../../gateway/web/dist/assets');
+    const scripts = readdirSync(assets).filter((name) => name.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThan(0);
+    const gzipped = scripts.reduce((total, name) => total + gzipSync(readFileSync(path.join(assets, name))).length, 0);
+    expect(gzipped).toBeLessThan(100 * 1024);
+    const response = await page(`/assets/${scripts[0]}`, '*/*');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+  });
+});
+
+it('signs up, follows the mailed link, signs in, writes a post and finds it by search', async () => {
+  const visitor = await Visitor.open('signup');
+  const account = newAccount('web');
+  await visitor.goto('/sign-up', 'Create an account');
+  await visitor.page.getByLabel('Handle', { exact: true }).fill(account.handle);
+  await visitor.page.getByLabel('Email', { exact: true }).fill(account.email);
+  await visitor.page.getByLabel('Password', { exact: true }).fill(account.password);
+  await visitor.page.getByRole('button', { name: 'Create account' }).click();
+  await visitor.sees('Check your mail');
+
+  await visitor.goto(`/verify-email?token=${await mailedToken(stack, account.email, 'verify-email')}`, 'Verify your email');
+  await visitor.page.getByText('Your email address is verified.').waitFor();
+  // The token leaves the address bar once read.
+  expect(new URL(visitor.page.url()).search).toBe('');
+
+  await visitor.signIn(account.email);
+  await visitor.sees('Your account');
+  await visitor.page.getByRole('link', { name: 'Write' }).click();
+  await visitor.sees('Write a post');
+  const word = `zeppelin${tag()}`;
+  const title = `Notes on the ${word}`;
+  await visitor.page.getByLabel('Title', { exact: true }).fill(title);
+  await visitor.page.getByLabel('Content', { exact: true }).fill(`A ${word} drifts over the hills.`);
+  await visitor.page.getByRole('button', { name: 'Publish' }).click();
+  await visitor.sees(title);
+
+  // The search index is filled by the worker, shortly after the post is written.
+  await waitFor(
+    async () => {
+      await visitor.page.goto(`${APP}/search?q=${word}`);
+      await visitor.page.getByRole('heading', { level: 1 }).waitFor();
+      await visitor.page.locator('[aria-busy="false"]').waitFor();
+      return (await visitor.page.getByRole('link', { name: title }).count()) === 1 ? true : undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 250, description: 'the post in the search results' },
+  );
+  await visitor.sees(`Search: ${word}`);
+  await visitor.page.getByRole('link', { name: title }).click();
+  await visitor.sees(title);
+  await visitor.close();
+});
+
+it('shows the API’s field errors next to their fields', async () => {
+  const visitor = await Visitor.open('errors');
+  await visitor.goto('/sign-up', 'Create an account');
+  await visitor.page.getByLabel('Handle', { exact: true }).fill('x');
+  await visitor.page.getByLabel('Email', { exact: true }).fill(`bad.${tag()}@example.com`);
+  await visitor.page.getByLabel('Password', { exact: true }).fill('short');
+  await visitor.page.getByRole('button', { name: 'Create account' }).click();
+  await visitor.page.getByRole('alert').waitFor();
+  await expect(visitor.page.getByLabel('Handle', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
+  await expect(visitor.page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
+  await visitor.sees('Create an account');
+  await visitor.close();
+});
+
+it('resets a forgotten password from the mailed link', async () => {
+  const account = await signedInAccount(stack, 'webreset');
+  const visitor = await Visitor.open('reset');
+  await visitor.goto('/forgot-password', 'Reset your password');
+  await visitor.page.getByLabel('Email', { exact: true }).fill(account.email);
+  await visitor.page.getByRole('button', { name: 'Send link' }).click();
+  await visitor.page.getByRole('status').waitFor();
+  await visitor.sees('Reset your password');
+
+  await visitor.goto(`/reset-password?token=${await mailedToken(stack, account.email, 'reset-password')}`, 'Choose a new password');
+  const newPassword = `new ${PASSWORD} ${tag()}`;
+  await visitor.page.getByLabel('New password', { exact: true }).fill(newPassword);
+  await visitor.page.getByRole('button', { name: 'Change password' }).click();
+  await visitor.sees('Password changed');
+  await visitor.signIn(account.email, newPassword);
+  await visitor.sees('Your account');
+  await visitor.close();
+});
+
+it('turns on TOTP with the QR code’s key, then signs in with a code', async () => {
+  const account = await signedInAccount(stack, 'webtotp');
+  const visitor = await Visitor.open('totp');
+  await visitor.signIn(account.email);
+  await visitor.sees('Your account');
+  const totp = visitor.section('Two-factor authentication');
+  await totp.getByRole('button', { name: 'Set up' }).click();
+  await totp.getByRole('img', { name: 'QR code of the authenticator key' }).waitFor();
+  const secret = (await totp.locator('code.secret').textContent())!;
+  // The previous time step: the sign-in below uses the current one, and a step is accepted once.
+  await totp.getByLabel('Code from the app', { exact: true }).fill(totpCode(secret, -1));
+  await totp.getByRole('button', { name: 'Turn on' }).click();
+  const backupCodes = totp.getByRole('list', { name: 'Backup codes' });
+  await backupCodes.waitFor();
+  expect(await backupCodes.getByRole('listitem').count()).toBe(10);
+  await visitor.sees('Your account');
+
+  await visitor.signOut();
+  await visitor.signIn(account.email);
+  await visitor.sees('Two-factor authentication');
+  await visitor.page.getByLabel('Authentication code', { exact: true }).fill(totpCode(secret));
+  await visitor.page.getByRole('button', { name: 'Verify' }).click();
+  await visitor.sees('Your account');
+  await visitor.close();
+});
+
+it('signs up with Google, links GitHub, and signs in with GitHub', async () => {
+  const visitor = await Visitor.open('oauth');
+  const email = `ada.${tag()}@example.com`;
+  await google.nextLogin({ idToken: { sub: `g-${tag()}`, email, email_verified: true, name: 'Ada Lovelace' } });
+  await visitor.goto('/sign-in', 'Sign in');
+  await visitor.page.getByRole('button', { name: 'Sign in with Google' }).click();
+  await visitor.sees('Choose a handle');
+  await visitor.page.getByLabel('Handle', { exact: true }).fill(`ada_${tag()}`);
+  await visitor.page.getByRole('button', { name: 'Create account' }).click();
+  await visitor.sees('Your account');
+
+  const githubId = Math.floor(Math.random() * 1e9);
+  const githubLogin: GitHubAccount = {
+    user: { id: githubId, login: `ada${githubId}`, name: 'Ada', email: null, avatar_url: 'https://pics.example/ada.png' },
+    emails: [{ email, primary: true, verified: true, visibility: 'private' }],
+  };
+  await github.nextLogin(githubLogin);
+  await visitor.section('Connected accounts').getByRole('button', { name: 'Link GitHub' }).click();
+  await visitor.sees('Your account');
+  await visitor.section('Connected accounts').getByRole('button', { name: 'Unlink GitHub' }).waitFor();
+
+  await visitor.signOut();
+  await github.nextLogin(githubLogin);
+  await visitor.page.getByRole('button', { name: 'Sign in with GitHub' }).click();
+  await visitor.sees('Your account');
+  await visitor.close();
+});
+
+it('adds a passkey with the browser’s authenticator and signs in with it alone', async () => {
+  const account = await signedInAccount(stack, 'webpasskey');
+  const visitor = await Visitor.open('passkey', { passkeys: true });
+  await visitor.signIn(account.email);
+  await visitor.sees('Your account');
+  const passkeys = visitor.section('Passkeys');
+  await passkeys.getByLabel('Name (optional)', { exact: true }).fill('This laptop');
+  await passkeys.getByRole('button', { name: 'Add a passkey' }).click();
+  await passkeys.getByText('Passkey “This laptop” added.').waitFor();
+  await passkeys.getByRole('list', { name: 'Your passkeys' }).getByRole('button', { name: 'Rename This laptop' }).waitFor();
+  await visitor.sees('Your account');
+
+  await visitor.signOut();
+  await visitor.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await visitor.sees('Your account');
+  await visitor.section('Profile').getByText(account.email).waitFor();
+  await visitor.close();
+});
+
+it('lists the sessions, marks this one, and signs out the others', async () => {
+  const account = await signedInAccount(stack, 'websessions');
+  const visitor = await Visitor.open('sessions');
+  await visitor.signIn(account.email);
+  await visitor.sees('Your account');
+  const sessions = visitor.section('Sessions').getByRole('list', { name: 'Your sessions' }).getByRole('listitem');
+  await waitFor(async () => ((await sessions.count()) === 2 ? true : undefined), { description: 'both sessions listed' });
+  await visitor.section('Sessions').getByText('This session').waitFor();
+  await visitor.section('Sessions').getByRole('button', { name: 'Sign out every other session' }).click();
+  await waitFor(async () => ((await sessions.count()) === 1 ? true : undefined), { description: 'only this session left' });
+  await visitor.sees('Your account');
+  expect((await account.client.get('/v0/users/me')).status).toBe(401);
+  await visitor.close();
+});
+
+it('deletes the account', async () => {
+  const account = await signedInAccount(stack, 'webdelete');
+  const visitor = await Visitor.open('delete');
+  await visitor.signIn(account.email);
+  await visitor.sees('Your account');
+  const section = visitor.section('Delete account');
+  await section.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await section.getByRole('button', { name: 'Delete my account' }).click();
+  await visitor.sees('Newest posts');
+  await visitor.page.getByRole('link', { name: 'Sign in' }).waitFor();
+  const login = await new ApiClient(stack.gatewayUrl).post('/v0/auth/login', { email: account.email, password: PASSWORD });
+  expect(login.status).toBe(401);
+  await visitor.close();
+});

@@ -1,0 +1,40 @@
+// Generates packages/client from the gateway's OpenAPI document: the
+// document itself (openapi.json) and its TypeScript types (src/schema.ts,
+// openapi-typescript). The document is built from the compiled gateway
+// (gateway/dist/openapi-document.js), so `pnpm build` runs first. With
+// --check it fails when the committed files differ, so a route or schema
+// change cannot land without its client.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import openapiTS, { astToString } from 'openapi-typescript';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const require = createRequire(import.meta.url);
+const { openApiDocument } = require(path.join(root, 'gateway/dist/openapi-document.js'));
+const check = process.argv.includes('--check');
+const banner = '// Generated from the gateway\'s OpenAPI document by `pnpm gen` (openapi-typescript). Do not edit.\n';
+
+const document = await openApiDocument();
+const files = {
+  'packages/client/openapi.json': `${JSON.stringify(document, null, 2)}\n`,
+  'packages/client/src/schema.ts': banner + astToString(await openapiTS(document, { alphabetize: true })),
+};
+
+if (check) {
+  const stale = Object.entries(files).filter(([file, text]) => {
+    try {
+      return readFileSync(path.join(root, file), 'utf8') !== text;
+    } catch {
+      return true;
+    }
+  });
+  if (stale.length > 0) {
+    console.error(`The client is stale; run \`pnpm gen\` and commit:\n  ${stale.map(([file]) => file).join('\n  ')}`);
+    process.exit(1);
+  }
+  console.log('the HTTP client is up to date');
+} else {
+  for (const [file, text] of Object.entries(files)) writeFileSync(path.join(root, file), text);
+  console.log(`generated ${Object.keys(files).join(', ')}`);
+}
