@@ -223,8 +223,9 @@ describe.each(variants)('helm template with %s values', (variant) => {
         // Helm ranges over units by name.
         const callers = unitNames.filter((caller) => units[caller]!.calls.includes(unit)).sort();
         expect(callers.length).toBeGreaterThan(0);
+        // The callers, and the `helm test` Pod (tests.enabled is on in every variant).
         expect(grpcRules[0]?.from).toEqual(
-          callers.map((caller) => ({
+          [...callers, 'connection-test'].map((caller) => ({
             podSelector: {
               matchLabels: {
                 'app.kubernetes.io/name': 'latchkey',
@@ -251,7 +252,8 @@ describe.each(variants)('helm template with %s values', (variant) => {
         // The public port admits the gateway's peers only: the scraper reads the metrics port.
         const httpRules = rulesFor('http');
         expect(httpRules).toHaveLength(1);
-        expect(httpRules[0]?.from?.length ?? 0).toBe(values.gatewayFrom);
+        // Where networkPolicy.gateway.from restricts it, the `helm test` Pod is admitted beside those peers.
+        expect(httpRules[0]?.from?.length ?? 0).toBe(values.gatewayFrom === 0 ? 0 : values.gatewayFrom + 1);
         // sessions.v1 is closed until networkPolicy.platformApi.from names the services that introspect sessions.
         expect(rulesFor('grpc')).toEqual([]);
       }
@@ -342,6 +344,31 @@ describe('production values', () => {
     // The web app and the API go out through the gateway's HTTP port, never the metrics port.
     expect(spec.rules.flatMap((rule) => rule.http.paths.map((entry) => (entry as { path?: string }).path))).toEqual(['/']);
     expect(spec.rules.flatMap((rule) => rule.http.paths.map((entry) => entry.backend.service.port.name))).toEqual(['http']);
+  });
+
+  test('helm test runs the connection check in the gateway image, against every gRPC unit, with the gateway certificate under mTLS', () => {
+    const objects = objectsOf('production');
+    const pod = findObject(objects, 'Pod', 'latchkey-connection-test');
+    expect(pod.metadata.annotations).toMatchObject({ 'helm.sh/hook': 'test' });
+    const spec = pod.spec as { restartPolicy: string; containers: { image: string; command: string[]; env: { name: string; value: string }[] }[]; volumes?: { secret?: { secretName: string } }[] };
+    const container = spec.containers[0]!;
+    expect(spec.restartPolicy).toBe('Never');
+    expect(container.image).toBe(mainContainer(deployment(objects, 'gateway')).image);
+    expect(container.command).toEqual(['node', 'dist/connection-check.js']);
+    const env = Object.fromEntries(container.env.map((variable) => [variable.name, variable.value]));
+    expect(env.CHECK_READY_URL).toBe('http://latchkey-gateway:8080/readyz');
+    const grpcUnits = catalogue.filter((unit) => unit.kind === 'grpc');
+    expect(env.CHECK_GRPC_TARGETS!.split(',').sort()).toEqual(grpcUnits.map((unit) => `latchkey-${unit.name}:50051=${unit.grpcService}`).sort());
+    expect(env.GRPC_TLS_CERT_FILE).toBeDefined();
+    expect(spec.volumes?.[0]?.secret?.secretName).toBe('latchkey-gateway-mtls');
+    // The NetworkPolicies let it reach the gateway's public port even where that is restricted to the ingress.
+    const gatewayPolicy = findObject(objects, 'NetworkPolicy', 'latchkey-gateway').spec as { ingress: { ports: { port: string }[]; from?: { podSelector?: { matchLabels: Record<string, string> } }[] }[] };
+    const httpPeers = gatewayPolicy.ingress.filter((rule) => rule.ports.some((port) => port.port === 'http')).flatMap((rule) => rule.from ?? []);
+    expect(httpPeers.some((peer) => selects(peer.podSelector?.matchLabels ?? { none: 'none' }, pod.metadata.labels ?? {}))).toBe(true);
+
+    const off = renderChart({ set: ['tests.enabled=false'] });
+    expect(off.some((object) => object.kind === 'Pod')).toBe(false);
+    expect(JSON.stringify(off.filter((object) => object.kind === 'NetworkPolicy'))).not.toContain('connection-test');
   });
 
   test('web.enabled serves the web app from the gateway, and only from it', () => {

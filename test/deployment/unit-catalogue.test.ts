@@ -74,7 +74,7 @@ describe('the chart', () => {
       for (const kind of ['Deployment', 'Service', 'NetworkPolicy']) expect({ kind, components: componentsOf(kind) }).toEqual({ kind, components: sorted(names) });
     });
 
-    test("opens each gRPC port to the list's callers of that unit, and to no one else", () => {
+    test("opens each gRPC port to the list's callers of that unit and the `helm test` Pod, and to no one else", () => {
       for (const unit of units.filter((candidate) => candidate.kind === 'grpc')) {
         const policy = objects.find((object) => object.kind === 'NetworkPolicy' && componentOf(object) === unit.name)!;
         const rules = (policy.spec as { ingress: { ports: { port: string }[]; from?: { podSelector?: { matchLabels: Record<string, string> } }[] }[] })
@@ -83,7 +83,7 @@ describe('the chart', () => {
           .filter((rule) => rule.ports.some((port) => port.port === 'grpc'))
           .flatMap((rule) => rule.from ?? [{}])
           .map((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/component'] ?? 'anyone');
-        expect({ unit: unit.name, peers: sorted(peers) }).toEqual({ unit: unit.name, peers: sorted(callersOf(unit.name)) });
+        expect({ unit: unit.name, peers: sorted(peers) }).toEqual({ unit: unit.name, peers: sorted([...callersOf(unit.name), 'connection-test']) });
       }
     });
   });
