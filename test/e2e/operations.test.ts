@@ -15,6 +15,43 @@ afterAll(async () => {
   await stack?.destroy();
 });
 
+describe('the connection check helm test runs', () => {
+  const run = (env: Record<string, string>) =>
+    new Promise<{ code: number | null; lines: { check: string; ok: boolean }[] }>((resolve, reject) => {
+      const child = spawn(process.execPath, [path.resolve(__dirname, '../../gateway/dist/connection-check.js')], {
+        env: { PATH: process.env.PATH, ...env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, lines: output.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { check: string; ok: boolean }) }));
+    });
+  const grpcTargets = () =>
+    ['identity', 'oauth', 'totp', 'posts', 'passkeys']
+      .map((unit) => `127.0.0.1:${stack.processes.get(unit)!.ports.GRPC_PORT}=${unit}.v1.${unit === 'oauth' ? 'OAuth' : unit[0]!.toUpperCase() + unit.slice(1)}Service`)
+      .join(',');
+
+  it('passes when the gateway is ready and every unit serves its gRPC service', async () => {
+    const result = await run({ CHECK_READY_URL: `${stack.gatewayUrl}/readyz`, CHECK_GRPC_TARGETS: grpcTargets() });
+    expect(result.lines).toHaveLength(6);
+    expect(result.lines.filter((line) => !line.ok)).toEqual([]);
+    expect(result.code).toBe(0);
+  });
+
+  it('fails, naming the check, when a unit does not answer or serves something else', async () => {
+    const identity = `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`;
+    const result = await run({
+      CHECK_READY_URL: `${stack.gatewayUrl}/readyz`,
+      CHECK_GRPC_TARGETS: `${identity}=posts.v1.PostsService,127.0.0.1:1=identity.v1.IdentityService`,
+      CHECK_TIMEOUT_MS: '1000',
+    });
+    expect(result.lines.filter((line) => !line.ok).map((line) => line.check)).toEqual([`${identity} posts.v1.PostsService`, '127.0.0.1:1 identity.v1.IdentityService']);
+    expect(result.code).toBe(1);
+  });
+});
+
+// After the connection check: a test below stops identity for good.
 describe('operations endpoints', () => {
   it('reports liveness and readiness on the public port, and Prometheus metrics only on the operations port', async () => {
     const client = new ApiClient(stack.gatewayUrl);
@@ -107,38 +144,3 @@ describe('a service outage', () => {
   });
 });
 
-describe('the connection check helm test runs', () => {
-  const run = (env: Record<string, string>) =>
-    new Promise<{ code: number | null; lines: { check: string; ok: boolean }[] }>((resolve, reject) => {
-      const child = spawn(process.execPath, [path.resolve(__dirname, '../../gateway/dist/connection-check.js')], {
-        env: { PATH: process.env.PATH, ...env },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, lines: output.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { check: string; ok: boolean }) }));
-    });
-  const grpcTargets = () =>
-    ['identity', 'oauth', 'totp', 'posts', 'passkeys']
-      .map((unit) => `127.0.0.1:${stack.processes.get(unit)!.ports.GRPC_PORT}=${unit}.v1.${unit === 'oauth' ? 'OAuth' : unit[0]!.toUpperCase() + unit.slice(1)}Service`)
-      .join(',');
-
-  it('passes when the gateway is ready and every unit serves its gRPC service', async () => {
-    const result = await run({ CHECK_READY_URL: `${stack.gatewayUrl}/readyz`, CHECK_GRPC_TARGETS: grpcTargets() });
-    expect(result.lines).toHaveLength(6);
-    expect(result.lines.filter((line) => !line.ok)).toEqual([]);
-    expect(result.code).toBe(0);
-  });
-
-  it('fails, naming the check, when a unit does not answer or serves something else', async () => {
-    const identity = `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`;
-    const result = await run({
-      CHECK_READY_URL: `${stack.gatewayUrl}/readyz`,
-      CHECK_GRPC_TARGETS: `${identity}=posts.v1.PostsService,127.0.0.1:1=identity.v1.IdentityService`,
-      CHECK_TIMEOUT_MS: '1000',
-    });
-    expect(result.lines.filter((line) => !line.ok).map((line) => line.check)).toEqual([`${identity} posts.v1.PostsService`, '127.0.0.1:1 identity.v1.IdentityService']);
-    expect(result.code).toBe(1);
-  });
-});

@@ -11,6 +11,7 @@ interface Manifest {
   name: string;
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
 }
 
 /** The workspace's packages, as pnpm-workspace.yaml lists them (the root is tooling, run as commands). */
@@ -59,7 +60,7 @@ function typesFor(name: string): string | undefined {
 
 describe.each(workspaceFolders())('%s', (folder) => {
   const manifest = JSON.parse(readFileSync(path.join(root, folder, 'package.json'), 'utf8')) as Manifest;
-  const declared = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies });
+  const declared = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies, ...manifest.optionalDependencies });
   const used = packagesUsed(path.join(root, folder));
 
   test('uses every dependency it declares', () => {
