@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { Redis } from 'ioredis';
+import { hashOpaqueToken } from '@latchkey/opaque-token';
+import { sessionKey } from '@latchkey/session-keys';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ApiClient } from '../support/api-client';
 import { mailedToken, newAccount, PASSWORD, signedInAccount } from '../support/accounts';
@@ -65,6 +68,8 @@ class Visitor {
   static async open(label: string, options: { passkeys?: boolean } = {}): Promise<Visitor> {
     const context = await browser.newContext();
     const page = await context.newPage();
+    // Well inside the test's own timeout, so that a step that never happens is named.
+    page.setDefaultTimeout(10_000);
     // window.confirm before deleting a post: the person says yes.
     page.on('dialog', (dialog) => void dialog.accept());
     if (options.passkeys) await addVirtualAuthenticator(context, page);
@@ -298,6 +303,46 @@ it('adds a passkey with the browser’s authenticator and signs in with it alone
   await visitor.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   await visitor.sees('Your account');
   await visitor.section('Profile').getByText(account.email).waitFor();
+  await visitor.close();
+});
+
+/**
+ * Makes the browser's session's last proof of identity old, as if it had
+ * signed in long ago, so that a privileged change asks for a new proof
+ * (docs/api.md, "Re-authentication") without the test waiting for it.
+ */
+async function ageSession(visitor: Visitor): Promise<void> {
+  const cookie = (await visitor.context.cookies()).find((candidate) => candidate.name === 'session_id')!;
+  const redis = new Redis(stack.env.REDIS_URL!);
+  try {
+    const key = sessionKey(stack.env.REDIS_KEY_PREFIX!, hashOpaqueToken(cookie.value));
+    const stored = JSON.parse((await redis.get(key))!) as { t: number };
+    await redis.set(key, JSON.stringify({ ...stored, t: 0 }), 'KEEPTTL');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+it('asks a session whose proof is old to prove itself again, then makes the change', async () => {
+  const account = await signedInAccount(stack, 'webreauth');
+  const visitor = await Visitor.open('reauth');
+  await visitor.signIn(account.email);
+  await visitor.sees('Your account');
+  await ageSession(visitor);
+  const profile = visitor.section('Profile');
+  const newEmail = `moved.${tag()}@example.com`;
+  await profile.getByLabel('New email', { exact: true }).fill(newEmail);
+  await profile.getByLabel('Current password', { exact: true }).nth(1).fill(PASSWORD);
+  await profile.getByRole('button', { name: 'Change email' }).click();
+
+  const dialog = visitor.page.getByRole('dialog', { name: 'Confirm it is you' });
+  await dialog.waitFor();
+  visitor.violations.push(...(await inspectPage(visitor.page, 'reauth-dialog')));
+  await dialog.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await dialog.getByRole('button', { name: 'Confirm with password' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await profile.getByText(`Open the link we sent to ${newEmail} to finish the change.`).waitFor();
+  await mailedToken(stack, newEmail, 'confirm-email-change');
   await visitor.close();
 });
 

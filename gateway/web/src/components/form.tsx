@@ -1,5 +1,5 @@
 import type { ComponentChildren, JSX } from 'preact';
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 
 /** One running request of a form: whether it is busy, and what went wrong. */
@@ -59,7 +59,8 @@ interface FieldProps {
 
 /** A labelled input with its hint and, after a 400, the API's message for it next to it. */
 export function Field(props: FieldProps) {
-  const id = `field-${props.name}`;
+  // Unique on the page: two forms may each have a field of one name (both ask for the current password).
+  const id = `field-${useId()}`;
   const message = props.error?.fields[props.name];
   const described = [props.hint ? `${id}-hint` : '', message ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   const common = {
