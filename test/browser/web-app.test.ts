@@ -25,6 +25,9 @@ const APP_HOST = 'app.localhost';
 const APP = `http://${APP_HOST}`;
 const GITHUB_CLIENT = { id: 'browser-github-client', secret: 'browser-github-secret' };
 
+// A flow is a dozen pages; on a loaded two-core machine each can take seconds.
+jest.setTimeout(60_000);
+
 let stack: E2eStack;
 let browser: Browser;
 let google: ProviderFixture<{ idToken: OidcClaims; userinfo?: OidcClaims }>;
@@ -69,7 +72,7 @@ class Visitor {
     const context = await browser.newContext();
     const page = await context.newPage();
     // Well inside the test's own timeout, so that a step that never happens is named.
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(15_000);
     // window.confirm before deleting a post: the person says yes.
     page.on('dialog', (dialog) => void dialog.accept());
     if (options.passkeys) await addVirtualAuthenticator(context, page);

@@ -65,6 +65,10 @@ async function providerLogin(client: ApiClient, provider: 'google' | 'github', p
   return { code, state };
 }
 
+it('names the providers this installation configured', async () => {
+  expect((await new ApiClient(stack.gatewayUrl).get('/v0/auth/oauth/providers')).body).toEqual({ items: [{ id: 'google' }, { id: 'github' }] });
+});
+
 describe('signing up and in with a provider', () => {
   it('creates a new account through a pending signup, then signs it in by its connection', async () => {
     const email = `grace.${tag()}@example.com`;

@@ -110,6 +110,7 @@ describe('operations endpoints', () => {
         '/v0/auth/oauth/{provider}/reauthenticate',
         '/v0/auth/oauth/{provider}/link',
         '/v0/auth/oauth/connections',
+        '/v0/auth/oauth/providers',
         '/v0/auth/oauth/connections/unlink',
         '/v0/auth/complete-signup',
         '/v0/auth/passkeys',

@@ -46,6 +46,10 @@ it('registers, signs in and writes a post with typed requests and answers', asyn
   expect(read.data).toMatchObject({ title: 'Typed', author: { handle: account.handle.toLowerCase() } });
 });
 
+it('answers that no provider is configured where none is', async () => {
+  expect((await clientWithCookies().GET('/v0/auth/oauth/providers')).data).toEqual({ items: [] });
+});
+
 it('hands errors over as the API’s problems, codes typed', async () => {
   const client = clientWithCookies();
   const { error, response } = await client.GET('/v0/users/me');

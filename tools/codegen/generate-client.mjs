@@ -1,7 +1,9 @@
 // Generates packages/client from the gateway's OpenAPI document: the
 // document itself (openapi.json) and its TypeScript types (src/schema.ts,
 // openapi-typescript). The document is built from the compiled gateway
-// (gateway/dist/openapi-document.js), so `pnpm build` runs first. With
+// (gateway/dist/openapi-document.js), so tools/build/build.mjs runs first
+// (emitting without type checks: code that uses a new route type-checks
+// only once the client has it). With
 // --check it fails when the committed files differ, so a route or schema
 // change cannot land without its client.
 import { readFileSync, writeFileSync } from 'node:fs';

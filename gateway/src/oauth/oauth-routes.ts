@@ -15,6 +15,7 @@ import {
   type AuthorizationPurpose,
   completeSignupBody,
   connectionListSchema,
+  providerListSchema,
   connectionSchema,
   oauthLoginSchema,
   providerCallbackBody,
@@ -199,6 +200,22 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
         );
         const at = await deps.sessions.markAuthenticated(current, 'fed');
         return { reauthenticated_at: new Date(at).toISOString() };
+      },
+    );
+
+    app.get(
+      '/v0/auth/oauth/providers',
+      {
+        schema: {
+          tags,
+          summary: 'The providers sign-in and linking work with here, so that a client offers only those.',
+          response: { 200: providerListSchema, ...problemResponses(503) },
+        },
+      },
+      async (request) => {
+        const { providers } = await deps.oauth.listProviders({}, request.ctx);
+        const ids = providers.map(providerName).filter((id): id is 'google' | 'github' => id === 'google' || id === 'github');
+        return { items: ids.map((id) => ({ id })) };
       },
     );
 

@@ -18,6 +18,9 @@ export const connectionSchema = z
   .object({ provider: z.string(), provider_user_id: z.string(), email: z.string(), linked_at: timestamp })
   .meta({ id: 'OAuthConnection' });
 export const connectionListSchema = z.object({ items: z.array(connectionSchema) });
+export const providerListSchema = z
+  .object({ items: z.array(z.object({ id: z.enum(['google', 'github']).describe('The `{provider}` of the OAuth paths.') })) })
+  .describe('The providers this installation configured, Google first.');
 
 export const oauthLoginSchema = z.union([
   z.object({ status: z.enum(['signed_in', 'linked']), user: userSchema }),

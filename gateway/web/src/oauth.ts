@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap } from './api';
 
 export const providers = [
@@ -5,6 +6,25 @@ export const providers = [
   { id: 'github', name: 'GitHub' },
 ] as const;
 export type ProviderId = (typeof providers)[number]['id'];
+export type Provider = (typeof providers)[number];
+
+let configured: Promise<Provider[]> | undefined;
+
+/**
+ * The providers this installation configured (GET /v0/auth/oauth/providers),
+ * asked once per page load: buttons for the others would only fail.
+ */
+export function useConfiguredProviders(): Provider[] {
+  const [shown, setShown] = useState<Provider[]>([]);
+  useEffect(() => {
+    configured ??= unwrap(api.GET('/v0/auth/oauth/providers')).then(
+      ({ items }) => providers.filter((provider) => items.some((item) => item.id === provider.id)),
+      () => [],
+    );
+    void configured.then(setShown);
+  }, []);
+  return shown;
+}
 export type OAuthPurpose = 'login' | 'link' | 'reauthenticate';
 
 /** What the callback page needs to finish a flow this tab started. */

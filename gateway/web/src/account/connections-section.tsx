@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { ProblemMessage, useAction } from '../components/form';
 import { formatDate } from '../components/post-list';
-import { providers, startProviderFlow } from '../oauth';
+import { providers as knownProviders, startProviderFlow, useConfiguredProviders } from '../oauth';
 import { useSession } from '../session';
 
 type Connection = { provider: string; provider_user_id: string; email: string | null; linked_at: string };
@@ -12,11 +12,15 @@ export function ConnectionsSection() {
   const { refresh, withRecentProof } = useSession();
   const [connections, setConnections] = useState<Connection[]>([]);
   const action = useAction();
+  const configured = useConfiguredProviders();
   const load = async () => setConnections((await unwrap(api.GET('/v0/auth/oauth/connections'))).items);
   useEffect(() => {
     void action.run(load);
   }, []);
   const linked = new Set(connections.map((connection) => connection.provider));
+  // A provider the installation no longer configures still shows while linked, so that it can be unlinked.
+  const providers = knownProviders.filter((provider) => linked.has(provider.id) || configured.some((candidate) => candidate.id === provider.id));
+  if (providers.length === 0) return null;
   return (
     <section aria-labelledby="connections-title">
       <h2 id="connections-title">Connected accounts</h2>

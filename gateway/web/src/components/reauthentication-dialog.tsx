@@ -1,7 +1,7 @@
 import type { paths, User } from '@latchkey/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
-import { providers, startProviderFlow } from '../oauth';
+import { startProviderFlow, useConfiguredProviders } from '../oauth';
 import { passkeyAssertion, passkeysSupported } from '../passkeys';
 import { Field, Form, ProblemMessage, useAction } from './form';
 
@@ -18,6 +18,7 @@ export function ReauthenticationDialog(props: { user: User; onDone: (proved: boo
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const action = useAction();
+  const providers = useConfiguredProviders();
 
   useEffect(() => {
     const element = dialog.current;

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { Field, Form, ProblemMessage, useAction } from '../components/form';
 import { Page } from '../components/page';
-import { providers, startProviderFlow } from '../oauth';
+import { startProviderFlow, useConfiguredProviders } from '../oauth';
 import { passkeyAssertion, passkeysSupported } from '../passkeys';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
@@ -37,6 +37,7 @@ export function SignInPage(props: { next: string }) {
 }
 
 function FirstFactor(props: { onAnswer: (answer: User | { totp_required: true; temp_token: string }) => void }) {
+  const providers = useConfiguredProviders();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const action = useAction();
