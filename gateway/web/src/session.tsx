@@ -26,11 +26,6 @@ export function useSession(): SessionContext {
   return session;
 }
 
-/** The signed-in user, for pages that need one; the page shows a sign-in prompt otherwise. */
-export function useSignedInUser(): User | null | undefined {
-  return useSession().user;
-}
-
 export function SessionProvider(props: { children: ComponentChildren }) {
   const [user, setUser] = useState<User | null | undefined>(undefined);
   const [asking, setAsking] = useState(false);

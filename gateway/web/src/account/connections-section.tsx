@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { ProblemMessage, useAction } from '../components/form';
-import { formatDate } from '../components/post-list';
+import { formatDate } from '../components/dates';
 import { providers as knownProviders, startProviderFlow, useConfiguredProviders } from '../oauth';
 import { useSession } from '../session';
 

@@ -2,7 +2,7 @@ import type { Passkey } from '@latchkey/client';
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { Field, Form, Notice, ProblemMessage, useAction } from '../components/form';
-import { formatDate } from '../components/post-list';
+import { formatDate } from '../components/dates';
 import { addPasskey, passkeysSupported } from '../passkeys';
 import { useSession } from '../session';
 

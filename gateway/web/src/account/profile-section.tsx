@@ -2,7 +2,7 @@ import type { User } from '@latchkey/client';
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { Field, Form, Notice, ProblemMessage, useAction } from '../components/form';
-import { formatDate } from '../components/post-list';
+import { formatDate } from '../components/dates';
 import { Link } from '../router';
 import { useSession } from '../session';
 

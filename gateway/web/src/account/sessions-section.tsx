@@ -2,7 +2,7 @@ import type { Session } from '@latchkey/client';
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { ProblemMessage, useAction } from '../components/form';
-import { formatDate } from '../components/post-list';
+import { formatDate } from '../components/dates';
 
 /** docs/api.md, "Sessions": where the account is signed in; end one, or every other. */
 export function SessionsSection() {

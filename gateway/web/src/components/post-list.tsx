@@ -2,16 +2,12 @@ import type { PostSummary } from '@latchkey/client';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { Link } from '../router';
+import { formatDate } from './dates';
 import { ProblemMessage } from './form';
 
 export interface PostPage {
   readonly items: PostSummary[];
   readonly next_cursor: string | null;
-}
-
-/** Dates as the reader's locale writes them. */
-export function formatDate(iso: string): string {
-  return new Date(iso).toLocaleString();
 }
 
 /**

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, unwrap } from '../api';
 import { ProblemMessage, useAction } from '../components/form';
 import { Page } from '../components/page';
-import { formatDate } from '../components/post-list';
+import { formatDate } from '../components/dates';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 
