@@ -279,9 +279,12 @@ it('signs up with Google, links GitHub, and signs in with GitHub', async () => {
     emails: [{ email, primary: true, verified: true, visibility: 'private' }],
   };
   await github.nextLogin(githubLogin);
+  // The account page is still showing while the browser leaves for GitHub: wait for the page it comes back to.
+  const backFromGitHub = visitor.page.waitForURL('**/oauth/github/callback?**');
   await visitor.section('Connected accounts').getByRole('button', { name: 'Link GitHub' }).click();
-  await visitor.sees('Your account');
+  await backFromGitHub;
   await visitor.section('Connected accounts').getByRole('button', { name: 'Unlink GitHub' }).waitFor();
+  await visitor.sees('Your account');
 
   await visitor.signOut();
   await github.nextLogin(githubLogin);
