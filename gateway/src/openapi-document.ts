@@ -18,6 +18,8 @@ export async function openApiDocument(): Promise<unknown> {
     PUBLIC_APP_URL: 'http://localhost:8080',
     REDIS_URL: 'redis://127.0.0.1:6379',
     AUTH_JWT_SIGNING_KEYS: JSON.stringify([signingKey]),
+    // The app's files are no part of the API: the document must not depend on whether they are built.
+    WEB_APP_ENABLED: 'false',
     LOG_LEVEL: 'silent',
   });
   const logger = createLogger({ service: 'gateway', level: 'silent' });

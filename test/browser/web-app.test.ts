@@ -12,42 +12,24 @@ import { totpCode } from '../support/authenticator';
 import { addVirtualAuthenticator, inspectPage, launchBrowser } from '../support/browser';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { waitFor } from '@latchkey/test-kit';
-import {
-  startGitHubProvider,
-  startOidcProvider,
-  type GitHubAccount,
-  type OidcClaims,
-  type ProviderFixture,
-} from '../../services/oauth/test/provider-fixtures';
+import type { GitHubAccount } from '../../services/oauth/test/provider-fixtures';
+import { providerEnvironment, startGitHubFixture, startGoogleFixture, type GitHubFixture, type GoogleFixture } from '../support/oauth-providers';
 
 /** The app's address: PUBLIC_APP_URL of the stack, which the browser resolves to the gateway. */
 const APP_HOST = 'app.localhost';
 const APP = `http://${APP_HOST}`;
-const GITHUB_CLIENT = { id: 'browser-github-client', secret: 'browser-github-secret' };
 
 // A flow is a dozen pages; on a loaded two-core machine each can take seconds.
 jest.setTimeout(60_000);
 
 let stack: E2eStack;
 let browser: Browser;
-let google: ProviderFixture<{ idToken: OidcClaims; userinfo?: OidcClaims }>;
-let github: ProviderFixture<GitHubAccount>;
+let google: GoogleFixture;
+let github: GitHubFixture;
 
 beforeAll(async () => {
-  [google, github] = await Promise.all([startOidcProvider(), startGitHubProvider(GITHUB_CLIENT.id, GITHUB_CLIENT.secret)]);
-  stack = await startE2eStack('browser', {
-    PUBLIC_APP_URL: APP,
-    GOOGLE_CLIENT_ID: 'browser-google-client',
-    GOOGLE_CLIENT_SECRET: 'browser-google-secret',
-    GOOGLE_REDIRECT_URI: `${APP}/oauth/google/callback`,
-    GOOGLE_ISSUER: google.url,
-    GITHUB_CLIENT_ID: GITHUB_CLIENT.id,
-    GITHUB_CLIENT_SECRET: GITHUB_CLIENT.secret,
-    GITHUB_REDIRECT_URI: `${APP}/oauth/github/callback`,
-    GITHUB_AUTHORIZATION_URL: `${github.url}/login/oauth/authorize`,
-    GITHUB_TOKEN_URL: `${github.url}/login/oauth/access_token`,
-    GITHUB_API_URL: github.url,
-  });
+  [google, github] = await Promise.all([startGoogleFixture(), startGitHubFixture()]);
+  stack = await startE2eStack('browser', { PUBLIC_APP_URL: APP, ...providerEnvironment(APP, { google, github }) });
   browser = await launchBrowser(APP_HOST, Number(new URL(stack.gatewayUrl).port));
 }, 90_000);
 

@@ -3,36 +3,18 @@ import { ApiClient, sessionSetCookie } from '../support/api-client';
 import { noticeMail, PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import {
-  followAuthorization,
-  startGitHubProvider,
-  startOidcProvider,
-  type GitHubAccount,
-  type OidcClaims,
-  type ProviderFixture,
-} from '../../services/oauth/test/provider-fixtures';
+import { followAuthorization, type GitHubAccount } from '../../services/oauth/test/provider-fixtures';
+import { providerEnvironment, startGitHubFixture, startGoogleFixture, TEST_OAUTH_CLIENTS, type GitHubFixture, type GoogleFixture } from '../support/oauth-providers';
 import { userSchema } from '../../gateway/src/accounts/account-schemas';
 import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
 
-const GITHUB_CLIENT = { id: 'e2e-github-client', secret: 'e2e-github-secret' };
 let stack: E2eStack;
-let google: ProviderFixture<{ idToken: OidcClaims; userinfo?: OidcClaims }>;
-let github: ProviderFixture<GitHubAccount>;
+let google: GoogleFixture;
+let github: GitHubFixture;
 
 beforeAll(async () => {
-  [google, github] = await Promise.all([startOidcProvider(), startGitHubProvider(GITHUB_CLIENT.id, GITHUB_CLIENT.secret)]);
-  stack = await startE2eStack('oauth', {
-    GOOGLE_CLIENT_ID: 'e2e-google-client',
-    GOOGLE_CLIENT_SECRET: 'e2e-google-secret',
-    GOOGLE_REDIRECT_URI: 'http://app.example.test/oauth/google/callback',
-    GOOGLE_ISSUER: google.url,
-    GITHUB_CLIENT_ID: GITHUB_CLIENT.id,
-    GITHUB_CLIENT_SECRET: GITHUB_CLIENT.secret,
-    GITHUB_REDIRECT_URI: 'http://app.example.test/oauth/github/callback',
-    GITHUB_AUTHORIZATION_URL: `${github.url}/login/oauth/authorize`,
-    GITHUB_TOKEN_URL: `${github.url}/login/oauth/access_token`,
-    GITHUB_API_URL: github.url,
-  });
+  [google, github] = await Promise.all([startGoogleFixture(), startGitHubFixture()]);
+  stack = await startE2eStack('oauth', providerEnvironment('http://app.example.test', { google, github }));
 }, 60_000);
 
 afterAll(async () => {
@@ -276,7 +258,7 @@ describe('linking and unlinking', () => {
 describe('secrets', () => {
   it('never logs codes, states, pending tokens or client secrets', () => {
     const output = stack.allOutput();
-    expect(output).not.toContain(GITHUB_CLIENT.secret);
+    expect(output).not.toContain(TEST_OAUTH_CLIENTS.github.secret);
     expect(output).not.toContain('e2e-google-secret');
     expect(secrets.length).toBeGreaterThan(10);
     for (const secret of secrets) expect(output).not.toContain(secret);

@@ -15,7 +15,8 @@ import { ApiClient, sessionSetCookie } from '../support/api-client';
 import { noticeMail, PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { followAuthorization, startOidcProvider, type OidcClaims, type ProviderFixture } from '../../services/oauth/test/provider-fixtures';
+import { followAuthorization } from '../../services/oauth/test/provider-fixtures';
+import { providerEnvironment, startGoogleFixture, type GoogleFixture } from '../support/oauth-providers';
 import { userSchema } from '../../gateway/src/accounts/account-schemas';
 import { passkeyEnvelope, passkeyListSchema } from '../../gateway/src/passkeys/passkey-schemas';
 import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
@@ -23,19 +24,16 @@ import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
 /** Short, so that a test can see a session go stale; the steps after a sign-in take far less. */
 const REAUTH_MAX_AGE_SECONDS = 5;
 let stack: E2eStack;
-let google: ProviderFixture<{ idToken: OidcClaims; userinfo?: OidcClaims }>;
+let google: GoogleFixture;
 let admin: TestServiceClient<typeof adminV1.AdminServiceService>;
 /** The web app's origin, where the browser runs the ceremonies. */
 let origin: string;
 
 beforeAll(async () => {
-  google = await startOidcProvider();
+  google = await startGoogleFixture();
   stack = await startE2eStack('passkeys', {
     AUTH_REAUTH_MAX_AGE_SECONDS: String(REAUTH_MAX_AGE_SECONDS),
-    GOOGLE_CLIENT_ID: 'e2e-google-client',
-    GOOGLE_CLIENT_SECRET: 'e2e-google-secret',
-    GOOGLE_REDIRECT_URI: 'http://app.example.test/oauth/google/callback',
-    GOOGLE_ISSUER: google.url,
+    ...providerEnvironment('http://app.example.test', { google }),
   });
   origin = stack.env.PUBLIC_APP_URL!;
   admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`);

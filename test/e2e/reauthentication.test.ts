@@ -5,26 +5,24 @@ import { PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
-import { followAuthorization, startOidcProvider, type OidcClaims, type ProviderFixture } from '../../services/oauth/test/provider-fixtures';
+import { followAuthorization } from '../../services/oauth/test/provider-fixtures';
+import { providerEnvironment, startGoogleFixture, type GoogleFixture } from '../support/oauth-providers';
 
 /**
  * docs/api.md, "Re-authentication", with a proof that grows stale after 2 seconds, and two wrong proofs
  * per account and client before the failure limit answers.
  */
 let stack: E2eStack;
-let google: ProviderFixture<{ idToken: OidcClaims }>;
+let google: GoogleFixture;
 
 beforeAll(async () => {
-  google = await startOidcProvider();
+  google = await startGoogleFixture();
   stack = await startE2eStack('reauth', {
     AUTH_REAUTH_MAX_AGE_SECONDS: '2',
     RATE_LIMIT_LOGIN_FAILURES: '2',
     // Waiting for a proof to grow stale polls a credential route: not what this file tests.
     RATE_LIMIT_IP_MAX: '100000',
-    GOOGLE_CLIENT_ID: 'e2e-google-client',
-    GOOGLE_CLIENT_SECRET: 'e2e-google-secret',
-    GOOGLE_REDIRECT_URI: 'http://app.example.test/oauth/google/callback',
-    GOOGLE_ISSUER: google.url,
+    ...providerEnvironment('http://app.example.test', { google }),
   });
 }, 60_000);
 

@@ -6,8 +6,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 /** Where `pnpm build` puts the web app (gateway/web, built by Vite). */
 export const WEB_APP_DIR = path.resolve(__dirname, '../../web/dist');
 
-/** Paths that belong to the API and operations, never to the app, even for a browser. */
-const API_PREFIXES = ['/v0/', '/v0', '/.well-known/', '/healthz', '/readyz', '/metrics'];
+/** Paths that belong to the API and operations, with everything below them, never to the app, even for a browser. */
+const API_PATHS = ['/v0', '/.well-known', '/healthz', '/readyz', '/metrics'];
 
 /**
  * The app's pages load only its own files: no inline script or style, no
@@ -42,7 +42,7 @@ function setPageHeaders(reply: FastifyReply): void {
 export function wantsAppPage(request: FastifyRequest): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false;
   const pathname = request.url.split('?')[0] ?? '';
-  if (API_PREFIXES.some((prefix) => pathname === prefix || pathname.startsWith(prefix))) return false;
+  if (API_PATHS.some((owned) => pathname === owned || pathname.startsWith(`${owned}/`))) return false;
   return (request.headers.accept ?? '').includes('text/html');
 }
 

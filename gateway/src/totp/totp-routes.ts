@@ -15,7 +15,7 @@ import {
   totpStatusSchema,
   verifyBody,
 } from './totp-schemas';
-import { viewOf } from '../accounts/user-view';
+import { userView } from '../accounts/user-view';
 
 /** What the TOTP routes use. */
 export type TotpRoutesDeps = SessionAccess & {
@@ -122,9 +122,13 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
           { tempToken: temp_token, code, backupCode: backup_code },
           request.ctx,
         );
-        const { user } = await deps.identity.getUser({ userId }, request.ctx);
+        const [{ user }, { count }] = await Promise.all([
+          deps.identity.getUser({ userId }, request.ctx),
+          deps.passkeys.countPasskeys({ userId }, request.ctx),
+        ]);
         assertMaySignIn(user!);
-        const view = await viewOf(deps, user!, request.ctx);
+        // TOTP is on: it just checked the code.
+        const view = userView(user!, { totpEnabled: true, passkeysCount: count });
         const methods = signInMethods(firstFactor === 'fed' ? 'fed' : 'pwd', true);
         await startSession(deps, request, reply, { userId, handle: user!.handle, sessionEpoch: user!.sessionEpoch, methods }, view);
         return view;

@@ -9,6 +9,8 @@ export type Session = Schemas['Session'];
 export type Post = Schemas['Post'];
 export type PostSummary = Schemas['PostSummary'];
 export type Passkey = Schemas['Passkey'];
+export type Connection = Schemas['OAuthConnection'];
+export type ActionLog = Schemas['ActionLog'];
 
 /** An RFC 9457 problem as the API answers every error (docs/api.md, "Errors"). */
 export type Problem = Schemas['Problem'];

@@ -1,16 +1,15 @@
+import type { ActionLog } from '@latchkey/client';
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { ProblemMessage, useAction } from '../components/form';
 import { formatDate } from '../components/dates';
 import { Link } from '../router';
 
-type Entry = { id: string; action: string; resource_id: string; created_at: string };
-
 const ACTIONS: Record<string, string> = { 'post:create': 'Wrote', 'post:edit': 'Edited', 'post:delete': 'Deleted' };
 
 /** docs/api.md, "Accounts": what the account did to posts, newest first. */
 export function ActivitySection() {
-  const [entries, setEntries] = useState<Entry[]>([]);
+  const [entries, setEntries] = useState<ActionLog[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const action = useAction();
   const load = (after?: string) =>

@@ -1,11 +1,10 @@
+import type { Connection } from '@latchkey/client';
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { ProblemMessage, useAction } from '../components/form';
 import { formatDate } from '../components/dates';
 import { providers as knownProviders, startProviderFlow, useConfiguredProviders } from '../oauth';
 import { useSession } from '../session';
-
-type Connection = { provider: string; provider_user_id: string; email: string | null; linked_at: string };
 
 /** docs/api.md, "Sign-in with a provider (OAuth)": link another provider, or unlink one. */
 export function ConnectionsSection() {

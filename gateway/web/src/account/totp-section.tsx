@@ -1,10 +1,11 @@
+import type { paths } from '@latchkey/client';
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { Field, Form, Notice, ProblemMessage, useAction } from '../components/form';
 import { useSession } from '../session';
 
-type TotpStatus = { enabled: boolean; enabled_at: string | null; backup_codes_remaining: number };
-type Setup = { secret: string; otpauth_uri: string; qr_code: string; setup_token: string };
+type TotpStatus = paths['/v0/auth/totp/status']['get']['responses'][200]['content']['application/json'];
+type Setup = paths['/v0/auth/totp/setup']['post']['responses'][200]['content']['application/json'];
 
 /** docs/api.md, "Second factor (TOTP)": set up with the QR code, see the backup codes once, regenerate, turn off. */
 export function TotpSection() {
