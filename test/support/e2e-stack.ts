@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { connect } from 'nats';
 import { launchStack, type RunningStack } from '@latchkey/stack';
-import { testDatabaseAdminUrl, testNatsUrl, testRedisUrl, uniqueName } from '@latchkey/test-kit';
+import { dropTestDatabase, testDatabaseAdminUrl, testNatsUrl, testRedisUrl, uniqueName } from '@latchkey/test-kit';
 import { topology } from '@latchkey/job-streams';
 
 export interface E2eStack extends RunningStack {
@@ -73,10 +72,7 @@ export async function startE2eStack(
       await jsm.streams.delete(names.deadLetterStream).catch(() => undefined);
       await jsm.streams.delete(names.eventsStream).catch(() => undefined);
       await nats.close();
-      const admin = new pg.Client({ connectionString: adminUrl });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
+      await dropTestDatabase(adminUrl, name);
       rmSync(scratch, { recursive: true, force: true });
     },
   };

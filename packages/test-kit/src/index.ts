@@ -1,6 +1,6 @@
 export { testDatabaseAdminUrl, testRedisUrl, testNatsUrl } from './backing-services';
 export { uniqueName } from './unique-name';
-export { createTestDatabase, type TestDatabase } from './test-database';
+export { createTestDatabase, dropTestDatabase, type TestDatabase } from './test-database';
 export { waitFor } from './wait-for';
 export { freePort } from './free-port';
 export { startSmtpSink, tokenFromMail, type SmtpSink, type ReceivedMail } from './smtp-sink';
