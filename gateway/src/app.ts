@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -39,10 +39,13 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const logger: FastifyBaseLogger = deps.logger;
   const app = Fastify({
     loggerInstance: logger,
-    disableRequestLogging: true,
+    // The onResponse hook below logs each request by its route pattern, never its URL, which can carry tokens.
+    logController: new LogController({
+      disableRequestLogging: true,
+      // The same key as every other unit's logs, so that one request can be followed across them.
+      requestIdLogLabel: 'request_id',
+    }),
     genReqId: requestIdOf,
-    // The same key as every other unit's logs, so that one request can be followed across them.
-    requestIdLogLabel: 'request_id',
     trustProxy: deps.config.TRUSTED_PROXIES.length > 0 ? [...deps.config.TRUSTED_PROXIES] : false,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
