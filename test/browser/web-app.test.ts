@@ -244,6 +244,41 @@ it('turns on TOTP with the QR code’s key, then signs in with a code', async ()
   await visitor.close();
 });
 
+it('signs in with a backup code, replaces the backup codes, and turns TOTP off', async () => {
+  const account = await signedInAccount(stack, 'webtotpoff');
+  const setup = (await account.client.post('/v0/auth/totp/setup')).body as { secret: string; setup_token: string };
+  // Every code below comes from one clock reading, a step apart: an accepted step and every earlier one are refused afterwards.
+  const now = Date.now();
+  const enabled = await account.client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, -1, now) });
+  const [firstBackupCode] = (enabled.body as { backup_codes: string[] }).backup_codes;
+
+  const visitor = await Visitor.open('totpoff');
+  await visitor.signIn(account.email);
+  await visitor.sees('Two-factor authentication');
+  await visitor.page.getByRole('button', { name: 'Use a backup code' }).click();
+  await visitor.page.getByLabel('Backup code', { exact: true }).fill(firstBackupCode!);
+  await visitor.page.getByRole('button', { name: 'Verify' }).click();
+  await visitor.sees('Your account');
+  const totp = visitor.section('Two-factor authentication');
+  await totp.getByText('Backup codes left: 9').waitFor();
+
+  await totp.getByLabel('Code from the app', { exact: true }).fill(totpCode(setup.secret, 0, now));
+  await totp.getByRole('button', { name: 'New backup codes' }).click();
+  const backupCodes = totp.getByRole('list', { name: 'Backup codes' });
+  await backupCodes.waitFor();
+  expect(await backupCodes.getByRole('listitem').count()).toBe(10);
+  expect(await backupCodes.getByText(firstBackupCode!, { exact: true }).count()).toBe(0);
+  await totp.getByText('Backup codes left: 10').waitFor();
+  await visitor.sees('Your account');
+
+  await totp.getByLabel('Code from the app', { exact: true }).fill(totpCode(setup.secret, 1, now));
+  await totp.getByRole('button', { name: 'Turn off (with the code above)' }).click();
+  await totp.getByRole('button', { name: 'Set up' }).waitFor();
+  await visitor.sees('Your account');
+  expect((await account.client.get('/v0/auth/totp/status')).body).toMatchObject({ enabled: false });
+  await visitor.close();
+});
+
 it('signs up with Google, links GitHub, and signs in with GitHub', async () => {
   const visitor = await Visitor.open('oauth');
   const email = `ada.${tag()}@example.com`;
@@ -291,6 +326,15 @@ it('adds a passkey with the browser’s authenticator and signs in with it alone
   await visitor.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   await visitor.sees('Your account');
   await visitor.section('Profile').getByText(account.email).waitFor();
+
+  const list = visitor.section('Passkeys').getByRole('list', { name: 'Your passkeys' });
+  await list.getByRole('button', { name: 'Rename This laptop' }).click();
+  await list.getByLabel('New name', { exact: true }).fill('Old laptop');
+  await list.getByRole('button', { name: 'Save name' }).click();
+  await list.getByRole('button', { name: 'Remove Old laptop' }).click();
+  await waitFor(async () => ((await list.getByRole('listitem').count()) === 0 ? true : undefined), { description: 'the passkey removed' });
+  await visitor.sees('Your account');
+  expect((await account.client.get('/v0/auth/passkeys')).body).toEqual({ items: [] });
   await visitor.close();
 });
 
