@@ -104,17 +104,19 @@ describe('one request context through every hop', () => {
     expect(response.status).toBe(503);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(response.body).toMatchObject({ code: 'service:unavailable' });
-    // The budget, plus what a loaded test machine adds to one HTTP round trip.
-    expect(elapsedMs).toBeLessThan(BUDGET_MS + 200);
+    // The budget, plus what a loaded two-core machine adds to a round trip and a timer;
+    // far below the 10 s the store's own request timeout would take.
+    expect(elapsedMs).toBeLessThan(BUDGET_MS + 500);
 
     // The posts handler saw its signal abort and ended the call, instead of waiting on the store.
+    // Its line may reach the pipe just after the gateway's answer: both come at the deadline.
     const requestId = response.headers.get('x-request-id')!;
-    const postsLines = linesWithRequestId('posts', requestId);
-    expect(postsLines).toContainEqual(
-      expect.objectContaining({ msg: 'rpc aborted', rpc: '/posts.v1.PostsService/CreatePost', aborted: true }),
-    );
-    const aborted = postsLines.find((line) => line.msg === 'rpc aborted')!;
-    expect(aborted.ms).toBeLessThan(BUDGET_MS);
+    const aborted = await waitFor(() => linesWithRequestId('posts', requestId).find((line) => line.msg === 'rpc aborted'), {
+      description: "posts' rpc aborted line",
+    });
+    expect(aborted).toMatchObject({ rpc: '/posts.v1.PostsService/CreatePost', aborted: true });
+    // What was left of the budget when posts received the call, and a late timer's slack.
+    expect(aborted.ms).toBeLessThan(BUDGET_MS + 200);
 
     const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
     await db.connect();
