@@ -1,5 +1,6 @@
 import type { Logger } from '@latchkey/telemetry';
 import type { Registry } from 'prom-client';
+import type { SignInMethodLock } from './accounts/sign-in-method-lock';
 import type { GatewayConfig } from './config';
 import type { CredentialLimits } from './limits/credential-limits';
 import type { UsageLimits } from './limits/usage-limits';
@@ -23,6 +24,7 @@ export interface GatewayDeps {
   readonly oauth: OAuthClient;
   readonly passkeys: PasskeysClient;
   readonly sessions: SessionStore;
+  readonly signInMethodLock: SignInMethodLock;
   readonly tokens: ServiceTokens;
   readonly limits: CredentialLimits;
   readonly usage: UsageLimits;

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { identityV1, oauthV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
 import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
+import { SignInMethodLock } from './accounts/sign-in-method-lock';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './gateway-deps';
 import { allowedOrigins } from './http/origin-policy';
@@ -62,6 +63,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger, redis: 
       refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
       maxPerUser: config.AUTH_SESSION_MAX_PER_USER,
     }),
+    signInMethodLock: new SignInMethodLock(redis, config.REDIS_KEY_PREFIX),
     tokens: new ServiceTokens({
       keys: config.AUTH_JWT_SIGNING_KEYS,
       issuer: config.AUTH_JWT_ISSUER ?? config.PUBLIC_APP_URL,

@@ -315,7 +315,8 @@ describe('re-authenticating and removing a passkey', () => {
     await noticeMail(stack, account.email, /A passkey \("pkreauth key"\) was just removed from your account/);
   });
 
-  it('keeps the last way into an account without a password, and lets a passkey replace a provider', async () => {
+  /** An account made by signing up with Google: no password, one linked provider. */
+  async function googleOnlyAccount(): Promise<ApiClient> {
     const email = `pkoauth.${randomBytes(4).toString('hex')}@example.com`;
     const client = new ApiClient(stack.gatewayUrl);
     await google.nextLogin({ idToken: { sub: `g-${randomBytes(4).toString('hex')}`, email, email_verified: true, name: 'Ada' } });
@@ -323,7 +324,11 @@ describe('re-authenticating and removing a passkey', () => {
     const pending = await client.post('/v0/auth/oauth/google/login', await followAuthorization(authorize.body.authorization_url as string));
     const created = await client.post('/v0/auth/complete-signup', { pending_token: pending.body.pending_token, handle: `pk_${randomBytes(4).toString('hex')}` });
     expect(created.body).toMatchObject({ has_password: false, passkeys_count: 0 });
+    return client;
+  }
 
+  it('keeps the last way into an account without a password, and lets a passkey replace a provider', async () => {
+    const client = await googleOnlyAccount();
     const authenticator = authenticatorFor();
     const first = passkeyEnvelope.parse((await registerPasskey(client, authenticator, 'First')).body).passkey;
     // With a passkey, the provider is no longer the only way in.
@@ -334,6 +339,23 @@ describe('re-authenticating and removing a passkey', () => {
     expect((await client.delete(`/v0/auth/passkeys/${first.id}`)).status).toBe(204);
     expect(answerOf(await client.delete(`/v0/auth/passkeys/${second.id}`))).toEqual(problem(409, 'passkey:last_login_method'));
     expect(passkeyListSchema.parse((await client.get('/v0/auth/passkeys')).body).items.map((passkey) => passkey.id)).toEqual([second.id]);
+  });
+
+  it('lets only one of a passkey removal and a provider unlink sent at once go through when they are the last two ways in', async () => {
+    for (let round = 0; round < 4; round += 1) {
+      const client = await googleOnlyAccount();
+      const passkey = passkeyEnvelope.parse((await registerPasskey(client, authenticatorFor(), 'Only')).body).passkey;
+      const [removed, unlinked] = await Promise.all([
+        client.delete(`/v0/auth/passkeys/${passkey.id}`),
+        client.post('/v0/auth/oauth/connections/unlink', { provider: 'google' }),
+      ]);
+      const outcomes = [answerOf(removed), answerOf(unlinked)];
+      expect(outcomes).toContainEqual({ status: 204, code: undefined });
+      expect(outcomes.map((outcome) => outcome.status).sort()).toEqual([204, 409]);
+      const me = await client.get('/v0/users/me');
+      const connections = (await client.get('/v0/auth/oauth/connections')).body as { items: unknown[] };
+      expect((me.body.passkeys_count as number) + connections.items.length).toBe(1);
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '@latchkey/errors';
 import { userSchema } from '../accounts/account-schemas';
+import type { SignInMethodLock } from '../accounts/sign-in-method-lock';
 import { signInStateOf, userView } from '../accounts/user-view';
 import { passkeyBrowserBinding } from '../http/browser-binding';
 import { noContent, problemResponses } from '../http/problem-schema';
@@ -25,6 +26,7 @@ export type PasskeyRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
   readonly totp: TotpClient;
   readonly passkeys: PasskeysClient;
+  readonly signInMethodLock: SignInMethodLock;
   readonly limits: CredentialLimits;
 };
 
@@ -126,7 +128,9 @@ export function passkeyRoutes(deps: PasskeyRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { userId } = sessionOf(request);
-        await deps.passkeys.deletePasskey({ userId, passkeyId: request.params.id }, request.ctx);
+        await deps.signInMethodLock.hold(userId, request.ctx, () =>
+          deps.passkeys.deletePasskey({ userId, passkeyId: request.params.id }, request.ctx),
+        );
         await deps.sessions.forgetProfiles(userId);
         return reply.code(204).send(null);
       },
