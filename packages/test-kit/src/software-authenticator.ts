@@ -115,19 +115,11 @@ export class SoftwareAuthenticator {
       ['authData', authenticatorData],
     ]);
     if (!reused) this.credentials.push(credential);
-    const id = credential.id.toString('base64url');
-    return {
-      id,
-      rawId: id,
-      type: 'public-key',
-      authenticatorAttachment: 'platform',
-      clientExtensionResults: {},
-      response: {
-        clientDataJSON: this.clientData('webauthn.create', creation.challenge, overrides),
-        attestationObject: attestationObject.toString('base64url'),
-        transports: ['internal'],
-      },
-    };
+    return publicKeyCredential(credential, {
+      clientDataJSON: this.clientData('webauthn.create', creation.challenge, overrides),
+      attestationObject: attestationObject.toString('base64url'),
+      transports: ['internal'],
+    });
   }
 
   /** navigator.credentials.get(): an assertion, answered as AuthenticationResponseJSON. */
@@ -147,20 +139,12 @@ export class SoftwareAuthenticator {
     const clientDataJSON = this.clientData('webauthn.get', request.challenge, overrides);
     const clientDataHash = createHash('sha256').update(Buffer.from(clientDataJSON, 'base64url')).digest();
     const signature = sign('sha256', Buffer.concat([authenticatorData, clientDataHash]), credential.privateKey);
-    const id = credential.id.toString('base64url');
-    return {
-      id,
-      rawId: id,
-      type: 'public-key',
-      authenticatorAttachment: 'platform',
-      clientExtensionResults: {},
-      response: {
-        clientDataJSON,
-        authenticatorData: authenticatorData.toString('base64url'),
-        signature: signature.toString('base64url'),
-        userHandle: overrides.userHandle ?? credential.userHandle,
-      },
-    };
+    return publicKeyCredential(credential, {
+      clientDataJSON,
+      authenticatorData: authenticatorData.toString('base64url'),
+      signature: signature.toString('base64url'),
+      userHandle: overrides.userHandle ?? credential.userHandle,
+    });
   }
 
   private nextCounter(credential: StoredCredential): number {
@@ -186,6 +170,12 @@ export class SoftwareAuthenticator {
 type CborValue = number | string | Buffer | { readonly encoded: Buffer };
 
 /** RFC 8949 head: major type and argument. */
+/** The PublicKeyCredential a browser hands the page, in the JSON form both ceremonies answer with. */
+function publicKeyCredential(credential: StoredCredential, response: Record<string, unknown>): Record<string, unknown> {
+  const id = credential.id.toString('base64url');
+  return { id, rawId: id, type: 'public-key', authenticatorAttachment: 'platform', clientExtensionResults: {}, response };
+}
+
 function cborHead(major: number, argument: number): Buffer {
   if (argument < 24) return Buffer.from([(major << 5) | argument]);
   if (argument < 0x100) return Buffer.from([(major << 5) | 24, argument]);
