@@ -36,7 +36,9 @@ beforeAll(async () => {
     ...providerEnvironment('http://app.example.test', { google }),
   });
   origin = stack.env.PUBLIC_APP_URL!;
-  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`);
+  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`, undefined, {
+    operator: 'passkeys-e2e',
+  });
 }, 60_000);
 
 afterAll(async () => {
