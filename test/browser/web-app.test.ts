@@ -91,6 +91,14 @@ class Visitor {
     return this.page.getByRole('region', { name });
   }
 
+  /** Adds a passkey on the account page with the browser's authenticator. */
+  async addPasskey(name: string): Promise<void> {
+    const passkeys = this.section('Passkeys');
+    await passkeys.getByLabel('Name (optional)', { exact: true }).fill(name);
+    await passkeys.getByRole('button', { name: 'Add a passkey' }).click();
+    await passkeys.getByText(`Passkey “${name}” added.`).waitFor();
+  }
+
   async close(): Promise<void> {
     await this.context.close();
     expect(this.violations).toEqual([]);
@@ -317,11 +325,8 @@ it('adds a passkey with the browser’s authenticator and signs in with it alone
   const visitor = await Visitor.open('passkey', { passkeys: true });
   await visitor.signIn(account.email);
   await visitor.sees('Your account');
-  const passkeys = visitor.section('Passkeys');
-  await passkeys.getByLabel('Name (optional)', { exact: true }).fill('This laptop');
-  await passkeys.getByRole('button', { name: 'Add a passkey' }).click();
-  await passkeys.getByText('Passkey “This laptop” added.').waitFor();
-  await passkeys.getByRole('list', { name: 'Your passkeys' }).getByRole('button', { name: 'Rename This laptop' }).waitFor();
+  await visitor.addPasskey('This laptop');
+  await visitor.section('Passkeys').getByRole('list', { name: 'Your passkeys' }).getByRole('button', { name: 'Rename This laptop' }).waitFor();
   await visitor.sees('Your account');
 
   await visitor.signOut();
@@ -345,10 +350,7 @@ it('marks a passkey whose counter went back, says why and what to do, and lets t
   const visitor = await Visitor.open('clone', { passkeys: true });
   await visitor.signIn(account.email);
   await visitor.sees('Your account');
-  const passkeys = visitor.section('Passkeys');
-  await passkeys.getByLabel('Name (optional)', { exact: true }).fill('Blue key');
-  await passkeys.getByRole('button', { name: 'Add a passkey' }).click();
-  await passkeys.getByText('Passkey “Blue key” added.').waitFor();
+  await visitor.addPasskey('Blue key');
   await visitor.signOut();
   await visitor.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   await visitor.sees('Your account');

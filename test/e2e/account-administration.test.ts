@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { adminV1 } from '@latchkey/contracts';
-import { createTestServiceClient, type TestServiceClient } from '@latchkey/test-kit';
+import { createTestServiceClient, runNodeScript, type TestServiceClient } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
 import { PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
@@ -28,16 +26,9 @@ afterAll(async () => {
 });
 
 /** latchkey-admin as an operator runs it: answers its exit code and output. */
-async function latchkeyAdmin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function latchkeyAdmin(...args: string[]) {
   const cli = path.resolve(__dirname, '../../services/identity/dist/admin-cli.js');
-  const environment = { PATH: process.env.PATH, ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}` };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], { env: environment });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  return runNodeScript(cli, args, { PATH: process.env.PATH, ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}` });
 }
 
 describe('account administration', () => {

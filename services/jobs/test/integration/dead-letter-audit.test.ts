@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { connect, headers as natsHeaders, type JetStreamManager, type NatsConnection } from 'nats';
 import pg from 'pg';
 import { jobSubjects } from '@latchkey/jobs-contract';
 import { ensureStreams, topology } from '@latchkey/job-streams';
-import { createTestDatabase, freePort, testNatsUrl, uniqueName, type TestDatabase } from '@latchkey/test-kit';
+import { createTestDatabase, freePort, runNodeScript, testNatsUrl, uniqueName, type TestDatabase } from '@latchkey/test-kit';
 import { migrateJobsSchema } from '../../src';
 
 /**
@@ -52,15 +50,8 @@ async function park(): Promise<{ seq: number; jobId: string }> {
   return { seq: ack.seq, jobId };
 }
 
-async function dlq(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const environment = { PATH: process.env.PATH ?? '', NATS_URL: testNatsUrl(), NATS_SUBJECT_PREFIX: prefix, DATABASE_URL: database.url, ...env };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], { env: environment });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+function dlq(args: string[], env: Record<string, string> = {}) {
+  return runNodeScript(cli, args, { PATH: process.env.PATH, NATS_URL: testNatsUrl(), NATS_SUBJECT_PREFIX: prefix, DATABASE_URL: database.url, ...env });
 }
 
 const parked = async (seq: number) => (await jsm.streams.getMessage(names.deadLetterStream, { seq }).catch(() => undefined)) !== undefined;
