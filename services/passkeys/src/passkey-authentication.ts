@@ -85,8 +85,8 @@ export async function finishAuthentication(
     throw new AppError('passkey:verification_failed');
   }
   const used = await recordUse(deps.pool, { id: passkey.id, previousSignCount: passkey.signCount, signCount: newCounter, backedUp: credentialBackedUp });
-  // Another sign-in with this authenticator moved the counter meanwhile: only one of the two may count.
-  if (!used) return refuse('counter moved by a concurrent sign-in', owner);
+  // Another sign-in with this authenticator moved the counter, or marked the passkey, meanwhile.
+  if (!used) return refuse('counter moved or passkey marked by a concurrent sign-in', owner);
   return used;
 }
 

@@ -114,7 +114,7 @@ export async function insertPasskey(
  * Records a successful use. The counter moves only forward, conditionally:
  * of two sign-ins with one assertion (or with a clone racing the original)
  * exactly one updates a counting authenticator's row; answers undefined for
- * the other.
+ * the other, and for a passkey marked as a suspected clone meanwhile.
  */
 export async function recordUse(
   db: Queryable,
@@ -122,7 +122,7 @@ export async function recordUse(
 ): Promise<StoredPasskey | undefined> {
   const { rows } = await db.query<PasskeyRow>(
     `UPDATE passkeys SET sign_count = $3, backed_up = $4, last_used_at = now()
-      WHERE id = $1 AND sign_count = $2
+      WHERE id = $1 AND sign_count = $2 AND suspected_clone_at IS NULL
       RETURNING ${COLUMNS}`,
     [use.id, use.previousSignCount, use.signCount, use.backedUp],
   );
