@@ -33,7 +33,7 @@ export interface AuditRecord {
 /**
  * Writes one entry per account acted on or shown (one without an account
  * for `userIds` empty), in the caller's transaction for a change. The table
- * only grows (migrations/005_audit_trail.sql). It holds account ids, never
+ * only grows (migrations/006_audit_trail.sql). It holds account ids, never
  * an email or a handle: an entry outlives the account, and an append-only
  * table cannot forget what it was given.
  */
