@@ -15,7 +15,7 @@ let admin: TestServiceClient<typeof adminV1.AdminServiceService>;
 
 beforeAll(async () => {
   stack = await startE2eStack('admin');
-  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`);
+  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.ADMIN_GRPC_PORT}`);
 }, 60_000);
 
 afterAll(async () => {
@@ -26,7 +26,7 @@ afterAll(async () => {
 /** latchkey-admin as an operator runs it: answers its exit code and output. */
 async function latchkeyAdmin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const cli = path.resolve(__dirname, '../../services/identity/dist/admin-cli.js');
-  const environment = { PATH: process.env.PATH, ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}` };
+  const environment = { PATH: process.env.PATH, ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.ADMIN_GRPC_PORT}` };
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], { env: environment });
     return { code: 0, stdout, stderr };

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApiClient } from '../support/api-client';
 import { PASSWORD, signedInAccount } from '../support/accounts';
@@ -32,9 +33,14 @@ describe('the connection check helm test runs', () => {
       .map((unit) => `127.0.0.1:${stack.processes.get(unit)!.ports.GRPC_PORT}=${unit}.v1.${unit === 'oauth' ? 'OAuth' : unit[0]!.toUpperCase() + unit.slice(1)}Service`)
       .join(',');
 
-  it('passes when the gateway is ready and every unit serves its gRPC service', async () => {
-    const result = await run({ CHECK_READY_URL: `${stack.gatewayUrl}/readyz`, CHECK_GRPC_TARGETS: grpcTargets() });
-    expect(result.lines).toHaveLength(6);
+  const dependenciesUrl = () => `${stack.operationsUrl('gateway')}/dependencies`;
+
+  it('passes when the gateway reaches Redis and every unit, and every unit serves its gRPC service', async () => {
+    const result = await run({ CHECK_DEPENDENCIES_URL: dependenciesUrl(), CHECK_GRPC_TARGETS: grpcTargets() });
+    expect(result.lines.map((line) => line.check).filter((check) => check.startsWith('gateway → ')).sort()).toEqual(
+      ['identity', 'oauth', 'passkeys', 'posts', 'redis', 'totp'].map((name) => `gateway → ${name}`),
+    );
+    expect(result.lines).toHaveLength(11);
     expect(result.lines.filter((line) => !line.ok)).toEqual([]);
     expect(result.code).toBe(0);
   });
@@ -42,12 +48,47 @@ describe('the connection check helm test runs', () => {
   it('fails, naming the check, when a unit does not answer or serves something else', async () => {
     const identity = `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`;
     const result = await run({
-      CHECK_READY_URL: `${stack.gatewayUrl}/readyz`,
+      CHECK_DEPENDENCIES_URL: dependenciesUrl(),
       CHECK_GRPC_TARGETS: `${identity}=posts.v1.PostsService,127.0.0.1:1=identity.v1.IdentityService`,
       CHECK_TIMEOUT_MS: '1000',
     });
     expect(result.lines.filter((line) => !line.ok).map((line) => line.check)).toEqual([`${identity} posts.v1.PostsService`, '127.0.0.1:1 identity.v1.IdentityService']);
     expect(result.code).toBe(1);
+  });
+});
+
+/**
+ * The local addresses of the listening TCP sockets on `ports`, from the
+ * kernel's tables (/proc/net/tcp and tcp6 hold them in hex; state 0A is
+ * LISTEN), whichever process holds them.
+ */
+function listeningAddresses(ports: ReadonlySet<number>): { port: number; address: string }[] {
+  const found: { port: number; address: string }[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state !== '0A' || !local) continue;
+      const [hexAddress, hexPort] = local.split(':') as [string, string];
+      const port = parseInt(hexPort, 16);
+      if (!ports.has(port)) continue;
+      // IPv4 in little-endian byte order; IPv6 as four little-endian words.
+      const address =
+        hexAddress.length === 8
+          ? (hexAddress.match(/../g) ?? []).reverse().map((byte) => parseInt(byte, 16)).join('.')
+          : (hexAddress.match(/.{8}/g) ?? []).map((word) => (word.match(/../g) ?? []).reverse().join('')).join('');
+      found.push({ port, address });
+    }
+  }
+  return found;
+}
+
+describe('the local stack', () => {
+  it('binds every port of every unit to 127.0.0.1 only', () => {
+    const ports = new Set([...stack.processes.values()].flatMap((unit) => Object.values(unit.ports)));
+    expect(ports.size).toBeGreaterThanOrEqual(14);
+    const bound = listeningAddresses(ports);
+    expect(new Set(bound.map(({ port }) => port))).toEqual(ports);
+    expect(bound.filter(({ address }) => address !== '127.0.0.1')).toEqual([]);
   });
 });
 
@@ -128,12 +169,23 @@ describe('operations endpoints', () => {
 });
 
 describe('a service outage', () => {
-  it('answers 503 service:unavailable while identity is down, and readiness says so', async () => {
+  it('answers 503 service:unavailable where identity is needed while it is down, and the gateway stays ready', async () => {
     const account = await signedInAccount(stack, 'outage');
     const identity = stack.processes.get('identity')!;
     process.kill(identity.pid!, 'SIGKILL');
     const client = new ApiClient(stack.gatewayUrl);
-    await waitFor(async () => ((await client.get('/readyz')).status === 503 ? true : undefined));
+    const operations = new ApiClient(stack.operationsUrl('gateway'));
+    const dependencies = await waitFor(async () => {
+      const answer = await operations.get<Record<string, string>>('/dependencies');
+      return answer.body.identity === 'down' ? answer : undefined;
+    });
+    expect(dependencies.status).toBe(503);
+    expect(dependencies.body).toMatchObject({ identity: 'down', posts: 'up', redis: 'up' });
+    expect((await operations.get('/metrics')).text).toMatch(/dependency_up\{[^}]*dependency="identity"[^}]*\} 0/);
+    // One unit down must not take the gateway out of its Service: every other route still works.
+    expect((await client.get('/readyz')).status).toBe(200);
+    expect((await operations.get('/readyz')).status).toBe(200);
+    expect((await client.get('/v0/posts')).status).toBe(200);
     const change = await account.client.post('/v0/auth/change-email', { current_password: PASSWORD, new_email: 'new@example.com' });
     expect(change.status).toBe(503);
     expect(change.body).toMatchObject({ code: 'service:unavailable', status: 503 });

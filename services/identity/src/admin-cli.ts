@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { adminV1 } from '@latchkey/contracts';
-import { env, grpcServiceVariables, loadConfig } from '@latchkey/config';
-import { createServiceClient, startRequestContext, tlsFilesOf } from '@latchkey/grpc-kit';
+import { env, loadConfig } from '@latchkey/config';
+import { createServiceClient, startRequestContext } from '@latchkey/grpc-kit';
 import { createLogger } from '@latchkey/telemetry';
 import { randomUUID } from 'node:crypto';
 
@@ -11,14 +11,31 @@ import { randomUUID } from 'node:crypto';
  * latchkey-admin command"): in the identity image for `kubectl exec`, and as
  * `pnpm admin` against `pnpm stack`.
  */
-const configSchema = z.object({
-  GRPC_PORT: env.port(50051),
-  /** Where admin.v1 is served; default this pod's own identity. */
-  ADMIN_GRPC_ADDRESS: z.string().optional(),
-  GRPC_TLS_CERT_FILE: grpcServiceVariables.GRPC_TLS_CERT_FILE,
-  GRPC_TLS_KEY_FILE: grpcServiceVariables.GRPC_TLS_KEY_FILE,
-  GRPC_TLS_CA_FILE: grpcServiceVariables.GRPC_TLS_CA_FILE,
-});
+const configSchema = z
+  .object({
+    /** admin.v1's port on this host (identity's own variable, set in its pods). */
+    ADMIN_GRPC_PORT: env.port(50061),
+    /** Where admin.v1 is served; default this pod's own identity. */
+    ADMIN_GRPC_ADDRESS: z.string().optional(),
+    /**
+     * The operator's platform-client certificate and key (docs/integration.md,
+     * "The latchkey-admin command"): admin.v1 takes only certificates of the
+     * platform clients' CA, and answers the names its allow-list gives them.
+     */
+    ADMIN_TLS_CERT_FILE: z.string().optional(),
+    ADMIN_TLS_KEY_FILE: z.string().optional(),
+    /** The CA bundle that signed identity's certificate; default GRPC_TLS_CA_FILE (identity's pods have it). */
+    ADMIN_TLS_CA_FILE: z.string().optional(),
+    GRPC_TLS_CA_FILE: z.string().optional(),
+  })
+  .refine((config) => (config.ADMIN_TLS_CERT_FILE === undefined) === (config.ADMIN_TLS_KEY_FILE === undefined), {
+    message: 'ADMIN_TLS_CERT_FILE and ADMIN_TLS_KEY_FILE go together',
+    path: ['ADMIN_TLS_KEY_FILE'],
+  })
+  .refine((config) => config.ADMIN_TLS_CERT_FILE === undefined || (config.ADMIN_TLS_CA_FILE ?? config.GRPC_TLS_CA_FILE) !== undefined, {
+    message: 'is required with ADMIN_TLS_CERT_FILE (or GRPC_TLS_CA_FILE): the CA bundle that signed identity’s certificate',
+    path: ['ADMIN_TLS_CA_FILE'],
+  });
 
 const USAGE = `usage: latchkey-admin [--json] <command>
   users find --id <id> | --email <email> | --handle <handle>
@@ -125,8 +142,12 @@ async function main(argv: readonly string[]): Promise<number> {
     return args.length === 0 ? 2 : 0;
   }
   const config = loadConfig(configSchema, process.env);
-  const address = config.ADMIN_GRPC_ADDRESS ?? `127.0.0.1:${config.GRPC_PORT}`;
-  const admin = createServiceClient(adminV1.AdminServiceService, address, { tls: tlsFilesOf(config) });
+  const address = config.ADMIN_GRPC_ADDRESS ?? `127.0.0.1:${config.ADMIN_GRPC_PORT}`;
+  const tls =
+    config.ADMIN_TLS_CERT_FILE === undefined
+      ? {}
+      : { certFile: config.ADMIN_TLS_CERT_FILE, keyFile: config.ADMIN_TLS_KEY_FILE, caFile: config.ADMIN_TLS_CA_FILE ?? config.GRPC_TLS_CA_FILE };
+  const admin = createServiceClient(adminV1.AdminServiceService, address, { tls });
   const logger = createLogger({ service: 'latchkey-admin', level: 'silent' });
   try {
     const { rows, next } = await run(admin, args, () => startRequestContext({ requestId: randomUUID(), logger, deadline: Date.now() + 10_000 }));
