@@ -167,10 +167,14 @@ which test/deployment/nats-authorization.test.ts holds this to.
 {{- $jobs := printf "%s_JOBS" (upper $prefix) -}}
 {{- $dead := printf "%s_DEAD" (upper $prefix) -}}
 {{- $events := printf "%s_EVENTS" (upper $prefix) -}}
-{{- $publish := list "$JS.API.INFO" -}}
+{{- $publish := list -}}
+{{- /* Only the jobs worker, which owns the streams, may create and update them; no unit may delete one. */ -}}
+{{- if eq .name "jobs" -}}
+{{- $publish = append $publish "$JS.API.INFO" -}}
 {{- range $action := list "INFO" "CREATE" "UPDATE" -}}
 {{- range $stream := list $jobs $dead $events -}}
 {{- $publish = append $publish (printf "$JS.API.STREAM.%s.%s" $action $stream) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- $produced := dict
