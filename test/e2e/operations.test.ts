@@ -112,6 +112,27 @@ describe('operations endpoints', () => {
     expect(metrics.text).toMatch(/process_resident_memory_bytes/);
   });
 
+  it('exports no metric label that Prometheus sets on a scraped target, so no alert loses one to exported_<label>', async () => {
+    const account = await signedInAccount(stack, 'metrics');
+    await account.client.get('/v0/posts');
+    const targetLabels = ['job', 'instance', 'namespace', 'pod', 'service', 'container', 'endpoint'];
+    const labelNames = new Map<string, Set<string>>();
+    for (const unit of stack.processes.keys()) {
+      const text = (await new ApiClient(stack.operationsUrl(unit)).get('/metrics')).text;
+      const names = new Set([...text.matchAll(/[{,]([a-zA-Z_][a-zA-Z0-9_]*)="/g)].map(([, name]) => name!));
+      labelNames.set(unit, names);
+      expect({ unit, clashes: targetLabels.filter((label) => names.has(label)) }).toEqual({ unit, clashes: [] });
+      expect(text).toMatch(new RegExp(`\\bunit="${unit}"`));
+    }
+    // What the alerts group by: the gRPC service of a call, and the kind of a job.
+    expect(labelNames.get('identity')).toContain('grpc_service');
+    const jobs = await waitFor(async () => {
+      const text = (await new ApiClient(stack.operationsUrl('jobs')).get('/metrics')).text;
+      return /jobs_processed_total\{[^}]*job_type="mail"/.test(text) ? text : undefined;
+    }, { description: 'the sign-up mail to be counted' });
+    expect(jobs).not.toMatch(/jobs_processed_total\{[^}]*\bjob="/);
+  });
+
   it('serves an OpenAPI 3.1 document of every /v0 route with named schemas', async () => {
     const { body } = await new ApiClient(stack.gatewayUrl).get<{
       openapi: string;

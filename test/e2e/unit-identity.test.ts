@@ -120,7 +120,7 @@ describe('every unit with an identity of its own', () => {
     await waitFor(async () => ((await anonymous.get(postUrl)).status === 404 ? true : undefined), { description: 'the cleanup to delete the post' });
     const completedCleanups = async () => {
       const metrics = await (await fetch(`${stack.operationsUrl('jobs')}/metrics`)).text();
-      return Number(/jobs_processed_total\{[^}]*job="account_cleanup"[^}]*outcome="completed"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0);
+      return Number(/jobs_processed_total\{[^}]*job_type="account_cleanup"[^}]*outcome="completed"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0);
     };
     await waitFor(async () => ((await completedCleanups()) > 0 ? true : undefined), { description: 'the account cleanup to complete' });
   });

@@ -2,10 +2,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 
-/** A registry with Node's process metrics already collected. */
-export function createMetricsRegistry(service: string): Registry {
+/**
+ * A registry with Node's process metrics already collected, every series
+ * labelled with its unit. The label is `unit`, not `service`: Prometheus
+ * scraping through a Service (the Prometheus Operator's ServiceMonitor)
+ * sets `service` itself and would rename ours to `exported_service`.
+ */
+export function createMetricsRegistry(unit: string): Registry {
   const registry = new Registry();
-  registry.setDefaultLabels({ service });
+  registry.setDefaultLabels({ unit });
   // The default 10 ms event-loop sampler costs an idle process about 10 ms of CPU a second.
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   return registry;

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
 import { adminV1 } from '@latchkey/contracts';
-import { env, loadConfig } from '@latchkey/config';
+import { loadConfig } from '@latchkey/config';
+import { adminCliConfigSchema } from './admin-cli-config';
 import { createServiceClient, startRequestContext } from '@latchkey/grpc-kit';
 import { createLogger } from '@latchkey/telemetry';
 import { randomUUID } from 'node:crypto';
@@ -11,32 +11,6 @@ import { randomUUID } from 'node:crypto';
  * latchkey-admin command"): in the identity image for `kubectl exec`, and as
  * `pnpm admin` against `pnpm stack`.
  */
-const configSchema = z
-  .object({
-    /** admin.v1's port on this host (identity's own variable, set in its pods). */
-    ADMIN_GRPC_PORT: env.port(50061),
-    /** Where admin.v1 is served; default this pod's own identity. */
-    ADMIN_GRPC_ADDRESS: z.string().optional(),
-    /**
-     * The operator's platform-client certificate and key (docs/integration.md,
-     * "The latchkey-admin command"): admin.v1 takes only certificates of the
-     * platform clients' CA, and answers the names its allow-list gives them.
-     */
-    ADMIN_TLS_CERT_FILE: z.string().optional(),
-    ADMIN_TLS_KEY_FILE: z.string().optional(),
-    /** The CA bundle that signed identity's certificate; default GRPC_TLS_CA_FILE (identity's pods have it). */
-    ADMIN_TLS_CA_FILE: z.string().optional(),
-    GRPC_TLS_CA_FILE: z.string().optional(),
-  })
-  .refine((config) => (config.ADMIN_TLS_CERT_FILE === undefined) === (config.ADMIN_TLS_KEY_FILE === undefined), {
-    message: 'ADMIN_TLS_CERT_FILE and ADMIN_TLS_KEY_FILE go together',
-    path: ['ADMIN_TLS_KEY_FILE'],
-  })
-  .refine((config) => config.ADMIN_TLS_CERT_FILE === undefined || (config.ADMIN_TLS_CA_FILE ?? config.GRPC_TLS_CA_FILE) !== undefined, {
-    message: 'is required with ADMIN_TLS_CERT_FILE (or GRPC_TLS_CA_FILE): the CA bundle that signed identity’s certificate',
-    path: ['ADMIN_TLS_CA_FILE'],
-  });
-
 const USAGE = `usage: latchkey-admin [--json] <command>
   users find --id <id> | --email <email> | --handle <handle>
   users list [--page-size N] [--page-token T]
@@ -141,7 +115,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return args.length === 0 ? 2 : 0;
   }
-  const config = loadConfig(configSchema, process.env);
+  const config = loadConfig(adminCliConfigSchema, process.env);
   const address = config.ADMIN_GRPC_ADDRESS ?? `127.0.0.1:${config.ADMIN_GRPC_PORT}`;
   const tls =
     config.ADMIN_TLS_CERT_FILE === undefined
