@@ -4,7 +4,7 @@
 // value is in values.schema.json, which refuses a misspelt or mistyped one.
 import { findObject, isHook, type K8sObject, productionValues, removeValuesFiles, renderChart, runHelm, templateArgs, writeValuesFile } from './helm';
 import { unknownFields, validateWithModel } from './manifest-validation';
-import { componentOf, mainContainer, podTemplate, selects } from './workloads';
+import { componentOf, podTemplate, selects } from './workloads';
 
 afterAll(removeValuesFiles);
 
