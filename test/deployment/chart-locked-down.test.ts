@@ -201,6 +201,24 @@ describe('autoscalers own the replica count', () => {
   });
 });
 
+describe('a CA rotation with cert-manager', () => {
+  test('mtls.trustBundle makes every unit trust a ConfigMap’s bundle (trust-manager’s), which Reloader watches too', () => {
+    const objects = renderChart({ values: [productionValues], set: ['mtls.trustBundle.configMapName=latchkey-trust', 'mtls.trustBundle.key=bundle.pem', 'secrets.reloader=true'] });
+    for (const object of objects.filter((candidate) => candidate.kind === 'Deployment')) {
+      const pod = podTemplate(object).spec;
+      const container = pod.containers[0]!;
+      expect(pod.volumes?.find((volume) => volume.name === 'trust-bundle')).toEqual({ name: 'trust-bundle', configMap: { name: 'latchkey-trust', items: [{ key: 'bundle.pem', path: 'bundle.pem' }] } });
+      expect(container.volumeMounts).toContainEqual({ name: 'trust-bundle', mountPath: '/etc/latchkey/trust', readOnly: true });
+      expect(object.metadata.annotations?.['configmap.reloader.stakater.com/reload']).toBe('latchkey-trust');
+    }
+    const configMap = findObject(objects, 'ConfigMap', 'latchkey-posts').data as Record<string, string>;
+    expect(configMap.GRPC_TLS_CA_FILE).toBe('/etc/latchkey/trust/bundle.pem');
+    const testPod = findObject(objects, 'Pod', 'latchkey-connection-test').spec as { containers: { env: { name: string; value: string }[] }[] };
+    expect(testPod.containers[0]!.env).toContainEqual({ name: 'GRPC_TLS_CA_FILE', value: '/etc/latchkey/trust/bundle.pem' });
+    expectValid(objects.filter((object) => object.kind === 'Deployment' || object.kind === 'Pod'));
+  });
+});
+
 describe('Reloader', () => {
   test('rolls a unit when one of its mTLS Secrets changes: its certificate, the platform clients’ CA, latchkey-admin’s', () => {
     const objects = renderChart({ values: [productionValues], set: ['secrets.reloader=true'] });

@@ -181,6 +181,18 @@ there, and NetworkPolicy opens that port to networkPolicy.platformApi.from.
 {{- if .unit.ports.admin -}}admin{{- else if and (eq .unit.kind "http") .unit.ports.grpc -}}grpc{{- end -}}
 {{- end -}}
 
+{{/*
+The CA bundle a unit trusts: the trust bundle's key when mtls.trustBundle
+names a ConfigMap (a CA rotation's overlap), else the unit's own ca.crt.
+*/}}
+{{- define "latchkey.trustedCaFile" -}}
+{{- if .Values.mtls.trustBundle.configMapName -}}
+{{- printf "%s/%s" (trimSuffix "/" .Values.mtls.trustBundle.mountPath) .Values.mtls.trustBundle.key -}}
+{{- else -}}
+{{- printf "%s/ca.crt" (trimSuffix "/" .Values.mtls.mountPath) -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The Secret of latchkey-admin's platform-client certificate, mounted into identity's pods. */}}
 {{- define "latchkey.adminCliSecretName" -}}
 {{- default (printf "%s-admin-cli-mtls" (include "latchkey.fullname" .)) .Values.mtls.adminCli.secretName -}}
@@ -302,7 +314,7 @@ only.
 {{- $dir := trimSuffix "/" $root.Values.mtls.mountPath -}}
 {{- $_ := set $env "GRPC_TLS_CERT_FILE" (printf "%s/tls.crt" $dir) -}}
 {{- $_ := set $env "GRPC_TLS_KEY_FILE" (printf "%s/tls.key" $dir) -}}
-{{- $_ := set $env "GRPC_TLS_CA_FILE" (printf "%s/ca.crt" $dir) -}}
+{{- $_ := set $env "GRPC_TLS_CA_FILE" (include "latchkey.trustedCaFile" $root) -}}
 {{- if include "latchkey.platformPort" . -}}
 {{- $_ := set $env "PLATFORM_TLS_CA_FILE" (printf "%s/ca.crt" (trimSuffix "/" $root.Values.mtls.platformClients.mountPath)) -}}
 {{- end -}}
