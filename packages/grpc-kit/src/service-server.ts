@@ -156,11 +156,9 @@ export class ServiceServer {
         callback({ code: GrpcStatus.PERMISSION_DENIED, details: 'This unit may not call this service.' });
         return;
       }
-      const requestIdGiven = call.metadata.get(metadataKeys.requestId)[0];
+      const given = call.metadata.get(metadataKeys.requestId)[0];
       const requestId =
-        typeof requestIdGiven === 'string' && requestIdGiven.length > 0 && requestIdGiven.length <= MAX_REQUEST_ID_LENGTH
-          ? requestIdGiven
-          : randomUUID();
+        typeof given === 'string' && given.length > 0 && given.length <= MAX_REQUEST_ID_LENGTH ? given : randomUUID();
       const started = startRequestContext({
         requestId,
         logger: baseLogger.child({ request_id: requestId, rpc: method }),

@@ -26,10 +26,10 @@ export const adminAllowedCallersSchema = z
     }
   })
   .pipe(
-    z.record(
-      z.string().refine((name) => name === EVERY_METHOD || adminRpcNames.includes(name), {
-        message: `must be "*" or an admin.v1 RPC (${adminRpcNames.join(', ')})`,
-      }),
-      z.array(z.string().min(1)),
-    ),
+    z.record(z.string(), z.array(z.string().min(1))).superRefine((allowList, context) => {
+      for (const name of Object.keys(allowList)) {
+        if (name === EVERY_METHOD || adminRpcNames.includes(name)) continue;
+        context.addIssue({ code: 'custom', path: [name], message: `must be "*" or an admin.v1 RPC (${adminRpcNames.join(', ')})` });
+      }
+    }),
   );
