@@ -144,6 +144,7 @@ describe('operations endpoints', () => {
       [
         '/v0/auth/change-email',
         '/v0/auth/change-password',
+        '/v0/auth/cancel-email-change',
         '/v0/auth/confirm-email-change',
         '/v0/auth/forgot-password',
         '/v0/auth/login',
@@ -192,6 +193,8 @@ describe('operations endpoints', () => {
 describe('a service outage', () => {
   it('answers 503 service:unavailable where identity is needed while it is down, and the gateway stays ready', async () => {
     const account = await signedInAccount(stack, 'outage');
+    // A signed-in request: the gateway now knows the account's state, which stands in while identity is away.
+    expect((await account.client.get('/v0/users/me')).status).toBe(200);
     const identity = stack.processes.get('identity')!;
     process.kill(identity.pid!, 'SIGKILL');
     const client = new ApiClient(stack.gatewayUrl);
@@ -210,7 +213,7 @@ describe('a service outage', () => {
     const change = await account.client.post('/v0/auth/change-email', { current_password: PASSWORD, new_email: 'new@example.com' });
     expect(change.status).toBe(503);
     expect(change.body).toMatchObject({ code: 'service:unavailable', status: 503 });
-    // The account view kept in the session still answers: it needs no service.
+    // The account view kept in the session still answers, on the account state the gateway knew (docs/operations.md, "What each route needs").
     expect((await account.client.get('/v0/users/me')).status).toBe(200);
     const register = await client.post('/v0/users', { handle: 'during_outage', email: 'outage@example.com', password: 'long enough pass' });
     expect(register.status).toBe(503);
