@@ -110,7 +110,9 @@ FROM runtime AS identity
 COPY --from=identity-deploy /out /app
 # latchkey-admin, for kubectl exec (docs/integration.md, "The latchkey-admin command").
 COPY --chmod=0755 services/identity/bin/latchkey-admin /usr/local/bin/latchkey-admin
-EXPOSE 50051 9464
+# admin.v1 on a port of its own, where latchkey-admin in the container finds it.
+ENV ADMIN_GRPC_PORT=50052
+EXPOSE 50051 50052 9464
 CMD ["node", "dist/main.js", "serve"]
 
 # Every gRPC service listens on 50051 in its own container, as the chart

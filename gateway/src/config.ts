@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+import {
+  backingServices,
+  env,
+  grpcServiceVariables,
+  loadConfig,
+  mutualTlsVariables,
+  platformApiVariables,
+  platformCaGiven,
+  platformCaProblem,
+  processVariables,
+} from '@latchkey/config';
 import { signingKeysSchema } from './tokens/signing-keys';
 
 /**
@@ -14,15 +24,20 @@ export const configSchema = z.object({
   ...processVariables,
   GATEWAY_HOST: z.string().default('0.0.0.0'),
   GATEWAY_PORT: env.port(8080),
+  /** The address of the gateway's other listeners (sessions.v1, metrics); `pnpm stack` sets 127.0.0.1. */
+  LISTEN_HOST: grpcServiceVariables.LISTEN_HOST,
   /** `/metrics`, `/healthz` and `/readyz`, apart from the public port, as on every unit. */
   METRICS_PORT: grpcServiceVariables.METRICS_PORT,
   /** sessions.v1, for the services beside Latchkey (docs/integration.md). */
   GRPC_PORT: env.port(50055),
+  GRPC_MAX_CONNECTION_AGE_MS: grpcServiceVariables.GRPC_MAX_CONNECTION_AGE_MS,
   /**
-   * With mutual TLS, the Subject CNs of the services that may call
-   * sessions.v1; none by default. Over plaintext there is no caller to check.
+   * With mutual TLS, the subject alternative names (DNS or URI) of the
+   * platform clients' certificates that may call sessions.v1; none by
+   * default. Over plaintext there is no caller to check.
    */
   SESSIONS_GRPC_ALLOWED_CALLERS: env.csv(),
+  ...platformApiVariables,
   REDIS_URL: backingServices.REDIS_URL,
   REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
   IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
@@ -31,9 +46,7 @@ export const configSchema = z.object({
   POSTS_GRPC_ADDRESS: z.string().default('127.0.0.1:50054'),
   PASSKEYS_GRPC_ADDRESS: z.string().default('127.0.0.1:50056'),
   GRPC_DEADLINE_MS: env.int(5_000, 100, 120_000),
-  GRPC_TLS_CERT_FILE: grpcServiceVariables.GRPC_TLS_CERT_FILE,
-  GRPC_TLS_KEY_FILE: grpcServiceVariables.GRPC_TLS_KEY_FILE,
-  GRPC_TLS_CA_FILE: grpcServiceVariables.GRPC_TLS_CA_FILE,
+  ...mutualTlsVariables,
   PUBLIC_APP_URL: env.url(['http', 'https']),
   ALLOWED_ORIGINS: env.csv(),
   COOKIE_SECURE: env.bool(true),
@@ -78,10 +91,12 @@ export const configSchema = z.object({
   WEB_APP_ENABLED: env.bool(true),
   /** Sizes the body limit of post routes; the posts service enforces the limit itself. */
   POSTS_MAX_CONTENT_BYTES: env.int(1_048_576, 1, 3 * 1_048_576),
-}).refine((config) => config.COOKIE_SECURE || !/^__(Host|Secure)-/.test(config.SESSION_COOKIE_NAME), {
-  message: 'a __Host- or __Secure- cookie name needs COOKIE_SECURE=true: browsers drop such cookies without Secure',
-  path: ['SESSION_COOKIE_NAME'],
-});
+})
+  .refine((config) => config.COOKIE_SECURE || !/^__(Host|Secure)-/.test(config.SESSION_COOKIE_NAME), {
+    message: 'a __Host- or __Secure- cookie name needs COOKIE_SECURE=true: browsers drop such cookies without Secure',
+    path: ['SESSION_COOKIE_NAME'],
+  })
+  .refine(platformCaGiven, platformCaProblem);
 
 export type GatewayConfig = z.output<typeof configSchema>;
 

@@ -1,14 +1,15 @@
 import { z } from 'zod';
-import { env, grpcServiceVariables, loadConfig } from '@latchkey/config';
+import { env, loadConfig, mutualTlsVariables } from '@latchkey/config';
 import { HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
 
 /**
  * `node dist/connection-check.js`: what `helm test` runs in the gateway's
  * image (charts/latchkey/templates/tests/connection-test.yaml;
  * docs/operations.md, "Checking an install"). It asks the gateway's
- * /readyz through its Service, and every gRPC unit's grpc.health.v1
- * through theirs, with the gateway's certificate when mutual TLS is on,
- * prints one JSON line per check and exits 1 if any failed.
+ * `/dependencies` through its Service (whether the gateway reaches Redis
+ * and every unit), and every gRPC unit's grpc.health.v1 through theirs,
+ * with the gateway's certificate when mutual TLS is on, prints one JSON
+ * line per check and exits 1 if any failed.
  */
 const target = z
   .string()
@@ -19,12 +20,10 @@ const target = z
   });
 
 const configSchema = z.object({
-  CHECK_READY_URL: env.url(['http', 'https']),
+  CHECK_DEPENDENCIES_URL: env.url(['http', 'https']),
   CHECK_GRPC_TARGETS: env.csv().pipe(z.array(target)),
   CHECK_TIMEOUT_MS: env.int(5_000, 100, 60_000),
-  GRPC_TLS_CERT_FILE: grpcServiceVariables.GRPC_TLS_CERT_FILE,
-  GRPC_TLS_KEY_FILE: grpcServiceVariables.GRPC_TLS_KEY_FILE,
-  GRPC_TLS_CA_FILE: grpcServiceVariables.GRPC_TLS_CA_FILE,
+  ...mutualTlsVariables,
 });
 
 export type ConnectionCheckConfig = z.output<typeof configSchema>;
@@ -35,12 +34,17 @@ export interface CheckResult {
   readonly detail: string;
 }
 
-async function readiness(url: string, timeoutMs: number): Promise<CheckResult> {
+const dependencyAnswer = z.record(z.string(), z.enum(['up', 'down']));
+
+/** One result per dependency the gateway names (`gateway → redis`), or one for the URL when it does not answer. */
+async function gatewayDependencies(url: string, timeoutMs: number): Promise<CheckResult[]> {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    return { check: url, ok: response.status === 200, detail: `HTTP ${response.status}` };
+    const answer = dependencyAnswer.safeParse(await response.json().catch(() => undefined));
+    if (!answer.success) return [{ check: url, ok: false, detail: `HTTP ${response.status}, not a dependency list` }];
+    return Object.entries(answer.data).map(([name, state]) => ({ check: `gateway → ${name}`, ok: state === 'up', detail: state }));
   } catch (error) {
-    return { check: url, ok: false, detail: (error as Error).message };
+    return [{ check: url, ok: false, detail: (error as Error).message }];
   }
 }
 
@@ -56,10 +60,11 @@ async function grpcHealth(address: string, service: string, config: ConnectionCh
 
 /** Runs every check at once and answers their results. */
 export async function checkConnections(config: ConnectionCheckConfig): Promise<CheckResult[]> {
-  return Promise.all([
-    readiness(config.CHECK_READY_URL, config.CHECK_TIMEOUT_MS),
+  const [dependencies, ...units] = await Promise.all([
+    gatewayDependencies(config.CHECK_DEPENDENCIES_URL, config.CHECK_TIMEOUT_MS),
     ...config.CHECK_GRPC_TARGETS.map(({ address, service }) => grpcHealth(address, service, config)),
   ]);
+  return [...dependencies, ...units];
 }
 
 export function loadConnectionCheckConfig(environment: Record<string, string | undefined> = process.env): ConnectionCheckConfig {

@@ -10,6 +10,7 @@ import type { IdentityClient, OAuthClient, PasskeysClient, PostsClient, TotpClie
 import type { CookieSettings } from './sessions/session-cookie';
 import type { SessionStore } from './sessions/session-store';
 import type { ServiceTokens } from './tokens/service-tokens';
+import type { DependencyStatus } from './dependency-status';
 
 /**
  * Everything the gateway builds once at start: the composition root hands
@@ -32,6 +33,12 @@ export interface GatewayDeps {
   readonly registry: Registry;
   readonly cookie: CookieSettings;
   readonly allowedOrigins: ReadonlySet<string>;
-  /** Whether Redis and every service answer, for /readyz. */
-  readonly ready: () => Promise<boolean>;
+  /**
+   * Whether this gateway takes traffic, for /readyz: until it drains. It
+   * does not weigh its dependencies, so that one of them down fails only
+   * the routes that need it (docs/operations.md, "Probes").
+   */
+  readonly ready: () => boolean;
+  /** Whether Redis and every unit answer, for /dependencies and `dependency_up`. */
+  readonly dependencies: DependencyStatus;
 }

@@ -16,6 +16,7 @@ import { AppError } from '@latchkey/errors';
 import { AccountStates } from './sessions/account-states';
 import { SessionStore } from './sessions/session-store';
 import { ServiceTokens } from './tokens/service-tokens';
+import { DependencyStatus, redisCheck, unitCheck } from './dependency-status';
 
 const HOUR_MS = 60 * 60 * 1000;
 /** Accounts whose state one gateway remembers: about 100 bytes each. */
@@ -25,9 +26,14 @@ const ACCOUNT_STATE_MAX_ENTRIES = 100_000;
  * Builds everything the routes use from the configuration and a Redis
  * client: one long-lived channel per service, the stores and limits. Nothing
  * connects until it is first used, so the OpenAPI document can be built from
- * the same wiring without a running system. `close` releases the channels.
+ * the same wiring without a running system. `drain` makes readiness fail
+ * while the gateway stops; `close` releases the channels.
  */
-export function createGatewayDeps(config: GatewayConfig, logger: Logger, redis: Redis): { deps: GatewayDeps; close: () => void } {
+export function createGatewayDeps(
+  config: GatewayConfig,
+  logger: Logger,
+  redis: Redis,
+): { deps: GatewayDeps; drain: () => void; close: () => void } {
   const tls = tlsFilesOf(config);
   const clientOptions = { tls };
   const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
@@ -37,15 +43,16 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger, redis: 
   const passkeys = createServiceClient(passkeysV1.PasskeysServiceService, config.PASSKEYS_GRPC_ADDRESS, clientOptions);
   const probes = (
     [
-      [config.IDENTITY_GRPC_ADDRESS, 'identity.v1.IdentityService'],
-      [config.POSTS_GRPC_ADDRESS, 'posts.v1.PostsService'],
-      [config.TOTP_GRPC_ADDRESS, 'totp.v1.TotpService'],
-      [config.OAUTH_GRPC_ADDRESS, 'oauth.v1.OAuthService'],
-      [config.PASSKEYS_GRPC_ADDRESS, 'passkeys.v1.PasskeysService'],
+      ['identity', config.IDENTITY_GRPC_ADDRESS, 'identity.v1.IdentityService'],
+      ['posts', config.POSTS_GRPC_ADDRESS, 'posts.v1.PostsService'],
+      ['totp', config.TOTP_GRPC_ADDRESS, 'totp.v1.TotpService'],
+      ['oauth', config.OAUTH_GRPC_ADDRESS, 'oauth.v1.OAuthService'],
+      ['passkeys', config.PASSKEYS_GRPC_ADDRESS, 'passkeys.v1.PasskeysService'],
     ] as const
-  ).map(([address, service]) => ({ probe: new HealthProbe(address, tls), service }));
+  ).map(([unit, address, service]) => ({ unit, probe: new HealthProbe(address, tls), service }));
 
   const registry = createMetricsRegistry('gateway');
+  let draining = false;
   const postListCacheRequests = new Counter({
     name: 'post_list_cache_requests_total',
     help: 'Requests for the newest post page, by outcome: hit (served from memory), miss (fetched from posts), bypassed (Redis unavailable).',
@@ -120,20 +127,18 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger, redis: 
     registry,
     cookie: { name: config.SESSION_COOKIE_NAME, secure: config.COOKIE_SECURE, maxAgeSeconds: config.AUTH_SESSION_MAX_LIFETIME_HOURS * 3600 },
     allowedOrigins: allowedOrigins(config.PUBLIC_APP_URL, config.ALLOWED_ORIGINS),
-    ready: async () => {
-      const answers = await Promise.all([
-        redis.ping().then(
-          () => true,
-          () => false,
-        ),
-        ...probes.map(({ probe, service }) => probe.serving(service)),
-      ]);
-      return answers.every(Boolean);
-    },
+    ready: () => !draining,
+    dependencies: new DependencyStatus(
+      [redisCheck(redis), ...probes.map(({ unit, probe, service }) => unitCheck(unit, probe, service))],
+      registry,
+    ),
   };
 
   return {
     deps,
+    drain() {
+      draining = true;
+    },
     close() {
       identity.close();
       posts.close();

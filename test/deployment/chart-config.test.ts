@@ -10,6 +10,7 @@ import { testSigningKeys } from '@latchkey/test-kit';
 import { units as catalogue } from '@latchkey/units';
 import { configSchema as gatewaySchema, loadGatewayConfig } from '../../gateway/src/config';
 import { configSchema as identitySchema, loadIdentityConfig } from '../../services/identity/src/config';
+import { adminCliConfigSchema } from '../../services/identity/src/admin-cli-config';
 import { configSchema as jobsSchema, loadJobsConfig } from '../../services/jobs/src/config';
 import { configSchema as oauthSchema, loadOAuthConfig } from '../../services/oauth/src/config';
 import { configSchema as postsSchema, loadPostsConfig } from '../../services/posts/src/config';
@@ -21,11 +22,13 @@ import { componentOf, containerEnvironment, mainContainer } from './workloads';
 interface ProcessConfig {
   schema: z.ZodObject;
   load: (environment: Record<string, string | undefined>) => unknown;
+  /** Another process run in the unit's pods (latchkey-admin in identity's), reading the same environment. */
+  alsoRead?: z.ZodObject;
 }
 
 const processes: Record<string, ProcessConfig> = {
   gateway: { schema: gatewaySchema, load: loadGatewayConfig },
-  identity: { schema: identitySchema, load: loadIdentityConfig },
+  identity: { schema: identitySchema, load: loadIdentityConfig, alsoRead: adminCliConfigSchema },
   posts: { schema: postsSchema, load: loadPostsConfig },
   totp: { schema: totpSchema, load: loadTotpConfig },
   oauth: { schema: oauthSchema, load: loadOAuthConfig },
@@ -126,7 +129,7 @@ describe.each(variants)('with %s values', (variant, valuesFiles) => {
   }
 
   describe.each(Object.keys(processes))('%s', (unit) => {
-    const { schema, load } = processes[unit]!;
+    const { schema, load, alsoRead } = processes[unit]!;
 
     test('its Deployment and migration Job get every variable the process requires', () => {
       const workloads = workloadsOf(unit);
@@ -139,7 +142,7 @@ describe.each(variants)('with %s values', (variant, valuesFiles) => {
     });
 
     test('every variable the chart sets is one the process reads', () => {
-      const known = new Set(Object.keys(schema.shape));
+      const known = new Set([...Object.keys(schema.shape), ...Object.keys(alsoRead?.shape ?? {})]);
       for (const workload of workloadsOf(unit)) {
         const environment = containerEnvironment(objects, mainContainer(workload));
         const unknown = [...environment.names].filter((name) => !known.has(name));

@@ -175,9 +175,8 @@ describe.each(variants)('helm template with %s values', (variant) => {
     }
   });
 
-  test('probes: native gRPC for gRPC units without mTLS, HTTP on a declared port otherwise', () => {
+  test('probes: HTTP on a declared port for every unit, the same with and without mTLS', () => {
     const objects = objectsOf(variant);
-    const mtls = variant === 'production';
     for (const unit of unitNames) {
       const container = mainContainer(deployment(objects, unit));
       const ports = new Map(container.ports?.map((port) => [port.name, port.containerPort]));
@@ -188,15 +187,17 @@ describe.each(variants)('helm template with %s values', (variant) => {
       ];
       for (const [name, probe] of probes) {
         expect(probe).toBeDefined();
-        if (units[unit]!.kind === 'grpc' && !mtls) {
-          expect(probe?.grpc?.port).toBe(ports.get('grpc'));
-          expect(probe?.grpc?.service).toBe(name === 'readiness' ? units[unit]!.health : undefined);
-        } else {
-          const port = units[unit]!.kind === 'http' ? 'http' : 'metrics';
-          expect(probe?.httpGet).toEqual({ path: name === 'readiness' ? '/readyz' : '/healthz', port });
-          expect(ports.has(port)).toBe(true);
-        }
+        expect(probe?.grpc).toBeUndefined();
+        const port = units[unit]!.kind === 'http' ? 'http' : 'metrics';
+        expect(probe?.httpGet).toEqual({ path: name === 'readiness' ? '/readyz' : '/healthz', port });
+        expect(ports.has(port)).toBe(true);
       }
+      // docs/operations.md, "Probes": readiness means the same with mutual TLS and without.
+      const withoutMtls = mainContainer(deployment(objectsOf('default'), unit));
+      expect({ unit, probes: [container.startupProbe, container.livenessProbe, container.readinessProbe].map((probe) => probe?.httpGet) }).toEqual({
+        unit,
+        probes: [withoutMtls.startupProbe, withoutMtls.livenessProbe, withoutMtls.readinessProbe].map((probe) => probe?.httpGet),
+      });
     }
   });
 
@@ -257,9 +258,13 @@ describe.each(variants)('helm template with %s values', (variant) => {
         // sessions.v1 is closed until networkPolicy.platformApi.from names the services that introspect sessions.
         expect(rulesFor('grpc')).toEqual([]);
       }
+      // admin.v1 likewise: its port is closed until networkPolicy.platformApi.from names the callers.
+      expect(rulesFor('admin')).toEqual([]);
       const metricsRules = rulesFor('metrics');
       expect(metricsRules).toHaveLength(1);
-      expect(metricsRules[0]?.from?.length ?? 0).toBe(values.metricsFrom);
+      // Where the scraper is named, the gateway's also admits the `helm test` Pod (its /dependencies).
+      const testPod = units[unit]!.kind === 'http' && values.metricsFrom > 0 ? 1 : 0;
+      expect(metricsRules[0]?.from?.length ?? 0).toBe(values.metricsFrom + testPod);
       // No rule opens a port the pod does not serve.
       const served = new Set(mainContainer(deployment(objects, unit)).ports?.map((port) => port.name));
       for (const rule of spec.ingress) for (const port of rule.ports) expect(served.has(port.port)).toBe(true);
@@ -356,15 +361,17 @@ describe('production values', () => {
     expect(container.image).toBe(mainContainer(deployment(objects, 'gateway')).image);
     expect(container.command).toEqual(['node', 'dist/connection-check.js']);
     const env = Object.fromEntries(container.env.map((variable) => [variable.name, variable.value]));
-    expect(env.CHECK_READY_URL).toBe('http://latchkey-gateway:8080/readyz');
+    expect(env.CHECK_DEPENDENCIES_URL).toBe('http://latchkey-gateway:9464/dependencies');
     const grpcUnits = catalogue.filter((unit) => unit.kind === 'grpc');
     expect(env.CHECK_GRPC_TARGETS!.split(',').sort()).toEqual(grpcUnits.map((unit) => `latchkey-${unit.name}:50051=${unit.grpcService}`).sort());
     expect(env.GRPC_TLS_CERT_FILE).toBeDefined();
     expect(spec.volumes?.[0]?.secret?.secretName).toBe('latchkey-gateway-mtls');
     // The NetworkPolicies let it reach the gateway's public port even where that is restricted to the ingress.
     const gatewayPolicy = findObject(objects, 'NetworkPolicy', 'latchkey-gateway').spec as { ingress: { ports: { port: string }[]; from?: { podSelector?: { matchLabels: Record<string, string> } }[] }[] };
-    const httpPeers = gatewayPolicy.ingress.filter((rule) => rule.ports.some((port) => port.port === 'http')).flatMap((rule) => rule.from ?? []);
-    expect(httpPeers.some((peer) => selects(peer.podSelector?.matchLabels ?? { none: 'none' }, pod.metadata.labels ?? {}))).toBe(true);
+    for (const port of ['http', 'metrics']) {
+      const peers = gatewayPolicy.ingress.filter((rule) => rule.ports.some((candidate) => candidate.port === port)).flatMap((rule) => rule.from ?? []);
+      expect({ port, admitted: peers.some((peer) => selects(peer.podSelector?.matchLabels ?? { none: 'none' }, pod.metadata.labels ?? {})) }).toEqual({ port, admitted: true });
+    }
 
     const off = renderChart({ set: ['tests.enabled=false'] });
     expect(off.some((object) => object.kind === 'Pod')).toBe(false);
@@ -440,7 +447,7 @@ describe('production values', () => {
   });
 
   test('cert-manager issues each unit a certificate named for it, for its Service, for client and server use', () => {
-    const certificates = objectsOf('production').filter((object) => object.kind === 'Certificate');
+    const certificates = objectsOf('production').filter((object) => object.kind === 'Certificate' && componentOf(object) !== 'admin-cli');
     expect(certificates.map((certificate) => certificate.metadata.name).sort()).toEqual(unitNames.filter(speaksGrpc).map((unit) => `latchkey-${unit}-mtls`).sort());
     for (const unit of unitNames.filter(speaksGrpc)) {
       const { spec } = findObject(certificates, 'Certificate', `latchkey-${unit}-mtls`) as unknown as { spec: Record<string, unknown> };

@@ -196,7 +196,7 @@ describe('supported variations render', () => {
     }
     findObject(objects, 'Job', 'latchkey-audit-migrate');
     const audit = mainContainer(findObject(objects, 'Deployment', 'latchkey-audit'));
-    expect(audit.readinessProbe?.grpc).toEqual({ port: 50051, service: 'audit.v1.AuditService' });
+    expect(audit.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
     const gateway = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', 'latchkey-gateway')));
     expect(gateway.values.AUDIT_GRPC_ADDRESS).toBe('latchkey-audit:50051');
     expect(containerEnvironment(objects, audit).values.DATABASE_URL).toMatch(/^postgres:/);
@@ -245,10 +245,19 @@ describe('OAuth providers', () => {
     },
   };
 
-  function withProduction(overrides: { config?: Record<string, unknown>; secrets?: Record<string, unknown>; natsAuth?: Record<string, unknown> }): string {
+  /** Production needs mutual TLS; the Secrets are the operator's (no cert-manager). */
+  const productionMtls = { enabled: true, platformClients: { caSecretName: 'latchkey-platform-ca' } };
+
+  function withProduction(overrides: {
+    config?: Record<string, unknown>;
+    secrets?: Record<string, unknown>;
+    natsAuth?: Record<string, unknown>;
+    mtls?: Record<string, unknown>;
+  }): string {
     return writeValuesFile({
       config: { ...production.config, ...overrides.config },
       secrets: { ...production.secrets, ...overrides.secrets },
+      mtls: { ...productionMtls, ...overrides.mtls },
       ...(overrides.natsAuth ? { natsAuth: overrides.natsAuth } : {}),
     });
   }
@@ -287,7 +296,20 @@ describe('OAuth providers', () => {
   });
 
   test('certificates from cert-manager need the issuer that signs them', () => {
-    expectRejected({ set: ['mtls.enabled=true', 'mtls.certManager.enabled=true'] }, /mtls\.certManager\.issuerRef\.name: name the cert-manager CA issuer/);
+    expectRejected(
+      { set: ['mtls.enabled=true', 'mtls.platformClients.caSecretName=platform-ca', 'mtls.adminCli.enabled=false', 'mtls.certManager.enabled=true'] },
+      /mtls\.certManager\.issuerRef\.name: name the cert-manager CA issuer/,
+    );
+    expectRejected(
+      { set: ['mtls.enabled=true', 'mtls.platformClients.caSecretName=platform-ca', 'mtls.certManager.enabled=true', 'mtls.certManager.issuerRef.name=ca'] },
+      /mtls\.certManager\.platformIssuerRef\.name is required for latchkey-admin's certificate/,
+    );
+  });
+
+  test('production needs mutual TLS, and mutual TLS the platform clients’ CA', () => {
+    expectRejected({ values: [withProduction({ mtls: { enabled: false } })] }, /mtls\.enabled is required when config\.NODE_ENV is production/);
+    expectRejected({ set: ['mtls.enabled=true'] }, /mtls\.platformClients\.caSecretName is required with mtls\.enabled/);
+    expect(renderChart({ values: [withProduction({})] }).some((object) => object.kind === 'Deployment')).toBe(true);
   });
 
   test('in production, a provider variable left empty is refused, naming it', () => {
@@ -355,7 +377,15 @@ describe('names', () => {
     expect(release).toHaveLength(53);
     const objects = renderChart({
       release,
-      set: ['natsAuth.enabled=true', 'mtls.enabled=true', 'mtls.certManager.enabled=true', 'mtls.certManager.issuerRef.name=ca'],
+      set: [
+        'natsAuth.enabled=true',
+        'mtls.enabled=true',
+        'mtls.certManager.enabled=true',
+        'mtls.certManager.issuerRef.name=ca',
+        'mtls.certManager.platformIssuerRef.name=platform-ca',
+        'mtls.platformClients.caSecretName=platform-ca',
+        'networkPolicy.egress.enabled=true',
+      ],
     });
     for (const object of objects) expect({ name: object.metadata.name, length: object.metadata.name.length <= 63 }).toEqual({ name: object.metadata.name, length: true });
     const byKind = new Map<string, string[]>();

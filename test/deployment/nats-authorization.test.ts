@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { busUsers, connectToBus, ensureStreams, topology, type BusUser } from '@latchkey/job-streams';
+import { busUsers, connectToBus, ensureStreams, streamOwner, topology, type BusUser } from '@latchkey/job-streams';
 import { startOwnNatsServer, type OwnNatsServer } from '@latchkey/test-kit';
 import { devValues, findObject, isHook, productionValues, renderChart, repoRoot, type K8sObject } from './helm';
 import { containerEnvironment, mainContainer } from './workloads';
@@ -97,7 +97,37 @@ describe('a NATS server with the chart’s authorization block', () => {
     connectToBus({ NATS_URL: server.url, NATS_USER: unit, NATS_PASSWORD: pass }, { name: `test-${unit}` });
   const body = new TextEncoder().encode('{}');
 
-  test('lets every producer set up the streams and publish its own jobs, and nothing else', async () => {
+  test('lets only the worker create and update the streams, and no unit delete or purge one', async () => {
+    expect(streamOwner).toBe('jobs');
+    const worker = await connectAs('jobs');
+    try {
+      const jsm = await worker.jetstreamManager();
+      await ensureStreams(jsm, prefix);
+      // A second start brings the settings up to date, which is an update.
+      await ensureStreams(jsm, prefix);
+      for (const stream of [names.jobsStream, names.deadLetterStream, names.eventsStream]) {
+        await expect(jsm.streams.purge(stream)).rejects.toThrow();
+        await expect(jsm.streams.delete(stream)).rejects.toThrow();
+      }
+    } finally {
+      await worker.close();
+    }
+    for (const unit of natsUnits.filter((candidate) => candidate !== streamOwner)) {
+      const connection = await connectAs(unit);
+      try {
+        // Without $JS.API.INFO a manager cannot even be made: the producers have no stream API at all.
+        const jsm = await connection.jetstreamManager({ checkAPI: false });
+        await expect(jsm.streams.update(names.jobsStream, { max_age: 1e9 })).rejects.toThrow();
+        await expect(jsm.streams.add({ name: `${names.jobsStream}_SHADOW`, subjects: [names.subject('jobs.shadow.>')] })).rejects.toThrow();
+        await expect(jsm.streams.delete(names.eventsStream)).rejects.toThrow();
+        await expect(jsm.streams.purge(names.jobsStream)).rejects.toThrow();
+      } finally {
+        await connection.close();
+      }
+    }
+  });
+
+  test('lets every producer publish its own jobs into the worker’s streams, and nothing else', async () => {
     const produced: Record<Exclude<BusUser, 'jobs'>, string[]> = {
       identity: ['jobs.mail.send', 'jobs.user.deleted', 'jobs.sessions.revoked'],
       oauth: ['jobs.mail.send'],
@@ -109,7 +139,6 @@ describe('a NATS server with the chart’s authorization block', () => {
     for (const [unit, subjects] of Object.entries(produced) as [Exclude<BusUser, 'jobs'>, string[]][]) {
       const connection = await connectAs(unit);
       try {
-        await ensureStreams(await connection.jetstreamManager(), prefix);
         const jetstream = connection.jetstream();
         for (const subject of subjects) await expect(jetstream.publish(names.subject(subject), body)).resolves.toMatchObject({ stream: names.jobsStream });
         for (const subject of everyJob.filter((candidate) => !subjects.includes(candidate))) {
@@ -145,7 +174,7 @@ describe('a NATS server with the chart’s authorization block', () => {
       await expect(jsm.streams.deleteMessage(names.deadLetterStream, parked.seq)).resolves.toBe(true);
 
       // Another unit cannot create a consumer, nor read the worker's inbox, where pulled jobs (mails with their tokens) arrive.
-      await expect((await posts.jetstreamManager()).consumers.add(names.jobsStream, { durable_name: 'thief' })).rejects.toThrow();
+      await expect((await posts.jetstreamManager({ checkAPI: false })).consumers.add(names.jobsStream, { durable_name: 'thief' })).rejects.toThrow();
       const snoop = posts.subscribe('_INBOX_jobs.>');
       await expect((async () => {
         for await (const _ of snoop) return 'read';

@@ -15,7 +15,7 @@ let admin: TestServiceClient<typeof adminV1.AdminServiceService>;
 
 beforeAll(async () => {
   stack = await startE2eStack('admin');
-  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`, undefined, {
+  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.ADMIN_GRPC_PORT}`, undefined, {
     operator: OPERATOR,
   });
 }, 60_000);
@@ -28,7 +28,7 @@ afterAll(async () => {
 /** latchkey-admin as an operator runs it: answers its exit code and output. */
 function latchkeyAdmin(...args: string[]) {
   const cli = path.resolve(__dirname, '../../services/identity/dist/admin-cli.js');
-  return runNodeScript(cli, args, { PATH: process.env.PATH, ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}` });
+  return runNodeScript(cli, args, { PATH: process.env.PATH, ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.ADMIN_GRPC_PORT}` });
 }
 
 describe('account administration', () => {

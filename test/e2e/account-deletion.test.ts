@@ -116,7 +116,7 @@ describe('deleting an account', () => {
     expect(post.status).toBe(201);
     const refusals = async (): Promise<number> => {
       const text = await (await fetch(`${stack.operationsUrl('jobs')}/metrics`)).text();
-      return Number(/jobs_processed_total\{[^}]*job="account_cleanup"[^}]*outcome="refused"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+      return Number(/jobs_processed_total\{[^}]*job_type="account_cleanup"[^}]*outcome="refused"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
     };
     const before = await refusals();
     // Anyone with a place on the bus could publish this.

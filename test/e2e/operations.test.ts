@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApiClient } from '../support/api-client';
 import { PASSWORD, signedInAccount } from '../support/accounts';
@@ -32,9 +33,14 @@ describe('the connection check helm test runs', () => {
       .map((unit) => `127.0.0.1:${stack.processes.get(unit)!.ports.GRPC_PORT}=${unit}.v1.${unit === 'oauth' ? 'OAuth' : unit[0]!.toUpperCase() + unit.slice(1)}Service`)
       .join(',');
 
-  it('passes when the gateway is ready and every unit serves its gRPC service', async () => {
-    const result = await run({ CHECK_READY_URL: `${stack.gatewayUrl}/readyz`, CHECK_GRPC_TARGETS: grpcTargets() });
-    expect(result.lines).toHaveLength(6);
+  const dependenciesUrl = () => `${stack.operationsUrl('gateway')}/dependencies`;
+
+  it('passes when the gateway reaches Redis and every unit, and every unit serves its gRPC service', async () => {
+    const result = await run({ CHECK_DEPENDENCIES_URL: dependenciesUrl(), CHECK_GRPC_TARGETS: grpcTargets() });
+    expect(result.lines.map((line) => line.check).filter((check) => check.startsWith('gateway → ')).sort()).toEqual(
+      ['identity', 'oauth', 'passkeys', 'posts', 'redis', 'totp'].map((name) => `gateway → ${name}`),
+    );
+    expect(result.lines).toHaveLength(11);
     expect(result.lines.filter((line) => !line.ok)).toEqual([]);
     expect(result.code).toBe(0);
   });
@@ -42,12 +48,47 @@ describe('the connection check helm test runs', () => {
   it('fails, naming the check, when a unit does not answer or serves something else', async () => {
     const identity = `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`;
     const result = await run({
-      CHECK_READY_URL: `${stack.gatewayUrl}/readyz`,
+      CHECK_DEPENDENCIES_URL: dependenciesUrl(),
       CHECK_GRPC_TARGETS: `${identity}=posts.v1.PostsService,127.0.0.1:1=identity.v1.IdentityService`,
       CHECK_TIMEOUT_MS: '1000',
     });
     expect(result.lines.filter((line) => !line.ok).map((line) => line.check)).toEqual([`${identity} posts.v1.PostsService`, '127.0.0.1:1 identity.v1.IdentityService']);
     expect(result.code).toBe(1);
+  });
+});
+
+/**
+ * The local addresses of the listening TCP sockets on `ports`, from the
+ * kernel's tables (/proc/net/tcp and tcp6 hold them in hex; state 0A is
+ * LISTEN), whichever process holds them.
+ */
+function listeningAddresses(ports: ReadonlySet<number>): { port: number; address: string }[] {
+  const found: { port: number; address: string }[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state !== '0A' || !local) continue;
+      const [hexAddress, hexPort] = local.split(':') as [string, string];
+      const port = parseInt(hexPort, 16);
+      if (!ports.has(port)) continue;
+      // IPv4 in little-endian byte order; IPv6 as four little-endian words.
+      const address =
+        hexAddress.length === 8
+          ? (hexAddress.match(/../g) ?? []).reverse().map((byte) => parseInt(byte, 16)).join('.')
+          : (hexAddress.match(/.{8}/g) ?? []).map((word) => (word.match(/../g) ?? []).reverse().join('')).join('');
+      found.push({ port, address });
+    }
+  }
+  return found;
+}
+
+describe('the local stack', () => {
+  it('binds every port of every unit to 127.0.0.1 only', () => {
+    const ports = new Set([...stack.processes.values()].flatMap((unit) => Object.values(unit.ports)));
+    expect(ports.size).toBeGreaterThanOrEqual(14);
+    const bound = listeningAddresses(ports);
+    expect(new Set(bound.map(({ port }) => port))).toEqual(ports);
+    expect(bound.filter(({ address }) => address !== '127.0.0.1')).toEqual([]);
   });
 });
 
@@ -71,6 +112,27 @@ describe('operations endpoints', () => {
     expect(metrics.text).toMatch(/process_resident_memory_bytes/);
   });
 
+  it('exports no metric label that Prometheus sets on a scraped target, so no alert loses one to exported_<label>', async () => {
+    const account = await signedInAccount(stack, 'metrics');
+    await account.client.get('/v0/posts');
+    const targetLabels = ['job', 'instance', 'namespace', 'pod', 'service', 'container', 'endpoint'];
+    const labelNames = new Map<string, Set<string>>();
+    for (const unit of stack.processes.keys()) {
+      const text = (await new ApiClient(stack.operationsUrl(unit)).get('/metrics')).text;
+      const names = new Set([...text.matchAll(/[{,]([a-zA-Z_][a-zA-Z0-9_]*)="/g)].map(([, name]) => name!));
+      labelNames.set(unit, names);
+      expect({ unit, clashes: targetLabels.filter((label) => names.has(label)) }).toEqual({ unit, clashes: [] });
+      expect(text).toMatch(new RegExp(`\\bunit="${unit}"`));
+    }
+    // What the alerts group by: the gRPC service of a call, and the kind of a job.
+    expect(labelNames.get('identity')).toContain('grpc_service');
+    const jobs = await waitFor(async () => {
+      const text = (await new ApiClient(stack.operationsUrl('jobs')).get('/metrics')).text;
+      return /jobs_processed_total\{[^}]*job_type="mail"/.test(text) ? text : undefined;
+    }, { description: 'the sign-up mail to be counted' });
+    expect(jobs).not.toMatch(/jobs_processed_total\{[^}]*\bjob="/);
+  });
+
   it('serves an OpenAPI 3.1 document of every /v0 route with named schemas', async () => {
     const { body } = await new ApiClient(stack.gatewayUrl).get<{
       openapi: string;
@@ -83,6 +145,7 @@ describe('operations endpoints', () => {
         '/v0/auth/cancel-email-change',
         '/v0/auth/change-email',
         '/v0/auth/change-password',
+        '/v0/auth/cancel-email-change',
         '/v0/auth/confirm-email-change',
         '/v0/auth/forgot-password',
         '/v0/auth/login',
@@ -129,16 +192,29 @@ describe('operations endpoints', () => {
 });
 
 describe('a service outage', () => {
-  it('answers 503 service:unavailable while identity is down, and readiness says so', async () => {
+  it('answers 503 service:unavailable where identity is needed while it is down, and the gateway stays ready', async () => {
     const account = await signedInAccount(stack, 'outage');
+    // A signed-in request: the gateway now knows the account's state, which stands in while identity is away.
+    expect((await account.client.get('/v0/users/me')).status).toBe(200);
     const identity = stack.processes.get('identity')!;
     process.kill(identity.pid!, 'SIGKILL');
     const client = new ApiClient(stack.gatewayUrl);
-    await waitFor(async () => ((await client.get('/readyz')).status === 503 ? true : undefined));
+    const operations = new ApiClient(stack.operationsUrl('gateway'));
+    const dependencies = await waitFor(async () => {
+      const answer = await operations.get<Record<string, string>>('/dependencies');
+      return answer.body.identity === 'down' ? answer : undefined;
+    });
+    expect(dependencies.status).toBe(503);
+    expect(dependencies.body).toMatchObject({ identity: 'down', posts: 'up', redis: 'up' });
+    expect((await operations.get('/metrics')).text).toMatch(/dependency_up\{[^}]*dependency="identity"[^}]*\} 0/);
+    // One unit down must not take the gateway out of its Service: every other route still works.
+    expect((await client.get('/readyz')).status).toBe(200);
+    expect((await operations.get('/readyz')).status).toBe(200);
+    expect((await client.get('/v0/posts')).status).toBe(200);
     const change = await account.client.post('/v0/auth/change-email', { current_password: PASSWORD, new_email: 'new@example.com' });
     expect(change.status).toBe(503);
     expect(change.body).toMatchObject({ code: 'service:unavailable', status: 503 });
-    // The account view kept in the session still answers: it needs no service.
+    // The account view kept in the session still answers, on the account state the gateway knew (docs/operations.md, "What each route needs").
     expect((await account.client.get('/v0/users/me')).status).toBe(200);
     const register = await client.post('/v0/users', { handle: 'during_outage', email: 'outage@example.com', password: 'long enough pass' });
     expect(register.status).toBe(503);

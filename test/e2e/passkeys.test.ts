@@ -36,7 +36,7 @@ beforeAll(async () => {
     ...providerEnvironment('http://app.example.test', { google }),
   });
   origin = stack.env.PUBLIC_APP_URL!;
-  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`, undefined, {
+  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.ADMIN_GRPC_PORT}`, undefined, {
     operator: 'passkeys-e2e',
   });
 }, 60_000);

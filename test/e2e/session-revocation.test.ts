@@ -50,7 +50,7 @@ describe('durable session revocation', () => {
   it('keeps the session a password change through the API starts, once the revocation job has run', async () => {
     const revocationsDone = async (): Promise<number> => {
       const text = await (await fetch(`${stack.operationsUrl('jobs')}/metrics`)).text();
-      return Number(/jobs_processed_total\{[^}]*job="session_revocation"[^}]*outcome="completed"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+      return Number(/jobs_processed_total\{[^}]*job_type="session_revocation"[^}]*outcome="completed"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
     };
     const before = await revocationsDone();
     const account = await signedInAccount(stack, 'changer');

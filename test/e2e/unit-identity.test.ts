@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { identityV1, sessionsV1 } from '@latchkey/contracts';
+import { execFile } from 'node:child_process';
+import { adminV1, identityV1, sessionsV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { busUsers, connectToBus, topology } from '@latchkey/job-streams';
 import {
@@ -23,9 +24,11 @@ import { natsAuthorizationBlock, natsPasswordVariable } from '../support/nats-au
  * The whole system as the production values deploy it, each unit with an
  * identity of its own. docs/operations.md, "Mutual TLS": a certificate named
  * for the unit; each gRPC service takes calls only from the units the
- * catalogue says call it (identity: oauth, jobs and the gateway).
- * docs/operations.md, "NATS permissions": a NATS user per unit, allowed only
- * its own subjects.
+ * catalogue says call it (identity: oauth, jobs and the gateway); the
+ * platform APIs (sessions.v1, admin.v1) listen apart and take only
+ * certificates of the platform clients' CA, by their subject alternative
+ * name. docs/operations.md, "NATS permissions": a NATS user per unit,
+ * allowed only its own subjects.
  */
 let stack: E2eStack;
 let nats: OwnNatsServer;
@@ -33,6 +36,12 @@ let scratch: string;
 const natsPassword = (unit: string) => `nats-password-of-${unit}`;
 const certificates = new Map<string, CertificateFiles>();
 let foreign: CertificateFiles;
+let platformCaFile: string;
+/** Platform clients: a service beside Latchkey, the operators' command, a support desk allowed one RPC, a name nobody listed. */
+const platform = new Map<string, CertificateFiles>();
+const BILLING = 'spiffe://example.test/billing';
+const ADMIN_CLI = 'urn:latchkey:admin-cli';
+const SUPPORT_DESK = 'spiffe://example.test/support-desk';
 
 function tlsVariables(files: CertificateFiles): Record<string, string> {
   return { GRPC_TLS_CERT_FILE: files.certFile, GRPC_TLS_KEY_FILE: files.keyFile, GRPC_TLS_CA_FILE: files.caFile };
@@ -42,10 +51,15 @@ beforeAll(async () => {
   scratch = mkdtempSync(path.join(tmpdir(), 'latchkey-mtls-'));
   const authority = createTestCertificateAuthority(path.join(scratch, 'ca'));
   for (const unit of units) certificates.set(unit.name, authority.issue(unit.name));
-  // A service beside Latchkey, allowed to introspect sessions.
-  certificates.set('billing', authority.issue('billing'));
   // The right name, from a CA the units do not trust.
   foreign = createTestCertificateAuthority(path.join(scratch, 'foreign'), 'foreign-ca').issue('gateway');
+  const platformAuthority = createTestCertificateAuthority(path.join(scratch, 'platform'), 'platform-ca');
+  platformCaFile = platformAuthority.caFile;
+  platform.set('billing', platformAuthority.issue('billing', { subjectAltNames: [`URI:${BILLING}`] }));
+  platform.set('admin-cli', platformAuthority.issue('admin-cli', { subjectAltNames: [`URI:${ADMIN_CLI}`] }));
+  platform.set('support-desk', platformAuthority.issue('support-desk', { subjectAltNames: [`URI:${SUPPORT_DESK}`] }));
+  // Named like a unit, in the Subject CN, which platform listeners do not read.
+  platform.set('gateway', platformAuthority.issue('gateway', { subjectAltNames: ['URI:spiffe://example.test/unlisted'] }));
   nats = await startOwnNatsServer({
     config: natsAuthorizationBlock('unitid', [...busUsers]),
     env: Object.fromEntries(busUsers.map((unit) => [natsPasswordVariable(unit), natsPassword(unit)])),
@@ -58,7 +72,13 @@ beforeAll(async () => {
       unitEnv: (unit) => ({
         ...tlsVariables(certificates.get(unit)!),
         ...((busUsers as readonly string[]).includes(unit) ? { NATS_USER: unit, NATS_PASSWORD: natsPassword(unit) } : {}),
-        ...(unit === 'gateway' ? { SESSIONS_GRPC_ALLOWED_CALLERS: 'billing' } : {}),
+        ...(unit === 'gateway' ? { PLATFORM_TLS_CA_FILE: platformCaFile, SESSIONS_GRPC_ALLOWED_CALLERS: BILLING } : {}),
+        ...(unit === 'identity'
+          ? {
+              PLATFORM_TLS_CA_FILE: platformCaFile,
+              ADMIN_GRPC_ALLOWED_CALLERS: JSON.stringify({ '*': [ADMIN_CLI], FindUser: [SUPPORT_DESK] }),
+            }
+          : {}),
       }),
     },
   );
@@ -100,7 +120,7 @@ describe('every unit with an identity of its own', () => {
     await waitFor(async () => ((await anonymous.get(postUrl)).status === 404 ? true : undefined), { description: 'the cleanup to delete the post' });
     const completedCleanups = async () => {
       const metrics = await (await fetch(`${stack.operationsUrl('jobs')}/metrics`)).text();
-      return Number(/jobs_processed_total\{[^}]*job="account_cleanup"[^}]*outcome="completed"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0);
+      return Number(/jobs_processed_total\{[^}]*job_type="account_cleanup"[^}]*outcome="completed"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0);
     };
     await waitFor(async () => ((await completedCleanups()) > 0 ? true : undefined), { description: 'the account cleanup to complete' });
   });
@@ -124,17 +144,79 @@ describe('every unit with an identity of its own', () => {
     expect(refusal).toContain('caller \\"posts\\" is not one of oauth, passkeys, jobs, gateway');
   });
 
-  it('lets the services listed in SESSIONS_GRPC_ALLOWED_CALLERS introspect sessions, and no unit', async () => {
+  it('lets the platform clients listed in SESSIONS_GRPC_ALLOWED_CALLERS introspect sessions, and no unit', async () => {
     const address = `127.0.0.1:${stack.processes.get('gateway')!.ports.GRPC_PORT}`;
-    const asBilling = createTestServiceClient(sessionsV1.SessionsServiceService, address, certificates.get('billing'));
-    const asPosts = createTestServiceClient(sessionsV1.SessionsServiceService, address, certificates.get('posts'));
+    const as = (files: CertificateFiles | undefined) =>
+      createTestServiceClient(sessionsV1.SessionsServiceService, address, files && { ...files, caFile: certificates.get('gateway')!.caFile });
+    const clients = {
+      billing: as(platform.get('billing')),
+      unlisted: as(platform.get('gateway')),
+      unit: as(certificates.get('jobs')),
+    };
     try {
-      expect(await asBilling.introspectSession({ token: 'A'.repeat(43) })).toEqual({ active: false });
-      expect(await statusOf(asPosts.introspectSession({ token: 'A'.repeat(43) }))).toBe(GrpcStatus.PERMISSION_DENIED);
+      expect(await clients.billing.introspectSession({ token: 'A'.repeat(43) })).toEqual({ active: false });
+      // A platform certificate whose name is not listed: the CN says "gateway", which counts for nothing here.
+      expect(await statusOf(clients.unlisted.introspectSession({ token: 'A'.repeat(43) }))).toBe(GrpcStatus.PERMISSION_DENIED);
+      // A unit's certificate, from the units' CA: refused in the handshake.
+      expect(await statusOf(clients.unit.introspectSession({ token: 'A'.repeat(43) }))).toBe(GrpcStatus.UNAVAILABLE);
     } finally {
-      asBilling.close();
-      asPosts.close();
+      for (const client of Object.values(clients)) client.close();
     }
+  });
+
+  it('serves admin.v1 on its own port only, to the platform clients its allow-list names, per RPC', async () => {
+    const identity = stack.processes.get('identity')!;
+    const admin = (files: CertificateFiles | undefined, port = identity.ports.ADMIN_GRPC_PORT) =>
+      createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${port}`, files && { ...files, caFile: certificates.get('identity')!.caFile });
+    const clients = {
+      cli: admin(platform.get('admin-cli')),
+      desk: admin(platform.get('support-desk')),
+      billing: admin(platform.get('billing')),
+      unit: admin(certificates.get('identity')),
+      onUnitPort: createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${identity.ports.GRPC_PORT}`, certificates.get('gateway')),
+    };
+    const someone = { userId: '00000000-0000-4000-8000-000000000000' };
+    try {
+      await expect(clients.cli.findUser({ id: someone.userId })).rejects.toMatchObject({ code: 'user:not_found' });
+      await expect(clients.cli.disableUser({ ...someone, reason: 'test' })).rejects.toMatchObject({ code: 'user:not_found' });
+      // FindUser is listed for the desk, DisableUser is not.
+      await expect(clients.desk.findUser({ id: someone.userId })).rejects.toMatchObject({ code: 'user:not_found' });
+      expect(await statusOf(clients.desk.disableUser({ ...someone, reason: 'test' }))).toBe(GrpcStatus.PERMISSION_DENIED);
+      expect(await statusOf(clients.billing.findUser({ id: someone.userId }))).toBe(GrpcStatus.PERMISSION_DENIED);
+      // No unit's certificate opens the admin port, and the units' port does not serve admin.v1 at all.
+      expect(await statusOf(clients.unit.findUser({ id: someone.userId }))).toBe(GrpcStatus.UNAVAILABLE);
+      expect(await statusOf(clients.onUnitPort.findUser({ id: someone.userId }))).toBe(GrpcStatus.UNIMPLEMENTED);
+    } finally {
+      for (const client of Object.values(clients)) client.close();
+    }
+    const refusal = await waitFor(
+      () => identity.output().split('\n').find((line) => line.includes('call refused') && line.includes('DisableUser')),
+      { description: 'identity to log the refused admin call' },
+    );
+    expect(refusal).toContain(SUPPORT_DESK);
+  });
+
+  it('latchkey-admin reaches admin.v1 with the operator’s platform certificate', async () => {
+    const account = await signedInAccount(stack, 'admincli');
+    const cli = path.resolve(__dirname, '../../services/identity/dist/admin-cli.js');
+    const files = platform.get('admin-cli')!;
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [cli, '--json', 'users', 'find', '--email', account.email],
+        {
+          env: {
+            PATH: process.env.PATH,
+            ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.ADMIN_GRPC_PORT}`,
+            ADMIN_TLS_CERT_FILE: files.certFile,
+            ADMIN_TLS_KEY_FILE: files.keyFile,
+            GRPC_TLS_CA_FILE: certificates.get('identity')!.caFile,
+          },
+        },
+        (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
+      ),
+    );
+    expect(JSON.parse(output.trim())).toMatchObject({ id: account.id, email: account.email });
   });
 
   it('keeps each unit to its own subjects on the bus: posts cannot forge the user.deleted of identity', async () => {

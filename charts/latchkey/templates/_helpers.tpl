@@ -36,14 +36,50 @@ that share a beginning still differ.
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
-{{/* Labels shared by every object of the release. */}}
+{{/*
+Labels shared by every object of the release, and commonLabels; the
+chart's own win on a clash (app.kubernetes.io/component included, which
+unitLabels adds).
+*/}}
 {{- define "latchkey.labels" -}}
-helm.sh/chart: {{ include "latchkey.chart" . }}
-app.kubernetes.io/name: {{ include "latchkey.name" . }}
-app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
-app.kubernetes.io/part-of: latchkey
+{{- $own := dict
+  "helm.sh/chart" (include "latchkey.chart" .)
+  "app.kubernetes.io/name" (include "latchkey.name" .)
+  "app.kubernetes.io/instance" .Release.Name
+  "app.kubernetes.io/version" (toString .Chart.AppVersion)
+  "app.kubernetes.io/managed-by" .Release.Service
+  "app.kubernetes.io/part-of" "latchkey" -}}
+{{- range $key, $value := .Values.commonLabels | default dict -}}
+{{- if and (not (hasKey $own $key)) (ne $key "app.kubernetes.io/component") -}}
+{{- $_ := set $own $key (toString $value) -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $own -}}
+{{- end -}}
+
+{{/*
+An object's `annotations:` block: its own (dict .annotations) over
+commonAnnotations; nothing when both are empty. Takes root and annotations.
+A common helm.sh/ annotation is left out: it would turn every object into a
+hook, or reorder the hooks.
+*/}}
+{{- define "latchkey.metadataAnnotations" -}}
+{{- $common := dict -}}
+{{- range $key, $value := .root.Values.commonAnnotations | default dict -}}
+{{- if not (hasPrefix "helm.sh/" $key) -}}
+{{- $_ := set $common $key (toString $value) -}}
+{{- end -}}
+{{- end -}}
+{{- $all := merge (deepCopy (.annotations | default dict)) $common -}}
+{{- with $all }}
+annotations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* The annotations of a hook that runs before installs and upgrades, before the Jobs (weight -10) or as one (0). */}}
+{{- define "latchkey.hookAnnotations" -}}
+{{- toYaml (dict "helm.sh/hook" "pre-install,pre-upgrade" "helm.sh/hook-weight" (toString .) "helm.sh/hook-delete-policy" "before-hook-creation,hook-succeeded") -}}
 {{- end -}}
 
 {{/* Selects every pod of this release (NetworkPolicy peers). */}}
@@ -136,6 +172,38 @@ Secret; an existingSecret is managed outside the release and exists already.
 {{- end -}}
 
 {{/*
+Whether a unit serves a platform API on a listener of its own: the
+gateway's gRPC port (sessions.v1; an http unit's grpc port) or an `admin`
+port (admin.v1 on identity). With mTLS it trusts the platform clients' CA
+there, and NetworkPolicy opens that port to networkPolicy.platformApi.from.
+*/}}
+{{- define "latchkey.platformPort" -}}
+{{- if .unit.ports.admin -}}admin{{- else if and (eq .unit.kind "http") .unit.ports.grpc -}}grpc{{- end -}}
+{{- end -}}
+
+{{/*
+The CA bundle a unit trusts: the trust bundle's key when mtls.trustBundle
+names a ConfigMap (a CA rotation's overlap), else the unit's own ca.crt.
+*/}}
+{{- define "latchkey.trustedCaFile" -}}
+{{- if .Values.mtls.trustBundle.configMapName -}}
+{{- printf "%s/%s" (trimSuffix "/" .Values.mtls.trustBundle.mountPath) .Values.mtls.trustBundle.key -}}
+{{- else -}}
+{{- printf "%s/ca.crt" (trimSuffix "/" .Values.mtls.mountPath) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret of latchkey-admin's platform-client certificate, mounted into identity's pods. */}}
+{{- define "latchkey.adminCliSecretName" -}}
+{{- default (printf "%s-admin-cli-mtls" (include "latchkey.fullname" .)) .Values.mtls.adminCli.secretName -}}
+{{- end -}}
+
+{{/* Whether a unit's pods carry latchkey-admin's certificate: the unit that serves admin.v1. */}}
+{{- define "latchkey.carriesAdminCli" -}}
+{{- if and .root.Values.mtls.enabled .root.Values.mtls.adminCli.enabled .unit.ports.admin -}}true{{- end -}}
+{{- end -}}
+
+{{/*
 Whether a unit speaks gRPC: serves it, or calls another unit (the gateway,
 the jobs worker). Such a unit gets the mTLS files when mtls is on.
 */}}
@@ -167,10 +235,14 @@ which test/deployment/nats-authorization.test.ts holds this to.
 {{- $jobs := printf "%s_JOBS" (upper $prefix) -}}
 {{- $dead := printf "%s_DEAD" (upper $prefix) -}}
 {{- $events := printf "%s_EVENTS" (upper $prefix) -}}
-{{- $publish := list "$JS.API.INFO" -}}
+{{- $publish := list -}}
+{{- /* Only the jobs worker, which owns the streams, may create and update them; no unit may delete one. */ -}}
+{{- if eq .name "jobs" -}}
+{{- $publish = append $publish "$JS.API.INFO" -}}
 {{- range $action := list "INFO" "CREATE" "UPDATE" -}}
 {{- range $stream := list $jobs $dead $events -}}
 {{- $publish = append $publish (printf "$JS.API.STREAM.%s.%s" $action $stream) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- $produced := dict
@@ -242,7 +314,15 @@ only.
 {{- $dir := trimSuffix "/" $root.Values.mtls.mountPath -}}
 {{- $_ := set $env "GRPC_TLS_CERT_FILE" (printf "%s/tls.crt" $dir) -}}
 {{- $_ := set $env "GRPC_TLS_KEY_FILE" (printf "%s/tls.key" $dir) -}}
-{{- $_ := set $env "GRPC_TLS_CA_FILE" (printf "%s/ca.crt" $dir) -}}
+{{- $_ := set $env "GRPC_TLS_CA_FILE" (include "latchkey.trustedCaFile" $root) -}}
+{{- if include "latchkey.platformPort" . -}}
+{{- $_ := set $env "PLATFORM_TLS_CA_FILE" (printf "%s/ca.crt" (trimSuffix "/" $root.Values.mtls.platformClients.mountPath)) -}}
+{{- end -}}
+{{- if include "latchkey.carriesAdminCli" . -}}
+{{- $cli := trimSuffix "/" $root.Values.mtls.adminCli.mountPath -}}
+{{- $_ := set $env "ADMIN_TLS_CERT_FILE" (printf "%s/tls.crt" $cli) -}}
+{{- $_ := set $env "ADMIN_TLS_KEY_FILE" (printf "%s/tls.key" $cli) -}}
+{{- end -}}
 {{- end -}}
 {{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) (not .migration) -}}
 {{- $_ := set $env "NATS_USER" .name -}}
@@ -332,7 +412,9 @@ unit and secretName.
 
 {{/*
 The Secrets a unit's pods read, comma-separated, for Reloader's
-secret.reloader.stakater.com/reload (secrets.reloader).
+secret.reloader.stakater.com/reload (secrets.reloader): credentials, the
+NATS password, and with mTLS the unit's certificate, the platform clients'
+CA and latchkey-admin's certificate.
 */}}
 {{- define "latchkey.readSecrets" -}}
 {{- $root := .root -}}
@@ -344,6 +426,15 @@ secret.reloader.stakater.com/reload (secrets.reloader).
 {{- end -}}
 {{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) -}}
 {{- $names = append $names (include "latchkey.natsUsersSecretName" $root) -}}
+{{- end -}}
+{{- if include "latchkey.usesMtls" . -}}
+{{- $names = append $names (include "latchkey.mtlsSecretName" .) -}}
+{{- if include "latchkey.platformPort" . -}}
+{{- $names = append $names $root.Values.mtls.platformClients.caSecretName -}}
+{{- end -}}
+{{- if include "latchkey.carriesAdminCli" . -}}
+{{- $names = append $names (include "latchkey.adminCliSecretName" $root) -}}
+{{- end -}}
 {{- end -}}
 {{- $names | uniq | sortAlpha | join "," -}}
 {{- end -}}
@@ -376,20 +467,36 @@ imagePullSecrets:
 {{- end }}
 {{- end -}}
 
-{{/* Hardened security contexts; not configurable on purpose. */}}
+{{/*
+Hardened security contexts. Only the user and groups are values
+(podSecurity): null leaves one unset for a platform that assigns it
+(OpenShift's restricted SCC); non-root, no privilege, no capabilities and a
+read-only root filesystem are not negotiable.
+*/}}
+{{- define "latchkey.runAs" -}}
+{{- $ids := .Values.podSecurity | default dict -}}
+{{- range $field := list "runAsUser" "runAsGroup" -}}
+{{- $id := index $ids $field -}}
+{{- if not (kindIs "invalid" $id) }}
+{{ $field }}: {{ int64 $id }}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "latchkey.podSecurityContext" -}}
 runAsNonRoot: true
-runAsUser: 10001
-runAsGroup: 10001
-fsGroup: 10001
+{{- include "latchkey.runAs" . }}
+{{- $fsGroup := (.Values.podSecurity | default dict).fsGroup }}
+{{- if not (kindIs "invalid" $fsGroup) }}
+fsGroup: {{ int64 $fsGroup }}
+{{- end }}
 seccompProfile:
   type: RuntimeDefault
 {{- end -}}
 
 {{- define "latchkey.containerSecurityContext" -}}
 runAsNonRoot: true
-runAsUser: 10001
-runAsGroup: 10001
+{{- include "latchkey.runAs" . }}
 privileged: false
 allowPrivilegeEscalation: false
 readOnlyRootFilesystem: true
@@ -401,30 +508,21 @@ seccompProfile:
 {{- end -}}
 
 {{/*
-Probes. gRPC units use the kubelet's native gRPC probe (grpc.health.v1):
-liveness and startup ask about the server as a whole (""), readiness about
-the unit's service. The kubelet cannot present a client certificate, so with
-mTLS on, gRPC units are probed over HTTP on their metrics port instead.
-HTTP units are probed on their HTTP port, workers on their metrics port:
-/healthz for liveness and startup, /readyz for readiness.
+Probes, over HTTP, the same with and without mTLS (the kubelet could not
+present a client certificate to a gRPC probe): /healthz for liveness and
+startup (the process answers; never a dependency), /readyz for readiness
+(the unit can take work: a service's database answers; the gateway is not
+draining, whatever its dependencies; docs/operations.md, "Probes"). HTTP
+units on their HTTP port, the others on their metrics port.
 */}}
 {{- define "latchkey.probes" -}}
 {{- $unit := .unit -}}
-{{- $native := and (eq $unit.kind "grpc") (not (include "latchkey.usesMtls" .)) -}}
 {{- $httpPort := ternary "http" "metrics" (eq $unit.kind "http") -}}
 {{- range $probe := list "startup" "liveness" "readiness" }}
 {{ $probe }}Probe:
-  {{- if $native }}
-  grpc:
-    port: {{ include "latchkey.envValue" $unit.ports.grpc.port }}
-    {{- if and (eq $probe "readiness") $unit.grpcHealthService }}
-    service: {{ $unit.grpcHealthService | quote }}
-    {{- end }}
-  {{- else }}
   httpGet:
     path: {{ ternary "/readyz" "/healthz" (eq $probe "readiness") }}
     port: {{ $httpPort }}
-  {{- end }}
   {{- with (index $unit.probes $probe) }}
   {{- toYaml . | nindent 2 }}
   {{- end }}
@@ -463,6 +561,15 @@ units refuse them in production too (packages/config).
 {{- $units := .units -}}
 {{- if eq (len $units) 0 -}}
 {{- fail "no unit is enabled" -}}
+{{- end -}}
+{{- if and (eq (toString $root.Values.config.NODE_ENV) "production") (not $root.Values.mtls.enabled) -}}
+{{- fail "mtls.enabled is required when config.NODE_ENV is production: the units refuse to serve without their certificates (docs/operations.md, \"Mutual TLS\")" -}}
+{{- end -}}
+{{- if and $root.Values.mtls.enabled (not $root.Values.mtls.platformClients.caSecretName) -}}
+{{- fail "mtls.platformClients.caSecretName is required with mtls.enabled: the Secret (key ca.crt) of the CA that signs the platform clients' certificates (docs/operations.md, \"Mutual TLS\")" -}}
+{{- end -}}
+{{- if and $root.Values.mtls.enabled $root.Values.mtls.certManager.enabled $root.Values.mtls.adminCli.enabled (not $root.Values.mtls.adminCli.secretName) (not $root.Values.mtls.certManager.platformIssuerRef.name) -}}
+{{- fail "mtls.certManager.platformIssuerRef.name is required for latchkey-admin's certificate (mtls.adminCli), or set mtls.adminCli.secretName to a Secret you make, or mtls.adminCli.enabled: false" -}}
 {{- end -}}
 {{- if and (eq (toString $root.Values.config.NODE_ENV) "production") (not $root.Values.secrets.existingSecret) -}}
 {{- range $key, $value := $root.Values.secrets.values -}}
@@ -542,6 +649,17 @@ units refuse them in production too (packages/config).
 {{- if and $unit.migrations.enabled (eq (len $unit.migrations.args) 0) -}}
 {{- fail (printf "units.%s.migrations.args is required when migrations are enabled" $name) -}}
 {{- end -}}
+{{- with (index $unit.env "ADMIN_GRPC_ALLOWED_CALLERS") -}}
+{{- $parsed := toString . | fromJson -}}
+{{- if hasKey $parsed "Error" -}}
+{{- fail (printf "units.%s.env.ADMIN_GRPC_ALLOWED_CALLERS is not JSON: %s" $name $parsed.Error) -}}
+{{- end -}}
+{{- range $rpc, $names := $parsed -}}
+{{- if not (kindIs "slice" $names) -}}
+{{- fail (printf "units.%s.env.ADMIN_GRPC_ALLOWED_CALLERS: %s must list certificate names" $name $rpc) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- if and $unit.autoscaling.enabled (gt (int64 $unit.autoscaling.minReplicas) (int64 $unit.autoscaling.maxReplicas)) -}}
 {{- fail (printf "units.%s.autoscaling.minReplicas is greater than maxReplicas" $name) -}}
 {{- end -}}
@@ -619,5 +737,32 @@ endpoint configured, the collector.
 {{- range $callee := $unit.calls -}}
 {{- $rules = append $rules (dict "to" (list (dict "podSelector" (dict "matchLabels" (include "latchkey.unitSelectorLabels" (dict "root" $.root "name" $callee) | fromYaml)))) "ports" (list (dict "port" "grpc" "protocol" "TCP"))) -}}
 {{- end -}}
+{{- $rules = concat $rules ($unit.extraEgress | default list) -}}
+{{- toYaml $rules -}}
+{{- end -}}
+
+{{/*
+Egress rules of a unit's migration Job: DNS and PostgreSQL (a migration
+talks to nothing else), and the unit's extraEgress (a database proxy).
+*/}}
+{{- define "latchkey.migrationEgressRules" -}}
+{{- $egress := .root.Values.networkPolicy.egress -}}
+{{- $rules := list -}}
+{{- range $service := list "dns" "postgres" -}}
+{{- $peer := index $egress $service -}}
+{{- $ports := list -}}
+{{- range $port := $peer.ports -}}
+{{- if eq $service "dns" -}}
+{{- $ports = append $ports (dict "port" (int $port) "protocol" "UDP") -}}
+{{- end -}}
+{{- $ports = append $ports (dict "port" (int $port) "protocol" "TCP") -}}
+{{- end -}}
+{{- $rule := dict "ports" $ports -}}
+{{- if $peer.to -}}
+{{- $_ := set $rule "to" $peer.to -}}
+{{- end -}}
+{{- $rules = append $rules $rule -}}
+{{- end -}}
+{{- $rules = concat $rules (.unit.extraEgress | default list) -}}
 {{- toYaml $rules -}}
 {{- end -}}

@@ -6,14 +6,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
  * which only the scraper reaches, like every unit's.
  */
 export function operationsRoutes(deps: {
-  /** Whether Redis and every service answer. */
-  readonly ready: () => Promise<boolean>;
+  /** Whether the gateway takes traffic (not its dependencies: see GatewayDeps). */
+  readonly ready: () => boolean;
 }): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
     app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
-      const ready = await deps.ready().catch(() => false);
+      const ready = deps.ready();
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable' });
     });
   };

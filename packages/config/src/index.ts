@@ -1,2 +1,12 @@
 export { loadConfig, ConfigError } from './load-config';
-export { env, processVariables, backingServices, grpcServiceVariables } from './variables';
+export {
+  env,
+  processVariables,
+  backingServices,
+  grpcServiceVariables,
+  mutualTlsVariables,
+  platformApiVariables,
+  platformCaGiven,
+  platformCaProblem,
+} from './variables';
+export { assertMutualTlsInProduction } from './production-transport';

@@ -56,12 +56,43 @@ export const backingServices = {
     .default('latchkey'),
 };
 
-/** gRPC listener and the HTTP port for /metrics that every service exposes. */
-export const grpcServiceVariables = {
-  GRPC_PORT: env.port(50051),
-  METRICS_PORT: env.port(9464),
-  /** PEM files for mutual TLS between units; all three or none. */
+/** Mutual TLS between units: what a unit presents and trusts, re-read while it runs. */
+export const mutualTlsVariables = {
+  /** PEM files; all three or none, and all three in production (docs/operations.md, "Mutual TLS"). */
   GRPC_TLS_CERT_FILE: z.string().optional(),
   GRPC_TLS_KEY_FILE: z.string().optional(),
   GRPC_TLS_CA_FILE: z.string().optional(),
+  /** How often the files are read again: a renewed certificate or CA bundle is used without a restart. */
+  GRPC_TLS_RELOAD_INTERVAL_MS: env.int(60_000, 100, 3_600_000),
+};
+
+/** gRPC listener and the HTTP port for /metrics that every service exposes. */
+export const grpcServiceVariables = {
+  /** The address every listener of the unit binds (gRPC, metrics, admin); `pnpm stack` sets 127.0.0.1. */
+  LISTEN_HOST: z.string().min(1).default('0.0.0.0'),
+  GRPC_PORT: env.port(50051),
+  METRICS_PORT: env.port(9464),
+  ...mutualTlsVariables,
+  /** Clients reconnect after this long (no call fails), so that calls spread over new replicas and renewed certificates are used. */
+  GRPC_MAX_CONNECTION_AGE_MS: env.int(300_000, 500, 86_400_000),
+};
+
+/**
+ * The CA bundle of the platform's clients (services beside Latchkey and
+ * operators' tools calling sessions.v1 and admin.v1): a CA of their own, so
+ * that no unit's certificate opens a platform API and no platform client's
+ * opens a unit. Required whenever mutual TLS is on.
+ */
+export const platformApiVariables = {
+  PLATFORM_TLS_CA_FILE: z.string().optional(),
+};
+
+/** With mutual TLS on, a unit serving a platform API needs the platform clients' CA bundle. */
+export function platformCaGiven(config: { GRPC_TLS_CERT_FILE?: string | undefined; PLATFORM_TLS_CA_FILE?: string | undefined }): boolean {
+  return config.GRPC_TLS_CERT_FILE === undefined || config.PLATFORM_TLS_CA_FILE !== undefined;
+}
+
+export const platformCaProblem = {
+  message: 'is required with GRPC_TLS_CERT_FILE: the CA bundle of the platform clients (docs/operations.md, "Mutual TLS")',
+  path: ['PLATFORM_TLS_CA_FILE'],
 };

@@ -1,4 +1,4 @@
-export { ServiceServer, type ServiceServerOptions } from './service-server';
+export { ServiceServer, DEFAULT_MAX_CONNECTION_AGE_MS, type ServiceServerOptions } from './service-server';
 export { createServiceClient, type ServiceClient, type ServiceClientOptions } from './service-client';
 export type { ServiceHandlers, ServiceDefinitionShape } from './service-definition';
 export { startRequestContext, remainingMs, type RequestContext, type StartedRequestContext } from './request-context';
@@ -8,6 +8,25 @@ export { toStatus, fromServiceError, contractErrorOf } from './error-status';
 export { isDependencyOutage } from './dependency-outage';
 export { metadataKeys } from './metadata-keys';
 export { OPERATOR_MAX_LENGTH, operatorProblem, operatorOfCommandLine } from './operator';
-export { serverCredentials, channelCredentials, type TlsFiles } from './tls';
+export { serverCredentials, channelCredentials, watchedCertificatesOf, DEFAULT_TLS_RELOAD_INTERVAL_MS, type TlsFiles } from './tls';
+export { WatchedCertificates, type LoadedCertificates, type CertificateEvent } from './watched-certificates';
+export { observeCertificates } from './certificate-observer';
+export {
+  EVERY_METHOD,
+  allowedCallersOf,
+  callerNamesOf,
+  subjectAltNamesOf,
+  type CallerAllowList,
+  type CallerIdentity,
+} from './caller-identity';
 export { HealthProbe } from './health-client';
-export { startGrpcEndpoints, tlsFilesOf, type GrpcEndpoints, type GrpcEndpointSettings, type PlatformService } from './grpc-endpoints';
+export {
+  startGrpcEndpoints,
+  startPlatformServer,
+  tlsFilesOf,
+  platformTlsFilesOf,
+  type GrpcEndpoints,
+  type GrpcEndpointSettings,
+  type MutualTlsSettings,
+  type PlatformService,
+} from './grpc-endpoints';

@@ -19,23 +19,30 @@ import { startRequestContext, type RequestContext } from './request-context';
 import type { ServiceDefinitionShape, ServiceHandlers } from './service-definition';
 import { composeServerMiddleware, type ServerCall, type ServerMiddleware } from './server-middleware';
 import { serverCredentials, type TlsFiles } from './tls';
+import { allowedCallersOf, callerNamesOf, type CallerAllowList, type CallerIdentity } from './caller-identity';
 
 export interface ServiceServerOptions {
   readonly logger: Logger;
   readonly registry: Registry;
   readonly tls?: TlsFiles;
+  /** How callers are named from their certificates; `common-name` (the units) by default. */
+  readonly callerIdentity?: CallerIdentity;
   /**
-   * With TLS, the units that may call: the Common Name of a caller's
-   * certificate must be one of them, else the call is PERMISSION_DENIED
-   * before any handler runs. Over plaintext there is no caller identity to
-   * check (the local stack on 127.0.0.1).
+   * With TLS, who may call: a name the caller's certificate gives it (see
+   * callerIdentity) must be listed, for every method or for the one called,
+   * else the call is PERMISSION_DENIED before any handler runs. Over
+   * plaintext there is no caller identity to check (the local stack on
+   * 127.0.0.1, which production refuses).
    */
-  readonly allowedCallers?: readonly string[];
+  readonly allowedCallers?: CallerAllowList;
+  /** Clients reconnect after this long, so that calls spread over new replicas and new certificates are used; 5 minutes by default. */
+  readonly maxConnectionAgeMs?: number;
   /** Runs inside the built-in call observer, around every handler, first listed outermost. */
   readonly middleware?: readonly ServerMiddleware[];
 }
 
 const MAX_REQUEST_ID_LENGTH = 128;
+export const DEFAULT_MAX_CONNECTION_AGE_MS = 5 * 60 * 1000;
 
 /**
  * A gRPC server with the grpc.health.v1 service and the server half of the
@@ -45,17 +52,19 @@ const MAX_REQUEST_ID_LENGTH = 128;
  * that deadline passes. Services register plain async handlers.
  */
 export class ServiceServer {
-  private readonly server = new Server({
-    'grpc.max_receive_message_length': 8 * 1024 * 1024,
-    // Clients reconnect now and then, so that calls spread over replicas added by scaling.
-    'grpc.max_connection_age_ms': 5 * 60 * 1000,
-    'grpc.max_connection_age_grace_ms': 30 * 1000,
-  });
+  private readonly server: Server;
   private readonly health = new HealthImplementation({ '': 'NOT_SERVING' });
   private readonly serviceNames: string[] = [];
   private readonly middleware: readonly ServerMiddleware[];
 
   constructor(private readonly options: ServiceServerOptions) {
+    this.server = new Server({
+      'grpc.max_receive_message_length': 8 * 1024 * 1024,
+      // Clients reconnect now and then (a GOAWAY, no failed call), so that calls spread over
+      // replicas added by scaling, and every connection is soon one made with the certificates on disk now.
+      'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
+      'grpc.max_connection_age_grace_ms': 30 * 1000,
+    });
     this.health.addToServer(this.server);
     this.middleware = [observeCalls(options.registry), ...(options.middleware ?? [])];
   }
@@ -68,7 +77,7 @@ export class ServiceServer {
     name: string,
     definition: Definition,
     handlers: ServiceHandlers<Definition>,
-    options: { readonly allowedCallers?: readonly string[] } = {},
+    options: { readonly allowedCallers?: CallerAllowList } = {},
   ): void {
     const implementation: UntypedServiceImplementation = {};
     const allowedCallers = options.allowedCallers ?? this.options.allowedCallers;
@@ -114,25 +123,34 @@ export class ServiceServer {
   }
 
   /**
-   * Why the caller may not call, or undefined when it may. A certificate the
-   * CA did not sign never gets this far: the TLS handshake refuses it.
+   * The caller's name, and why it may not call (undefined when it may). A
+   * certificate the CA bundle does not trust never gets this far: the TLS
+   * handshake refuses it.
    */
-  private refusalOf(caller: string | undefined, allowedCallers: readonly string[] | undefined): string | undefined {
-    if (allowedCallers === undefined || this.options.tls?.certFile === undefined) return undefined;
-    if (caller !== undefined && allowedCallers.includes(caller)) return undefined;
-    return `caller ${JSON.stringify(caller ?? null)} is not one of ${allowedCallers.join(', ') || '(none)'}`;
+  private checkCaller(
+    names: readonly string[],
+    allowedCallers: CallerAllowList | undefined,
+    rpcName: string,
+  ): { caller: string | undefined; refusal: string | undefined } {
+    if (allowedCallers === undefined || this.options.tls?.certFile === undefined) return { caller: names[0], refusal: undefined };
+    const allowed = allowedCallersOf(allowedCallers, rpcName);
+    const caller = names.find((name) => allowed.includes(name));
+    if (caller !== undefined) return { caller, refusal: undefined };
+    const given = names.length <= 1 ? JSON.stringify(names[0] ?? null) : JSON.stringify(names);
+    return { caller: names[0], refusal: `caller ${given} is not one of ${allowed.join(', ') || '(none)'}` };
   }
 
   private wrapUnary(
     run: (call: ServerCall, context: RequestContext) => Promise<unknown>,
     method: string,
-    allowedCallers: readonly string[] | undefined,
+    allowedCallers: CallerAllowList | undefined,
   ) {
     const baseLogger = this.options.logger;
+    const identity = this.options.callerIdentity ?? 'common-name';
+    const rpcName = method.slice(method.lastIndexOf('/') + 1);
     return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>): void => {
-      const commonName = call.getAuthContext()?.sslPeerCertificate?.subject?.CN;
-      const caller = typeof commonName === 'string' ? commonName : undefined;
-      const refusal = this.refusalOf(caller, allowedCallers);
+      const names = callerNamesOf(call.getAuthContext()?.sslPeerCertificate, identity);
+      const { caller, refusal } = this.checkCaller(names, allowedCallers, rpcName);
       if (refusal !== undefined) {
         // A bare status, no API error code: to the caller this is a deployment fault, not an answer to relay.
         baseLogger.warn({ rpc: method, reason: refusal }, 'call refused: caller not allowed');

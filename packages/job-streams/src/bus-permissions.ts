@@ -5,6 +5,16 @@ import { topology } from './job-streams';
 export const busUsers = ['identity', 'oauth', 'totp', 'posts', 'passkeys', 'jobs'] as const;
 export type BusUser = (typeof busUsers)[number];
 
+/**
+ * The one unit that creates the streams and keeps their settings
+ * (ensureStreams): the worker, which consumes the jobs and dead-letters
+ * them. No other unit may create, change or delete a stream, so a unit
+ * taken over cannot shorten the jobs' retention, redirect their subjects or
+ * drop the events; until the worker has run once, producers' jobs wait in
+ * their outboxes.
+ */
+export const streamOwner: BusUser = 'jobs';
+
 /** Subjects a user may publish to and subscribe to; anything else the server refuses. */
 export interface BusPermissions {
   readonly publish: readonly string[];
@@ -34,9 +44,11 @@ export function inboxPrefixOf(user: string): string {
  * docs/operations.md, "NATS permissions": each unit publishes only the jobs
  * and domain events it produces, so that a unit taken over cannot forge
  * another's (a `user.deleted` for a live account, say), and reads only its
- * own inbox. Every unit may create and update the three streams (whoever starts first
- * does, see ensureStreams). The worker also runs its consumers on the jobs
- * stream, dead-letters into the dead-letter stream and replays from it
+ * own inbox. Only the stream owner (the worker) may create and update the
+ * three streams ($JS.API.STREAM.CREATE/UPDATE), and no unit may delete or
+ * purge one: a JetStream publish needs no stream API, so the producers get
+ * none. The worker also runs its consumers on the jobs stream,
+ * dead-letters into the dead-letter stream and replays from it
  * (`pnpm jobs:dlq`), which re-publishes a job under its original subject.
  */
 export function busPermissions(prefix: string): Record<BusUser, BusPermissions> {
@@ -47,7 +59,7 @@ export function busPermissions(prefix: string): Record<BusUser, BusPermissions> 
     ...['INFO', 'CREATE', 'UPDATE'].flatMap((action) => streams.map((stream) => `$JS.API.STREAM.${action}.${stream}`)),
   ];
   const permissions = (user: BusUser, publish: readonly string[]): BusPermissions => ({
-    publish: [...streamSetup, ...publish],
+    publish: [...(user === streamOwner ? streamSetup : []), ...publish],
     subscribe: [`${inboxPrefixOf(user)}.>`],
   });
   const produced = (user: Exclude<BusUser, 'jobs'>) => permissions(user, producedJobs[user].map(names.subject));

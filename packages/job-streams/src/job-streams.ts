@@ -20,8 +20,11 @@ export function topology(prefix: string) {
 const DAY_NS = 24 * 60 * 60 * 1e9;
 
 /**
- * Creates the streams (jobs, dead letters, domain events) or brings their settings up to date; every producer
- * and consumer calls it at start, so the order of deployment does not matter.
+ * Creates the streams (jobs, dead letters, domain events) or brings their
+ * settings up to date. Only the stream owner calls it, at start (the jobs
+ * worker, see streamOwner): its NATS user is the only one allowed to. The
+ * producers only publish, and keep their jobs in the outbox until the
+ * streams exist, so the order of deployment does not matter.
  * Jobs use work-queue retention: a job is gone once acknowledged, which is
  * what keeps mailed tokens from lingering in the broker.
  */

@@ -1,6 +1,6 @@
 import type { NatsConnection } from 'nats';
 import type pg from 'pg';
-import { connectToBus, ensureStreams, type BusSettings } from '@latchkey/job-streams';
+import { connectToBus, type BusSettings } from '@latchkey/job-streams';
 import type { Logger } from '@latchkey/telemetry';
 import { OutboxRelay } from './outbox-relay';
 
@@ -32,7 +32,10 @@ async function settledWithin(promise: Promise<unknown>, ms: number): Promise<voi
 /**
  * Connects to NATS in the background and relays the schema's outbox once
  * connected. A service must not wait for the broker to serve: while it is
- * away, state changes still commit and their jobs wait in the outbox.
+ * away, state changes still commit and their jobs wait in the outbox. It
+ * creates no stream (the jobs worker owns them, see streamOwner in
+ * @latchkey/job-streams): until they exist, rows wait as they do while the
+ * broker is away.
  */
 export function startBackgroundRelay(options: BackgroundRelayOptions): BackgroundRelay {
   let nats: NatsConnection | undefined;
@@ -46,7 +49,6 @@ export function startBackgroundRelay(options: BackgroundRelayOptions): Backgroun
       reconnectTimeWait: 1_000,
     });
     nats = connection;
-    if (!stopped) await ensureStreams(await connection.jetstreamManager(), options.subjectPrefix);
     // stop() may have given up waiting meanwhile; then nothing must be left running.
     if (stopped) {
       await connection.close();

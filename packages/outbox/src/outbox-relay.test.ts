@@ -124,8 +124,8 @@ test('while JetStream refuses, rows stay in the outbox; they go out once it acce
   }, 'COMMIT');
   logLines.length = 0;
   relay.start();
-  // No stream captures the subject: the publish fails, and the row must survive the attempt.
-  await waitFor(async () => (logLines.some((line) => line.includes('outbox relay could not publish')) ? true : undefined), {
+  // No stream captures the subject (the worker, which owns the streams, has not run): the publish fails, and the row must survive the attempt.
+  await waitFor(async () => (logLines.some((line) => line.includes('no stream takes its jobs yet (the jobs worker creates them)')) ? true : undefined), {
     description: 'a failed publish',
   });
   expect(await outboxRows()).toBe(1);

@@ -97,7 +97,14 @@ export class OutboxRelay {
         if (published === this.batchSize) this.wanted = true;
       } catch (error) {
         this.failures += 1;
-        this.options.logger.warn({ err: error, failures: this.failures }, 'outbox relay could not publish; will retry');
+        // JetStream answers 503 (no responders) for a subject no stream takes: the worker, which owns the streams, has not run yet.
+        const noStream = (error as { code?: unknown }).code === '503';
+        this.options.logger.warn(
+          { err: error, failures: this.failures },
+          noStream
+            ? 'outbox relay could not publish: no stream takes its jobs yet (the jobs worker creates them); will retry'
+            : 'outbox relay could not publish; will retry',
+        );
         return;
       }
     }

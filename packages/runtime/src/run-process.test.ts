@@ -12,12 +12,17 @@ const config = path.resolve(__dirname, '../../config/dist/index.js');
 /** A process built on runProcess: `serve` runs until stopped, `once` finishes, `boom` fails. */
 const script = `
 const { runProcess } = require(${JSON.stringify(runtime)});
-const { loadConfig } = require(${JSON.stringify(config)});
+const { ConfigError, loadConfig } = require(${JSON.stringify(config)});
 const { z } = require(${JSON.stringify(require.resolve('zod'))});
 runProcess({
   service: 'probe',
   loadConfig: () => loadConfig(z.object({ LOG_LEVEL: z.string().default('info'), PROBE_PORT: z.coerce.number().int() }), process.env),
   defaultCommand: 'serve',
+  guards: {
+    serve: (config) => {
+      if (config.PROBE_PORT === 0) throw new ConfigError(['PROBE_PORT: is required to serve']);
+    },
+  },
   commands: {
     serve: async () => async (_config, logger) => {
       // Stands for a listening server: it keeps the process alive until stopped.
@@ -88,6 +93,14 @@ test('bad configuration exits 1 naming the variable, before anything starts', as
   expect(result.code).toBe(1);
   expect(result.stderr).toMatch(/^probe: [\s\S]*PROBE_PORT/);
   expect(result.lines).toEqual([]);
+});
+
+test("a command's guard refuses it like bad configuration, and leaves the other commands alone", async () => {
+  const refused = await run(['serve'], { PROBE_PORT: '0' });
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toMatch(/^probe: [\s\S]*PROBE_PORT: is required to serve/);
+  expect(refused.lines).toEqual([]);
+  expect((await run(['once'], { PROBE_PORT: '0' })).code).toBe(0);
 });
 
 test('an unknown command exits 2 with the usage', async () => {

@@ -23,6 +23,13 @@ export interface ProcessSpec<Config extends ProcessConfig> {
    */
   readonly commands: Record<string, () => Promise<(config: Config, logger: Logger) => Promise<Running | void>>>;
   readonly defaultCommand: string;
+  /**
+   * Checks a command makes before it starts, by command name: the rules that
+   * hold for serving but not for the rest (mutual TLS in production for
+   * `serve`; a migration talks only to PostgreSQL). A ConfigError they throw
+   * stops the process like a bad variable.
+   */
+  readonly guards?: Readonly<Record<string, (config: Config) => void>>;
 }
 
 /**
@@ -39,6 +46,7 @@ export async function runProcess<Config extends ProcessConfig>(spec: ProcessSpec
   let config: Config;
   try {
     config = spec.loadConfig();
+    spec.guards?.[name]?.(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${spec.service}: ${error.message}\n`);

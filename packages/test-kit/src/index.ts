@@ -11,7 +11,13 @@ export { startS3Server, type S3Server } from './s3-server';
 export { startHungRedis, type HungRedis } from './hung-redis';
 export { createTestServiceClient, testRequestContext, type TestServiceClient } from './service-test-client';
 export { startSilentServer, type SilentServer } from './silent-server';
-export { createTestCertificateAuthority, testSigningKeys, type CertificateFiles, type TestCertificateAuthority } from './test-certificates';
+export {
+  createTestCertificateAuthority,
+  testSigningKeys,
+  type CertificateFiles,
+  type IssueOptions,
+  type TestCertificateAuthority,
+} from './test-certificates';
 export {
   SoftwareAuthenticator,
   SOFTWARE_AUTHENTICATOR_AAGUID,

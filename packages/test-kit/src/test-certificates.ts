@@ -10,11 +10,20 @@ export interface CertificateFiles {
   readonly caFile: string;
 }
 
+export interface IssueOptions {
+  /** Days of validity (2 by default): a rotation test tells certificates apart by their notAfter. */
+  readonly days?: number;
+  /** More subject alternative names, as openssl writes them (`URI:urn:latchkey:admin-cli`, `DNS:billing.example`). */
+  readonly subjectAltNames?: readonly string[];
+  /** Distinguishes the files of a second certificate for the same name. */
+  readonly label?: string;
+}
+
 /** A certificate authority on disk, and the certificates it issued. */
 export interface TestCertificateAuthority {
   readonly caFile: string;
   /** A client-and-server certificate whose Subject CN is `commonName`, valid for localhost and 127.0.0.1. */
-  issue(commonName: string): CertificateFiles;
+  issue(commonName: string, options?: IssueOptions): CertificateFiles;
 }
 
 function openssl(args: readonly string[]): void {
@@ -33,25 +42,25 @@ export function createTestCertificateAuthority(directory: string, name = 'latchk
   mkdirSync(directory, { recursive: true });
   const caFile = path.join(directory, `${name}.crt`);
   const caKey = path.join(directory, `${name}.key`);
-  openssl(['req', '-x509', ...keyArgs, '-keyout', caKey, '-out', caFile, '-days', '2', '-subj', `/CN=${name}`]);
-  const extensions = path.join(directory, `${name}.ext`);
-  writeFileSync(
-    extensions,
-    [
-      'basicConstraints=critical,CA:FALSE',
-      'keyUsage=critical,digitalSignature',
-      'extendedKeyUsage=serverAuth,clientAuth',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    ].join('\n'),
-  );
+  openssl(['req', '-x509', ...keyArgs, '-keyout', caKey, '-out', caFile, '-days', '30', '-subj', `/CN=${name}`]);
   return {
     caFile,
-    issue(commonName) {
-      const base = path.join(directory, `${name}-${commonName}`);
+    issue(commonName, options = {}) {
+      const base = path.join(directory, `${name}-${commonName}${options.label ? `-${options.label}` : ''}`);
       const files = { certFile: `${base}.crt`, keyFile: `${base}.key`, caFile };
+      const extensions = `${base}.ext`;
+      writeFileSync(
+        extensions,
+        [
+          'basicConstraints=critical,CA:FALSE',
+          'keyUsage=critical,digitalSignature',
+          'extendedKeyUsage=serverAuth,clientAuth',
+          `subjectAltName=${['DNS:localhost', 'IP:127.0.0.1', ...(options.subjectAltNames ?? [])].join(',')}`,
+        ].join('\n'),
+      );
       openssl(['req', ...keyArgs, '-keyout', files.keyFile, '-out', `${base}.csr`, '-subj', `/CN=${commonName}`]);
       openssl([
-        'x509', '-req', '-in', `${base}.csr`, '-CA', caFile, '-CAkey', caKey, '-days', '2',
+        'x509', '-req', '-in', `${base}.csr`, '-CA', caFile, '-CAkey', caKey, '-days', String(options.days ?? 2),
         '-set_serial', `0x${randomBytes(16).toString('hex')}`, '-extfile', extensions, '-out', files.certFile,
       ]);
       return files;

@@ -8,12 +8,13 @@ test('names are unique and every call names a gRPC unit of the list', () => {
   }
 });
 
-test('every unit has a metrics port; a gRPC unit a health service and a gRPC port; the HTTP unit a gRPC port too; a worker no other', () => {
+test('every unit has a metrics port; a gRPC unit a health service and a gRPC port (and a platform API its admin port); the HTTP unit a gRPC port too; a worker no other', () => {
   for (const unit of units) {
     const ports = unit.ports.map((port) => port.name);
     if (unit.kind === 'grpc') {
       expect(unit.grpcService).toMatch(new RegExp(`^${unit.name}\\.v\\d+\\.\\w+Service$`));
-      expect(ports).toEqual(['grpc', 'metrics']);
+      // identity serves admin.v1 on a listener of its own.
+      expect(ports).toEqual(unit.name === 'identity' ? ['grpc', 'metrics', 'admin'] : ['grpc', 'metrics']);
     } else {
       expect(unit.grpcService).toBeUndefined();
       // The gateway also serves sessions.v1 to services beside Latchkey.
@@ -23,7 +24,8 @@ test('every unit has a metrics port; a gRPC unit a health service and a gRPC por
 });
 
 test('no two units share a port on one host', () => {
-  const local = units.flatMap((unit) => unit.ports.map((port) => `${port.name}+${port.localOffset}`));
+  // Admin ports count in the gRPC range (tools/stack's port layout).
+  const local = units.flatMap((unit) => unit.ports.map((port) => `${port.name === 'admin' ? 'grpc' : port.name}+${port.localOffset}`));
   expect(new Set(local).size).toBe(local.length);
 });
 

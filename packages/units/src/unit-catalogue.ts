@@ -16,8 +16,13 @@ export type UnitKind = 'http' | 'grpc' | 'worker';
 /** A backing service the local stack checks before it starts a unit. */
 export type BackingServiceName = 'postgres' | 'redis' | 'nats';
 
-/** A port's name in the chart (Service and NetworkPolicy port names) and its range on one host. */
-export type PortName = 'http' | 'grpc' | 'metrics';
+/**
+ * A port's name in the chart (Service and NetworkPolicy port names) and its
+ * range on one host. `admin` is a platform API's listener of its own
+ * (admin.v1 on identity), open to the platform's clients only; it counts in
+ * the gRPC range.
+ */
+export type PortName = 'http' | 'grpc' | 'admin' | 'metrics';
 
 export interface UnitPort {
   readonly name: PortName;
@@ -82,7 +87,8 @@ export const units: readonly Unit[] = [
     folder: 'services/identity',
     packageName: '@latchkey/identity',
     grpcService: 'identity.v1.IdentityService',
-    ports: grpcPorts(0),
+    // admin.v1 apart from identity.v1: its callers are people and their tools, with certificates of another CA.
+    ports: [...grpcPorts(0), { name: 'admin', variable: 'ADMIN_GRPC_PORT', containerPort: 50_052, localOffset: 10 }],
     calls: [],
     migrates: true,
     // Redis: the session store, where disabling an account ends its sessions at once.

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
 import { adminV1 } from '@latchkey/contracts';
-import { env, grpcServiceVariables, loadConfig } from '@latchkey/config';
-import { createServiceClient, operatorOfCommandLine, startRequestContext, tlsFilesOf } from '@latchkey/grpc-kit';
+import { loadConfig } from '@latchkey/config';
+import { adminCliConfigSchema } from './admin-cli-config';
+import { createServiceClient, operatorOfCommandLine, startRequestContext } from '@latchkey/grpc-kit';
 import { createLogger } from '@latchkey/telemetry';
 import { randomUUID } from 'node:crypto';
 
@@ -11,15 +11,6 @@ import { randomUUID } from 'node:crypto';
  * latchkey-admin command"): in the identity image for `kubectl exec`, and as
  * `pnpm admin` against `pnpm stack`.
  */
-const configSchema = z.object({
-  GRPC_PORT: env.port(50051),
-  /** Where admin.v1 is served; default this pod's own identity. */
-  ADMIN_GRPC_ADDRESS: z.string().optional(),
-  GRPC_TLS_CERT_FILE: grpcServiceVariables.GRPC_TLS_CERT_FILE,
-  GRPC_TLS_KEY_FILE: grpcServiceVariables.GRPC_TLS_KEY_FILE,
-  GRPC_TLS_CA_FILE: grpcServiceVariables.GRPC_TLS_CA_FILE,
-});
-
 const USAGE = `usage: latchkey-admin [--json] [--operator <who>] <command>
   users find --id <id> | --email <email> | --handle <handle>
   users list [--page-size N] [--page-token T]
@@ -159,9 +150,13 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const { json, args } = options;
-  const config = loadConfig(configSchema, process.env);
-  const address = config.ADMIN_GRPC_ADDRESS ?? `127.0.0.1:${config.GRPC_PORT}`;
-  const admin = createServiceClient(adminV1.AdminServiceService, address, { tls: tlsFilesOf(config) });
+  const config = loadConfig(adminCliConfigSchema, process.env);
+  const address = config.ADMIN_GRPC_ADDRESS ?? `127.0.0.1:${config.ADMIN_GRPC_PORT}`;
+  const tls =
+    config.ADMIN_TLS_CERT_FILE === undefined
+      ? {}
+      : { certFile: config.ADMIN_TLS_CERT_FILE, keyFile: config.ADMIN_TLS_KEY_FILE, caFile: config.ADMIN_TLS_CA_FILE ?? config.GRPC_TLS_CA_FILE };
+  const admin = createServiceClient(adminV1.AdminServiceService, address, { tls });
   const logger = createLogger({ service: 'latchkey-admin', level: 'silent' });
   try {
     const { rows, next } = await run(admin, args, () =>

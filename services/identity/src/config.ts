@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+import {
+  backingServices,
+  env,
+  grpcServiceVariables,
+  loadConfig,
+  platformApiVariables,
+  platformCaGiven,
+  platformCaProblem,
+  processVariables,
+} from '@latchkey/config';
+import { adminAllowedCallersSchema } from './admin-allowed-callers';
 
 /**
  * OWASP's minimum for Argon2id (19 MiB, t=2, p=1). Configuration may raise
@@ -8,38 +18,43 @@ import { backingServices, env, grpcServiceVariables, loadConfig, processVariable
 const ARGON2_FLOOR = { memoryKiB: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 /** Everything the identity service reads from its environment. */
-export const configSchema = z.object({
-  ...processVariables,
-  ...grpcServiceVariables,
-  GRPC_PORT: env.port(50051),
-  DATABASE_URL: backingServices.DATABASE_URL,
-  DATABASE_POOL_MAX: env.int(10, 1, 200),
-  NATS_URL: backingServices.NATS_URL,
-  NATS_USER: backingServices.NATS_USER,
-  NATS_PASSWORD: backingServices.NATS_PASSWORD,
-  NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
-  /** The gateway's session store: disabling an account ends its sessions there at once. */
-  REDIS_URL: backingServices.REDIS_URL,
-  REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
-  /**
-   * With mutual TLS, the Subject CNs that may call admin.v1
-   * (docs/integration.md, "Administration"). `identity` lets the
-   * latchkey-admin command run inside identity's pods.
-   */
-  ADMIN_GRPC_ALLOWED_CALLERS: env.csv(),
-  /** Token lifetimes in minutes, under the names of docs/api.md, "Configuration". */
-  AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME: env.int(1, 1),
-  AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME: env.int(15, 1),
-  AUTH_EMAIL_CHANGE_TOKEN_EXPIRE_TIME: env.int(15, 1),
-  /**
-   * A password reset removes the passkeys and provider links added this
-   * many hours before it (docs/security.md, "A reset takes back").
-   */
-  AUTH_RESET_REVOKES_METHODS_HOURS: env.int(72, 0, 8_760),
-  ARGON2_MEMORY_KIB: env.int(ARGON2_FLOOR.memoryKiB, ARGON2_FLOOR.memoryKiB),
-  ARGON2_TIME_COST: env.int(ARGON2_FLOOR.timeCost, ARGON2_FLOOR.timeCost),
-  ARGON2_PARALLELISM: env.int(ARGON2_FLOOR.parallelism, ARGON2_FLOOR.parallelism, 16),
-});
+export const configSchema = z
+  .object({
+    ...processVariables,
+    ...grpcServiceVariables,
+    ...platformApiVariables,
+    GRPC_PORT: env.port(50051),
+    /** admin.v1, on a listener of its own: open to the platform clients' certificates only (docs/integration.md). */
+    ADMIN_GRPC_PORT: env.port(50061),
+    DATABASE_URL: backingServices.DATABASE_URL,
+    DATABASE_POOL_MAX: env.int(10, 1, 200),
+    NATS_URL: backingServices.NATS_URL,
+    NATS_USER: backingServices.NATS_USER,
+    NATS_PASSWORD: backingServices.NATS_PASSWORD,
+    NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+    /** The gateway's session store: disabling an account ends its sessions there at once. */
+    REDIS_URL: backingServices.REDIS_URL,
+    REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
+    /**
+     * With mutual TLS, per admin.v1 RPC the platform clients (by a subject
+     * alternative name of their certificate) that may call it
+     * (docs/integration.md, "Administration").
+     */
+    ADMIN_GRPC_ALLOWED_CALLERS: adminAllowedCallersSchema,
+    /** Token lifetimes in minutes, under the names of docs/api.md, "Configuration". */
+    AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME: env.int(1, 1),
+    AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME: env.int(15, 1),
+    AUTH_EMAIL_CHANGE_TOKEN_EXPIRE_TIME: env.int(15, 1),
+    /**
+     * A password reset removes the passkeys and provider links added this
+     * many hours before it (docs/security.md, "A reset takes back").
+     */
+    AUTH_RESET_REVOKES_METHODS_HOURS: env.int(72, 0, 8_760),
+    ARGON2_MEMORY_KIB: env.int(ARGON2_FLOOR.memoryKiB, ARGON2_FLOOR.memoryKiB),
+    ARGON2_TIME_COST: env.int(ARGON2_FLOOR.timeCost, ARGON2_FLOOR.timeCost),
+    ARGON2_PARALLELISM: env.int(ARGON2_FLOOR.parallelism, ARGON2_FLOOR.parallelism, 16),
+  })
+  .refine(platformCaGiven, platformCaProblem);
 
 export type IdentityConfig = z.output<typeof configSchema>;
 

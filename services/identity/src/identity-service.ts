@@ -65,14 +65,17 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     settings: config,
     logger,
     service: { name: 'identity.v1.IdentityService', definition: identityV1.IdentityServiceService, handlers: identityHandlers(deps) },
-    platformServices: [
-      {
-        name: 'admin.v1.AdminService',
-        definition: adminV1.AdminServiceService,
-        handlers: adminHandlers(deps),
-        callers: config.ADMIN_GRPC_ALLOWED_CALLERS,
-      },
-    ],
+    platform: {
+      port: config.ADMIN_GRPC_PORT,
+      services: [
+        {
+          name: 'admin.v1.AdminService',
+          definition: adminV1.AdminServiceService,
+          handlers: adminHandlers(deps),
+          callers: config.ADMIN_GRPC_ALLOWED_CALLERS,
+        },
+      ],
+    },
     ready: async () => {
       await pool.query('SELECT 1');
       return true;
@@ -80,7 +83,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
   });
 
   return {
-    readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort },
+    readyFields: { grpc_port: endpoints.grpcPort, admin_grpc_port: endpoints.platformPort, metrics_port: endpoints.metricsPort },
     async stop() {
       clearInterval(sweep);
       await endpoints.stop();

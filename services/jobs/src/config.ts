@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { objectStoreVariables, s3CredentialsPaired, s3CredentialsProblem } from '@latchkey/object-store';
-import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+import { backingServices, env, grpcServiceVariables, loadConfig, mutualTlsVariables, processVariables } from '@latchkey/config';
 
 /** Everything the jobs worker reads from its environment. */
 export const configSchema = z
@@ -19,6 +19,8 @@ export const configSchema = z
     MAIL_FROM: z.string().min(3).default('Latchkey <no-reply@localhost>'),
     PUBLIC_APP_URL: env.url(['http', 'https']),
     ...objectStoreVariables,
+    /** The address of the metrics port; `pnpm stack` sets 127.0.0.1. */
+    LISTEN_HOST: grpcServiceVariables.LISTEN_HOST,
     METRICS_PORT: env.port(9464),
     /** Services the account cleanup calls. */
     IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
@@ -27,9 +29,7 @@ export const configSchema = z
     OAUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
     PASSKEYS_GRPC_ADDRESS: z.string().default('127.0.0.1:50056'),
     GRPC_DEADLINE_MS: env.int(10_000, 100, 120_000),
-    GRPC_TLS_CERT_FILE: grpcServiceVariables.GRPC_TLS_CERT_FILE,
-    GRPC_TLS_KEY_FILE: grpcServiceVariables.GRPC_TLS_KEY_FILE,
-    GRPC_TLS_CA_FILE: grpcServiceVariables.GRPC_TLS_CA_FILE,
+    ...mutualTlsVariables,
     /** Deliveries of one job before it is parked on the dead-letter subject. */
     JOBS_MAX_DELIVERIES: env.int(8, 1, 100),
     /** How many jobs of one kind run at once in this process. */

@@ -206,10 +206,10 @@ export class JobConsumer<Payload> {
       delivery: msg.info.deliveryCount,
       ...(carrier['x-request-id'] ? { request_id: carrier['x-request-id'] } : {}),
     });
-    const stopTimer = metrics.duration.startTimer({ job: job.name });
+    const stopTimer = metrics.duration.startTimer({ job_type: job.name });
     try {
       const outcome = await withExtractedTraceContext(carrier, () => this.settle(msg, jobId, logger));
-      metrics.processed.inc({ job: job.name, outcome });
+      metrics.processed.inc({ job_type: job.name, outcome });
     } catch (error) {
       logger.error({ err: error }, 'job delivery could not be settled; JetStream redelivers it after the ack wait');
     } finally {

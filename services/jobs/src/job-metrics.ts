@@ -22,22 +22,28 @@ export type DeliveryOutcome =
   | 'refused';
 
 export interface JobMetrics {
-  readonly processed: Counter<'job' | 'outcome'>;
-  readonly duration: Histogram<'job'>;
+  readonly processed: Counter<'job_type' | 'outcome'>;
+  readonly duration: Histogram<'job_type'>;
 }
 
+/**
+ * The job kind is `job_type`, not `job`: Prometheus gives every scraped
+ * series a `job` label of its own (the Prometheus Operator: the Service's
+ * name) and renames a metric's `job` to `exported_job`, where no alert on
+ * `job` would find it.
+ */
 export function createJobMetrics(registry: Registry): JobMetrics {
   return {
     processed: new Counter({
       name: 'jobs_processed_total',
       help: 'Job deliveries handled, by job kind and outcome.',
-      labelNames: ['job', 'outcome'],
+      labelNames: ['job_type', 'outcome'],
       registers: [registry],
     }),
     duration: new Histogram({
       name: 'jobs_duration_seconds',
       help: 'Time from receiving a job delivery to settling it, by job kind.',
-      labelNames: ['job'],
+      labelNames: ['job_type'],
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),

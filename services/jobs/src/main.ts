@@ -1,3 +1,4 @@
+import { assertMutualTlsInProduction } from '@latchkey/config';
 import { runProcess } from '@latchkey/runtime';
 import { loadJobsConfig } from './config';
 
@@ -5,6 +6,8 @@ void runProcess({
   service: 'jobs',
   loadConfig: loadJobsConfig,
   defaultCommand: 'serve',
+  // docs/operations.md, "Mutual TLS": no unit serves in production without its certificate.
+  guards: { serve: assertMutualTlsInProduction },
   commands: {
     serve: async () => {
       const { startWorker } = await import('./worker');

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { identityV1, oauthV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { Gauge } from 'prom-client';
 import { createPool, createRedisClient } from '@latchkey/db';
-import { createServiceClient } from '@latchkey/grpc-kit';
+import { createServiceClient, observeCertificates, tlsFilesOf } from '@latchkey/grpc-kit';
 import { connectToBus, ensureStreams } from '@latchkey/job-streams';
 import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
 import { accountCleanupJob } from './account-cleanup';
@@ -113,7 +113,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     const purge = startTombstonePurge(pool, logger);
     teardown.push(() => purge.stop());
 
-    const tls = { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE };
+    const tls = tlsFilesOf(config);
     const clientOptions = { tls };
     const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
     const posts = createServiceClient(postsV1.PostsServiceService, config.POSTS_GRPC_ADDRESS, clientOptions);
@@ -130,6 +130,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     });
 
     const registry = createMetricsRegistry('jobs');
+    observeCertificates({ registry, logger, units: tls });
     const metrics = createJobMetrics(registry);
     const deadLetters = new DeadLetters(jetstreamManager, nc.jetstream(), config.NATS_SUBJECT_PREFIX);
     new Gauge({
@@ -182,6 +183,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
 
     const operations = await startOperationsServer({
       port: config.METRICS_PORT,
+      host: config.LISTEN_HOST,
       registry,
       ready: () => isReady(nc, pool),
     });

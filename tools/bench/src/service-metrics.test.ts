@@ -3,9 +3,9 @@ import { parsePrometheusText, timingsBetween, timingsOf } from './service-metric
 const exposition = (getUserSum: number, getUserCount: number, routeSum: number, routeCount: number): string => `
 # HELP grpc_server_handling_seconds Time to handle an RPC, by method.
 # TYPE grpc_server_handling_seconds histogram
-grpc_server_handling_seconds_bucket{le="0.001",grpc_method="/identity.v1.IdentityService/GetUser",service="identity"} 3
-grpc_server_handling_seconds_sum{grpc_method="/identity.v1.IdentityService/GetUser",service="identity"} ${getUserSum}
-grpc_server_handling_seconds_count{grpc_method="/identity.v1.IdentityService/GetUser",service="identity"} ${getUserCount}
+grpc_server_handling_seconds_bucket{le="0.001",grpc_service="identity.v1.IdentityService",grpc_method="GetUser",unit="identity"} 3
+grpc_server_handling_seconds_sum{grpc_service="identity.v1.IdentityService",grpc_method="GetUser",unit="identity"} ${getUserSum}
+grpc_server_handling_seconds_count{grpc_service="identity.v1.IdentityService",grpc_method="GetUser",unit="identity"} ${getUserCount}
 http_request_duration_seconds_sum{method="GET",route="/v0/users/me",status_code="200"} ${routeSum}
 http_request_duration_seconds_count{method="GET",route="/v0/users/me",status_code="200"} ${routeCount}
 http_request_duration_seconds_count{method="GET",route="/v0/users/me",status_code="401"} 1
@@ -18,7 +18,7 @@ describe('parsePrometheusText()', () => {
     expect(samples).toContainEqual({ name: 'process_cpu_seconds_total', labels: {}, value: 12.5 });
     expect(samples).toContainEqual({
       name: 'grpc_server_handling_seconds_count',
-      labels: { grpc_method: '/identity.v1.IdentityService/GetUser', service: 'identity' },
+      labels: { grpc_service: 'identity.v1.IdentityService', grpc_method: 'GetUser', unit: 'identity' },
       value: 100,
     });
   });

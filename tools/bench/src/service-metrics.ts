@@ -50,8 +50,8 @@ function operationOf(sample: MetricSample): { operation: string; part: 'sum' | '
   const part = sample.name.endsWith('_sum') ? 'sum' : sample.name.endsWith('_count') ? 'count' : undefined;
   if (!part) return undefined;
   const base = sample.name.slice(0, sample.name.length - (part === 'sum' ? 4 : 6));
-  if (base === 'grpc_server_handling_seconds' && sample.labels.grpc_method) {
-    return { operation: sample.labels.grpc_method, part };
+  if (base === 'grpc_server_handling_seconds' && sample.labels.grpc_service && sample.labels.grpc_method) {
+    return { operation: `/${sample.labels.grpc_service}/${sample.labels.grpc_method}`, part };
   }
   if (base === 'http_request_duration_seconds' && sample.labels.route) {
     return { operation: `${sample.labels.method ?? ''} ${sample.labels.route}`.trim(), part };

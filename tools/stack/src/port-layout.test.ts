@@ -6,7 +6,7 @@ describe('fixedPorts', () => {
   it('gives each service the gRPC port it defaults to, metrics ports from 9464, the gateway 8080', () => {
     const ports = fixedPorts(stackUnits, defaultFixedPortLayout);
     expect(Object.fromEntries(ports)).toEqual({
-      identity: { GRPC_PORT: 50051, METRICS_PORT: 9464 },
+      identity: { GRPC_PORT: 50051, ADMIN_GRPC_PORT: 50061, METRICS_PORT: 9464 },
       oauth: { GRPC_PORT: 50052, METRICS_PORT: 9465 },
       totp: { GRPC_PORT: 50053, METRICS_PORT: 9466 },
       posts: { GRPC_PORT: 50054, METRICS_PORT: 9467 },
@@ -28,7 +28,7 @@ describe('fixedPorts', () => {
 
   it('takes the port base and the gateway port from the layout', () => {
     const ports = fixedPorts(stackUnits, { grpcPortBase: 60000, metricsPortBase: 9000, gatewayPort: 3000 });
-    expect(ports.get('identity')).toEqual({ GRPC_PORT: 60000, METRICS_PORT: 9000 });
+    expect(ports.get('identity')).toEqual({ GRPC_PORT: 60000, ADMIN_GRPC_PORT: 60010, METRICS_PORT: 9000 });
     expect(ports.get('gateway')).toEqual({ GATEWAY_PORT: 3000, GRPC_PORT: 60004, METRICS_PORT: 9011 });
   });
 });

@@ -26,6 +26,7 @@ export const defaultFixedPortLayout: FixedPortLayout = {
 export function fixedPorts(units: readonly StackUnit[], layout: FixedPortLayout): Map<string, UnitPorts> {
   const base: Record<PortKind, number> = {
     grpc: layout.grpcPortBase,
+    admin: layout.grpcPortBase,
     metrics: layout.metricsPortBase,
     http: layout.gatewayPort,
   };

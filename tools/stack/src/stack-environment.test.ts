@@ -11,6 +11,8 @@ import {
 describe('localDefaults', () => {
   it('holds the local values of docs/api.md, "Configuration"', () => {
     expect(localDefaults({ publicAppUrl: 'http://localhost:8080', totpEncryptionKey: 'a2V5' })).toEqual({
+      GATEWAY_HOST: '127.0.0.1',
+      LISTEN_HOST: '127.0.0.1',
       REDIS_URL: 'redis://127.0.0.1:6379',
       NATS_URL: 'nats://127.0.0.1:4222',
       PUBLIC_APP_URL: 'http://localhost:8080',

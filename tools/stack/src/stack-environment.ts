@@ -37,9 +37,14 @@ export const localAddresses = {
 
 export const defaultDatabaseName = 'latchkey';
 
+/** What every process of the stack listens on. */
+export const localListenAddress = '127.0.0.1';
+
 /**
  * Defaults for a developer's machine (docs/api.md, "Configuration"), used for every
- * variable the environment leaves unset. The verification token lives 60
+ * variable the environment leaves unset. Every listener binds 127.0.0.1:
+ * without mutual TLS the units cannot tell who calls them, so nothing on
+ * the network may reach them. The verification token lives 60
  * minutes as the chart sets it, not the code default of 1, so that a link
  * read a few minutes later still works. Passkeys belong to the app's host
  * and work on its pages (docs/api.md, "Passkeys").
@@ -52,6 +57,8 @@ export function localDefaults(settings: {
   signingKeys?: string | undefined;
 }): Record<string, string | undefined> {
   return {
+    GATEWAY_HOST: localListenAddress,
+    LISTEN_HOST: localListenAddress,
     REDIS_URL: localAddresses.REDIS_URL,
     NATS_URL: localAddresses.NATS_URL,
     PUBLIC_APP_URL: settings.publicAppUrl,

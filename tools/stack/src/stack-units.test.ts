@@ -18,7 +18,7 @@ describe('stackUnits', () => {
   it('publishes identity as IDENTITY_GRPC_ADDRESS and has the gateway need it', () => {
     const identity = stackUnits.find((entry) => entry.name === 'identity');
     expect(identity?.addressVariable).toBe('IDENTITY_GRPC_ADDRESS');
-    expect(identity?.ports.map((port) => port.variable)).toEqual(['GRPC_PORT', 'METRICS_PORT']);
+    expect(identity?.ports.map((port) => port.variable)).toEqual(['GRPC_PORT', 'METRICS_PORT', 'ADMIN_GRPC_PORT']);
     expect(stackUnits.find((entry) => entry.name === 'gateway')?.needs).toEqual(['identity', 'oauth', 'totp', 'posts', 'passkeys']);
   });
 

@@ -29,12 +29,18 @@ const readyLineSchema = z.object({
   msg: z.literal('ready'),
   url: z.string().optional(),
   grpc_port: z.number().int().positive().optional(),
+  admin_grpc_port: z.number().int().positive().optional(),
   metrics_port: z.number().int().positive().optional(),
   port: z.number().int().positive().optional(),
 });
 
 /** The fields of a ready line that report a bound port, and the variable each answers. */
-const reportedPorts = { grpc_port: 'GRPC_PORT', metrics_port: 'METRICS_PORT', port: 'GATEWAY_PORT' } as const;
+const reportedPorts = {
+  grpc_port: 'GRPC_PORT',
+  admin_grpc_port: 'ADMIN_GRPC_PORT',
+  metrics_port: 'METRICS_PORT',
+  port: 'GATEWAY_PORT',
+} as const;
 
 export function parseReadyLine(line: string): ReadyLine | undefined {
   const trimmed = line.trim();

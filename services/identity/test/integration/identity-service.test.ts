@@ -6,7 +6,7 @@ import { adminV1, identityV1 } from '@latchkey/contracts';
 import { sessionKey, userSessionsKey } from '@latchkey/session-keys';
 import { AppError } from '@latchkey/errors';
 import { jobSubjects, mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
-import { topology } from '@latchkey/job-streams';
+import { ensureStreams, topology } from '@latchkey/job-streams';
 import type { Running } from '@latchkey/runtime';
 import { createLogger } from '@latchkey/telemetry';
 import {
@@ -89,13 +89,14 @@ beforeAll(async () => {
     REDIS_URL: testRedisUrl(),
     REDIS_KEY_PREFIX: `${prefix}:`,
     GRPC_PORT: '0',
+    ADMIN_GRPC_PORT: '0',
     METRICS_PORT: '0',
     ARGON2_TIME_COST: '3',
   });
   await migrate(config, logger);
   service = await startIdentityService(config, logger);
   client = createTestServiceClient(identityV1.IdentityServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`);
-  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`, undefined, {
+  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${String(service.readyFields?.admin_grpc_port)}`, undefined, {
     operator: OPERATOR,
   });
   redis = new Redis(testRedisUrl());
@@ -103,10 +104,9 @@ beforeAll(async () => {
 
   nats = await connect({ servers: testNatsUrl() });
   const names = topology(prefix);
-  await waitFor(() => nats.jetstreamManager().then((m) => m.streams.info(names.jobsStream)), {
-    description: 'the jobs stream',
-  });
+  // The jobs worker owns the streams; here the test stands in for it.
   const jsm = await nats.jetstreamManager();
+  await ensureStreams(jsm, prefix);
   await jsm.consumers.add(names.jobsStream, { durable_name: 'test', ack_policy: AckPolicy.Explicit });
   const consumer = await nats.jetstream().consumers.get(names.jobsStream, 'test');
   const messages = await consumer.consume();

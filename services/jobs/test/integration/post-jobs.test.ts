@@ -79,7 +79,7 @@ async function processed(job: string, outcome: string): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${worker.metricsPort}/metrics`)).text();
   const line = text
     .split('\n')
-    .find((l) => l.startsWith('jobs_processed_total{') && l.includes(`job="${job}"`) && l.includes(`outcome="${outcome}"`));
+    .find((l) => l.startsWith('jobs_processed_total{') && l.includes(`job_type="${job}"`) && l.includes(`outcome="${outcome}"`));
   return line ? Number(line.split(' ').pop()) : 0;
 }
 

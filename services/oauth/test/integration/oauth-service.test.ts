@@ -6,7 +6,7 @@ import pg from 'pg';
 import { identityV1, oauthV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { jobSubjects, mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
-import { topology } from '@latchkey/job-streams';
+import { ensureStreams, topology } from '@latchkey/job-streams';
 import type { Running } from '@latchkey/runtime';
 import { createLogger, type Logger } from '@latchkey/telemetry';
 import {
@@ -133,6 +133,7 @@ beforeAll(async () => {
     REDIS_URL: testRedisUrl(),
     REDIS_KEY_PREFIX: `${prefix}:`,
     GRPC_PORT: '0',
+    ADMIN_GRPC_PORT: '0',
     METRICS_PORT: '0',
   });
   const silent = createLogger({ service: 'identity', level: 'silent' });
@@ -144,8 +145,8 @@ beforeAll(async () => {
 
   nats = await connect({ servers: testNatsUrl() });
   const names = topology(prefix);
-  // Identity creates the streams; waiting for them keeps two services from racing to create them.
-  await waitFor(() => nats.jetstreamManager().then((m) => m.streams.info(names.jobsStream)), { description: 'the jobs stream' });
+  // The jobs worker owns the streams; here the test stands in for it.
+  await ensureStreams(await nats.jetstreamManager(), prefix);
   service = await startOAuthService(loadOAuthConfig(oauthEnvironment()), serviceLogger);
   oauth = clientFor(service);
 

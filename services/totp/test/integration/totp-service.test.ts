@@ -8,7 +8,7 @@ import { PNG } from 'pngjs';
 import { totpV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
-import { topology } from '@latchkey/job-streams';
+import { ensureStreams, topology } from '@latchkey/job-streams';
 import type { Running } from '@latchkey/runtime';
 import { createLogger } from '@latchkey/telemetry';
 import {
@@ -177,10 +177,9 @@ beforeAll(async () => {
 
   nats = await connect({ servers: testNatsUrl() });
   const names = topology(prefix);
-  await waitFor(() => nats.jetstreamManager().then((m) => m.streams.info(names.jobsStream)), {
-    description: 'the jobs stream',
-  });
+  // The jobs worker owns the streams; here the test stands in for it.
   const jsm = await nats.jetstreamManager();
+  await ensureStreams(jsm, prefix);
   await jsm.consumers.add(names.jobsStream, { durable_name: 'test', ack_policy: AckPolicy.Explicit });
   const messages = await (await nats.jetstream().consumers.get(names.jobsStream, 'test')).consume();
   subscription = messages;

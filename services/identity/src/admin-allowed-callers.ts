@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { adminV1 } from '@latchkey/contracts';
+import { EVERY_METHOD } from '@latchkey/grpc-kit';
+
+/** admin.v1's RPCs by their proto names (`FindUser`), as operators list them. */
+export const adminRpcNames: readonly string[] = Object.values(adminV1.AdminServiceService).map((method) =>
+  method.path.slice(method.path.lastIndexOf('/') + 1),
+);
+
+/**
+ * ADMIN_GRPC_ALLOWED_CALLERS (docs/integration.md, "Administration"): a JSON
+ * object from an RPC name, or `*` for every one, to the subject alternative
+ * names (DNS or URI) of the platform clients' certificates that may call it,
+ * e.g. `{"*": ["urn:latchkey:admin-cli"], "FindUser": ["spiffe://example.org/support-desk"]}`.
+ * A misspelt RPC is refused at start rather than silently allowing nobody.
+ */
+export const adminAllowedCallersSchema = z
+  .string()
+  .default('{}')
+  .transform((text, context) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      context.addIssue({ code: 'custom', message: 'must be a JSON object of RPC name (or "*") to a list of certificate names' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(z.string(), z.array(z.string().min(1))).superRefine((allowList, context) => {
+      for (const name of Object.keys(allowList)) {
+        if (name === EVERY_METHOD || adminRpcNames.includes(name)) continue;
+        context.addIssue({ code: 'custom', path: [name], message: `must be "*" or an admin.v1 RPC (${adminRpcNames.join(', ')})` });
+      }
+    }),
+  );
