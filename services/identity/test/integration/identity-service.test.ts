@@ -626,7 +626,7 @@ describe('administration (admin.v1)', () => {
 
   it('refuses a call that names no person, or names one badly, before it reads or changes anything', async () => {
     const { user } = await registerVerified();
-    const address = `127.0.0.1:${String(service.readyFields?.grpc_port)}`;
+    const address = `127.0.0.1:${String(service.readyFields?.admin_grpc_port)}`;
     const anonymous = createTestServiceClient(adminV1.AdminServiceService, address);
     const careless = createTestServiceClient(adminV1.AdminServiceService, address, undefined, { operator: 'ada\nroot' });
     const verbose = createTestServiceClient(adminV1.AdminServiceService, address, undefined, { operator: 'x'.repeat(129) });
