@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
-import { signingKeysSchema } from './tokens/signing-keys';
+import { backingServices, env, grpcServiceVariables, loadConfig, processVariables, signingKeysSchema } from '@latchkey/config';
+import { clientEntriesSchema } from './oidc/client-entries';
+
 
 /**
  * RFC 6265bis cookie prefixes: a browser keeps a `__Host-` cookie only if it
@@ -70,6 +71,19 @@ export const configSchema = z.object({
    * installation whose PUBLIC_APP_URL is a client of its own.
    */
   WEB_APP_ENABLED: env.bool(true),
+  /** Latchkey as an OpenID Provider (docs/oidc.md): off unless true. */
+  OIDC_ENABLED: env.bool(false),
+  /** The provider's issuer, an origin without a path; default PUBLIC_APP_URL's origin. */
+  OIDC_ISSUER: env
+    .url(['http', 'https'])
+    .refine((value) => new URL(value).pathname === '/' && !value.endsWith('/'), 'must be an origin without a path or trailing slash')
+    .optional(),
+  /** Clients from configuration (Helm values, GitOps): a JSON array of client entries (docs/oidc.md, "Clients"). */
+  OIDC_CLIENTS: clientEntriesSchema,
+  /** The absolute lifetime of a refresh token chain, in days; rotation does not extend it. */
+  OIDC_REFRESH_TOKEN_TTL_DAYS: env.int(30, 1, 365),
+  /** Lifetime of access tokens and ID tokens, in seconds. */
+  OIDC_ACCESS_TOKEN_TTL_SECONDS: env.int(3_600, 60, 86_400),
   /** Sizes the body limit of post routes; the posts service enforces the limit itself. */
   POSTS_MAX_CONTENT_BYTES: env.int(1_048_576, 1, 3 * 1_048_576),
 }).refine((config) => config.COOKIE_SECURE || !/^__(Host|Secure)-/.test(config.SESSION_COOKIE_NAME), {

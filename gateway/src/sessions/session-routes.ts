@@ -5,6 +5,7 @@ import { requireSession, sessionOf, type SessionAccess } from './session-auth';
 import { clearSessionCookie } from './session-cookie';
 import { passkeyBrowserBinding } from '../http/browser-binding';
 import { signIn } from './sign-in';
+import { signOut } from './sign-out';
 import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
 import { totpChallengeSchema } from '../totp/totp-schemas';
@@ -55,7 +56,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
         onRequest: session,
       },
       async (request, reply) => {
-        await deps.sessions.delete(sessionOf(request));
+        await signOut(deps.sessions, sessionOf(request));
         clearSessionCookie(reply, deps.cookie);
         return reply.code(204).send(null);
       },

@@ -13,7 +13,14 @@ export interface BusPermissions {
 
 /** The jobs and domain events each producer writes into its outbox. */
 const producedJobs: Record<Exclude<BusUser, 'jobs'>, readonly string[]> = {
-  identity: [jobSubjects.sendMail, jobSubjects.userDeleted, jobSubjects.sessionsRevoked, 'events.user.>', 'events.session.>'],
+  identity: [
+    jobSubjects.sendMail,
+    jobSubjects.userDeleted,
+    jobSubjects.sessionsRevoked,
+    jobSubjects.backchannelLogout,
+    'events.user.>',
+    'events.session.>',
+  ],
   oauth: [jobSubjects.sendMail],
   totp: [jobSubjects.sendMail],
   posts: [jobSubjects.indexPost, jobSubjects.deleteContent, 'events.post.>'],
@@ -36,7 +43,7 @@ export function inboxPrefixOf(user: string): string {
  * another's (a `user.deleted` for a live account, say), and reads only its
  * own inbox. Every unit may create and update the three streams (whoever starts first
  * does, see ensureStreams). The worker also runs its consumers on the jobs
- * stream, dead-letters into the dead-letter stream and replays from it
+ * stream and one on the events stream (session.revoked), dead-letters into the dead-letter stream and replays from it
  * (`pnpm jobs:dlq`), which re-publishes a job under its original subject.
  */
 export function busPermissions(prefix: string): Record<BusUser, BusPermissions> {
@@ -60,6 +67,9 @@ export function busPermissions(prefix: string): Record<BusUser, BusPermissions> 
     jobs: permissions('jobs', [
       ...['INFO', 'CREATE', 'DURABLE.CREATE', 'MSG.NEXT'].map((action) => `$JS.API.CONSUMER.${action}.${names.jobsStream}.>`),
       `$JS.ACK.${names.jobsStream}.>`,
+      // The session.revoked consumer that tells OpenID clients their sessions ended (docs/oidc.md, "Logout").
+      ...['INFO', 'CREATE', 'DURABLE.CREATE', 'MSG.NEXT'].map((action) => `$JS.API.CONSUMER.${action}.${names.eventsStream}.>`),
+      `$JS.ACK.${names.eventsStream}.>`,
       names.deadLetterFilter,
       ...['STREAM.MSG.GET', 'DIRECT.GET', 'STREAM.MSG.DELETE'].map((action) => `$JS.API.${action}.${names.deadLetterStream}`),
       names.jobsFilter,

@@ -13,6 +13,7 @@ export const securityNotices = [
   'passkey_added',
   'passkey_removed',
   'account_deleted',
+  'oidc_token_reused',
 ] as const;
 
 export type SecurityNotice = (typeof securityNotices)[number];
@@ -37,6 +38,8 @@ export const mailJobSchema = z.discriminatedUnion('template', [
     provider: z.string().optional(),
     /** For passkey notices: the name the passkey has in the account. */
     passkey_name: z.string().max(64).optional(),
+    /** For `oidc_token_reused`: the application whose token was used twice. */
+    client_name: z.string().max(200).optional(),
   }),
 ]);
 

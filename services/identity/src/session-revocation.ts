@@ -3,6 +3,7 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import { jobSubjects, type SessionsRevokedJob } from '@latchkey/jobs-contract';
 import { queueEvent } from '@latchkey/domain-events';
 import { enqueueJob } from '@latchkey/outbox';
+import { revokeUserTokens } from './oidc/oidc-artifacts';
 import type { UserRecord } from './user-store';
 
 /**
@@ -19,5 +20,8 @@ export async function queueSessionsRevoked(
 ): Promise<void> {
   const job: SessionsRevokedJob = { user_id: user.id, session_epoch: user.session_epoch };
   await enqueueJob(db, jobSubjects.sessionsRevoked, job, { requestId: context.requestId });
-  await queueEvent(db, 'session.revoked', { userId: user.id, reason }, context);
+  // The applications' codes and tokens go with the credentials that got them; their consents stay (docs/oidc.md).
+  if (reason === 'password_reset' || reason === 'account_disabled') await revokeUserTokens(db, user.id);
+  // No session ids: every session started before the change ended (docs/events.md).
+  await queueEvent(db, 'session.revoked', { userId: user.id, reason, sessionIds: [], keptSessionId: '' }, context);
 }

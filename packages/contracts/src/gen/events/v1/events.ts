@@ -112,6 +112,16 @@ export interface SessionRevoked {
    * a password change keeps the session that made it, under a new id.
    */
   reason: string;
+  /**
+   * The public ids of the sessions that ended. Empty: every session of the
+   * account started before the change, except kept_session_id.
+   */
+  sessionIds: string[];
+  /**
+   * The session that the change started (a password change's new one),
+   * which lives on; empty when there is none.
+   */
+  keptSessionId: string;
 }
 
 /** PostCreated: a post was published. */
@@ -890,7 +900,7 @@ export const UserDisabled: MessageFns<UserDisabled> = {
 };
 
 function createBaseSessionRevoked(): SessionRevoked {
-  return { userId: "", reason: "" };
+  return { userId: "", reason: "", sessionIds: [], keptSessionId: "" };
 }
 
 export const SessionRevoked: MessageFns<SessionRevoked> = {
@@ -900,6 +910,12 @@ export const SessionRevoked: MessageFns<SessionRevoked> = {
     }
     if (message.reason !== "") {
       writer.uint32(18).string(message.reason);
+    }
+    for (const v of message.sessionIds) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.keptSessionId !== "") {
+      writer.uint32(34).string(message.keptSessionId);
     }
     return writer;
   },
@@ -933,6 +949,22 @@ export const SessionRevoked: MessageFns<SessionRevoked> = {
             message.reason = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionIds.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.keptSessionId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -953,6 +985,16 @@ export const SessionRevoked: MessageFns<SessionRevoked> = {
         ? globalThis.String(object.user_id)
         : "",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      sessionIds: globalThis.Array.isArray(object?.sessionIds)
+        ? object.sessionIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.session_ids)
+        ? object.session_ids.map((e: any) => globalThis.String(e))
+        : [],
+      keptSessionId: isSet(object.keptSessionId)
+        ? globalThis.String(object.keptSessionId)
+        : isSet(object.kept_session_id)
+        ? globalThis.String(object.kept_session_id)
+        : "",
     };
   },
 
@@ -964,6 +1006,12 @@ export const SessionRevoked: MessageFns<SessionRevoked> = {
     if (message.reason !== "") {
       obj.reason = message.reason;
     }
+    if (message.sessionIds?.length) {
+      obj.sessionIds = message.sessionIds;
+    }
+    if (message.keptSessionId !== "") {
+      obj.keptSessionId = message.keptSessionId;
+    }
     return obj;
   },
 
@@ -974,6 +1022,8 @@ export const SessionRevoked: MessageFns<SessionRevoked> = {
     const message = createBaseSessionRevoked();
     message.userId = object.userId ?? "";
     message.reason = object.reason ?? "";
+    message.sessionIds = object.sessionIds?.map((e) => e) || [];
+    message.keptSessionId = object.keptSessionId ?? "";
     return message;
   },
 };

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { releaseRequestContext } from '../http/request-context';
+import type { OpenIdProvider } from './openid-provider';
+import { attachRequestContext } from './provider-context';
+
+/** The device flow's resume path, below the web app's /device page. */
+const DEVICE_RESUME = /^\/device\/[A-Za-z0-9_-]+$/;
+
+/**
+ * Whether a path is the provider's: its discovery document, its endpoints
+ * under /oidc (but the web app's interaction page), the device flow's
+ * resume path.
+ */
+export function isProviderPath(url: string): boolean {
+  const path = url.split('?', 1)[0] ?? '';
+  if (path === '/.well-known/openid-configuration') return true;
+  if (path.startsWith('/oidc/')) return !path.startsWith('/oidc/interaction/');
+  return DEVICE_RESUME.test(path);
+}
+
+/**
+ * Hands the provider's paths to oidc-provider before Fastify reads their
+ * bodies: the provider parses its own forms and answers OAuth errors, not
+ * problem+json (docs/oidc.md, "Errors"). The request keeps its id and its
+ * context (deadline, logger), which the provider's storage calls carry.
+ */
+export function mountProvider(app: FastifyInstance, openId: OpenIdProvider): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (!isProviderPath(request.url)) return;
+    attachRequestContext(request.raw, request.ctx);
+    reply.hijack();
+    reply.raw.once('close', () => {
+      releaseRequestContext(request);
+      request.log.info(
+        { method: request.method, route: request.url.split('?', 1)[0], status: reply.raw.statusCode, ms: Math.round(Date.now() - request.receivedAt) },
+        'request completed',
+      );
+    });
+    openId.handle(request.raw, reply.raw);
+  });
+}
