@@ -304,10 +304,9 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
       authTime: Math.floor(current.authenticatedAt / 1000),
       grantId,
       scope: scopes.join(' '),
-      sessionUid: current.publicId,
+      // The session that approved the device hears of nothing more, but its end reaches the client (back-channel
+      // logout); the device's tokens are not bound to a browser session it never had.
       sid: current.publicId,
-      // Tokens without offline_access end with the session that approved them.
-      ...(scopes.includes('offline_access') ? {} : { expiresWithSession: true }),
     });
     await code.save();
   }

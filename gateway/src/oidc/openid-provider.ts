@@ -148,8 +148,9 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
     issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
     features: {
       devInteractions: { enabled: false },
-      introspection: { enabled: true },
-      revocation: { enabled: true },
+      // A client learns about, and ends, its own tokens only (docs/oidc.md, "Tokens").
+      introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       userinfo: { enabled: true },
       claimsParameter: { enabled: true },
       backchannelLogout: { enabled: true },
@@ -179,7 +180,8 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
   };
 
   const provider = new ProviderClass(issuer, configuration);
-  provider.proxy = config.TRUSTED_PROXIES.length > 0;
+  // The gateway sets X-Forwarded-Host and -Proto to the issuer's on every request it hands over (provider-mount.ts).
+  provider.proxy = true;
   // Client secrets are kept as SHA-256 hashes (OIDC_CLIENTS hashed at start, admin.v1 stored hashed).
   (provider.Client.prototype as unknown as { compareClientSecret(this: { clientSecret?: string }, actual: string): boolean }).compareClientSecret =
     function compareClientSecret(actual) {

@@ -25,9 +25,16 @@ export function isProviderPath(url: string): boolean {
  * context (deadline, logger), which the provider's storage calls carry.
  */
 export function mountProvider(app: FastifyInstance, openId: OpenIdProvider): void {
+  const issuer = new URL(openId.issuer);
   app.addHook('onRequest', async (request, reply) => {
     if (!isProviderPath(request.url)) return;
     attachRequestContext(request.raw, request.ctx);
+    // Every URL the provider writes (discovery, redirects, cookies' Secure) is its issuer's, whatever host or
+    // scheme the request reached the gateway with behind an Ingress: it reads them from these headers only.
+    const headers = request.raw.headers;
+    headers.host = issuer.host;
+    headers['x-forwarded-host'] = issuer.host;
+    headers['x-forwarded-proto'] = issuer.protocol.replace(/:$/, '');
     reply.hijack();
     reply.raw.once('close', () => {
       releaseRequestContext(request);
