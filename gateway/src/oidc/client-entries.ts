@@ -30,11 +30,7 @@ export const clientEntrySchema = z
     require_mfa: z.boolean().default(false),
   })
   .superRefine((entry, context) => {
-    const secretMethod = entry.token_endpoint_auth_method === 'client_secret_basic' || entry.token_endpoint_auth_method === 'client_secret_post';
-    if (secretMethod && entry.client_secret === undefined) {
-      context.addIssue({ code: 'custom', path: ['client_secret'], message: `is required with ${entry.token_endpoint_auth_method}` });
-    }
-    if (!secretMethod && entry.client_secret !== undefined) {
+    if (!usesSecret(entry) && entry.client_secret !== undefined) {
       context.addIssue({ code: 'custom', path: ['client_secret'], message: `must be absent with ${entry.token_endpoint_auth_method}` });
     }
     if (entry.token_endpoint_auth_method === 'private_key_jwt' && entry.jwks === undefined) {
@@ -47,6 +43,46 @@ export const clientEntrySchema = z
   });
 
 export type ClientEntry = z.output<typeof clientEntrySchema>;
+
+function usesSecret(entry: Pick<ClientEntry, 'token_endpoint_auth_method'>): boolean {
+  return entry.token_endpoint_auth_method === 'client_secret_basic' || entry.token_endpoint_auth_method === 'client_secret_post';
+}
+
+/**
+ * OIDC_CLIENT_SECRETS: a JSON object from client id to secret, kept in a
+ * Secret while the entries of OIDC_CLIENTS live in Helm values (GitOps).
+ */
+export const clientSecretsSchema = z
+  .string()
+  .default('{}')
+  .transform((text, context) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      context.addIssue({ code: 'custom', message: 'must be a JSON object from client id to secret' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.record(z.string(), z.string().min(16, 'every secret must be at least 16 characters').max(512)));
+
+/**
+ * The entries with their secrets: an entry's own `client_secret`, else its
+ * OIDC_CLIENT_SECRETS one. Answers the problems (a secret-based client
+ * without a secret, a secret for no such client) instead of the entries.
+ */
+export function withClientSecrets(entries: readonly ClientEntry[], secrets: Readonly<Record<string, string>>): ClientEntry[] | string[] {
+  const problems: string[] = [];
+  const merged = entries.map((entry) => {
+    const secret = entry.client_secret ?? secrets[entry.client_id];
+    if (usesSecret(entry) && secret === undefined) problems.push(`client ${entry.client_id} uses ${entry.token_endpoint_auth_method} but has no secret`);
+    return usesSecret(entry) && secret !== undefined ? { ...entry, client_secret: secret } : entry;
+  });
+  for (const clientId of Object.keys(secrets)) {
+    const entry = entries.find((candidate) => candidate.client_id === clientId);
+    if (!entry || !usesSecret(entry)) problems.push(`OIDC_CLIENT_SECRETS names ${clientId}, which is no client with a secret`);
+  }
+  return problems.length > 0 ? problems : merged;
+}
 
 /** OIDC_CLIENTS: a JSON array of client entries with distinct ids. */
 export const clientEntriesSchema = z

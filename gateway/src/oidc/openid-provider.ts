@@ -4,7 +4,7 @@ import type Provider from 'oidc-provider';
 import type { Account, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { AppError } from '@latchkey/errors';
 import type { Logger } from '@latchkey/telemetry';
-import type { GatewayConfig } from '../config';
+import { configuredClients, type GatewayConfig } from '../config';
 import type { IdentityClient, OidcClient } from '../service-clients';
 import type { Session, SessionStore } from '../sessions/session-store';
 import type { SigningKey } from '@latchkey/config';
@@ -81,7 +81,7 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
   const { config } = deps;
   const issuer = issuerOf(config);
   const publicAppUrl = new URL(config.PUBLIC_APP_URL).origin;
-  const clients = new ClientRegistry(config.OIDC_CLIENTS, deps.oidc, deps.logger);
+  const clients = new ClientRegistry(configuredClients(config), deps.oidc, deps.logger);
   const refreshTtl = config.OIDC_REFRESH_TOKEN_TTL_DAYS * DAY_SECONDS;
 
   const policy = interactionPolicy.base();

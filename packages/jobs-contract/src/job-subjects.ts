@@ -12,7 +12,7 @@ export const jobSubjects = {
   /** Identity's credential change: the worker ends the sessions of earlier credential epochs. */
   sessionsRevoked: 'jobs.sessions.revoked',
   /** Identity's ended sessions: the worker tells one client that one session ended (OpenID back-channel logout). */
-  backchannelLogout: 'jobs.oidc.backchannel_logout',
+  backchannelLogout: 'jobs.oidc.logout',
 } as const;
 
 export type JobSubject = (typeof jobSubjects)[keyof typeof jobSubjects];

@@ -114,7 +114,7 @@ function noticeText(job: NoticeJob, publicAppUrl: string): NoticeText {
     oidc_token_reused: {
       subject: 'An application’s access to your account was revoked',
       happened: `A refresh token that ${job.client_name ?? 'an application'} had already used was presented again, which happens when a token is stolen. Its access to your account was revoked; signing in to it again gives it a new one.`,
-      ifNotYou: `If you did not expect this, review your active sessions and allowed applications at ${publicAppUrl} and reset your password.`,
+      ifNotYou: `If this was not you, review your active sessions and allowed applications at ${publicAppUrl} and reset your password.`,
     },
   };
   return notices[job.notice];
