@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { backingServices, env, grpcServiceVariables, loadConfig, processVariables, signingKeysSchema } from '@latchkey/config';
-import { clientEntriesSchema, clientSecretsSchema, withClientSecrets, type ClientEntry } from './oidc/client-entries';
+import { clientEntriesSchema, clientSecretsSchema, withClientSecrets, type ClientEntry } from '@latchkey/oidc-clients';
 
 
 /**

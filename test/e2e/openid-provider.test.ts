@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
 import { waitFor } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
@@ -413,5 +418,57 @@ describe('logout', () => {
       description: 'the back-channel logout after RP-initiated logout',
     });
     expect(await verifyLogoutToken(stack.gatewayUrl, received.token, 'web-app')).toMatchObject({ sub: account.id, sid: tokens.claims()!.sid });
+  });
+});
+
+describe('clients through admin.v1', () => {
+  /** latchkey-admin as an operator runs it, with --json. */
+  async function latchkeyAdmin(...args: string[]): Promise<Record<string, string>[]> {
+    const cli = path.resolve(__dirname, '../../services/identity/dist/admin-cli.js');
+    const environment = { PATH: process.env.PATH, ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}` };
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, '--json', ...args], { env: environment });
+    return stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, string>);
+  }
+
+  function entryFile(entry: Record<string, unknown>): string {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'latchkey-client-')), 'entry.json');
+    writeFileSync(file, JSON.stringify(entry));
+    return file;
+  }
+
+  it('registers a client with a secret shown once, rotates the secret, deletes the client, and audits each change', async () => {
+    const account = await signedInAccount(stack, 'registered');
+    const [created] = await latchkeyAdmin('clients', 'create', entryFile({ client_id: 'registered-app', client_name: 'Registered App', redirect_uris: [REDIRECT], first_party: true }));
+    expect(created).toMatchObject({ client_id: 'registered-app', name: 'Registered App', auth: 'client_secret_basic' });
+    const secret = created!.client_secret!;
+    expect(secret.length).toBeGreaterThanOrEqual(43);
+    expect(await latchkeyAdmin('clients', 'list')).toEqual([expect.not.objectContaining({ client_secret: expect.anything() })]);
+
+    const { tokens } = await signInAt(await relyingParty(stack.gatewayUrl, 'registered-app', { secret }), browserOf(account));
+    expect(tokens.claims()).toMatchObject({ sub: account.id, aud: 'registered-app' });
+
+    const [rotated] = await latchkeyAdmin('clients', 'rotate-secret', 'registered-app');
+    const newSecret = rotated!.client_secret!;
+    expect(newSecret).not.toBe(secret);
+    // The gateway remembers a registered client for 5 seconds.
+    await waitFor(
+      async () => {
+        const old = await relyingParty(stack.gatewayUrl, 'registered-app', { secret });
+        return (await client.tokenIntrospection(old, tokens.access_token).then(() => false, () => true)) ? true : undefined;
+      },
+      { description: 'the old secret to be refused', timeoutMs: 15_000, intervalMs: 500 },
+    );
+    const current = await relyingParty(stack.gatewayUrl, 'registered-app', { secret: newSecret });
+    expect((await client.tokenIntrospection(current, tokens.access_token)).active).toBe(true);
+
+    await latchkeyAdmin('clients', 'delete', 'registered-app');
+    expect(await latchkeyAdmin('clients', 'list')).toEqual([]);
+    const audit = await latchkeyAdmin('audit');
+    expect(audit.filter((entry) => entry.client === 'registered-app').map((entry) => entry.action)).toEqual(['delete_client', 'rotate_client_secret', 'create_client']);
+  });
+
+  it('refuses an entry that breaks the rules, and a secret in it', async () => {
+    await expect(latchkeyAdmin('clients', 'create', entryFile({ client_id: 'bad', redirect_uris: ['not a url'] }))).rejects.toThrow(/redirect_uris/);
+    await expect(latchkeyAdmin('clients', 'create', entryFile({ client_id: 'bad', redirect_uris: [REDIRECT], client_secret: 'chosen-by-me-1234567' }))).rejects.toThrow(/client_secret/);
   });
 });

@@ -4,7 +4,7 @@ import { startRequestContext } from '@latchkey/grpc-kit';
 import { requestContextOf } from './provider-context';
 import { currentProviderContext } from './provider-runtime';
 import type { OidcClient } from '../service-clients';
-import { hashClientSecret, providerMetadataOf, type ClientEntry } from './client-entries';
+import { hashClientSecret, providerMetadataOf, type ClientEntry } from '@latchkey/oidc-clients';
 
 /** How long a client registered through admin.v1 is remembered: a change reaches the token endpoint within it. */
 const STORED_CLIENT_TTL_MS = 5_000;

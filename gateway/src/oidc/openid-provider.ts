@@ -9,7 +9,7 @@ import type { IdentityClient, OidcClient } from '../service-clients';
 import type { Session, SessionStore } from '../sessions/session-store';
 import type { SigningKey } from '@latchkey/config';
 import { ACR_MULTI_FACTOR, ACR_SINGLE_FACTOR } from './authentication-context';
-import { clientSecretMatches } from './client-entries';
+import { clientSecretMatches } from '@latchkey/oidc-clients';
 import { ClientRegistry } from './client-registry';
 import { rememberedLatchkeySession, requestContextOf } from './provider-context';
 import { loadProviderModule } from './provider-runtime';

@@ -17,7 +17,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_REASON_LENGTH = 500;
 
 /** Who an audit entry names: the caller's certificate, or that there was none to read. */
-function callerOf(context: RequestContext): string {
+export function callerOf(context: RequestContext): string {
   return context.caller ?? 'plaintext';
 }
 

@@ -10,6 +10,7 @@ import {
   sendPasswordReset,
 } from './account-administration';
 import { listAuditPage, type AuditRecord } from './audit-log';
+import { createClient, deleteClient, listStoredClients, rotateClientSecret, updateClient, type StoredClient } from './oidc/oidc-clients';
 import type { IdentityDeps } from './identity-deps';
 import { decodePageToken, encodePageToken, pageSizeOf } from './page-tokens';
 import { toAdminUserMessage } from './user-message';
@@ -18,7 +19,25 @@ import { listUsersPage } from './user-store';
 type AdminHandlers = ServiceHandlers<typeof adminV1.AdminServiceService>;
 
 function toAuditEntry(record: AuditRecord): adminV1.AuditEntry {
-  return { id: record.id, at: record.at, caller: record.caller, action: record.action, userId: record.user_id, reason: record.reason };
+  return {
+    id: record.id,
+    at: record.at,
+    caller: record.caller,
+    action: record.action,
+    userId: record.user_id ?? '',
+    reason: record.reason,
+    clientId: record.client_id ?? '',
+  };
+}
+
+function toClientMessage(client: StoredClient): adminV1.Client {
+  return {
+    clientId: client.clientId,
+    entryJson: JSON.stringify(client.metadata),
+    hasSecret: client.secretHash !== undefined,
+    createdAt: client.createdAt,
+    updatedAt: client.updatedAt,
+  };
 }
 
 /** One page and the token of the next: asks for one row more than it shows. */
@@ -68,6 +87,24 @@ export function adminHandlers(deps: IdentityDeps): AdminHandlers {
       });
       const { page, next } = paged(rows, size, (entry) => [entry.at, entry.id]);
       return { entries: page.map(toAuditEntry), nextPageToken: next };
+    },
+    async createClient({ entryJson }, context) {
+      const { client, secret } = await createClient(deps, entryJson, context);
+      return { client: toClientMessage(client), clientSecret: secret ?? '' };
+    },
+    async listClients() {
+      return { clients: (await listStoredClients(deps.pool)).map(toClientMessage) };
+    },
+    async updateClient({ clientId, entryJson }, context) {
+      const { client, secret } = await updateClient(deps, { clientId, entryJson }, context);
+      return { client: toClientMessage(client), clientSecret: secret ?? '' };
+    },
+    async deleteClient({ clientId }, context) {
+      await deleteClient(deps, clientId, context);
+      return {};
+    },
+    async rotateClientSecret({ clientId }, context) {
+      return { clientSecret: await rotateClientSecret(deps, clientId, context) };
     },
   };
 }

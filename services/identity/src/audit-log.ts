@@ -1,28 +1,41 @@
 import type pg from 'pg';
 import { uuidv7 } from 'uuidv7';
 
-export type AdminAction = 'disable_user' | 'enable_user' | 'revoke_all_sessions' | 'send_password_reset' | 'delete_user';
+export type AdminAction =
+  | 'disable_user'
+  | 'enable_user'
+  | 'revoke_all_sessions'
+  | 'send_password_reset'
+  | 'delete_user'
+  | 'create_client'
+  | 'update_client'
+  | 'delete_client'
+  | 'rotate_client_secret';
 
 export interface AuditRecord {
   id: string;
   at: Date;
   caller: string;
   action: AdminAction;
-  user_id: string;
+  /** Null for an action on an OpenID client. */
+  user_id: string | null;
   reason: string;
+  /** Null for an action on an account. */
+  client_id: string | null;
 }
 
 /** Writes one entry, in the transaction of the action it records. */
 export async function recordAdminAction(
   db: pg.ClientBase,
-  entry: { caller: string; action: AdminAction; userId: string; reason?: string },
+  entry: { caller: string; action: AdminAction; userId?: string; clientId?: string; reason?: string },
 ): Promise<void> {
-  await db.query('INSERT INTO admin_audit_log (id, caller, action, user_id, reason) VALUES ($1, $2, $3, $4, $5)', [
+  await db.query('INSERT INTO admin_audit_log (id, caller, action, user_id, reason, client_id) VALUES ($1, $2, $3, $4, $5, $6)', [
     uuidv7(),
     entry.caller,
     entry.action,
-    entry.userId,
+    entry.userId ?? null,
     entry.reason ?? '',
+    entry.clientId ?? null,
   ]);
 }
 
@@ -43,7 +56,7 @@ export async function listAuditPage(
   }
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
   const { rows } = await db.query<AuditRecord>(
-    `SELECT id, at, caller, action, user_id, reason FROM admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
+    `SELECT id, at, caller, action, user_id, reason, client_id FROM admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
     values,
   );
   return rows;

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 
 /** Grant types a client may list: the code flow, refresh tokens and the device flow, nothing implicit. */
@@ -30,7 +30,7 @@ export const clientEntrySchema = z
     require_mfa: z.boolean().default(false),
   })
   .superRefine((entry, context) => {
-    if (!usesSecret(entry) && entry.client_secret !== undefined) {
+    if (!usesClientSecret(entry) && entry.client_secret !== undefined) {
       context.addIssue({ code: 'custom', path: ['client_secret'], message: `must be absent with ${entry.token_endpoint_auth_method}` });
     }
     if (entry.token_endpoint_auth_method === 'private_key_jwt' && entry.jwks === undefined) {
@@ -44,7 +44,8 @@ export const clientEntrySchema = z
 
 export type ClientEntry = z.output<typeof clientEntrySchema>;
 
-function usesSecret(entry: Pick<ClientEntry, 'token_endpoint_auth_method'>): boolean {
+/** Whether a client authenticates with a shared secret. */
+export function usesClientSecret(entry: Pick<ClientEntry, 'token_endpoint_auth_method'>): boolean {
   return entry.token_endpoint_auth_method === 'client_secret_basic' || entry.token_endpoint_auth_method === 'client_secret_post';
 }
 
@@ -74,12 +75,12 @@ export function withClientSecrets(entries: readonly ClientEntry[], secrets: Read
   const problems: string[] = [];
   const merged = entries.map((entry) => {
     const secret = entry.client_secret ?? secrets[entry.client_id];
-    if (usesSecret(entry) && secret === undefined) problems.push(`client ${entry.client_id} uses ${entry.token_endpoint_auth_method} but has no secret`);
-    return usesSecret(entry) && secret !== undefined ? { ...entry, client_secret: secret } : entry;
+    if (usesClientSecret(entry) && secret === undefined) problems.push(`client ${entry.client_id} uses ${entry.token_endpoint_auth_method} but has no secret`);
+    return usesClientSecret(entry) && secret !== undefined ? { ...entry, client_secret: secret } : entry;
   });
   for (const clientId of Object.keys(secrets)) {
     const entry = entries.find((candidate) => candidate.client_id === clientId);
-    if (!entry || !usesSecret(entry)) problems.push(`OIDC_CLIENT_SECRETS names ${clientId}, which is no client with a secret`);
+    if (!entry || !usesClientSecret(entry)) problems.push(`OIDC_CLIENT_SECRETS names ${clientId}, which is no client with a secret`);
   }
   return problems.length > 0 ? problems : merged;
 }
@@ -98,6 +99,11 @@ export const clientEntriesSchema = z
   })
   .pipe(z.array(clientEntrySchema))
   .refine((entries) => new Set(entries.map((entry) => entry.client_id)).size === entries.length, 'every client needs its own client_id');
+
+/** A new client secret: 256 random bits, base64url. */
+export function generateClientSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
 
 /**
  * A client secret as the provider keeps it: its SHA-256, never the secret
