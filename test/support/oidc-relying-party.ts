@@ -90,6 +90,37 @@ export async function startBackchannelReceiver(): Promise<{
   };
 }
 
+/**
+ * A relying party's redirect URI as a real local HTTP server: the browser
+ * lands there with the code; `next()` answers the URL it landed on.
+ */
+export async function startCallbackReceiver(): Promise<{ readonly url: string; next(): Promise<URL>; stop(): Promise<void> }> {
+  const landed: URL[] = [];
+  const waiting: ((url: URL) => void)[] = [];
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', `http://${request.headers.host ?? '127.0.0.1'}`);
+    // The browser asks for a favicon too; only the redirect URI counts.
+    if (url.pathname !== '/callback') {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Signed in</title><h1>Signed in</h1>');
+    const waiter = waiting.shift();
+    if (waiter) waiter(url);
+    else landed.push(url);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/callback`,
+    next: () => {
+      const first = landed.shift();
+      return first ? Promise.resolve(first) : new Promise((resolve) => waiting.push(resolve));
+    },
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 /** Verifies a logout token as a relying party must (signature from the JWKS, iss, aud, typ, events, no nonce). */
 export async function verifyLogoutToken(gatewayUrl: string, token: string, audience: string): Promise<JWTPayload> {
   const keys = createRemoteJWKSet(new URL(onGateway(`${ISSUER}/oidc/jwks`, gatewayUrl)));

@@ -28,7 +28,6 @@ const knownScopes = new Set(['openid', 'profile', 'email', 'offline_access']);
 /** The interaction as the provider keeps it (oidc-provider's Interaction model), as far as these routes read it. */
 interface StoredInteraction {
   readonly uid: string;
-  readonly iat?: number;
   readonly exp?: number;
   readonly returnTo: string;
   readonly prompt: { readonly name: string; readonly reasons: readonly string[]; readonly details: Record<string, unknown> };
@@ -91,10 +90,13 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
   }
 
   /** Whether the session must prove itself again before this interaction can be confirmed. */
-  function needsReauthentication(interaction: StoredInteraction, session: Session): boolean {
+  async function needsReauthentication(interaction: StoredInteraction, session: Session): Promise<boolean> {
     const { reasons } = interaction.prompt;
-    const startedAt = (interaction.iat ?? 0) * 1000;
-    if (reasons.includes('login_prompt') && session.authenticatedAt < startedAt) return true;
+    if (reasons.includes('login_prompt')) {
+      // A proof newer than the one the session had when the request came (none kept: the request is too old to tell).
+      const proven = await deps.openId.proofs.recorded(interaction.uid);
+      if (proven === undefined || session.authenticatedAt <= proven) return true;
+    }
     const maxAge = Number(interaction.params['max_age']);
     if (reasons.includes('max_age') && Number.isFinite(maxAge) && Date.now() - session.authenticatedAt > maxAge * 1000) return true;
     const acrValues = typeof interaction.params['acr_values'] === 'string' ? interaction.params['acr_values'].split(' ') : [];
@@ -141,7 +143,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
         const interaction = await interactionOf(request.params.uid);
         const current = await optionalSession(deps, request);
         const clientId = String(interaction.params['client_id'] ?? '');
-        const reauthenticate = current !== undefined && needsReauthentication(interaction, current);
+        const reauthenticate = current !== undefined && (await needsReauthentication(interaction, current));
         return {
           uid: interaction.uid,
           prompt: current === undefined || reauthenticate ? ('login' as const) : ('consent' as const),
@@ -167,7 +169,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
       async (request) => {
         const current = sessionOf(request);
         const interaction = await interactionOf(request.params.uid);
-        if (needsReauthentication(interaction, current)) throw new AppError('auth:reauthentication_required');
+        if (await needsReauthentication(interaction, current)) throw new AppError('auth:reauthentication_required');
         const clientId = String(interaction.params['client_id'] ?? '');
         const scopes = scopesOf(interaction.params);
         if (interaction.deviceCode !== undefined) {

@@ -11,6 +11,7 @@ import type { SigningKey } from '@latchkey/config';
 import { ACR_MULTI_FACTOR, ACR_SINGLE_FACTOR } from './authentication-context';
 import { clientSecretMatches } from '@latchkey/oidc-clients';
 import { ClientRegistry } from './client-registry';
+import { InteractionProofs } from './interaction-proofs';
 import { rememberedLatchkeySession, requestContextOf } from './provider-context';
 import { loadProviderModule } from './provider-runtime';
 import { providerPages } from './provider-pages';
@@ -59,6 +60,7 @@ export interface OpenIdProviderDeps {
 export interface OpenIdProvider {
   readonly provider: Provider;
   readonly clients: ClientRegistry;
+  readonly proofs: InteractionProofs;
   readonly issuer: string;
   handle(request: IncomingMessage, response: ServerResponse): void;
 }
@@ -82,6 +84,7 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
   const issuer = issuerOf(config);
   const publicAppUrl = new URL(config.PUBLIC_APP_URL).origin;
   const clients = new ClientRegistry(configuredClients(config), deps.oidc, deps.logger);
+  const proofs = new InteractionProofs(deps.redis, config.REDIS_KEY_PREFIX);
   const refreshTtl = config.OIDC_REFRESH_TOKEN_TTL_DAYS * DAY_SECONDS;
 
   const policy = interactionPolicy.base();
@@ -169,7 +172,12 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
       },
     },
     interactions: {
-      url: (_ctx, interaction) => `${publicAppUrl}/oidc/interaction/${interaction.uid}`,
+      url: async (ctx, interaction) => {
+        if (interaction.prompt.reasons.includes('login_prompt')) {
+          await proofs.record(interaction.uid, rememberedLatchkeySession(ctx.req)?.authenticatedAt ?? 0, INTERACTION_TTL_SECONDS);
+        }
+        return `${publicAppUrl}/oidc/interaction/${interaction.uid}`;
+      },
       policy,
     },
     renderError: providerPages.error(publicAppUrl),
@@ -204,7 +212,7 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
   });
 
   const callback = provider.callback();
-  return { provider, clients, issuer, handle: (request, response) => void callback(request, response) };
+  return { provider, clients, proofs, issuer, handle: (request, response) => void callback(request, response) };
 }
 
 async function readLatchkeySession(sessions: SessionStore, cookie: string | undefined): Promise<Session | undefined> {
