@@ -230,6 +230,51 @@ describe('code flow with PKCE', () => {
   });
 });
 
+describe('the OpenID Foundation Basic OP plan, module by module (docs/oidc.md, "Conformance")', () => {
+  it('oidcc-codereuse: a code works once, and its second use revokes what the first got', async () => {
+    const account = await signedInAccount(stack, 'codereuse');
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const request = await authorizationRequest(config, {});
+    const browser = browserOf(account);
+    let { url } = await browser.navigate(request.url);
+    const confirmed = await account.client.post<{ redirect_to: string }>(`/v0/oidc/interactions/${OidcBrowser.interactionUid(url)}/confirm`);
+    ({ url } = await browser.navigate(confirmed.body.redirect_to));
+    const tokens = await request.exchange(url);
+    await expect(request.exchange(url)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await client.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
+  });
+
+  it('oidcc-ensure-registered-redirect-uri: an unregistered redirect URI gets an error page, never a redirect', async () => {
+    const account = await signedInAccount(stack, 'redirect');
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const { url, response } = await browserOf(account).navigate((await authorizationRequest(config, { redirect_uri: 'http://evil.localhost/callback' })).url);
+    expect(url.origin).toBe(ISSUER);
+    expect(response!.status).toBe(400);
+    expect(response!.text).toContain('redirect_uri did not match');
+  });
+
+  it('oidcc-userinfo-post-body and -post-header: userinfo answers the access token in a POST', async () => {
+    const account = await signedInAccount(stack, 'userinfo');
+    const config = await relyingParty(stack.gatewayUrl, 'spa');
+    const { tokens } = await signInAt(config, browserOf(account));
+    const userinfo = onGateway(`${ISSUER}/oidc/userinfo`, stack.gatewayUrl);
+    const inBody = await fetch(userinfo, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `access_token=${tokens.access_token}` });
+    expect(await inBody.json()).toMatchObject({ sub: account.id });
+    const inHeader = await fetch(userinfo, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(await inHeader.json()).toMatchObject({ sub: account.id });
+  });
+
+  it('oidcc-id-token-hint and oidcc-prompt-none-logged-in: prompt=none with the hint of the signed-in user answers a code', async () => {
+    const account = await signedInAccount(stack, 'hint');
+    const config = await relyingParty(stack.gatewayUrl, 'spa');
+    const browser = browserOf(account);
+    const { tokens } = await signInAt(config, browser);
+    const silent = await authorizationRequest(config, { prompt: 'none', id_token_hint: tokens.id_token! });
+    const { url } = await browser.navigate(silent.url);
+    expect((await silent.exchange(url)).claims()!.sub).toBe(account.id);
+  });
+});
+
 describe('single sign-on and its prompts', () => {
   it('answers prompt=none from the Latchkey session: login_required signed out, consent_required before consent, a code after', async () => {
     const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });

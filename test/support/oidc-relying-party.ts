@@ -31,7 +31,7 @@ export async function relyingParty(gatewayUrl: string, clientId: string, auth: {
     : auth.privateKey
       ? client.PrivateKeyJwt(auth.privateKey)
       : client.None();
-  const fetchThroughGateway: client.CustomFetch = (url, options) => fetch(onGateway(url, gatewayUrl), options as RequestInit);
+  const fetchThroughGateway: client.CustomFetch = (url, options) => fetch(onGateway(url, gatewayUrl), options);
   const config = await client.discovery(new URL(ISSUER), clientId, undefined, authentication, {
     execute: [client.allowInsecureRequests],
     [client.customFetch]: fetchThroughGateway,

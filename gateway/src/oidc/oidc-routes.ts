@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '@latchkey/errors';
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { noContent, problemResponses } from '../http/problem-schema';
 import { optionalSession, requireSession, sessionOf, type SessionAccess } from '../sessions/session-auth';
 import { isMultiFactor, type Session } from '../sessions/session-store';
@@ -59,6 +60,12 @@ function normalizeUserCode(input: string): string {
   return input.toUpperCase().replace(/\W/g, '');
 }
 
+/** The client an interaction is for. */
+function clientIdOf(interaction: { readonly params: Record<string, unknown> }): string {
+  const clientId = interaction.params['client_id'];
+  return typeof clientId === 'string' ? clientId : '';
+}
+
 function scopesOf(params: Record<string, unknown>): string[] {
   const scope = typeof params['scope'] === 'string' ? params['scope'] : '';
   return [...new Set(scope.split(' ').filter((name) => knownScopes.has(name)))];
@@ -104,7 +111,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
   }
 
   /** The account's grant for the client, created or extended to the requested scopes. */
-  async function grantFor(session: Session, clientId: string, scopes: readonly string[], claims: readonly string[], kept: string | undefined, request: { ctx: import('@latchkey/grpc-kit').RequestContext }) {
+  async function grantFor(session: Session, clientId: string, scopes: readonly string[], claims: readonly string[], kept: string | undefined, request: { ctx: RequestContext }) {
     const remembered = kept ?? (await deps.oidc.findUserGrant({ userId: session.userId, clientId }, request.ctx)).grantId;
     let grant = remembered ? await provider.Grant.find(remembered) : undefined;
     if (grant && (grant.accountId !== session.userId || grant.clientId !== clientId)) grant = undefined;
@@ -114,7 +121,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
     return { grant, grantId: await grant.save() };
   }
 
-  async function consented(session: Session | undefined, interaction: StoredInteraction, clientId: string, request: { ctx: import('@latchkey/grpc-kit').RequestContext }): Promise<boolean> {
+  async function consented(session: Session | undefined, interaction: StoredInteraction, clientId: string, request: { ctx: RequestContext }): Promise<boolean> {
     const metadata = await clients.metadata(clientId);
     if (metadata?.['first_party'] === true) return true;
     if (!session || interaction.prompt.reasons.includes('consent_prompt')) return false;
@@ -142,7 +149,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
       async (request) => {
         const interaction = await interactionOf(request.params.uid);
         const current = await optionalSession(deps, request);
-        const clientId = String(interaction.params['client_id'] ?? '');
+        const clientId = clientIdOf(interaction);
         const reauthenticate = current !== undefined && (await needsReauthentication(interaction, current));
         return {
           uid: interaction.uid,
@@ -170,7 +177,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
         const current = sessionOf(request);
         const interaction = await interactionOf(request.params.uid);
         if (await needsReauthentication(interaction, current)) throw new AppError('auth:reauthentication_required');
-        const clientId = String(interaction.params['client_id'] ?? '');
+        const clientId = clientIdOf(interaction);
         const scopes = scopesOf(interaction.params);
         if (interaction.deviceCode !== undefined) {
           await approveDeviceCode(interaction, current, clientId, scopes, request);
@@ -294,7 +301,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
     current: Session,
     clientId: string,
     scopes: readonly string[],
-    request: { ctx: import('@latchkey/grpc-kit').RequestContext },
+    request: { ctx: RequestContext },
   ): Promise<void> {
     const code = await DeviceCode.find(interaction.deviceCode!);
     if (!code || code.isExpired || code.consumed || code.accountId !== undefined || code.error !== undefined) throw new AppError('oidc:user_code_invalid');

@@ -159,7 +159,7 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
       backchannelLogout: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
-        logoutSource: providerPages.logout,
+        logoutSource: (ctx, form) => providerPages.logout(ctx, form),
         postLogoutSuccessSource: providerPages.signedOut(publicAppUrl),
       },
       deviceFlow: {
@@ -205,7 +205,8 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
   // RP-initiated logout signs the browser out of Latchkey too; the session.revoked event then reaches every client.
   provider.use(async (ctx, next) => {
     await next();
-    if (ctx.oidc?.route !== 'end_session_confirm' || !ctx.oidc.params?.['logout']) return;
+    const { oidc } = ctx as unknown as { oidc?: { route?: string; params?: Record<string, unknown> } };
+    if (oidc?.route !== 'end_session_confirm' || !oidc.params?.['logout']) return;
     const session = rememberedLatchkeySession(ctx.req);
     if (session) await deps.signOut(session);
     ctx.append('Set-Cookie', `${config.SESSION_COOKIE_NAME}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax${config.COOKIE_SECURE ? '; Secure' : ''}`);

@@ -1,6 +1,7 @@
+import type * as OidcProvider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
-type ProviderModule = typeof import('oidc-provider');
+type ProviderModule = typeof OidcProvider;
 
 let loaded: ProviderModule | undefined;
 
