@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { releaseRequestContext } from '../http/request-context';
 import type { OpenIdProvider } from './openid-provider';
 import { attachRequestContext } from './provider-context';
 
@@ -35,14 +34,8 @@ export function mountProvider(app: FastifyInstance, openId: OpenIdProvider): voi
     headers.host = issuer.host;
     headers['x-forwarded-host'] = issuer.host;
     headers['x-forwarded-proto'] = issuer.protocol.replace(/:$/, '');
+    // Fastify's onResponse hooks still run for a hijacked reply: they log the request and release its context.
     reply.hijack();
-    reply.raw.once('close', () => {
-      releaseRequestContext(request);
-      request.log.info(
-        { method: request.method, route: request.url.split('?', 1)[0], status: reply.raw.statusCode, ms: Math.round(Date.now() - request.receivedAt) },
-        'request completed',
-      );
-    });
     openId.handle(request.raw, reply.raw);
   });
 }

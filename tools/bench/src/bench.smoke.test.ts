@@ -52,7 +52,7 @@ describe('pnpm bench, one second per scenario', () => {
 
   it('runs a baseline beside each read scenario and login', () => {
     const withBaseline = report.scenarios.filter((r) => r.scenario !== 'post-create' && r.scenario !== 'search');
-    expect(withBaseline.map((r) => r.scenario)).toEqual(['me', 'introspect', 'token', 'post-get', 'post-list', 'login']);
+    expect(withBaseline.map((r) => r.scenario)).toEqual(['me', 'introspect', 'token', 'oidc-userinfo', 'oidc-code', 'oidc-refresh', 'post-get', 'post-list', 'login']);
     for (const result of withBaseline) {
       expect(result.baseline?.requestsPerSecond).toBeGreaterThan(0);
       expect(result.baseline?.errors).toBe(0);
