@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type Provider from 'oidc-provider';
 import type { Account, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { AppError } from '@latchkey/errors';
+import type { RequestContext } from '@latchkey/grpc-kit';
 import type { Logger } from '@latchkey/telemetry';
 import { configuredClients, type GatewayConfig } from '../config';
 import type { IdentityClient, OidcClient } from '../service-clients';
@@ -53,7 +54,7 @@ export interface OpenIdProviderDeps {
   readonly sessions: SessionStore;
   readonly signingKeys: readonly SigningKey[];
   /** Ends a Latchkey session the way POST /v0/auth/logout does. */
-  readonly signOut: (session: Session) => Promise<void>;
+  readonly signOut: (session: Session, context: RequestContext) => Promise<void>;
 }
 
 /** The running provider: its Node request handler and what the /v0/oidc routes need of it. */
@@ -197,7 +198,7 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
     };
   // The outbox and the jobs worker send every back-channel logout, for every way a session ends (docs/oidc.md, "Logout").
   (provider.Client.prototype as unknown as { backchannelLogout(): Promise<void> }).backchannelLogout = async () => {};
-  bridgeLatchkeySessions(provider, config.SESSION_COOKIE_NAME, (raw, cookie) => readLatchkeySession(deps.sessions, cookie));
+  bridgeLatchkeySessions(provider, config.SESSION_COOKIE_NAME, (raw, cookie) => readLatchkeySession(deps, raw, cookie));
   provider.on('server_error', (ctx, error) => {
     (requestContextOf(ctx.req)?.logger ?? deps.logger).warn({ err: error }, 'OpenID Provider request failed');
   });
@@ -208,7 +209,8 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
     const { oidc } = ctx as unknown as { oidc?: { route?: string; params?: Record<string, unknown> } };
     if (oidc?.route !== 'end_session_confirm' || !oidc.params?.['logout']) return;
     const session = rememberedLatchkeySession(ctx.req);
-    if (session) await deps.signOut(session);
+    const context = requestContextOf(ctx.req);
+    if (session && context) await deps.signOut(session, context);
     ctx.append('Set-Cookie', `${config.SESSION_COOKIE_NAME}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax${config.COOKIE_SECURE ? '; Secure' : ''}`);
   });
 
@@ -216,8 +218,12 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
   return { provider, clients, proofs, issuer, handle: (request, response) => void callback(request, response) };
 }
 
-async function readLatchkeySession(sessions: SessionStore, cookie: string | undefined): Promise<Session | undefined> {
-  return sessions.authenticate(cookie);
+async function readLatchkeySession(deps: OpenIdProviderDeps, raw: IncomingMessage, cookie: string | undefined): Promise<Session | undefined> {
+  return deps.sessions.authenticate(cookie, () => {
+    const context = requestContextOf(raw);
+    if (!context) throw new Error('the provider served a request without the gateway’s context');
+    return context;
+  });
 }
 
 async function findAccount(deps: OpenIdProviderDeps, ctx: KoaContextWithOIDC, sub: string): Promise<Account | undefined> {

@@ -16,6 +16,7 @@ const producedJobs: Record<Exclude<BusUser, 'jobs'>, readonly string[]> = {
   identity: [
     jobSubjects.sendMail,
     jobSubjects.userDeleted,
+    jobSubjects.passwordReset,
     jobSubjects.sessionsRevoked,
     jobSubjects.backchannelLogout,
     'events.user.>',

@@ -102,25 +102,35 @@ export interface UserDisabled {
   userId: string;
 }
 
-/** SessionRevoked: sessions of a user were ended by a change to the account. */
+/**
+ * SessionRevoked: sessions of a user ended, however they ended; a
+ * consumer that mirrors sessions (an OpenID Provider's back-channel logout,
+ * a security monitor) sees every one.
+ */
 export interface SessionRevoked {
   /** The account id (UUID). */
   userId: string;
   /**
-   * "password_changed", "password_reset", "account_disabled" or "admin"
-   * (admin.v1 RevokeAllSessions). Every session started before it ended;
-   * a password change keeps the session that made it, under a new id.
+   * Why. Credential changes, which end every session started before them:
+   * "password_changed" (the session that made the change goes on under a
+   * new id), "password_reset", "password_dropped" (a provider was linked by
+   * the verified email to an account whose password predates the
+   * verification), "account_disabled", "account_deleted", "admin" (admin.v1
+   * RevokeAllSessions). Sessions ended one by one, named in session_ids:
+   * "logout", "session_revoked" (its owner ended it), "totp_enabled",
+   * "provider_linked" and
+   * "email_changed" (every other session ends after such a change),
+   * "session_limit" (the least recently used past AUTH_SESSION_MAX_PER_USER),
+   * "platform" (sessions.v1 RevokeSession or RevokeAllSessions).
    */
   reason: string;
   /**
-   * The public ids of the sessions that ended. Empty: every session of the
-   * account started before the change, except kept_session_id.
+   * The public ids (sessions.v1 session_id) of the sessions that ended.
+   * Empty for a credential change: every session of the user started before
+   * the change ended.
    */
   sessionIds: string[];
-  /**
-   * The session that the change started (a password change's new one),
-   * which lives on; empty when there is none.
-   */
+  /** When others ended, the session that stays (its public id); else empty. */
   keptSessionId: string;
 }
 
