@@ -319,15 +319,16 @@ describe('single sign-on and its prompts', () => {
   });
 
   it('tells a client that the user signed in with TOTP (amr, acr), and holds a multi-factor client back from a one-factor session', async () => {
+    // A session proven with a password alone does not sign in to a client that requires multi-factor.
+    const mfaConfig = await relyingParty(stack.gatewayUrl, 'mfa-app');
+    const oneFactor = await signedInAccount(stack, 'onefactor');
+    const refused = await browserOf(oneFactor).navigate((await authorizationRequest(mfaConfig, { prompt: 'none' })).url);
+    expect(refused.url.searchParams.get('error')).toBe('login_required');
+
     const account = await signedInAccount(stack, 'mfa');
     const setup = await account.client.post<{ secret: string; setup_token: string }>('/v0/auth/totp/setup');
     expect(setup.status).toBe(200);
     expect((await account.client.post('/v0/auth/totp/enable', { setup_token: setup.body.setup_token, code: totpCode(setup.body.secret) })).status).toBe(200);
-
-    // Before the second factor: the session's proof is one factor.
-    const mfaConfig = await relyingParty(stack.gatewayUrl, 'mfa-app');
-    const refused = await browserOf(account).navigate((await authorizationRequest(mfaConfig, { prompt: 'none' })).url);
-    expect(refused.url.searchParams.get('error')).toBe('login_required');
 
     // A new sign-in with the code.
     const fresh = new ApiClient(stack.gatewayUrl);
@@ -440,6 +441,27 @@ describe('logout', () => {
     expect(payload).toMatchObject({ iss: ISSUER, sub: account.id, sid });
     // The client that is down was tried, and is tried again, on its own.
     await waitFor(() => (backchannel.failedAttempts() >= 2 ? true : undefined), { description: 'retries of the client that is down' });
+  });
+
+  it('tells the clients when the user signs out, and when another session is ended from the session list', async () => {
+    const account = await signedInAccount(stack, 'signout');
+    const other = await signedInAccount(stack, 'signout2');
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const first = await signInAt(config, browserOf(account));
+    const before = backchannel.received.length;
+    expect((await account.client.post('/v0/auth/logout')).status).toBe(204);
+    const received = await waitFor(() => backchannel.received.slice(before).find((logout) => logout.path === '/web-app'), { description: 'the logout’s back-channel logout' });
+    expect(await verifyLogoutToken(stack.gatewayUrl, received.token, 'web-app')).toMatchObject({ sub: account.id, sid: first.tokens.claims()!.sid });
+
+    // A second browser of the same user signs in to the client; the first browser ends it from its session list.
+    const second = new ApiClient(stack.gatewayUrl);
+    expect((await second.post('/v0/auth/login', { email: other.email, password: PASSWORD })).status).toBe(200);
+    const secondSignIn = await signInAt(config, new OidcBrowser(second, stack.gatewayUrl));
+    const sid = String(secondSignIn.tokens.claims()!.sid);
+    const later = backchannel.received.length;
+    expect((await other.client.delete(`/v0/auth/sessions/${sid}`)).status).toBe(204);
+    const ended = await waitFor(() => backchannel.received.slice(later).find((logout) => logout.path === '/web-app'), { description: 'the ended session’s back-channel logout' });
+    expect(await verifyLogoutToken(stack.gatewayUrl, ended.token, 'web-app')).toMatchObject({ sub: other.id, sid });
   });
 
   it('ends the Latchkey session on RP-initiated logout with an id_token_hint, and tells the session’s clients', async () => {
