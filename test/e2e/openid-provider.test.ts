@@ -457,7 +457,7 @@ describe('logout', () => {
     const second = new ApiClient(stack.gatewayUrl);
     expect((await second.post('/v0/auth/login', { email: other.email, password: PASSWORD })).status).toBe(200);
     const secondSignIn = await signInAt(config, new OidcBrowser(second, stack.gatewayUrl));
-    const sid = String(secondSignIn.tokens.claims()!.sid);
+    const sid = secondSignIn.tokens.claims()!.sid as string;
     const later = backchannel.received.length;
     expect((await other.client.delete(`/v0/auth/sessions/${sid}`)).status).toBe(204);
     const ended = await waitFor(() => backchannel.received.slice(later).find((logout) => logout.path === '/web-app'), { description: 'the ended session’s back-channel logout' });
