@@ -452,6 +452,10 @@ describe('logout', () => {
     expect((await account.client.post('/v0/auth/logout')).status).toBe(204);
     const received = await waitFor(() => backchannel.received.slice(before).find((logout) => logout.path === '/web-app'), { description: 'the logout’s back-channel logout' });
     expect(await verifyLogoutToken(stack.gatewayUrl, received.token, 'web-app')).toMatchObject({ sub: account.id, sid: first.tokens.claims()!.sid });
+    // The access token the session got without offline_access ended with it.
+    await waitFor(async () => ((await client.tokenIntrospection(config, first.tokens.access_token)).active ? undefined : true), {
+      description: 'the session’s access token to end',
+    });
 
     // A second browser of the same user signs in to the client; the first browser ends it from its session list.
     const second = new ApiClient(stack.gatewayUrl);

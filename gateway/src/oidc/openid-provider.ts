@@ -147,6 +147,10 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
       RefreshToken: (ctx) => ctx?.oidc.entities.RotatedRefreshToken?.remainingTTL ?? refreshTtl,
     },
     rotateRefreshToken: true,
+    // oidc-provider would bind codes and access tokens without offline_access to its own session object, of which a
+    // browser may hold several for one Latchkey session; identity ends them instead when the Latchkey session ends
+    // (oidc.v1 EndSessions, from the session.revoked event).
+    expiresWithSession: async () => false,
     // Signing out ends the codes and tokens a session got, not the user's consent; revoking a refresh token ends both.
     revokeGrantPolicy: (ctx) => ctx.oidc.route !== 'end_session_confirm' && !(ctx.oidc.route === 'revocation' && ctx.oidc.entities.AccessToken),
     issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),

@@ -77,8 +77,7 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
 
     /**
      * The provider's session by its uid, which is the Latchkey session's
-     * public id: found only while that Latchkey session lives, so that codes
-     * and tokens bound to the session (no offline_access) die with it.
+     * public id: found only while that Latchkey session lives.
      */
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
       const id = await deps.redis.get(this.key(`uid:${uid}`));

@@ -32,7 +32,8 @@ export async function recordSessionClient(
 
 /**
  * Latchkey sessions ended (the `session.revoked` event, docs/events.md):
- * one back-channel logout job per client each of them signed in to, queued
+ * the codes and access tokens they got without offline_access end, and one
+ * back-channel logout job per client each of them signed in to is queued
  * with the deletion of their records, so that a repeated event finds
  * nothing left and queues nothing twice. With no session ids, every
  * session of the account that signed in to a client before the change
@@ -55,6 +56,15 @@ export async function endSessions(
             `DELETE FROM oidc_session_clients WHERE user_id = $1 AND session_id <> $2 AND created_at <= $3 RETURNING *`,
             [input.userId, input.keptSessionId, input.endedAt],
           );
+    // The codes and access tokens those sessions got end with them; what offline_access got outlives them.
+    const endedSessions = [...new Set(ended.rows.map((row) => row.session_id))];
+    if (endedSessions.length > 0) {
+      await db.query(
+        `DELETE FROM oidc_artifacts WHERE user_id = $1 AND kind IN ('AuthorizationCode', 'AccessToken')
+           AND payload->>'sid' = ANY($2::text[]) AND NOT (' ' || coalesce(payload->>'scope', '') || ' ') LIKE '% offline_access %'`,
+        [input.userId, endedSessions],
+      );
+    }
     let queued = 0;
     for (const row of ended.rows) {
       if (row.backchannel_logout_uri === '') continue;

@@ -2201,8 +2201,9 @@ export const OidcServiceService = {
   },
   /**
    * EndSessions tells the clients that Latchkey sessions signed in to that
-   * those sessions ended: one back-channel logout job per client and
-   * session is queued, and the sessions' records are dropped. Repeating a
+   * those sessions ended: the codes and access tokens the sessions got
+   * without offline_access are revoked, one back-channel logout job per
+   * client and session is queued, and the sessions' records are dropped. Repeating a
    * call for sessions already ended queues nothing.
    * Errors: validation:invalid_input.
    */
@@ -2276,8 +2277,9 @@ export interface OidcServiceServer extends UntypedServiceImplementation {
   revokeUserGrants: handleUnaryCall<RevokeUserGrantsRequest, RevokeUserGrantsResponse>;
   /**
    * EndSessions tells the clients that Latchkey sessions signed in to that
-   * those sessions ended: one back-channel logout job per client and
-   * session is queued, and the sessions' records are dropped. Repeating a
+   * those sessions ended: the codes and access tokens the sessions got
+   * without offline_access are revoked, one back-channel logout job per
+   * client and session is queued, and the sessions' records are dropped. Repeating a
    * call for sessions already ended queues nothing.
    * Errors: validation:invalid_input.
    */
@@ -2447,8 +2449,9 @@ export interface OidcServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * EndSessions tells the clients that Latchkey sessions signed in to that
-   * those sessions ended: one back-channel logout job per client and
-   * session is queued, and the sessions' records are dropped. Repeating a
+   * those sessions ended: the codes and access tokens the sessions got
+   * without offline_access are revoked, one back-channel logout job per
+   * client and session is queued, and the sessions' records are dropped. Repeating a
    * call for sessions already ended queues nothing.
    * Errors: validation:invalid_input.
    */
