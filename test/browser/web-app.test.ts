@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ApiClient } from '../support/api-client';
 import { mailedToken, newAccount, PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
-import { addVirtualAuthenticator, inspectPage, launchBrowser } from '../support/browser';
+import { addVirtualAuthenticator, inspectPage, launchBrowser, type VirtualAuthenticator } from '../support/browser';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { waitFor } from '@latchkey/test-kit';
 import type { GitHubAccount } from '../../services/oauth/test/provider-fixtures';
@@ -59,6 +59,8 @@ class Visitor {
     readonly context: BrowserContext,
     readonly page: Page,
     private readonly label: string,
+    /** The browser's authenticator, when it was opened with passkeys. */
+    readonly authenticator: VirtualAuthenticator | undefined,
   ) {}
 
   static async open(label: string, options: { passkeys?: boolean } = {}): Promise<Visitor> {
@@ -68,8 +70,8 @@ class Visitor {
     page.setDefaultTimeout(15_000);
     // window.confirm before deleting a post: the person says yes.
     page.on('dialog', (dialog) => void dialog.accept());
-    if (options.passkeys) await addVirtualAuthenticator(context, page);
-    return new Visitor(context, page, label);
+    const authenticator = options.passkeys ? await addVirtualAuthenticator(context, page) : undefined;
+    return new Visitor(context, page, label, authenticator);
   }
 
   /** Waits for the page's heading, then keeps a screenshot and checks it with axe. */
@@ -98,6 +100,14 @@ class Visitor {
 
   section(name: string) {
     return this.page.getByRole('region', { name });
+  }
+
+  /** Adds a passkey on the account page with the browser's authenticator. */
+  async addPasskey(name: string): Promise<void> {
+    const passkeys = this.section('Passkeys');
+    await passkeys.getByLabel('Name (optional)', { exact: true }).fill(name);
+    await passkeys.getByRole('button', { name: 'Add a passkey' }).click();
+    await passkeys.getByText(`Passkey “${name}” added.`).waitFor();
   }
 
   async close(): Promise<void> {
@@ -224,6 +234,9 @@ it('resets a forgotten password from the mailed link', async () => {
   await visitor.page.getByLabel('New password', { exact: true }).fill(newPassword);
   await visitor.page.getByRole('button', { name: 'Change password' }).click();
   await visitor.sees('Password changed');
+  // The page says what a reset takes back, and where the list of it is.
+  await visitor.page.getByText(/passkeys and\s+sign-in providers added in the hours before the reset were removed/).waitFor();
+  await visitor.page.getByText(/The notice we just mailed you\s+names what was removed/).waitFor();
   await visitor.signIn(account.email, newPassword);
   await visitor.sees('Your account');
   await visitor.close();
@@ -326,11 +339,8 @@ it('adds a passkey with the browser’s authenticator and signs in with it alone
   const visitor = await Visitor.open('passkey', { passkeys: true });
   await visitor.signIn(account.email);
   await visitor.sees('Your account');
-  const passkeys = visitor.section('Passkeys');
-  await passkeys.getByLabel('Name (optional)', { exact: true }).fill('This laptop');
-  await passkeys.getByRole('button', { name: 'Add a passkey' }).click();
-  await passkeys.getByText('Passkey “This laptop” added.').waitFor();
-  await passkeys.getByRole('list', { name: 'Your passkeys' }).getByRole('button', { name: 'Rename This laptop' }).waitFor();
+  await visitor.addPasskey('This laptop');
+  await visitor.section('Passkeys').getByRole('list', { name: 'Your passkeys' }).getByRole('button', { name: 'Rename This laptop' }).waitFor();
   await visitor.sees('Your account');
 
   await visitor.signOut();
@@ -346,6 +356,40 @@ it('adds a passkey with the browser’s authenticator and signs in with it alone
   await waitFor(async () => ((await list.getByRole('listitem').count()) === 0 ? true : undefined), { description: 'the passkey removed' });
   await visitor.sees('Your account');
   expect((await account.client.get('/v0/auth/passkeys')).body).toEqual({ items: [] });
+  await visitor.close();
+});
+
+it('marks a passkey whose counter went back, says why and what to do, and lets the owner remove it', async () => {
+  const account = await signedInAccount(stack, 'webclone');
+  const visitor = await Visitor.open('clone', { passkeys: true });
+  await visitor.signIn(account.email);
+  await visitor.sees('Your account');
+  await visitor.addPasskey('Blue key');
+  await visitor.signOut();
+  await visitor.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await visitor.sees('Your account');
+  expect(await visitor.section('Passkeys').getByText('May be copied').count()).toBe(0);
+
+  // The authenticator now counts as a copy of its key made before that sign-in would.
+  await visitor.signOut();
+  await visitor.authenticator!.setSignCounts(0);
+  await visitor.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await visitor.page.getByRole('alert').getByText('The passkey response could not be verified.').waitFor();
+  await visitor.sees('Sign in');
+
+  await visitor.signIn(account.email);
+  await visitor.sees('Your account');
+  const item = visitor.section('Passkeys').getByRole('listitem').filter({ hasText: 'Blue key' });
+  await item.getByText('May be copied').waitFor();
+  await item.getByText('This passkey may have been copied.').waitFor();
+  await item.getByText(/It can no longer sign you in/).waitFor();
+  const remove = item.getByRole('button', { name: 'Remove Blue key' });
+  expect(await remove.getAttribute('aria-describedby')).toMatch(/^passkey-clone-/);
+  await visitor.sees('Your account');
+  await remove.click();
+  await waitFor(async () => ((await visitor.section('Passkeys').getByRole('listitem').count()) === 0 ? true : undefined), {
+    description: 'the passkey removed',
+  });
   await visitor.close();
 });
 
@@ -386,6 +430,41 @@ it('asks a session whose proof is old to prove itself again, then makes the chan
   await dialog.waitFor({ state: 'detached' });
   await profile.getByText(`Open the link we sent to ${newEmail} to finish the change.`).waitFor();
   await mailedToken(stack, newEmail, 'confirm-email-change');
+  await visitor.close();
+});
+
+it('asks an account with TOTP for its password and a code together, then makes the change', async () => {
+  const account = await signedInAccount(stack, 'webreauth2fa');
+  const setup = (await account.client.post('/v0/auth/totp/setup')).body as { secret: string; setup_token: string };
+  const now = Date.now();
+  await account.client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, -1, now) });
+  const visitor = await Visitor.open('reauth2fa');
+  await visitor.signIn(account.email);
+  await visitor.page.getByLabel('Authentication code', { exact: true }).fill(totpCode(setup.secret, 0, now));
+  await visitor.page.getByRole('button', { name: 'Verify' }).click();
+  await visitor.sees('Your account');
+  await ageSession(visitor);
+  const profile = visitor.section('Profile');
+  const newEmail = `moved2fa.${tag()}@example.com`;
+  await profile.getByLabel('New email', { exact: true }).fill(newEmail);
+  await profile.getByLabel('Current password', { exact: true }).nth(1).fill(PASSWORD);
+  await profile.getByRole('button', { name: 'Change email' }).click();
+
+  const dialog = visitor.page.getByRole('dialog', { name: 'Confirm it is you' });
+  await dialog.waitFor();
+  await dialog.getByText('as strong as signing in: your password and a code, or a passkey').waitFor();
+  await dialog.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await dialog.getByLabel('Authenticator or backup code', { exact: true }).fill(totpCode(setup.secret, 1, now));
+  await dialog.getByRole('button', { name: 'Confirm with password and code' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await profile.getByText(`Open the link we sent to ${newEmail} to finish the change.`).waitFor();
+
+  // The old address may cancel it from the link it was sent.
+  await visitor.goto(`/cancel-email-change?token=${await mailedToken(stack, account.email, 'cancel-email-change')}`, 'Cancel the email change');
+  await visitor.page.getByText('The email change was cancelled: your account keeps this address.').waitFor();
+  await visitor.sees('Cancel the email change');
+  const confirm = await new ApiClient(stack.gatewayUrl).post('/v0/auth/confirm-email-change', { token: await mailedToken(stack, newEmail, 'confirm-email-change') });
+  expect(confirm.body).toMatchObject({ code: 'auth:token_invalid' });
   await visitor.close();
 });
 

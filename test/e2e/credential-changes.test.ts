@@ -34,7 +34,9 @@ beforeAll(async () => {
   google = await startGoogleFixture();
   stack = await startE2eStack('credentials', { ...providerEnvironment(APP_URL, { google }), RATE_LIMIT_IP_MAX: '100000' });
   sessions = createTestServiceClient(sessionsV1.SessionsServiceService, `127.0.0.1:${stack.processes.get('gateway')!.ports.GRPC_PORT}`);
-  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`);
+  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`, undefined, {
+    operator: 'credential-changes-e2e',
+  });
   nats = await connect({ servers: testNatsUrl() });
   db = new pg.Pool({ connectionString: stack.env.DATABASE_URL });
 }, 60_000);

@@ -497,7 +497,7 @@ describe('clients through admin.v1', () => {
   async function latchkeyAdmin(...args: string[]): Promise<Record<string, string>[]> {
     const cli = path.resolve(__dirname, '../../services/identity/dist/admin-cli.js');
     const environment = { PATH: process.env.PATH, ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}` };
-    const { stdout } = await promisify(execFile)(process.execPath, [cli, '--json', ...args], { env: environment });
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, '--json', '--operator', 'oidc-e2e', ...args], { env: environment });
     return stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, string>);
   }
 

@@ -4091,6 +4091,8 @@ export interface components {
             id: string;
             last_used_at: string | null;
             name: string;
+            /** @description Whether a sign-in with it reported a signature counter that did not grow, as a copy of its key would: it signs in to nothing any more, and should be removed. */
+            suspected_clone: boolean;
             transports: string[];
         };
         PasskeyCreationOptions: {
@@ -4184,6 +4186,8 @@ export interface components {
             id: string;
             last_used_at: string | null;
             name: string;
+            /** @description Whether a sign-in with it reported a signature counter that did not grow, as a copy of its key would: it signs in to nothing any more, and should be removed. */
+            suspected_clone: boolean;
             transports: string[];
         };
         PasskeyRequestOptions: {

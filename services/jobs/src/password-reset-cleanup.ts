@@ -1,7 +1,7 @@
 import type { identityV1, oauthV1, passkeysV1 } from '@latchkey/contracts';
-import { AppError } from '@latchkey/errors';
 import type { ServiceClient } from '@latchkey/grpc-kit';
 import { jobSubjects, passwordResetJobSchema, type PasswordResetJob } from '@latchkey/jobs-contract';
+import { findAccount } from './account-lookup';
 import type { JobDefinition } from './job-consumer';
 import { sendEmail, type SendEmailDeps } from './send-email';
 
@@ -43,7 +43,7 @@ export function passwordResetCleanupJob(deps: PasswordResetCleanupDeps): JobDefi
         deps.passkeys.removeRecentPasskeys(window, context),
         deps.oauth.removeRecentConnections(window, context),
       ]);
-      const account = await accountOf(deps, job.user_id, context);
+      const account = await findAccount(deps.identity, job.user_id, context);
       // Deleted since: its data goes with the account cleanup, and its address is told of that.
       if (!account) return 'completed';
       return sendEmail(
@@ -62,17 +62,4 @@ export function passwordResetCleanupJob(deps: PasswordResetCleanupDeps): JobDefi
     redactForDeadLetter: (payload) => payload,
     retriesUntilDone: true,
   };
-}
-
-async function accountOf(
-  deps: Pick<PasswordResetCleanupDeps, 'identity'>,
-  userId: string,
-  context: Parameters<JobDefinition<PasswordResetJob>['handle']>[1],
-): Promise<identityV1.User | undefined> {
-  try {
-    return (await deps.identity.getUser({ userId }, context)).user;
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'auth:unauthorized') return undefined;
-    throw error;
-  }
 }

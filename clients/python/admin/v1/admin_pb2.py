@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61\x64min/v1/admin.proto\x12\x08\x61\x64min.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf8\x01\n\x04User\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06handle\x18\x02 \x01(\t\x12\r\n\x05\x65mail\x18\x03 \x01(\t\x12\x35\n\x11\x65mail_verified_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0chas_password\x18\x05 \x01(\x08\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x64isabled_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\x0f\x64isabled_reason\x18\x08 \x01(\t\"I\n\x0f\x46indUserRequest\x12\x0c\n\x02id\x18\x01 \x01(\tH\x00\x12\x0f\n\x05\x65mail\x18\x02 \x01(\tH\x00\x12\x10\n\x06handle\x18\x03 \x01(\tH\x00\x42\x05\n\x03key\"0\n\x10\x46indUserResponse\x12\x1c\n\x04user\x18\x01 \x01(\x0b\x32\x0e.admin.v1.User\"9\n\x10ListUsersRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\"K\n\x11ListUsersResponse\x12\x1d\n\x05users\x18\x01 \x03(\x0b\x32\x0e.admin.v1.User\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"5\n\x12\x44isableUserRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"3\n\x13\x44isableUserResponse\x12\x1c\n\x04user\x18\x01 \x01(\x0b\x32\x0e.admin.v1.User\"$\n\x11\x45nableUserRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"2\n\x12\x45nableUserResponse\x12\x1c\n\x04user\x18\x01 \x01(\x0b\x32\x0e.admin.v1.User\"+\n\x18RevokeAllSessionsRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"\x1b\n\x19RevokeAllSessionsResponse\"+\n\x18SendPasswordResetRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"\x1b\n\x19SendPasswordResetResponse\"$\n\x11\x44\x65leteUserRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"\x14\n\x12\x44\x65leteUserResponse\"\x94\x01\n\nAuditEntry\x12\n\n\x02id\x18\x01 \x01(\t\x12&\n\x02\x61t\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x63\x61ller\x18\x03 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\x0f\n\x07user_id\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x11\n\tclient_id\x18\x07 \x01(\t\"M\n\x13ListAuditLogRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"V\n\x14ListAuditLogResponse\x12%\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x14.admin.v1.AuditEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xa3\x01\n\x06\x43lient\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12\x12\n\nentry_json\x18\x02 \x01(\t\x12\x12\n\nhas_secret\x18\x03 \x01(\x08\x12.\n\ncreated_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\")\n\x13\x43reateClientRequest\x12\x12\n\nentry_json\x18\x01 \x01(\t\"O\n\x14\x43reateClientResponse\x12 \n\x06\x63lient\x18\x01 \x01(\x0b\x32\x10.admin.v1.Client\x12\x15\n\rclient_secret\x18\x02 \x01(\t\"\x14\n\x12ListClientsRequest\"8\n\x13ListClientsResponse\x12!\n\x07\x63lients\x18\x01 \x03(\x0b\x32\x10.admin.v1.Client\"<\n\x13UpdateClientRequest\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12\x12\n\nentry_json\x18\x02 \x01(\t\"O\n\x14UpdateClientResponse\x12 \n\x06\x63lient\x18\x01 \x01(\x0b\x32\x10.admin.v1.Client\x12\x15\n\rclient_secret\x18\x02 \x01(\t\"(\n\x13\x44\x65leteClientRequest\x12\x11\n\tclient_id\x18\x01 \x01(\t\"\x16\n\x14\x44\x65leteClientResponse\".\n\x19RotateClientSecretRequest\x12\x11\n\tclient_id\x18\x01 \x01(\t\"3\n\x1aRotateClientSecretResponse\x12\x15\n\rclient_secret\x18\x01 \x01(\t2\x9a\x08\n\x0c\x41\x64minService\x12\x41\n\x08\x46indUser\x12\x19.admin.v1.FindUserRequest\x1a\x1a.admin.v1.FindUserResponse\x12\x44\n\tListUsers\x12\x1a.admin.v1.ListUsersRequest\x1a\x1b.admin.v1.ListUsersResponse\x12J\n\x0b\x44isableUser\x12\x1c.admin.v1.DisableUserRequest\x1a\x1d.admin.v1.DisableUserResponse\x12G\n\nEnableUser\x12\x1b.admin.v1.EnableUserRequest\x1a\x1c.admin.v1.EnableUserResponse\x12\\\n\x11RevokeAllSessions\x12\".admin.v1.RevokeAllSessionsRequest\x1a#.admin.v1.RevokeAllSessionsResponse\x12\\\n\x11SendPasswordReset\x12\".admin.v1.SendPasswordResetRequest\x1a#.admin.v1.SendPasswordResetResponse\x12G\n\nDeleteUser\x12\x1b.admin.v1.DeleteUserRequest\x1a\x1c.admin.v1.DeleteUserResponse\x12M\n\x0cListAuditLog\x12\x1d.admin.v1.ListAuditLogRequest\x1a\x1e.admin.v1.ListAuditLogResponse\x12M\n\x0c\x43reateClient\x12\x1d.admin.v1.CreateClientRequest\x1a\x1e.admin.v1.CreateClientResponse\x12J\n\x0bListClients\x12\x1c.admin.v1.ListClientsRequest\x1a\x1d.admin.v1.ListClientsResponse\x12M\n\x0cUpdateClient\x12\x1d.admin.v1.UpdateClientRequest\x1a\x1e.admin.v1.UpdateClientResponse\x12M\n\x0c\x44\x65leteClient\x12\x1d.admin.v1.DeleteClientRequest\x1a\x1e.admin.v1.DeleteClientResponse\x12_\n\x12RotateClientSecret\x12#.admin.v1.RotateClientSecretRequest\x1a$.admin.v1.RotateClientSecretResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61\x64min/v1/admin.proto\x12\x08\x61\x64min.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf8\x01\n\x04User\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06handle\x18\x02 \x01(\t\x12\r\n\x05\x65mail\x18\x03 \x01(\t\x12\x35\n\x11\x65mail_verified_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0chas_password\x18\x05 \x01(\x08\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x64isabled_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\x0f\x64isabled_reason\x18\x08 \x01(\t\"I\n\x0f\x46indUserRequest\x12\x0c\n\x02id\x18\x01 \x01(\tH\x00\x12\x0f\n\x05\x65mail\x18\x02 \x01(\tH\x00\x12\x10\n\x06handle\x18\x03 \x01(\tH\x00\x42\x05\n\x03key\"0\n\x10\x46indUserResponse\x12\x1c\n\x04user\x18\x01 \x01(\x0b\x32\x0e.admin.v1.User\"9\n\x10ListUsersRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\"K\n\x11ListUsersResponse\x12\x1d\n\x05users\x18\x01 \x03(\x0b\x32\x0e.admin.v1.User\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"5\n\x12\x44isableUserRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"3\n\x13\x44isableUserResponse\x12\x1c\n\x04user\x18\x01 \x01(\x0b\x32\x0e.admin.v1.User\"$\n\x11\x45nableUserRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"2\n\x12\x45nableUserResponse\x12\x1c\n\x04user\x18\x01 \x01(\x0b\x32\x0e.admin.v1.User\"+\n\x18RevokeAllSessionsRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"\x1b\n\x19RevokeAllSessionsResponse\"+\n\x18SendPasswordResetRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"\x1b\n\x19SendPasswordResetResponse\"$\n\x11\x44\x65leteUserRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"\x14\n\x12\x44\x65leteUserResponse\"\xa6\x01\n\nAuditEntry\x12\n\n\x02id\x18\x01 \x01(\t\x12&\n\x02\x61t\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x63\x61ller\x18\x03 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\x0f\n\x07user_id\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x10\n\x08operator\x18\x07 \x01(\t\x12\x11\n\tclient_id\x18\x08 \x01(\t\"M\n\x13ListAuditLogRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"V\n\x14ListAuditLogResponse\x12%\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x14.admin.v1.AuditEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xa3\x01\n\x06\x43lient\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12\x12\n\nentry_json\x18\x02 \x01(\t\x12\x12\n\nhas_secret\x18\x03 \x01(\x08\x12.\n\ncreated_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\")\n\x13\x43reateClientRequest\x12\x12\n\nentry_json\x18\x01 \x01(\t\"O\n\x14\x43reateClientResponse\x12 \n\x06\x63lient\x18\x01 \x01(\x0b\x32\x10.admin.v1.Client\x12\x15\n\rclient_secret\x18\x02 \x01(\t\"\x14\n\x12ListClientsRequest\"8\n\x13ListClientsResponse\x12!\n\x07\x63lients\x18\x01 \x03(\x0b\x32\x10.admin.v1.Client\"<\n\x13UpdateClientRequest\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12\x12\n\nentry_json\x18\x02 \x01(\t\"O\n\x14UpdateClientResponse\x12 \n\x06\x63lient\x18\x01 \x01(\x0b\x32\x10.admin.v1.Client\x12\x15\n\rclient_secret\x18\x02 \x01(\t\"(\n\x13\x44\x65leteClientRequest\x12\x11\n\tclient_id\x18\x01 \x01(\t\"\x16\n\x14\x44\x65leteClientResponse\".\n\x19RotateClientSecretRequest\x12\x11\n\tclient_id\x18\x01 \x01(\t\"3\n\x1aRotateClientSecretResponse\x12\x15\n\rclient_secret\x18\x01 \x01(\t2\x9a\x08\n\x0c\x41\x64minService\x12\x41\n\x08\x46indUser\x12\x19.admin.v1.FindUserRequest\x1a\x1a.admin.v1.FindUserResponse\x12\x44\n\tListUsers\x12\x1a.admin.v1.ListUsersRequest\x1a\x1b.admin.v1.ListUsersResponse\x12J\n\x0b\x44isableUser\x12\x1c.admin.v1.DisableUserRequest\x1a\x1d.admin.v1.DisableUserResponse\x12G\n\nEnableUser\x12\x1b.admin.v1.EnableUserRequest\x1a\x1c.admin.v1.EnableUserResponse\x12\\\n\x11RevokeAllSessions\x12\".admin.v1.RevokeAllSessionsRequest\x1a#.admin.v1.RevokeAllSessionsResponse\x12\\\n\x11SendPasswordReset\x12\".admin.v1.SendPasswordResetRequest\x1a#.admin.v1.SendPasswordResetResponse\x12G\n\nDeleteUser\x12\x1b.admin.v1.DeleteUserRequest\x1a\x1c.admin.v1.DeleteUserResponse\x12M\n\x0cListAuditLog\x12\x1d.admin.v1.ListAuditLogRequest\x1a\x1e.admin.v1.ListAuditLogResponse\x12M\n\x0c\x43reateClient\x12\x1d.admin.v1.CreateClientRequest\x1a\x1e.admin.v1.CreateClientResponse\x12J\n\x0bListClients\x12\x1c.admin.v1.ListClientsRequest\x1a\x1d.admin.v1.ListClientsResponse\x12M\n\x0cUpdateClient\x12\x1d.admin.v1.UpdateClientRequest\x1a\x1e.admin.v1.UpdateClientResponse\x12M\n\x0c\x44\x65leteClient\x12\x1d.admin.v1.DeleteClientRequest\x1a\x1e.admin.v1.DeleteClientResponse\x12_\n\x12RotateClientSecret\x12#.admin.v1.RotateClientSecretRequest\x1a$.admin.v1.RotateClientSecretResponseb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'admin.v1.admin_pb2', globals())
@@ -52,33 +52,33 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _DELETEUSERRESPONSE._serialized_start=963
   _DELETEUSERRESPONSE._serialized_end=983
   _AUDITENTRY._serialized_start=986
-  _AUDITENTRY._serialized_end=1134
-  _LISTAUDITLOGREQUEST._serialized_start=1136
-  _LISTAUDITLOGREQUEST._serialized_end=1213
-  _LISTAUDITLOGRESPONSE._serialized_start=1215
-  _LISTAUDITLOGRESPONSE._serialized_end=1301
-  _CLIENT._serialized_start=1304
-  _CLIENT._serialized_end=1467
-  _CREATECLIENTREQUEST._serialized_start=1469
-  _CREATECLIENTREQUEST._serialized_end=1510
-  _CREATECLIENTRESPONSE._serialized_start=1512
-  _CREATECLIENTRESPONSE._serialized_end=1591
-  _LISTCLIENTSREQUEST._serialized_start=1593
-  _LISTCLIENTSREQUEST._serialized_end=1613
-  _LISTCLIENTSRESPONSE._serialized_start=1615
-  _LISTCLIENTSRESPONSE._serialized_end=1671
-  _UPDATECLIENTREQUEST._serialized_start=1673
-  _UPDATECLIENTREQUEST._serialized_end=1733
-  _UPDATECLIENTRESPONSE._serialized_start=1735
-  _UPDATECLIENTRESPONSE._serialized_end=1814
-  _DELETECLIENTREQUEST._serialized_start=1816
-  _DELETECLIENTREQUEST._serialized_end=1856
-  _DELETECLIENTRESPONSE._serialized_start=1858
-  _DELETECLIENTRESPONSE._serialized_end=1880
-  _ROTATECLIENTSECRETREQUEST._serialized_start=1882
-  _ROTATECLIENTSECRETREQUEST._serialized_end=1928
-  _ROTATECLIENTSECRETRESPONSE._serialized_start=1930
-  _ROTATECLIENTSECRETRESPONSE._serialized_end=1981
-  _ADMINSERVICE._serialized_start=1984
-  _ADMINSERVICE._serialized_end=3034
+  _AUDITENTRY._serialized_end=1152
+  _LISTAUDITLOGREQUEST._serialized_start=1154
+  _LISTAUDITLOGREQUEST._serialized_end=1231
+  _LISTAUDITLOGRESPONSE._serialized_start=1233
+  _LISTAUDITLOGRESPONSE._serialized_end=1319
+  _CLIENT._serialized_start=1322
+  _CLIENT._serialized_end=1485
+  _CREATECLIENTREQUEST._serialized_start=1487
+  _CREATECLIENTREQUEST._serialized_end=1528
+  _CREATECLIENTRESPONSE._serialized_start=1530
+  _CREATECLIENTRESPONSE._serialized_end=1609
+  _LISTCLIENTSREQUEST._serialized_start=1611
+  _LISTCLIENTSREQUEST._serialized_end=1631
+  _LISTCLIENTSRESPONSE._serialized_start=1633
+  _LISTCLIENTSRESPONSE._serialized_end=1689
+  _UPDATECLIENTREQUEST._serialized_start=1691
+  _UPDATECLIENTREQUEST._serialized_end=1751
+  _UPDATECLIENTRESPONSE._serialized_start=1753
+  _UPDATECLIENTRESPONSE._serialized_end=1832
+  _DELETECLIENTREQUEST._serialized_start=1834
+  _DELETECLIENTREQUEST._serialized_end=1874
+  _DELETECLIENTRESPONSE._serialized_start=1876
+  _DELETECLIENTRESPONSE._serialized_end=1898
+  _ROTATECLIENTSECRETREQUEST._serialized_start=1900
+  _ROTATECLIENTSECRETREQUEST._serialized_end=1946
+  _ROTATECLIENTSECRETRESPONSE._serialized_start=1948
+  _ROTATECLIENTSECRETRESPONSE._serialized_end=1999
+  _ADMINSERVICE._serialized_start=2002
+  _ADMINSERVICE._serialized_end=3052
 # @@protoc_insertion_point(module_scope)

@@ -7,12 +7,13 @@ from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Map
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class AuditEntry(_message.Message):
-    __slots__ = ["action", "at", "caller", "client_id", "id", "reason", "user_id"]
+    __slots__ = ["action", "at", "caller", "client_id", "id", "operator", "reason", "user_id"]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     AT_FIELD_NUMBER: _ClassVar[int]
     CALLER_FIELD_NUMBER: _ClassVar[int]
     CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     action: str
@@ -20,9 +21,10 @@ class AuditEntry(_message.Message):
     caller: str
     client_id: str
     id: str
+    operator: str
     reason: str
     user_id: str
-    def __init__(self, id: _Optional[str] = ..., at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., caller: _Optional[str] = ..., action: _Optional[str] = ..., user_id: _Optional[str] = ..., reason: _Optional[str] = ..., client_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., caller: _Optional[str] = ..., action: _Optional[str] = ..., user_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., client_id: _Optional[str] = ...) -> None: ...
 
 class Client(_message.Message):
     __slots__ = ["client_id", "created_at", "entry_json", "has_secret", "updated_at"]

@@ -4,7 +4,7 @@ import { AppError, type FieldError } from '@latchkey/errors';
 import { isUniqueViolation, withTransaction } from '@latchkey/db';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { clientEntrySchema, generateClientSecret, hashClientSecret, usesClientSecret, type ClientEntry } from '@latchkey/oidc-clients';
-import { callerOf } from '../account-administration';
+import { actorOf } from '../account-administration';
 import { recordAdminAction } from '../audit-log';
 import type { IdentityDeps } from '../identity-deps';
 
@@ -76,6 +76,7 @@ export async function createClient(
   entryJson: string,
   context: RequestContext,
 ): Promise<{ client: StoredClient; secret: string | undefined }> {
+  const actor = actorOf(context);
   const entry = parseEntry(entryJson, undefined);
   const secret = usesClientSecret(entry) ? generateClientSecret() : undefined;
   try {
@@ -84,7 +85,7 @@ export async function createClient(
         'INSERT INTO oidc_clients (client_id, metadata, secret_hash) VALUES ($1, $2, $3) RETURNING *',
         [entry.client_id, metadataOf(entry), secret === undefined ? null : hashClientSecret(secret)],
       );
-      await recordAdminAction(db, { caller: callerOf(context), action: 'create_client', clientId: entry.client_id });
+      await recordAdminAction(db, { ...actor, action: 'create_client', userIds: [null], clientId: entry.client_id });
       return { client: toClient(rows[0]!), secret };
     });
   } catch (error) {
@@ -99,6 +100,7 @@ export async function updateClient(
   input: { clientId: string; entryJson: string },
   context: RequestContext,
 ): Promise<{ client: StoredClient; secret: string | undefined }> {
+  const actor = actorOf(context);
   const entry = parseEntry(input.entryJson, input.clientId);
   return withTransaction(deps.pool, context, async (db) => {
     const current = await lockedClient(db, input.clientId);
@@ -108,30 +110,32 @@ export async function updateClient(
       'UPDATE oidc_clients SET metadata = $2, secret_hash = $3, updated_at = now() WHERE client_id = $1 RETURNING *',
       [input.clientId, metadataOf(entry), secretHash ?? null],
     );
-    await recordAdminAction(db, { caller: callerOf(context), action: 'update_client', clientId: input.clientId });
+    await recordAdminAction(db, { ...actor, action: 'update_client', userIds: [null], clientId: input.clientId });
     return { client: toClient(rows[0]!), secret };
   });
 }
 
 /** Removes a client with its grants, codes, tokens and session records, audited. */
 export async function deleteClient(deps: Pick<IdentityDeps, 'pool'>, clientId: string, context: RequestContext): Promise<void> {
+  const actor = actorOf(context);
   await withTransaction(deps.pool, context, async (db) => {
     await lockedClient(db, clientId);
     await db.query('DELETE FROM oidc_artifacts WHERE client_id = $1', [clientId]);
     await db.query('DELETE FROM oidc_session_clients WHERE client_id = $1', [clientId]);
     await db.query('DELETE FROM oidc_clients WHERE client_id = $1', [clientId]);
-    await recordAdminAction(db, { caller: callerOf(context), action: 'delete_client', clientId });
+    await recordAdminAction(db, { ...actor, action: 'delete_client', userIds: [null], clientId });
   });
 }
 
 /** A new secret for a client that has one, audited; the old one stops working. */
 export async function rotateClientSecret(deps: Pick<IdentityDeps, 'pool'>, clientId: string, context: RequestContext): Promise<string> {
+  const actor = actorOf(context);
   return withTransaction(deps.pool, context, async (db) => {
     const current = await lockedClient(db, clientId);
     if (current.secretHash === undefined) throw AppError.validation([{ field: 'client_id', message: 'this client has no secret' }]);
     const secret = generateClientSecret();
     await db.query('UPDATE oidc_clients SET secret_hash = $2, updated_at = now() WHERE client_id = $1', [clientId, hashClientSecret(secret)]);
-    await recordAdminAction(db, { caller: callerOf(context), action: 'rotate_client_secret', clientId });
+    await recordAdminAction(db, { ...actor, action: 'rotate_client_secret', userIds: [null], clientId });
     return secret;
   });
 }

@@ -142,7 +142,7 @@ export interface DeleteUserRequest {
 export interface DeleteUserResponse {
 }
 
-/** AuditEntry is one admin action. */
+/** AuditEntry is one admin action, or one account shown by a read. */
 export interface AuditEntry {
   /** The entry's id (UUID). */
   id: string;
@@ -151,23 +151,33 @@ export interface AuditEntry {
     | Date
     | undefined;
   /**
-   * Who called: the Subject CN of the caller's certificate, or
+   * What called: the Subject CN of the caller's certificate, or
    * "plaintext" where the installation runs without mutual TLS. The
-   * latchkey-admin command inside a pod calls with that pod's certificate:
-   * the cluster's audit log says who ran `kubectl exec`.
+   * latchkey-admin command inside a pod calls with that pod's certificate;
+   * operator says who ran it.
    */
   caller: string;
   /**
    * The RPC: "disable_user", "enable_user", "revoke_all_sessions",
-   * "send_password_reset", "delete_user", "create_client",
-   * "update_client", "delete_client", "rotate_client_secret".
+   * "send_password_reset", "delete_user", the reads "find_user",
+   * "list_users", "list_audit_log", and the OpenID client changes
+   * "create_client", "update_client", "delete_client",
+   * "rotate_client_secret".
    */
   action: string;
-  /** The account acted on (UUID); empty for a client action. */
+  /**
+   * The account acted on or shown (UUID); empty for a list_audit_log of
+   * every account and for a client change.
+   */
   userId: string;
   /** The reason given, for disable_user; else empty. */
   reason: string;
-  /** The OpenID client acted on; empty for an account action. */
+  /**
+   * The person the caller acted for (its latchkey-operator metadata); empty
+   * in entries written before the operator was recorded.
+   */
+  operator: string;
+  /** The OpenID client changed; empty for an account's entry. */
   clientId: string;
 }
 
@@ -1512,7 +1522,7 @@ export const DeleteUserResponse: MessageFns<DeleteUserResponse> = {
 };
 
 function createBaseAuditEntry(): AuditEntry {
-  return { id: "", at: undefined, caller: "", action: "", userId: "", reason: "", clientId: "" };
+  return { id: "", at: undefined, caller: "", action: "", userId: "", reason: "", operator: "", clientId: "" };
 }
 
 export const AuditEntry: MessageFns<AuditEntry> = {
@@ -1535,8 +1545,11 @@ export const AuditEntry: MessageFns<AuditEntry> = {
     if (message.reason !== "") {
       writer.uint32(50).string(message.reason);
     }
+    if (message.operator !== "") {
+      writer.uint32(58).string(message.operator);
+    }
     if (message.clientId !== "") {
-      writer.uint32(58).string(message.clientId);
+      writer.uint32(66).string(message.clientId);
     }
     return writer;
   },
@@ -1607,6 +1620,14 @@ export const AuditEntry: MessageFns<AuditEntry> = {
               break;
             }
 
+            message.operator = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
             message.clientId = reader.string();
             continue;
           }
@@ -1634,6 +1655,7 @@ export const AuditEntry: MessageFns<AuditEntry> = {
         ? globalThis.String(object.user_id)
         : "",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      operator: isSet(object.operator) ? globalThis.String(object.operator) : "",
       clientId: isSet(object.clientId)
         ? globalThis.String(object.clientId)
         : isSet(object.client_id)
@@ -1662,6 +1684,9 @@ export const AuditEntry: MessageFns<AuditEntry> = {
     if (message.reason !== "") {
       obj.reason = message.reason;
     }
+    if (message.operator !== "") {
+      obj.operator = message.operator;
+    }
     if (message.clientId !== "") {
       obj.clientId = message.clientId;
     }
@@ -1679,6 +1704,7 @@ export const AuditEntry: MessageFns<AuditEntry> = {
     message.action = object.action ?? "";
     message.userId = object.userId ?? "";
     message.reason = object.reason ?? "";
+    message.operator = object.operator ?? "";
     message.clientId = object.clientId ?? "";
     return message;
   },
@@ -2784,11 +2810,22 @@ export const RotateClientSecretResponse: MessageFns<RotateClientSecretResponse> 
  * ADMIN_GRPC_ALLOWED_CALLERS (with mutual TLS, by the Subject CN of their
  * certificate), and by the `latchkey-admin` command. Errors carry an API
  * error code in the `latchkey-error-code` trailer.
+ *
+ * Every call names the person it is made for in the `latchkey-operator`
+ * metadata: up to 128 characters of one line (an email, a staff login),
+ * UTF-8 percent-encoded as encodeURIComponent does (a plain ASCII name
+ * without "%" is sent as it is). latchkey-admin sends its --operator, or the
+ * OS user running it; a service acting on its own sends its own name. A call
+ * without it, or with an empty or malformed one, is refused with
+ * validation:invalid_input (field "latchkey-operator") before anything is
+ * read or changed: an audit entry without a person is no use to an auditor.
  */
 export type AdminServiceService = typeof AdminServiceService;
 export const AdminServiceService = {
   /**
-   * FindUser looks one account up by id, email or handle.
+   * FindUser looks one account up by id, email or handle. The account found
+   * is recorded in the audit log ("find_user"); a lookup that finds none is
+   * not, and its key (an email, a handle) is never kept.
    * Errors: user:not_found, validation:invalid_input.
    */
   findUser: {
@@ -2802,7 +2839,8 @@ export const AdminServiceService = {
   },
   /**
    * ListUsers pages through the accounts, newest first, with keyset pages
-   * (stable under concurrent sign-ups).
+   * (stable under concurrent sign-ups). Each account shown is recorded in
+   * the audit log ("list_users").
    * Errors: validation:invalid_input (a page token this service did not issue).
    */
   listUsers: {
@@ -2888,8 +2926,10 @@ export const AdminServiceService = {
     responseDeserialize: (value: Buffer): DeleteUserResponse => DeleteUserResponse.decode(value),
   },
   /**
-   * ListAuditLog pages through the admin actions, newest first, of one
-   * account or of all.
+   * ListAuditLog pages through the audit entries, newest first, of one
+   * account or of all. The read is itself recorded ("list_audit_log", with
+   * the account asked for, or none): the entries name people and what was
+   * done to them, and the staff who did it.
    * Errors: validation:invalid_input.
    */
   listAuditLog: {
@@ -2984,13 +3024,16 @@ export const AdminServiceService = {
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
   /**
-   * FindUser looks one account up by id, email or handle.
+   * FindUser looks one account up by id, email or handle. The account found
+   * is recorded in the audit log ("find_user"); a lookup that finds none is
+   * not, and its key (an email, a handle) is never kept.
    * Errors: user:not_found, validation:invalid_input.
    */
   findUser: handleUnaryCall<FindUserRequest, FindUserResponse>;
   /**
    * ListUsers pages through the accounts, newest first, with keyset pages
-   * (stable under concurrent sign-ups).
+   * (stable under concurrent sign-ups). Each account shown is recorded in
+   * the audit log ("list_users").
    * Errors: validation:invalid_input (a page token this service did not issue).
    */
   listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
@@ -3024,8 +3067,10 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    */
   deleteUser: handleUnaryCall<DeleteUserRequest, DeleteUserResponse>;
   /**
-   * ListAuditLog pages through the admin actions, newest first, of one
-   * account or of all.
+   * ListAuditLog pages through the audit entries, newest first, of one
+   * account or of all. The read is itself recorded ("list_audit_log", with
+   * the account asked for, or none): the entries name people and what was
+   * done to them, and the staff who did it.
    * Errors: validation:invalid_input.
    */
   listAuditLog: handleUnaryCall<ListAuditLogRequest, ListAuditLogResponse>;
@@ -3066,7 +3111,9 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
 
 export interface AdminServiceClient extends Client1 {
   /**
-   * FindUser looks one account up by id, email or handle.
+   * FindUser looks one account up by id, email or handle. The account found
+   * is recorded in the audit log ("find_user"); a lookup that finds none is
+   * not, and its key (an email, a handle) is never kept.
    * Errors: user:not_found, validation:invalid_input.
    */
   findUser(
@@ -3086,7 +3133,8 @@ export interface AdminServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * ListUsers pages through the accounts, newest first, with keyset pages
-   * (stable under concurrent sign-ups).
+   * (stable under concurrent sign-ups). Each account shown is recorded in
+   * the audit log ("list_users").
    * Errors: validation:invalid_input (a page token this service did not issue).
    */
   listUsers(
@@ -3204,8 +3252,10 @@ export interface AdminServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: DeleteUserResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListAuditLog pages through the admin actions, newest first, of one
-   * account or of all.
+   * ListAuditLog pages through the audit entries, newest first, of one
+   * account or of all. The read is itself recorded ("list_audit_log", with
+   * the account asked for, or none): the entries name people and what was
+   * done to them, and the staff who did it.
    * Errors: validation:invalid_input.
    */
   listAuditLog(
