@@ -131,7 +131,7 @@ async function run(admin: Admin, args: readonly string[], call: () => ReturnType
           at: time(entry.at),
           action: entry.action,
           user: entry.userId,
-          client: entry.clientId,
+          ...(entry.clientId === '' ? {} : { client: entry.clientId }),
           operator: entry.operator,
           caller: entry.caller,
           reason: entry.reason,
