@@ -30,7 +30,8 @@ beforeAll(async () => {
     createRate: 50,
     idleTimeoutMs: 5_000,
   });
-}, 90_000);
+  // Eleven scenarios, each with a warm-up and both sides, on a two-core machine that may be busy.
+}, 150_000);
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
