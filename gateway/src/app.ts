@@ -28,6 +28,8 @@ import { passkeyRoutes } from './passkeys/passkey-routes';
 import { oauthRoutes } from './oauth/oauth-routes';
 import { sessionRoutes } from './sessions/session-routes';
 import { tokenRoutes } from './tokens/token-routes';
+import { oidcRoutes } from './oidc/oidc-routes';
+import { isProviderPath, mountProvider } from './oidc/provider-mount';
 import { registerWebApp, sendAppPage, wantsAppPage, WEB_APP_DIR } from './http/web-app';
 
 /** Default body limit (docs/api.md, "Paths and bodies"); post routes raise their own. */
@@ -75,7 +77,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     request.receivedAt = Date.now();
     void reply.header('x-request-id', request.id);
     forbidSniffing(reply);
-    if (isForeignOrigin(request.method, request.headers.origin, deps.allowedOrigins)) {
+    // The provider's endpoints take cross-origin calls (a browser application's token requests) and guard their own forms.
+    if (isForeignOrigin(request.method, request.headers.origin, deps.allowedOrigins) && !(deps.openIdProvider && isProviderPath(request.url))) {
       throw new AppError('auth:origin_forbidden');
     }
   });
@@ -149,6 +152,11 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     }),
   );
   await app.register(tokenRoutes({ ...sessionAccess, tokens: deps.tokens }));
+  if (deps.openIdProvider) {
+    const openId = await deps.openIdProvider();
+    mountProvider(app, openId);
+    await app.register(oidcRoutes({ ...sessionAccess, openId, oidc: deps.oidc, publicAppUrl: new URL(deps.config.PUBLIC_APP_URL).origin }));
+  }
   await app.register(operationsRoutes({ ready: deps.ready }));
   addMethodFallbacks();
   return app;

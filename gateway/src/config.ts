@@ -9,8 +9,9 @@ import {
   platformCaGiven,
   platformCaProblem,
   processVariables,
+  signingKeysSchema,
 } from '@latchkey/config';
-import { signingKeysSchema } from './tokens/signing-keys';
+import { clientEntriesSchema, clientSecretsSchema, withClientSecrets, type ClientEntry } from '@latchkey/oidc-clients';
 
 /**
  * RFC 6265bis cookie prefixes: a browser keeps a `__Host-` cookie only if it
@@ -89,6 +90,21 @@ export const configSchema = z.object({
    * installation whose PUBLIC_APP_URL is a client of its own.
    */
   WEB_APP_ENABLED: env.bool(true),
+  /** Latchkey as an OpenID Provider (docs/oidc.md): off unless true. */
+  OIDC_ENABLED: env.bool(false),
+  /** The provider's issuer, an origin without a path; default PUBLIC_APP_URL's origin. */
+  OIDC_ISSUER: env
+    .url(['http', 'https'])
+    .refine((value) => new URL(value).pathname === '/' && !value.endsWith('/'), 'must be an origin without a path or trailing slash')
+    .optional(),
+  /** Clients from configuration (Helm values, GitOps): a JSON array of client entries (docs/oidc.md, "Clients"). */
+  OIDC_CLIENTS: clientEntriesSchema,
+  /** Their secrets, from a Secret: a JSON object from client id to secret. */
+  OIDC_CLIENT_SECRETS: clientSecretsSchema,
+  /** The absolute lifetime of a refresh token chain, in days; rotation does not extend it. */
+  OIDC_REFRESH_TOKEN_TTL_DAYS: env.int(30, 1, 365),
+  /** Lifetime of access tokens and ID tokens, in seconds. */
+  OIDC_ACCESS_TOKEN_TTL_SECONDS: env.int(3_600, 60, 86_400),
   /** Sizes the body limit of post routes; the posts service enforces the limit itself. */
   POSTS_MAX_CONTENT_BYTES: env.int(1_048_576, 1, 3 * 1_048_576),
 })
@@ -96,7 +112,22 @@ export const configSchema = z.object({
     message: 'a __Host- or __Secure- cookie name needs COOKIE_SECURE=true: browsers drop such cookies without Secure',
     path: ['SESSION_COOKIE_NAME'],
   })
-  .refine(platformCaGiven, platformCaProblem);
+  .refine(platformCaGiven, platformCaProblem)
+  .superRefine((config, context) => {
+    const clients = withClientSecrets(config.OIDC_CLIENTS, config.OIDC_CLIENT_SECRETS);
+    if (isProblemList(clients)) for (const problem of clients) context.addIssue({ code: 'custom', path: ['OIDC_CLIENTS'], message: problem });
+  });
+
+function isProblemList(clients: ClientEntry[] | string[]): clients is string[] {
+  return clients.some((client) => typeof client === 'string');
+}
+
+/** OIDC_CLIENTS with their OIDC_CLIENT_SECRETS; the configuration check already refused a client without its secret. */
+export function configuredClients(config: Pick<GatewayConfig, 'OIDC_CLIENTS' | 'OIDC_CLIENT_SECRETS'>): ClientEntry[] {
+  const clients = withClientSecrets(config.OIDC_CLIENTS, config.OIDC_CLIENT_SECRETS);
+  if (isProblemList(clients)) throw new Error(clients.join('; '));
+  return clients;
+}
 
 export type GatewayConfig = z.output<typeof configSchema>;
 

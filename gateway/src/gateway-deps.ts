@@ -6,7 +6,8 @@ import type { CredentialLimits } from './limits/credential-limits';
 import type { UsageLimits } from './limits/usage-limits';
 import type { PostListCache } from './posts/post-list-cache';
 import type { PostPageView } from './posts/post-view';
-import type { IdentityClient, OAuthClient, PasskeysClient, PostsClient, TotpClient } from './service-clients';
+import type { OpenIdProvider } from './oidc/openid-provider';
+import type { IdentityClient, OAuthClient, OidcClient, PasskeysClient, PostsClient, TotpClient } from './service-clients';
 import type { CookieSettings } from './sessions/session-cookie';
 import type { SessionStore } from './sessions/session-store';
 import type { ServiceTokens } from './tokens/service-tokens';
@@ -24,6 +25,8 @@ export interface GatewayDeps {
   readonly totp: TotpClient;
   readonly oauth: OAuthClient;
   readonly passkeys: PasskeysClient;
+  /** oidc.v1 on identity: the OpenID Provider's store. */
+  readonly oidc: OidcClient;
   readonly sessions: SessionStore;
   readonly signInMethodLock: SignInMethodLock;
   readonly tokens: ServiceTokens;
@@ -33,6 +36,8 @@ export interface GatewayDeps {
   readonly registry: Registry;
   readonly cookie: CookieSettings;
   readonly allowedOrigins: ReadonlySet<string>;
+  /** Builds the OpenID Provider when OIDC_ENABLED (docs/oidc.md); undefined when it is off. */
+  readonly openIdProvider: (() => Promise<OpenIdProvider>) | undefined;
   /**
    * Whether this gateway takes traffic, for /readyz: until it drains. It
    * does not weigh its dependencies, so that one of them down fails only

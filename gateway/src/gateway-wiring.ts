@@ -1,6 +1,6 @@
 import { Counter } from 'prom-client';
 import type { Redis } from 'ioredis';
-import { identityV1, oauthV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
+import { identityV1, oauthV1, oidcV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
 import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
 import { SignInMethodLock } from './accounts/sign-in-method-lock';
@@ -14,7 +14,9 @@ import { RateLimiter } from './limits/rate-limiter';
 import { UsageLimits } from './limits/usage-limits';
 import { AppError } from '@latchkey/errors';
 import { AccountStates } from './sessions/account-states';
+import { createOpenIdProvider } from './oidc/openid-provider';
 import { SessionStore } from './sessions/session-store';
+import { signOut } from './sessions/sign-out';
 import { ServiceTokens } from './tokens/service-tokens';
 import { DependencyStatus, redisCheck, unitCheck } from './dependency-status';
 
@@ -41,6 +43,8 @@ export function createGatewayDeps(
   const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, clientOptions);
   const oauth = createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, clientOptions);
   const passkeys = createServiceClient(passkeysV1.PasskeysServiceService, config.PASSKEYS_GRPC_ADDRESS, clientOptions);
+  // oidc.v1 is served by identity, beside identity.v1.
+  const oidc = createServiceClient(oidcV1.OidcServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
   const probes = (
     [
       ['identity', config.IDENTITY_GRPC_ADDRESS, 'identity.v1.IdentityService'],
@@ -82,6 +86,20 @@ export function createGatewayDeps(
       onUnknown: () => unverifiedSessionChecks.inc(),
     },
   );
+  const sessions = new SessionStore(
+    redis,
+    config.REDIS_KEY_PREFIX,
+    {
+      slidingTtlMs: config.AUTH_SESSION_SLIDING_TTL_HOURS * HOUR_MS,
+      maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
+      refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
+      maxPerUser: config.AUTH_SESSION_MAX_PER_USER,
+    },
+    accountStates,
+    async (ending, context) => {
+      await identity.recordSessionsEnded(ending, context);
+    },
+  );
   const deps: GatewayDeps = {
     config,
     logger,
@@ -90,20 +108,8 @@ export function createGatewayDeps(
     totp,
     oauth,
     passkeys,
-    sessions: new SessionStore(
-      redis,
-      config.REDIS_KEY_PREFIX,
-      {
-        slidingTtlMs: config.AUTH_SESSION_SLIDING_TTL_HOURS * HOUR_MS,
-        maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
-        refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
-        maxPerUser: config.AUTH_SESSION_MAX_PER_USER,
-      },
-      accountStates,
-      async (ending, context) => {
-        await identity.recordSessionsEnded(ending, context);
-      },
-    ),
+    oidc,
+    sessions,
     signInMethodLock: new SignInMethodLock(redis, config.REDIS_KEY_PREFIX),
     tokens: new ServiceTokens({
       keys: config.AUTH_JWT_SIGNING_KEYS,
@@ -127,6 +133,19 @@ export function createGatewayDeps(
     registry,
     cookie: { name: config.SESSION_COOKIE_NAME, secure: config.COOKIE_SECURE, maxAgeSeconds: config.AUTH_SESSION_MAX_LIFETIME_HOURS * 3600 },
     allowedOrigins: allowedOrigins(config.PUBLIC_APP_URL, config.ALLOWED_ORIGINS),
+    openIdProvider: config.OIDC_ENABLED
+      ? () =>
+          createOpenIdProvider({
+            config,
+            logger,
+            redis,
+            identity,
+            oidc,
+            sessions,
+            signingKeys: config.AUTH_JWT_SIGNING_KEYS,
+            signOut: (session, context) => signOut(sessions, session, context),
+          })
+      : undefined,
     ready: () => !draining,
     dependencies: new DependencyStatus(
       [redisCheck(redis), ...probes.map(({ unit, probe, service }) => unitCheck(unit, probe, service))],
@@ -145,6 +164,7 @@ export function createGatewayDeps(
       totp.close();
       oauth.close();
       passkeys.close();
+      oidc.close();
       for (const { probe } of probes) probe.close();
     },
   };

@@ -20,6 +20,8 @@ export async function openApiDocument(): Promise<unknown> {
     AUTH_JWT_SIGNING_KEYS: JSON.stringify([signingKey]),
     // The app's files are no part of the API: the document must not depend on whether they are built.
     WEB_APP_ENABLED: 'false',
+    // The /v0/oidc routes are part of the API, whether or not an installation turns the provider on.
+    OIDC_ENABLED: 'true',
     LOG_LEVEL: 'silent',
   });
   const logger = createLogger({ service: 'gateway', level: 'silent' });

@@ -13,6 +13,7 @@ import { addVirtualAuthenticator, inspectPage, launchBrowser, type VirtualAuthen
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { waitFor } from '@latchkey/test-kit';
 import type { GitHubAccount } from '../../services/oauth/test/provider-fixtures';
+import { authorizationRequest, client as openid, relyingParty, startCallbackReceiver } from '../support/oidc-relying-party';
 import { providerEnvironment, startGitHubFixture, startGoogleFixture, type GitHubFixture, type GoogleFixture } from '../support/oauth-providers';
 
 /** The app's address: PUBLIC_APP_URL of the stack, which the browser resolves to the gateway. */
@@ -26,17 +27,27 @@ let stack: E2eStack;
 let browser: Browser;
 let google: GoogleFixture;
 let github: GitHubFixture;
+/** The redirect URI of the OpenID clients below: a real local server, where the browser lands with the code. */
+let callbacks: Awaited<ReturnType<typeof startCallbackReceiver>>;
 
 beforeAll(async () => {
-  [google, github] = await Promise.all([startGoogleFixture(), startGitHubFixture()]);
-  stack = await startE2eStack('browser', { PUBLIC_APP_URL: APP, ...providerEnvironment(APP, { google, github }) });
+  [google, github, callbacks] = await Promise.all([startGoogleFixture(), startGitHubFixture(), startCallbackReceiver()]);
+  const oidcClients = [
+    { client_id: 'browser-app', client_name: 'Browser App', token_endpoint_auth_method: 'none', redirect_uris: [callbacks.url] },
+    { client_id: 'browser-tv', client_name: 'Browser TV', token_endpoint_auth_method: 'none', grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] },
+  ];
+  stack = await startE2eStack('browser', {
+    PUBLIC_APP_URL: APP,
+    ...providerEnvironment(APP, { google, github }),
+    OIDC_CLIENTS: JSON.stringify(oidcClients),
+  });
   browser = await launchBrowser(APP_HOST, Number(new URL(stack.gatewayUrl).port));
 }, 90_000);
 
 afterAll(async () => {
   await browser?.close();
   await stack?.destroy();
-  await Promise.all([google?.stop(), github?.stop()]);
+  await Promise.all([google?.stop(), github?.stop(), callbacks?.stop()]);
 });
 
 /** One person's browser: its own cookies, every page it shows kept and checked for accessibility. */
@@ -485,4 +496,71 @@ it('deletes the account', async () => {
   const login = await new ApiClient(stack.gatewayUrl).post('/v0/auth/login', { email: account.email, password: PASSWORD });
   expect(login.status).toBe(401);
   await visitor.close();
+});
+
+describe('signing in to another application through Latchkey (docs/oidc.md)', () => {
+  it('signs in on the interaction page, asks for consent naming the application, and lists it on the account page until revoked', async () => {
+    const account = await signedInAccount(stack, 'webrp');
+    const config = await relyingParty(stack.gatewayUrl, 'browser-app');
+    const request = await authorizationRequest(config, { redirect_uri: callbacks.url });
+    const visitor = await Visitor.open('oidc-consent');
+    await visitor.page.goto(request.url.toString());
+    await visitor.page.getByText('Sign in to continue to Browser App').waitFor();
+    await visitor.sees('Sign in');
+    await visitor.page.getByLabel('Email', { exact: true }).fill(account.email);
+    await visitor.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await visitor.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+
+    await visitor.sees('Sign in to Browser App');
+    const asked = visitor.page.getByRole('list', { name: 'What the application asks for' });
+    await asked.getByText('See your email address').waitFor();
+    await visitor.page.getByRole('button', { name: 'Allow' }).click();
+    const landed = await callbacks.next();
+    const tokens = await request.exchange(landed);
+    expect(tokens.claims()).toMatchObject({ sub: account.id, aud: 'browser-app', email: account.email });
+
+    await visitor.goto('/account', 'Your account');
+    const applications = visitor.section('Allowed applications');
+    await applications.getByRole('button', { name: 'Revoke Browser App' }).click();
+    await applications.getByText('No application signs in with your account.').waitFor();
+    await visitor.close();
+  });
+
+  it('asks a signed-in user to confirm it is them for prompt=login, then signs the application in', async () => {
+    const account = await signedInAccount(stack, 'webreauth');
+    const visitor = await Visitor.open('oidc-reauth');
+    await visitor.signIn(account.email);
+    await visitor.sees('Your account');
+    const config = await relyingParty(stack.gatewayUrl, 'browser-app');
+    const request = await authorizationRequest(config, { redirect_uri: callbacks.url, prompt: 'login consent' });
+    await visitor.page.goto(request.url.toString());
+    await visitor.sees('Sign in to Browser App');
+    await visitor.page.getByRole('button', { name: 'Confirm it is me' }).click();
+    const dialog = visitor.page.getByRole('dialog', { name: 'Confirm it is you' });
+    await dialog.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await dialog.getByRole('button', { name: 'Confirm with password' }).click();
+    const landed = await callbacks.next();
+    expect(landed.searchParams.get('error')).toBeNull();
+    const tokens = await request.exchange(landed);
+    expect(tokens.claims()!.sub).toBe(account.id);
+    await visitor.close();
+  });
+
+  it('signs a device in with the code entered at /device', async () => {
+    const account = await signedInAccount(stack, 'webdevice');
+    const config = await relyingParty(stack.gatewayUrl, 'browser-tv');
+    const device = await openid.initiateDeviceAuthorization(config, { scope: 'openid email' });
+    const visitor = await Visitor.open('oidc-device');
+    await visitor.signIn(account.email);
+    await visitor.sees('Your account');
+    await visitor.goto('/device', 'Sign in a device');
+    await visitor.page.getByLabel('Code', { exact: true }).fill(device.user_code);
+    await visitor.page.getByRole('button', { name: 'Continue' }).click();
+    await visitor.sees('Sign in to Browser TV');
+    await visitor.page.getByRole('button', { name: 'Allow' }).click();
+    await visitor.sees('Device signed in');
+    const tokens = await openid.pollDeviceAuthorizationGrant(config, { ...device, interval: 1 });
+    expect(tokens.claims()).toMatchObject({ sub: account.id, aud: 'browser-tv' });
+    await visitor.close();
+  });
 });

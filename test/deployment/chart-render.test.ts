@@ -397,9 +397,9 @@ describe('production values', () => {
     expect(new Set(refs)).toEqual(new Set(['latchkey-env', 'latchkey-nats-users']));
   });
 
-  test('S3 keys and retired TOTP keys are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {
+  test('S3 keys, retired TOTP keys and OpenID client secrets are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {
     const objects = objectsOf('production');
-    const optional = new Set(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'TOTP_PREVIOUS_ENCRYPTION_KEYS']);
+    const optional = new Set(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'TOTP_PREVIOUS_ENCRYPTION_KEYS', 'OIDC_CLIENT_SECRETS']);
     const references = objects
       .filter((object) => object.kind === 'Deployment' || object.kind === 'Job')
       .flatMap((object) => mainContainer(object).env ?? [])
@@ -515,5 +515,53 @@ describe('default values', () => {
     expect(before['checksum/config']).toMatch(/^[0-9a-f]{64}$/);
     expect(after['checksum/config']).not.toBe(before['checksum/config']);
     expect(after['checksum/secrets']).toBe(before['checksum/secrets']);
+  });
+});
+
+describe('the OpenID Provider (oidc.enabled)', () => {
+  const client = { client_id: 'grafana', client_name: 'Grafana', redirect_uris: ['https://grafana.example.com/login/generic_oauth'], scope: 'openid profile email' };
+  let objects: K8sObject[];
+  beforeAll(() => {
+    objects = renderChart({
+      values: [productionValues],
+      set: ['oidc.enabled=true', 'oidc.issuer=https://accounts.example.com', 'ingress.hosts[0].host=accounts.example.com', 'ingress.hosts[0].paths[0].path=/v0'],
+      setJson: [`oidc.clients=${JSON.stringify([client])}`],
+    });
+  });
+
+  test('hands the gateway the issuer and the clients from values, and the jobs worker the issuer', () => {
+    const gateway = containerEnvironment(objects, mainContainer(deployment(objects, 'gateway')));
+    expect(gateway.values).toMatchObject({ OIDC_ENABLED: 'true', OIDC_ISSUER: 'https://accounts.example.com', OIDC_REFRESH_TOKEN_TTL_DAYS: '30' });
+    expect(JSON.parse(gateway.values.OIDC_CLIENTS ?? '[]')).toEqual([client]);
+    expect(gateway.external.get('OIDC_CLIENT_SECRETS')).toBeDefined();
+    const jobs = containerEnvironment(objects, mainContainer(deployment(objects, 'jobs')));
+    expect(jobs.values).toMatchObject({ OIDC_ENABLED: 'true', OIDC_ISSUER: 'https://accounts.example.com' });
+    expect(jobs.external.get('AUTH_JWT_SIGNING_KEYS')).toBeDefined();
+  });
+
+  test('routes the issuer’s paths through the Ingress to the gateway when a host does not route everything', () => {
+    const ingress = findObject(objects, 'Ingress', 'latchkey-gateway');
+    const paths = (ingress.spec as { rules: { http: { paths: { path: string; pathType: string }[] } }[] }).rules[0]!.http.paths;
+    expect(paths.map(({ path: route, pathType }) => `${pathType} ${route}`)).toEqual([
+      'Prefix /v0',
+      'Exact /.well-known/openid-configuration',
+      'Prefix /oidc',
+      'Prefix /device',
+    ]);
+  });
+
+  test('lets the jobs worker reach the clients’ back-channel logout endpoints, and only it', () => {
+    const egress = (unit: string) =>
+      ((findObject(objects, 'NetworkPolicy', `latchkey-${unit}`).spec as { egress?: { ports?: { port: number | string }[] }[] }).egress ?? []).flatMap(
+        (rule) => (rule.ports ?? []).map((port) => port.port),
+      );
+    expect(egress('jobs')).toEqual(expect.arrayContaining([80, 443]));
+    expect(egress('gateway')).not.toContain(80);
+  });
+
+  test('refuses a client secret in the values: secrets belong in a Secret', () => {
+    expect(() => renderChart({ values: [productionValues], set: ['oidc.enabled=true'], setJson: [`oidc.clients=${JSON.stringify([{ ...client, client_secret: 'x'.repeat(32) }])}`] })).toThrow(
+      /client_secret|not/,
+    );
   });
 });

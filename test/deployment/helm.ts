@@ -61,6 +61,8 @@ export interface RenderOptions {
   values?: readonly string[];
   /** --set assignments. */
   set?: readonly string[];
+  /** --set-json assignments, for lists and maps. */
+  setJson?: readonly string[];
   release?: string;
 }
 
@@ -73,6 +75,7 @@ export function templateArgs(options: RenderOptions = {}): string[] {
     'latchkey',
     ...(options.values ?? []).flatMap((file) => ['-f', file]),
     ...(options.set ?? []).flatMap((assignment) => ['--set', assignment]),
+    ...(options.setJson ?? []).flatMap((assignment) => ['--set-json', assignment]),
   ];
 }
 

@@ -142,11 +142,11 @@ describe('operations endpoints', () => {
     expect(body.openapi).toBe('3.1.0');
     expect(Object.keys(body.paths).sort()).toEqual(
       [
-        '/v0/auth/cancel-email-change',
         '/v0/auth/change-email',
         '/v0/auth/change-password',
         '/v0/auth/cancel-email-change',
         '/v0/auth/confirm-email-change',
+        '/v0/auth/cancel-email-change',
         '/v0/auth/forgot-password',
         '/v0/auth/login',
         '/v0/auth/reauthenticate',
@@ -183,9 +183,15 @@ describe('operations endpoints', () => {
         '/v0/auth/passkeys/registration/verify',
         '/v0/auth/passkeys/authentication/options',
         '/v0/auth/passkeys/authentication/verify',
+        '/v0/oidc/interactions/{uid}',
+        '/v0/oidc/interactions/{uid}/confirm',
+        '/v0/oidc/interactions/{uid}/deny',
+        '/v0/oidc/device/verify',
+        '/v0/oidc/grants',
+        '/v0/oidc/grants/{client_id}',
       ].sort(),
     );
-    expect(Object.keys(body.components.schemas)).toEqual(expect.arrayContaining(['User', 'Session', 'Problem', 'Post', 'PostSummary', 'ActionLog', 'Passkey', 'PasskeyCreationOptions', 'PasskeyRequestOptions']));
+    expect(Object.keys(body.components.schemas)).toEqual(expect.arrayContaining(['User', 'Session', 'Problem', 'Post', 'PostSummary', 'ActionLog', 'Passkey', 'PasskeyCreationOptions', 'PasskeyRequestOptions', 'OidcInteraction', 'OidcGrantList']));
     expect(body.paths['/v0/users']?.post).toMatchObject({ requestBody: expect.anything() });
     expect(Object.keys(body.paths['/v0/users/me'] ?? {}).sort()).toEqual(['delete', 'get']);
   });

@@ -35,7 +35,7 @@ export class ApiClient {
   async request<T = Record<string, unknown>>(
     method: string,
     path: string,
-    options: { json?: unknown; body?: string; headers?: Record<string, string> } = {},
+    options: { json?: unknown; body?: string; headers?: Record<string, string>; redirect?: 'follow' | 'manual' } = {},
   ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...this.defaultHeaders, ...options.headers };
     if (this.cookies.size > 0 && headers.cookie === undefined) {
@@ -46,7 +46,7 @@ export class ApiClient {
       headers['content-type'] ??= 'application/json';
       body = JSON.stringify(options.json);
     }
-    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body, ...(options.redirect ? { redirect: options.redirect } : {}) });
     const text = await response.text();
     this.absorbCookie(response.headers);
     let parsed: unknown = undefined;

@@ -246,7 +246,7 @@ which test/deployment/nats-authorization.test.ts holds this to.
 {{- end -}}
 {{- end -}}
 {{- $produced := dict
-  "identity" (list "jobs.mail.send" "jobs.user.deleted" "jobs.user.reset" "jobs.sessions.revoked" "events.user.>" "events.session.>")
+  "identity" (list "jobs.mail.send" "jobs.user.deleted" "jobs.user.reset" "jobs.sessions.revoked" "jobs.oidc.logout" "events.user.>" "events.session.>")
   "oauth" (list "jobs.mail.send")
   "totp" (list "jobs.mail.send")
   "passkeys" (list "jobs.mail.send")
@@ -256,6 +256,10 @@ which test/deployment/nats-authorization.test.ts holds this to.
 {{- $publish = append $publish (printf "$JS.API.CONSUMER.%s.%s.>" $action $jobs) -}}
 {{- end -}}
 {{- $publish = append $publish (printf "$JS.ACK.%s.>" $jobs) -}}
+{{- range $action := list "INFO" "CREATE" "DURABLE.CREATE" "MSG.NEXT" -}}
+{{- $publish = append $publish (printf "$JS.API.CONSUMER.%s.%s.>" $action $events) -}}
+{{- end -}}
+{{- $publish = append $publish (printf "$JS.ACK.%s.>" $events) -}}
 {{- $publish = append $publish (printf "%s.dead.>" $prefix) -}}
 {{- range $action := list "STREAM.MSG.GET" "DIRECT.GET" "STREAM.MSG.DELETE" -}}
 {{- $publish = append $publish (printf "$JS.API.%s.%s" $action $dead) -}}
@@ -329,6 +333,17 @@ only.
 {{- end -}}
 {{- if eq .unit.kind "http" -}}
 {{- $_ := set $env "WEB_APP_ENABLED" (include "latchkey.envValue" $root.Values.web.enabled) -}}
+{{- end -}}
+{{- /* The OpenID Provider (docs/oidc.md): the gateway serves it, the jobs worker sends its back-channel logouts. */ -}}
+{{- if or (eq .unit.kind "http") (eq .name "jobs") -}}
+{{- $_ := set $env "OIDC_ENABLED" (include "latchkey.envValue" $root.Values.oidc.enabled) -}}
+{{- if $root.Values.oidc.issuer -}}
+{{- $_ := set $env "OIDC_ISSUER" $root.Values.oidc.issuer -}}
+{{- end -}}
+{{- end -}}
+{{- if eq .unit.kind "http" -}}
+{{- $_ := set $env "OIDC_CLIENTS" (toJson $root.Values.oidc.clients) -}}
+{{- $_ := set $env "OIDC_REFRESH_TOKEN_TTL_DAYS" (include "latchkey.envValue" $root.Values.oidc.refreshTokenTtlDays) -}}
 {{- end -}}
 {{- range $key, $raw := .unit.env -}}
 {{- $value := include "latchkey.envValue" $raw -}}
@@ -702,8 +717,9 @@ fragment (the token request's redirect_uri is derived without them).
 Egress rules of one unit: DNS, the gRPC port of each unit it calls, and
 each backing service it uses, told by what it reads (DATABASE_URL:
 PostgreSQL, REDIS_URL: Redis, NATS_URL: NATS, SMTP_URL: SMTP, S3_ENDPOINT:
-the object store, GOOGLE_CLIENT_ID: the OAuth providers) and, with an OTLP
-endpoint configured, the collector.
+the object store, GOOGLE_CLIENT_ID: the OAuth providers), with an OTLP
+endpoint configured, the collector, and for the jobs worker with the OpenID
+Provider on, the clients' back-channel logout endpoints.
 */}}
 {{- define "latchkey.egressRules" -}}
 {{- $egress := .root.Values.networkPolicy.egress -}}
@@ -717,6 +733,10 @@ endpoint configured, the collector.
 {{- end -}}
 {{- if and .root.Values.config.OTEL_EXPORTER_OTLP_ENDPOINT (has "OTEL_EXPORTER_OTLP_ENDPOINT" $reads) -}}
 {{- $services = append $services "otlp" -}}
+{{- end -}}
+{{- /* The jobs worker posts back-channel logout tokens to the OpenID clients (docs/oidc.md, "Logout"). */ -}}
+{{- if and .root.Values.oidc.enabled (eq .name "jobs") -}}
+{{- $services = append $services "backchannelLogout" -}}
 {{- end -}}
 {{- $rules := list -}}
 {{- range $service := $services -}}

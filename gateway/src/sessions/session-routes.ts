@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { requireSession, sessionOf, type SessionAccess } from './session-auth';
 import { clearSessionCookie } from './session-cookie';
 import { signIn } from './sign-in';
+import { signOut } from './sign-out';
 import { stepUp } from './step-up';
 import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
@@ -54,7 +55,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
         onRequest: session,
       },
       async (request, reply) => {
-        await deps.sessions.delete(sessionOf(request), 'logout', request.ctx);
+        await signOut(deps.sessions, sessionOf(request), request.ctx);
         clearSessionCookie(reply, deps.cookie);
         return reply.code(204).send(null);
       },

@@ -1,9 +1,9 @@
 import { SignJWT } from 'jose';
 import type { Session } from '../sessions/session-store';
-import type { PublicJwk, SigningKey } from './signing-keys';
+import { signingKeyFor, type PublicJwk, type SigningKey } from '@latchkey/config';
 
 export interface ServiceTokenSettings {
-  /** The first signs; all are published. */
+  /** The first Ed25519 key signs; all are published. */
   readonly keys: readonly SigningKey[];
   readonly issuer: string;
   readonly audience: string;
@@ -24,8 +24,8 @@ export class ServiceTokens {
   ) {}
 
   async issue(session: Session): Promise<{ token: string; expiresAt: Date }> {
-    const [key] = this.settings.keys;
-    if (!key) throw new Error('no signing key');
+    const key = signingKeyFor(this.settings.keys, 'EdDSA');
+    if (!key) throw new Error('no Ed25519 signing key');
     const issuedAt = Math.floor(this.clock() / 1000);
     const expiresAt = issuedAt + this.settings.ttlSeconds;
     const token = await new SignJWT({

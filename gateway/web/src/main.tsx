@@ -7,6 +7,8 @@ import { CompleteSignupPage } from './pages/complete-signup-page';
 import { ForgotPasswordPage } from './pages/forgot-password-page';
 import { HomePage } from './pages/home-page';
 import { OAuthCallbackPage } from './pages/oauth-callback-page';
+import { DevicePage } from './pages/device-page';
+import { OidcInteractionPage } from './pages/oidc-interaction-page';
 import { PostEditorPage } from './pages/post-editor-page';
 import { PostPage } from './pages/post-page';
 import { SearchPage } from './pages/search-page';
@@ -24,6 +26,7 @@ function Routes() {
   const post = new RegExp(`^/posts/(${POST_ID})$`).exec(path);
   const edit = new RegExp(`^/posts/(${POST_ID})/edit$`).exec(path);
   const callback = /^\/oauth\/([a-z]+)\/callback$/.exec(path);
+  const interaction = /^\/oidc\/interaction\/([A-Za-z0-9_-]+)$/.exec(path);
   if (path === '/') return <HomePage />;
   if (path === '/search') return <SearchPage query={query.get('q') ?? ''} />;
   if (path === '/sign-in') return <SignInPage next={query.get('next') ?? '/account'} />;
@@ -36,6 +39,8 @@ function Routes() {
   if (path === '/complete-signup') return <CompleteSignupPage />;
   if (callback) return <OAuthCallbackPage provider={callback[1]!} code={query.get('code') ?? ''} state={query.get('state') ?? ''} error={query.get('error')} />;
   if (path === '/account') return <AccountPage />;
+  if (interaction) return <OidcInteractionPage uid={interaction[1]!} />;
+  if (path === '/device') return <DevicePage userCode={query.get('user_code') ?? ''} done={query.has('done')} denied={query.has('denied')} />;
   if (path === '/posts/new') return <PostEditorPage />;
   if (edit) return <PostEditorPage postId={edit[1]} />;
   if (post) return <PostPage postId={post[1]!} />;

@@ -2800,6 +2800,415 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/oidc/device/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take the code a device shows (device authorization grant); answers the interaction to confirm or deny. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The code the device shows, with or without its dash, in any case. */
+                        user_code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OidcDeviceVerified"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/oidc/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The applications the signed-in user allowed, newest first. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OidcGrantList"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/oidc/grants/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw an application’s access: its refresh and access tokens stop working at once. */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    client_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/oidc/interactions/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a sign-in request of an application asks: the client, its scopes, whether the browser must sign in or re-authenticate. Works without a session. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    uid: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OidcInteraction"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/oidc/interactions/{uid}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Allow the sign-in request as the signed-in user; the browser follows redirect_to back to the authorization endpoint. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    uid: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OidcRedirect"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/oidc/interactions/{uid}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refuse the sign-in request; the client receives error=access_denied. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    uid: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OidcRedirect"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/posts": {
         parameters: {
             query?: never;
@@ -3581,6 +3990,88 @@ export interface components {
             provider: string;
             provider_user_id: string;
         };
+        OidcDeviceVerified: {
+            /** @description The interaction to confirm or deny. */
+            uid: string;
+        };
+        OidcDeviceVerifiedInput: {
+            /** @description The interaction to confirm or deny. */
+            uid: string;
+        };
+        OidcGrantList: {
+            items: {
+                client_id: string;
+                client_name: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC.
+                 */
+                created_at: string;
+                scopes: string[];
+            }[];
+        };
+        OidcGrantListInput: {
+            items: {
+                client_id: string;
+                client_name: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC.
+                 */
+                created_at: string;
+                scopes: string[];
+            }[];
+        };
+        OidcInteraction: {
+            client: {
+                client_id: string;
+                client_name: string;
+            };
+            /** @description The user already allowed these scopes, or the client is first-party: confirming asks nothing more. */
+            consented: boolean;
+            /**
+             * @description login: the browser must sign in (or re-authenticate); consent: the user allows the client.
+             * @enum {string}
+             */
+            prompt: "login" | "consent";
+            /** @description The session must prove itself again first (prompt=login, max_age, or a client that requires multi-factor): POST /v0/auth/reauthenticate. */
+            reauthentication_required: boolean;
+            /** @description The scopes the client asks for. */
+            scopes: string[];
+            uid: string;
+        };
+        OidcInteractionInput: {
+            client: {
+                client_id: string;
+                client_name: string;
+            };
+            /** @description The user already allowed these scopes, or the client is first-party: confirming asks nothing more. */
+            consented: boolean;
+            /**
+             * @description login: the browser must sign in (or re-authenticate); consent: the user allows the client.
+             * @enum {string}
+             */
+            prompt: "login" | "consent";
+            /** @description The session must prove itself again first (prompt=login, max_age, or a client that requires multi-factor): POST /v0/auth/reauthenticate. */
+            reauthentication_required: boolean;
+            /** @description The scopes the client asks for. */
+            scopes: string[];
+            uid: string;
+        };
+        OidcRedirect: {
+            /**
+             * Format: uri
+             * @description Where the browser goes next: back to the authorization endpoint, which answers the client.
+             */
+            redirect_to: string;
+        };
+        OidcRedirectInput: {
+            /**
+             * Format: uri
+             * @description Where the browser goes next: back to the authorization endpoint, which answers the client.
+             */
+            redirect_to: string;
+        };
         Passkey: {
             /**
              * Format: uuid
@@ -3798,7 +4289,7 @@ export interface components {
         /** @description RFC 9457 problem details with the API error code. */
         Problem: {
             /** @enum {string} */
-            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
+            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
             detail: string;
             errors?: {
                 field: string;
@@ -3812,7 +4303,7 @@ export interface components {
         /** @description RFC 9457 problem details with the API error code. */
         ProblemInput: {
             /** @enum {string} */
-            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
+            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
             detail: string;
             errors?: {
                 field: string;

@@ -10,3 +10,4 @@ export {
   platformCaProblem,
 } from './variables';
 export { assertMutualTlsInProduction } from './production-transport';
+export { signingKeysSchema, signingKeyFor, type SigningKey, type SigningAlgorithm, type PublicJwk } from './signing-keys';

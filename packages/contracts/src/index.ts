@@ -7,3 +7,4 @@ export * as postsV1 from './gen/posts/v1/posts';
 export * as sessionsV1 from './gen/sessions/v1/sessions';
 export * as adminV1 from './gen/admin/v1/admin';
 export * as eventsV1 from './gen/events/v1/events';
+export * as oidcV1 from './gen/oidc/v1/oidc';

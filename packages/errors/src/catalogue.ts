@@ -104,6 +104,13 @@ export const errorCatalogue = {
     GrpcStatus.FAILED_PRECONDITION,
     'This passkey is the last way to sign in to the account.',
   ),
+  // OpenID Provider (docs/oidc.md)
+  'oidc:interaction_not_found': define(404, GrpcStatus.NOT_FOUND, 'No sign-in request with that id, or it expired.'),
+  'oidc:client_not_found': define(404, GrpcStatus.NOT_FOUND, 'No application with that client id.'),
+  'oidc:client_exists': define(409, GrpcStatus.ALREADY_EXISTS, 'An application with that client id is registered already.'),
+  'oidc:grant_not_found': define(404, GrpcStatus.NOT_FOUND, 'That application has no access to the account.'),
+  'oidc:user_code_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, 'The code is unknown, used or expired.'),
+  'oidc:token_reused': define(400, GrpcStatus.FAILED_PRECONDITION, 'A used refresh token was presented again; the grant was revoked.'),
   // posts
   'post:not_found': define(404, GrpcStatus.NOT_FOUND, 'No post with that id.'),
   'post:forbidden': define(403, GrpcStatus.PERMISSION_DENIED, 'Only the author may change this post.'),

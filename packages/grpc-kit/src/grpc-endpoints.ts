@@ -114,6 +114,8 @@ export async function startGrpcEndpoints<Definition extends ServiceDefinitionSha
   readonly ready: () => Promise<boolean>;
   /** The units that may call it (the units catalogue's callers); enforced with mutual TLS. */
   readonly callers: readonly string[];
+  /** More services of the unit on GRPC_PORT for other units, each answering only its own callers (unit names). */
+  readonly internalServices?: readonly PlatformService[];
   /** Platform APIs, on a port of their own. */
   readonly platform?: { readonly port: number; readonly services: readonly PlatformService[] };
   /** Unit-specific server middleware, around every handler. */
@@ -137,6 +139,9 @@ export async function startGrpcEndpoints<Definition extends ServiceDefinitionSha
     maxConnectionAgeMs: settings.GRPC_MAX_CONNECTION_AGE_MS,
   });
   server.addService(options.service.name, options.service.definition, options.service.handlers);
+  for (const service of options.internalServices ?? []) {
+    server.addService(service.name, service.definition, service.handlers, { allowedCallers: service.callers });
+  }
   const grpcPort = await server.listen(settings.LISTEN_HOST, settings.GRPC_PORT);
   const platform = options.platform
     ? await startPlatformServer({ logger: options.logger, registry, settings, port: options.platform.port, services: options.platform.services })

@@ -23,7 +23,15 @@ export interface BusPermissions {
 
 /** The jobs and domain events each producer writes into its outbox. */
 const producedJobs: Record<Exclude<BusUser, 'jobs'>, readonly string[]> = {
-  identity: [jobSubjects.sendMail, jobSubjects.userDeleted, jobSubjects.passwordReset, jobSubjects.sessionsRevoked, 'events.user.>', 'events.session.>'],
+  identity: [
+    jobSubjects.sendMail,
+    jobSubjects.userDeleted,
+    jobSubjects.passwordReset,
+    jobSubjects.sessionsRevoked,
+    jobSubjects.backchannelLogout,
+    'events.user.>',
+    'events.session.>',
+  ],
   oauth: [jobSubjects.sendMail],
   totp: [jobSubjects.sendMail],
   posts: [jobSubjects.indexPost, jobSubjects.deleteContent, 'events.post.>'],
@@ -47,7 +55,8 @@ export function inboxPrefixOf(user: string): string {
  * own inbox. Only the stream owner (the worker) may create and update the
  * three streams ($JS.API.STREAM.CREATE/UPDATE), and no unit may delete or
  * purge one: a JetStream publish needs no stream API, so the producers get
- * none. The worker also runs its consumers on the jobs stream,
+ * none. The worker also runs its consumers on the jobs stream and one on
+ * the events stream (session.revoked, for back-channel logout),
  * dead-letters into the dead-letter stream and replays from it
  * (`pnpm jobs:dlq`), which re-publishes a job under its original subject.
  */
@@ -72,6 +81,9 @@ export function busPermissions(prefix: string): Record<BusUser, BusPermissions> 
     jobs: permissions('jobs', [
       ...['INFO', 'CREATE', 'DURABLE.CREATE', 'MSG.NEXT'].map((action) => `$JS.API.CONSUMER.${action}.${names.jobsStream}.>`),
       `$JS.ACK.${names.jobsStream}.>`,
+      // The session.revoked consumer that tells OpenID clients their sessions ended (docs/oidc.md, "Logout").
+      ...['INFO', 'CREATE', 'DURABLE.CREATE', 'MSG.NEXT'].map((action) => `$JS.API.CONSUMER.${action}.${names.eventsStream}.>`),
+      `$JS.ACK.${names.eventsStream}.>`,
       names.deadLetterFilter,
       ...['STREAM.MSG.GET', 'DIRECT.GET', 'STREAM.MSG.DELETE'].map((action) => `$JS.API.${action}.${names.deadLetterStream}`),
       names.jobsFilter,

@@ -10,3 +10,4 @@ export { searchIndex } from './search-index';
 export { passwordResetJobSchema, userDeletedJobSchema, type PasswordResetJob, type UserDeletedJob } from './account-jobs';
 export { sessionsRevokedJobSchema, type SessionsRevokedJob } from './session-jobs';
 export { jobSubjects, type JobSubject } from './job-subjects';
+export { backchannelLogoutJobSchema, type BackchannelLogoutJob } from './backchannel-logout-job';

@@ -13,6 +13,8 @@ export const jobSubjects = {
   passwordReset: 'jobs.user.reset',
   /** Identity's credential change: the worker ends the sessions of earlier credential epochs. */
   sessionsRevoked: 'jobs.sessions.revoked',
+  /** Identity's ended sessions: the worker tells one client that one session ended (OpenID back-channel logout). */
+  backchannelLogout: 'jobs.oidc.logout',
 } as const;
 
 export type JobSubject = (typeof jobSubjects)[keyof typeof jobSubjects];

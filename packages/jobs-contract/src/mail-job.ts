@@ -14,6 +14,7 @@ export const securityNotices = [
   'passkey_removed',
   'passkey_suspected_clone',
   'account_deleted',
+  'oidc_token_reused',
 ] as const;
 
 export type SecurityNotice = (typeof securityNotices)[number];
@@ -48,6 +49,8 @@ export const mailJobSchema = z.discriminatedUnion('template', [
     /** For `password_reset`: the ways in the reset removed, and those the account keeps. */
     removed_methods: z.array(z.string().max(100)).max(200).optional(),
     remaining_methods: z.array(z.string().max(100)).max(200).optional(),
+    /** For `oidc_token_reused`: the application whose token was used twice. */
+    client_name: z.string().max(200).optional(),
   }),
 ]);
 

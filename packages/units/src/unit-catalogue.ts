@@ -209,7 +209,7 @@ export const units: readonly Unit[] = [
     folder: 'services/jobs',
     packageName: '@latchkey/jobs',
     ports: [{ name: 'metrics', variable: 'METRICS_PORT', containerPort: 9_464, localOffset: 10 }],
-    // The account cleanup, and the purge of accounts never verified.
+    // The account cleanup, the purge of accounts never verified, and (oidc.v1 on identity) the OpenID clients of ended sessions.
     calls: ['identity', 'oauth', 'totp', 'posts', 'passkeys'],
     migrates: true,
     // Redis: the sessions that credential changes and account deletions end.
@@ -225,6 +225,8 @@ export const units: readonly Unit[] = [
       'REDIS_URL',
       'NATS_URL',
       'SMTP_URL',
+      // The OpenID Provider's logout tokens (docs/oidc.md, "Logout").
+      'AUTH_JWT_SIGNING_KEYS',
     ],
   },
   {
@@ -256,6 +258,7 @@ export const units: readonly Unit[] = [
       'POSTS_MAX_CONTENT_BYTES',
       'REDIS_URL',
       'AUTH_JWT_SIGNING_KEYS',
+      'OIDC_CLIENT_SECRETS',
     ],
   },
 ];

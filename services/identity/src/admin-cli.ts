@@ -5,6 +5,7 @@ import { adminCliConfigSchema } from './admin-cli-config';
 import { createServiceClient, operatorOfCommandLine, startRequestContext } from '@latchkey/grpc-kit';
 import { createLogger } from '@latchkey/telemetry';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
 /**
  * `latchkey-admin`, the admin API for people (docs/integration.md, "The
@@ -20,6 +21,11 @@ const USAGE = `usage: latchkey-admin [--json] [--operator <who>] <command>
   users delete <id>
   sessions revoke-all <id>
   audit [--user <id>] [--page-size N] [--page-token T]
+  clients create <entry.json>
+  clients list
+  clients update <client_id> <entry.json>
+  clients delete <client_id>
+  clients rotate-secret <client_id>
 --operator names you in the audit log (default: the OS user running this;
 required where that user has no name, as inside the images).
 `;
@@ -30,6 +36,25 @@ type Admin = ReturnType<typeof createServiceClient<typeof adminV1.AdminServiceSe
 type Row = Record<string, string>;
 
 const time = (value: Date | undefined) => value?.toISOString() ?? '';
+
+function clientRow(client: adminV1.Client | undefined, secret = ''): Row {
+  if (!client) return {};
+  const entry = JSON.parse(client.entryJson) as { client_name?: string; token_endpoint_auth_method?: string };
+  return {
+    client_id: client.clientId,
+    name: entry.client_name ?? '',
+    auth: entry.token_endpoint_auth_method ?? '',
+    created: time(client.createdAt),
+    updated: time(client.updatedAt),
+    ...(secret === '' ? {} : { client_secret: secret }),
+  };
+}
+
+/** An entry file's JSON (docs/oidc.md, "Clients"); `-` reads it from standard input. */
+function entryFile(file: string | undefined): string {
+  if (!file) throw new UsageError('the command needs a client entry file (JSON), or - for standard input');
+  return readFileSync(file === '-' ? 0 : file, 'utf8');
+}
 
 function userRow(user: adminV1.User | undefined): Row {
   if (!user) return {};
@@ -97,12 +122,33 @@ async function run(admin: Admin, args: readonly string[], call: () => ReturnType
           at: time(entry.at),
           action: entry.action,
           user: entry.userId,
+          ...(entry.clientId === '' ? {} : { client: entry.clientId }),
           operator: entry.operator,
           caller: entry.caller,
           reason: entry.reason,
         })),
         next: answer.nextPageToken,
       };
+    }
+    case 'clients create': {
+      const answer = await admin.createClient({ entryJson: entryFile(target) }, context());
+      return { rows: [clientRow(answer.client, answer.clientSecret)] };
+    }
+    case 'clients list':
+      return { rows: (await admin.listClients({}, context())).clients.map((client) => clientRow(client)) };
+    case 'clients update': {
+      if (!target) throw new UsageError('clients update needs a client id');
+      const answer = await admin.updateClient({ clientId: target, entryJson: entryFile(positionals[3]) }, context());
+      return { rows: [clientRow(answer.client, answer.clientSecret)] };
+    }
+    case 'clients delete':
+      if (!target) throw new UsageError('clients delete needs a client id');
+      await admin.deleteClient({ clientId: target }, context());
+      return { rows: [{ client_id: target, done: 'deleted' }] };
+    case 'clients rotate-secret': {
+      if (!target) throw new UsageError('clients rotate-secret needs a client id');
+      const answer = await admin.rotateClientSecret({ clientId: target }, context());
+      return { rows: [{ client_id: target, client_secret: answer.clientSecret }] };
     }
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);

@@ -11,6 +11,7 @@ import {
   sendPasswordReset,
 } from './account-administration';
 import { listAuditPage, recordAdminAction, type AuditRecord } from './audit-log';
+import { createClient, deleteClient, listStoredClients, rotateClientSecret, updateClient, type StoredClient } from './oidc/oidc-clients';
 import type { IdentityDeps } from './identity-deps';
 import { decodePageToken, encodePageToken, pageSizeOf } from './page-tokens';
 import { toAdminUserMessage } from './user-message';
@@ -27,6 +28,17 @@ function toAuditEntry(record: AuditRecord): adminV1.AuditEntry {
     action: record.action,
     userId: record.user_id ?? '',
     reason: record.reason,
+    clientId: record.client_id ?? '',
+  };
+}
+
+function toClientMessage(client: StoredClient): adminV1.Client {
+  return {
+    clientId: client.clientId,
+    entryJson: JSON.stringify(client.metadata),
+    hasSecret: client.secretHash !== undefined,
+    createdAt: client.createdAt,
+    updatedAt: client.updatedAt,
   };
 }
 
@@ -88,6 +100,26 @@ export function adminHandlers(deps: IdentityDeps): AdminHandlers {
       // The audit names accounts, what was done to them and why, and the staff who did it.
       await recordAdminAction(deps.pool, { ...actor, action: 'list_audit_log', userIds: [subject ?? null] });
       return { entries: page.map(toAuditEntry), nextPageToken: next };
+    },
+    async createClient({ entryJson }, context) {
+      const { client, secret } = await createClient(deps, entryJson, context);
+      return { client: toClientMessage(client), clientSecret: secret ?? '' };
+    },
+    async listClients(_request, context) {
+      // Every admin.v1 call names the person at the keyboard.
+      actorOf(context);
+      return { clients: (await listStoredClients(deps.pool)).map(toClientMessage) };
+    },
+    async updateClient({ clientId, entryJson }, context) {
+      const { client, secret } = await updateClient(deps, { clientId, entryJson }, context);
+      return { client: toClientMessage(client), clientSecret: secret ?? '' };
+    },
+    async deleteClient({ clientId }, context) {
+      await deleteClient(deps, clientId, context);
+      return {};
+    },
+    async rotateClientSecret({ clientId }, context) {
+      return { clientSecret: await rotateClientSecret(deps, clientId, context) };
     },
   };
 }

@@ -10,7 +10,11 @@ export type AdminAction =
   | 'delete_user'
   | 'find_user'
   | 'list_users'
-  | 'list_audit_log';
+  | 'list_audit_log'
+  | 'create_client'
+  | 'update_client'
+  | 'delete_client'
+  | 'rotate_client_secret';
 
 type Queryable = pg.ClientBase | pg.Pool;
 
@@ -28,6 +32,8 @@ export interface AuditRecord {
   action: AdminAction;
   user_id: string | null;
   reason: string;
+  /** The OpenID client acted on (docs/oidc.md, "Clients"); null for an account's entry. */
+  client_id: string | null;
 }
 
 /**
@@ -39,12 +45,12 @@ export interface AuditRecord {
  */
 export async function recordAdminAction(
   db: Queryable,
-  entry: Actor & { action: AdminAction; userIds: readonly (string | null)[]; reason?: string },
+  entry: Actor & { action: AdminAction; userIds: readonly (string | null)[]; reason?: string; clientId?: string },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO admin_audit_log (id, operator, caller, action, user_id, reason)
-     SELECT id, $1, $2, $3, user_id, $4 FROM unnest($5::uuid[], $6::uuid[]) AS entry (id, user_id)`,
-    [entry.operator, entry.caller, entry.action, entry.reason ?? '', entry.userIds.map(() => uuidv7()), entry.userIds],
+    `INSERT INTO admin_audit_log (id, operator, caller, action, user_id, reason, client_id)
+     SELECT id, $1, $2, $3, user_id, $4, $7 FROM unnest($5::uuid[], $6::uuid[]) AS entry (id, user_id)`,
+    [entry.operator, entry.caller, entry.action, entry.reason ?? '', entry.userIds.map(() => uuidv7()), entry.userIds, entry.clientId ?? null],
   );
 }
 
@@ -65,7 +71,7 @@ export async function listAuditPage(
   }
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
   const { rows } = await db.query<AuditRecord>(
-    `SELECT id, at, operator, caller, action, user_id, reason FROM admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
+    `SELECT id, at, operator, caller, action, user_id, reason, client_id FROM admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
     values,
   );
   return rows;

@@ -1,4 +1,4 @@
-import { adminV1, identityV1 } from '@latchkey/contracts';
+import { adminV1, identityV1, oidcV1 } from '@latchkey/contracts';
 import { createPool, createRedisClient } from '@latchkey/db';
 import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { startBackgroundRelay } from '@latchkey/outbox';
@@ -8,6 +8,8 @@ import type { IdentityConfig } from './config';
 import { adminHandlers } from './admin-handlers';
 import { identityHandlers } from './handlers';
 import { deleteExpiredTokens } from './one-time-tokens';
+import { deleteExpiredArtifacts } from './oidc/oidc-artifacts';
+import { oidcHandlers } from './oidc/oidc-handlers';
 import { PasswordHasher } from './password-hasher';
 import { callersOf } from '@latchkey/units';
 
@@ -56,6 +58,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
 
   const sweep = setInterval(() => {
     deleteExpiredTokens(pool).catch((error: unknown) => logger.warn({ err: error }, 'token sweep failed'));
+    deleteExpiredArtifacts(pool).catch((error: unknown) => logger.warn({ err: error }, 'OpenID artifact sweep failed'));
   }, TOKEN_SWEEP_INTERVAL_MS);
   sweep.unref();
 
@@ -65,6 +68,15 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     settings: config,
     logger,
     service: { name: 'identity.v1.IdentityService', definition: identityV1.IdentityServiceService, handlers: identityHandlers(deps) },
+    internalServices: [
+      {
+        // The OpenID Provider's store: the gateway runs the protocol, the jobs worker ends applications' sessions.
+        name: 'oidc.v1.OidcService',
+        definition: oidcV1.OidcServiceService,
+        handlers: oidcHandlers(deps),
+        callers: ['gateway', 'jobs'],
+      },
+    ],
     platform: {
       port: config.ADMIN_GRPC_PORT,
       services: [

@@ -7,6 +7,7 @@ import { withTransaction } from '@latchkey/db';
 import { enqueueJob } from '@latchkey/outbox';
 import { endSessionsBefore } from '@latchkey/session-keys';
 import type { IdentityDeps } from './identity-deps';
+import { revokeUserTokens } from './oidc/oidc-artifacts';
 import type { UserRecord } from './user-store';
 
 /** Changes that end every session started before them, by raising the credential epoch. */
@@ -26,6 +27,8 @@ export async function queueSessionsRevoked(
 ): Promise<void> {
   const job: SessionsRevokedJob = { user_id: user.id, session_epoch: user.session_epoch };
   await enqueueJob(db, jobSubjects.sessionsRevoked, job, { requestId: context.requestId });
+  // The applications' codes and tokens go with the credentials that got them; their consents stay (docs/oidc.md).
+  if (reason === 'password_reset' || reason === 'password_dropped' || reason === 'account_disabled') await revokeUserTokens(db, user.id);
   await queueEvent(db, 'session.revoked', { userId: user.id, reason, sessionIds: [], keptSessionId: '' }, context);
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { objectStoreVariables, s3CredentialsPaired, s3CredentialsProblem } from '@latchkey/object-store';
-import { backingServices, env, grpcServiceVariables, loadConfig, mutualTlsVariables, processVariables } from '@latchkey/config';
+import { backingServices, env, grpcServiceVariables, loadConfig, mutualTlsVariables, processVariables, signingKeysSchema } from '@latchkey/config';
 
 /** Everything the jobs worker reads from its environment. */
 export const configSchema = z
@@ -42,8 +42,20 @@ export const configSchema = z
     AUTH_UNVERIFIED_ACCOUNT_TTL_HOURS: env.int(72, 1, 8_760),
     /** How often the worker looks for such accounts. */
     JOBS_UNVERIFIED_PURGE_INTERVAL_SECONDS: env.int(600, 1, 86_400),
+    /**
+     * The OpenID Provider is on (docs/oidc.md): the worker tells its clients
+     * that sessions ended, with logout tokens signed by the provider's keys.
+     */
+    OIDC_ENABLED: env.bool(false),
+    OIDC_ISSUER: env.url(['http', 'https']).optional(),
+    /** The provider's keys (the gateway's AUTH_JWT_SIGNING_KEYS); required with OIDC_ENABLED. */
+    AUTH_JWT_SIGNING_KEYS: signingKeysSchema.optional(),
   })
-  .refine(s3CredentialsPaired, s3CredentialsProblem);
+  .refine(s3CredentialsPaired, s3CredentialsProblem)
+  .refine((config) => !config.OIDC_ENABLED || config.AUTH_JWT_SIGNING_KEYS !== undefined, {
+    message: 'is required when OIDC_ENABLED is true: logout tokens are signed with it',
+    path: ['AUTH_JWT_SIGNING_KEYS'],
+  });
 
 export type JobsConfig = z.output<typeof configSchema>;
 

@@ -46,7 +46,10 @@ export interface JobContext extends RequestContext {
 export interface JobDefinition<Payload> {
   /** Names the durable consumer and labels logs and metrics, e.g. `mail`. */
   readonly name: string;
-  readonly subject: JobSubject;
+  /** A job subject, or with `stream: 'events'` a domain event's subject (`events.session.revoked`). */
+  readonly subject: JobSubject | `events.${string}`;
+  /** The stream it reads: the work queue of jobs (default), or the domain events, which outlive their reading. */
+  readonly stream?: 'jobs' | 'events';
   readonly schema: z.ZodType<Payload>;
   /** Must be idempotent: JetStream delivers at least once. */
   handle(payload: Payload, context: JobContext): Promise<JobOutcome>;
@@ -135,7 +138,7 @@ export class JobConsumer<Payload> {
 
   private async open(): Promise<ConsumerMessages> {
     const { jetstream, jetstreamManager, job, concurrency } = this.options;
-    const stream = this.names.jobsStream;
+    const stream = job.stream === 'events' ? this.names.eventsStream : this.names.jobsStream;
     const settings = { ack_wait: nanos(ACK_WAIT_MS), max_deliver: -1 };
     try {
       await jetstreamManager.consumers.info(stream, this.durableName);

@@ -136,6 +136,11 @@ function noticeText(job: NoticeJob, publicAppUrl: string): NoticeText {
       happened: 'Your account and its posts were just deleted. This cannot be undone.',
       ifNotYou: adminAdvice,
     },
+    oidc_token_reused: {
+      subject: 'An application’s access to your account was revoked',
+      happened: `A refresh token that ${job.client_name ?? 'an application'} had already used was presented again, which happens when a token is stolen. Its access to your account was revoked; signing in to it again gives it a new one.`,
+      ifNotYou: `If this was not you, review your active sessions and allowed applications at ${publicAppUrl} and reset your password.`,
+    },
   };
   return notices[job.notice];
 }

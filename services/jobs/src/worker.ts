@@ -1,13 +1,15 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Events, type NatsConnection } from 'nats';
 import type pg from 'pg';
-import { identityV1, oauthV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
+import { identityV1, oauthV1, oidcV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { Gauge } from 'prom-client';
 import { createPool, createRedisClient } from '@latchkey/db';
 import { createServiceClient, observeCertificates, tlsFilesOf } from '@latchkey/grpc-kit';
 import { connectToBus, ensureStreams } from '@latchkey/job-streams';
 import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
 import { accountCleanupJob } from './account-cleanup';
+import { backchannelLogoutJob } from './backchannel-logout';
+import { oidcSessionEndingJob } from './oidc-session-ending';
 import { startCompletedJobsCleanup } from './completed-jobs';
 import type { JobsConfig } from './config';
 import { ContentStore, createS3Client } from '@latchkey/object-store';
@@ -66,7 +68,8 @@ async function logConnectionEvents(nc: NatsConnection, logger: Logger): Promise<
  * The `serve` command as a function, so that tests run the real worker in
  * process: connects to PostgreSQL and NATS, makes sure the streams exist,
  * starts one consumer per job kind (mail, search index, content deletion,
- * account cleanup),
+ * account cleanup, and with the OpenID Provider on, back-channel logout and
+ * the session.revoked events that cause it),
  * the periodic cleanups and the operations HTTP server.
  */
 export async function startWorker(config: JobsConfig, logger: Logger): Promise<Worker> {
@@ -120,7 +123,10 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, clientOptions);
     const oauth = createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, clientOptions);
     const passkeys = createServiceClient(passkeysV1.PasskeysServiceService, config.PASSKEYS_GRPC_ADDRESS, clientOptions);
+    // oidc.v1 is served by identity.
+    const oidc = createServiceClient(oidcV1.OidcServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
     teardown.push(() => {
+      oidc.close();
       identity.close();
       posts.close();
       totp.close();
@@ -175,6 +181,18 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
       consumerFor(accountCleanupJob({ identity, posts, totp, oauth, passkeys, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
       consumerFor(sessionRevocationJob({ redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
       consumerFor(passwordResetCleanupJob({ identity, passkeys, oauth, mail })),
+      ...(config.OIDC_ENABLED && config.AUTH_JWT_SIGNING_KEYS
+        ? [
+            consumerFor(oidcSessionEndingJob({ oidc })),
+            consumerFor(
+              backchannelLogoutJob({
+                keys: config.AUTH_JWT_SIGNING_KEYS,
+                issuer: config.OIDC_ISSUER ?? new URL(config.PUBLIC_APP_URL).origin,
+                production: config.NODE_ENV === 'production',
+              }),
+            ),
+          ]
+        : []),
     ];
     for (const consumer of consumers) {
       await consumer.start();

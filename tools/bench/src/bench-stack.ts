@@ -7,6 +7,7 @@ import { launchStack, repositoryRoot, type RunningStack, type StackEvent } from 
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { BareServerConfig } from './baselines/baseline-messages';
+import { BENCH_OIDC_CLIENT } from './oidc-token-load';
 import { profilerEnvironment } from './cpu-profiles';
 import { deleteStreams } from './jetstream-cleanup';
 import type { WatchedProcess } from './process-usage';
@@ -121,6 +122,8 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
     RATE_LIMIT_MAIL_MAX: UNLIMITED,
     RATE_LIMIT_POST_WRITES: UNLIMITED,
     RATE_LIMIT_SEARCH_MAX: UNLIMITED,
+    // The OpenID Provider's scenarios sign in through this client.
+    OIDC_CLIENTS: JSON.stringify([BENCH_OIDC_CLIENT]),
     ...(settings.cpuProfileDir ? profilerEnvironment(settings.cpuProfileDir, given.BENCH_NODE_OPTIONS) : {}),
   };
   let stack: RunningStack;

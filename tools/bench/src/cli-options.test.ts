@@ -7,7 +7,7 @@ describe('parseCliOptions()', () => {
       durationSeconds: 10,
       rounds: 5,
       warmupSeconds: 2,
-      scenarios: ['me', 'introspect', 'token', 'post-get', 'post-list', 'login', 'post-create', 'search'],
+      scenarios: ['me', 'introspect', 'token', 'oidc-userinfo', 'oidc-code', 'oidc-refresh', 'post-get', 'post-list', 'login', 'post-create', 'search'],
       connections: 10,
       users: 16,
       posts: 2000,

@@ -43,6 +43,8 @@ export const loadJobSchema = z.object({
   searchProbe: searchProbeSchema.optional(),
   /** Instead of HTTP: sessions.v1 IntrospectSession at `address`, one token after the other, `connections` calls in flight. */
   introspect: z.object({ address: z.string().min(1), tokens: z.array(z.string()).min(1) }).optional(),
+  /** Instead of fixed requests: the OpenID Provider's token endpoint or userinfo, with these browsers' sessions (oidc-token-load.ts). */
+  oidc: z.object({ mode: z.enum(['code', 'refresh', 'userinfo']), sessionCookies: z.array(z.string()).min(1) }).optional(),
 });
 export type LoadJob = z.infer<typeof loadJobSchema>;
 

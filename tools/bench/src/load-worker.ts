@@ -7,6 +7,7 @@ import {
   type WorkerMessage,
 } from './load-messages';
 import { runIntrospectionLoad } from './introspection-load';
+import { runOidcTokenLoad } from './oidc-token-load';
 import { SearchProber } from './search-probe';
 
 /**
@@ -24,6 +25,7 @@ function fillPlaceholder(template: RequestTemplate, placeholder: string, word: s
 /** Runs autocannon for one job; latencies are taken per response, at sub-millisecond precision. */
 export async function runLoad(job: LoadJob): Promise<LoadResult> {
   if (job.introspect) return runIntrospectionLoad({ ...job, introspect: job.introspect });
+  if (job.oidc) return runOidcTokenLoad({ ...job, oidc: job.oidc });
   const origin = new URL(job.url);
   const prober = job.searchProbe ? new SearchProber(origin.origin, job.searchProbe) : undefined;
   let next = 0;

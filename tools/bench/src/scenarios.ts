@@ -6,7 +6,19 @@ import type { Seed } from './seed';
  * The scenarios in the order they run: reads first, then the ones that
  * write; search last, since its corpus would change what the lists read.
  */
-export const scenarioNames = ['me', 'introspect', 'token', 'post-get', 'post-list', 'login', 'post-create', 'search'] as const;
+export const scenarioNames = [
+  'me',
+  'introspect',
+  'token',
+  'oidc-userinfo',
+  'oidc-code',
+  'oidc-refresh',
+  'post-get',
+  'post-list',
+  'login',
+  'post-create',
+  'search',
+] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 export function isScenarioName(name: string): name is ScenarioName {
@@ -119,6 +131,21 @@ export const scenarios: readonly Scenario[] = [
     baseline: meBaseline,
     warmsUp: true,
   },
+  ...(['userinfo', 'code', 'refresh'] as const).map(
+    (mode): Scenario => ({
+      name: `oidc-${mode}`,
+      label: { userinfo: 'GET /oidc/userinfo', code: 'POST /oidc/token (code exchange)', refresh: 'POST /oidc/token (refresh, rotated)' }[mode],
+      // Each of the connections is a browser of a seeded user with its own codes and tokens (oidc-token-load.ts).
+      gateway: (context) => ({
+        url: context.gatewayUrl,
+        connections: context.connections,
+        requests: [{ method: 'GET', path: '/', headers: {} }],
+        oidc: { mode, sessionCookies: context.seed.users.map((user) => user.cookie) },
+      }),
+      baseline: meBaseline,
+      warmsUp: true,
+    }),
+  ),
   {
     name: 'post-get',
     label: 'GET /v0/posts/{id}',

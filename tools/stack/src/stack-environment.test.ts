@@ -22,6 +22,7 @@ describe('localDefaults', () => {
       AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME: '60',
       TOTP_ISSUER: 'Latchkey (local)',
       TOTP_ENCRYPTION_KEY: 'a2V5',
+      OIDC_ENABLED: 'true',
       MAIL_FROM: 'Latchkey <no-reply@localhost>',
       NODE_ENV: 'development',
       LOG_LEVEL: 'info',

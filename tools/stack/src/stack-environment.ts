@@ -69,6 +69,8 @@ export function localDefaults(settings: {
     TOTP_ISSUER: 'Latchkey (local)',
     TOTP_ENCRYPTION_KEY: settings.totpEncryptionKey,
     AUTH_JWT_SIGNING_KEYS: settings.signingKeys,
+    // Latchkey as an OpenID Provider for local applications (docs/oidc.md).
+    OIDC_ENABLED: 'true',
     MAIL_FROM: 'Latchkey <no-reply@localhost>',
     NODE_ENV: 'development',
     LOG_LEVEL: 'info',

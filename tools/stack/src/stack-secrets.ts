@@ -20,10 +20,18 @@ const stackSecretsSchema = z.object({
 
 export type StackSecrets = Required<z.output<typeof stackSecretsSchema>>;
 
-/** One Ed25519 key as AUTH_JWT_SIGNING_KEYS wants it: a JSON array of private JWKs with a kid. */
+/**
+ * AUTH_JWT_SIGNING_KEYS as the local stack makes them: a JSON array of
+ * private JWKs with a kid, an Ed25519 key (service tokens, ID tokens) and a
+ * P-256 one for OpenID clients that ask for ES256.
+ */
 export function generateSigningKeys(): string {
-  const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
-  return JSON.stringify([{ kid: `local-${randomBytes(6).toString('base64url')}`, ...jwk }]);
+  const ed25519 = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  const p256 = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+  return JSON.stringify([
+    { kid: `local-${randomBytes(6).toString('base64url')}`, ...ed25519 },
+    { kid: `local-es256-${randomBytes(6).toString('base64url')}`, ...p256 },
+  ]);
 }
 
 function generateStackSecrets(): StackSecrets {

@@ -7,10 +7,11 @@ from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Map
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class AuditEntry(_message.Message):
-    __slots__ = ["action", "at", "caller", "id", "operator", "reason", "user_id"]
+    __slots__ = ["action", "at", "caller", "client_id", "id", "operator", "reason", "user_id"]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     AT_FIELD_NUMBER: _ClassVar[int]
     CALLER_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
@@ -18,11 +19,50 @@ class AuditEntry(_message.Message):
     action: str
     at: _timestamp_pb2.Timestamp
     caller: str
+    client_id: str
     id: str
     operator: str
     reason: str
     user_id: str
-    def __init__(self, id: _Optional[str] = ..., at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., caller: _Optional[str] = ..., action: _Optional[str] = ..., user_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., caller: _Optional[str] = ..., action: _Optional[str] = ..., user_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., client_id: _Optional[str] = ...) -> None: ...
+
+class Client(_message.Message):
+    __slots__ = ["client_id", "created_at", "entry_json", "has_secret", "updated_at"]
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_JSON_FIELD_NUMBER: _ClassVar[int]
+    HAS_SECRET_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    client_id: str
+    created_at: _timestamp_pb2.Timestamp
+    entry_json: str
+    has_secret: bool
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, client_id: _Optional[str] = ..., entry_json: _Optional[str] = ..., has_secret: bool = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class CreateClientRequest(_message.Message):
+    __slots__ = ["entry_json"]
+    ENTRY_JSON_FIELD_NUMBER: _ClassVar[int]
+    entry_json: str
+    def __init__(self, entry_json: _Optional[str] = ...) -> None: ...
+
+class CreateClientResponse(_message.Message):
+    __slots__ = ["client", "client_secret"]
+    CLIENT_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_SECRET_FIELD_NUMBER: _ClassVar[int]
+    client: Client
+    client_secret: str
+    def __init__(self, client: _Optional[_Union[Client, _Mapping]] = ..., client_secret: _Optional[str] = ...) -> None: ...
+
+class DeleteClientRequest(_message.Message):
+    __slots__ = ["client_id"]
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
+    client_id: str
+    def __init__(self, client_id: _Optional[str] = ...) -> None: ...
+
+class DeleteClientResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
 
 class DeleteUserRequest(_message.Message):
     __slots__ = ["user_id"]
@@ -94,6 +134,16 @@ class ListAuditLogResponse(_message.Message):
     next_page_token: str
     def __init__(self, entries: _Optional[_Iterable[_Union[AuditEntry, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
+class ListClientsRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ListClientsResponse(_message.Message):
+    __slots__ = ["clients"]
+    CLIENTS_FIELD_NUMBER: _ClassVar[int]
+    clients: _containers.RepeatedCompositeFieldContainer[Client]
+    def __init__(self, clients: _Optional[_Iterable[_Union[Client, _Mapping]]] = ...) -> None: ...
+
 class ListUsersRequest(_message.Message):
     __slots__ = ["page_size", "page_token"]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
@@ -120,6 +170,18 @@ class RevokeAllSessionsResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 
+class RotateClientSecretRequest(_message.Message):
+    __slots__ = ["client_id"]
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
+    client_id: str
+    def __init__(self, client_id: _Optional[str] = ...) -> None: ...
+
+class RotateClientSecretResponse(_message.Message):
+    __slots__ = ["client_secret"]
+    CLIENT_SECRET_FIELD_NUMBER: _ClassVar[int]
+    client_secret: str
+    def __init__(self, client_secret: _Optional[str] = ...) -> None: ...
+
 class SendPasswordResetRequest(_message.Message):
     __slots__ = ["user_id"]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -129,6 +191,22 @@ class SendPasswordResetRequest(_message.Message):
 class SendPasswordResetResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
+
+class UpdateClientRequest(_message.Message):
+    __slots__ = ["client_id", "entry_json"]
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_JSON_FIELD_NUMBER: _ClassVar[int]
+    client_id: str
+    entry_json: str
+    def __init__(self, client_id: _Optional[str] = ..., entry_json: _Optional[str] = ...) -> None: ...
+
+class UpdateClientResponse(_message.Message):
+    __slots__ = ["client", "client_secret"]
+    CLIENT_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_SECRET_FIELD_NUMBER: _ClassVar[int]
+    client: Client
+    client_secret: str
+    def __init__(self, client: _Optional[_Union[Client, _Mapping]] = ..., client_secret: _Optional[str] = ...) -> None: ...
 
 class User(_message.Message):
     __slots__ = ["created_at", "disabled_at", "disabled_reason", "email", "email_verified_at", "handle", "has_password", "id"]

@@ -67,6 +67,31 @@ class AdminServiceStub(object):
                 request_serializer=admin_dot_v1_dot_admin__pb2.ListAuditLogRequest.SerializeToString,
                 response_deserializer=admin_dot_v1_dot_admin__pb2.ListAuditLogResponse.FromString,
                 )
+        self.CreateClient = channel.unary_unary(
+                '/admin.v1.AdminService/CreateClient',
+                request_serializer=admin_dot_v1_dot_admin__pb2.CreateClientRequest.SerializeToString,
+                response_deserializer=admin_dot_v1_dot_admin__pb2.CreateClientResponse.FromString,
+                )
+        self.ListClients = channel.unary_unary(
+                '/admin.v1.AdminService/ListClients',
+                request_serializer=admin_dot_v1_dot_admin__pb2.ListClientsRequest.SerializeToString,
+                response_deserializer=admin_dot_v1_dot_admin__pb2.ListClientsResponse.FromString,
+                )
+        self.UpdateClient = channel.unary_unary(
+                '/admin.v1.AdminService/UpdateClient',
+                request_serializer=admin_dot_v1_dot_admin__pb2.UpdateClientRequest.SerializeToString,
+                response_deserializer=admin_dot_v1_dot_admin__pb2.UpdateClientResponse.FromString,
+                )
+        self.DeleteClient = channel.unary_unary(
+                '/admin.v1.AdminService/DeleteClient',
+                request_serializer=admin_dot_v1_dot_admin__pb2.DeleteClientRequest.SerializeToString,
+                response_deserializer=admin_dot_v1_dot_admin__pb2.DeleteClientResponse.FromString,
+                )
+        self.RotateClientSecret = channel.unary_unary(
+                '/admin.v1.AdminService/RotateClientSecret',
+                request_serializer=admin_dot_v1_dot_admin__pb2.RotateClientSecretRequest.SerializeToString,
+                response_deserializer=admin_dot_v1_dot_admin__pb2.RotateClientSecretResponse.FromString,
+                )
 
 
 class AdminServiceServicer(object):
@@ -160,6 +185,54 @@ class AdminServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateClient(self, request, context):
+        """CreateClient registers an application that signs its users in through
+        Latchkey's OpenID Provider (docs/oidc.md, "Clients"). A client that
+        authenticates with a secret gets a new one, answered only here; it is
+        stored hashed.
+        Errors: validation:invalid_input (an entry that breaks the rules),
+        oidc:client_exists.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListClients(self, request, context):
+        """ListClients lists the registered clients, oldest first (the clients of
+        OIDC_CLIENTS are configuration and not listed).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateClient(self, request, context):
+        """UpdateClient replaces a client's entry, keeping its secret; an entry
+        that moves to a secret-based method gets a new secret.
+        Errors: oidc:client_not_found, validation:invalid_input.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteClient(self, request, context):
+        """DeleteClient removes a client with every grant, code and token it
+        holds.
+        Errors: oidc:client_not_found.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateClientSecret(self, request, context):
+        """RotateClientSecret gives a client a new secret; the old one stops
+        working within seconds (the gateway remembers a client 5 s).
+        Errors: oidc:client_not_found, validation:invalid_input (a client
+        without a secret).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -202,6 +275,31 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.ListAuditLog,
                     request_deserializer=admin_dot_v1_dot_admin__pb2.ListAuditLogRequest.FromString,
                     response_serializer=admin_dot_v1_dot_admin__pb2.ListAuditLogResponse.SerializeToString,
+            ),
+            'CreateClient': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateClient,
+                    request_deserializer=admin_dot_v1_dot_admin__pb2.CreateClientRequest.FromString,
+                    response_serializer=admin_dot_v1_dot_admin__pb2.CreateClientResponse.SerializeToString,
+            ),
+            'ListClients': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListClients,
+                    request_deserializer=admin_dot_v1_dot_admin__pb2.ListClientsRequest.FromString,
+                    response_serializer=admin_dot_v1_dot_admin__pb2.ListClientsResponse.SerializeToString,
+            ),
+            'UpdateClient': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateClient,
+                    request_deserializer=admin_dot_v1_dot_admin__pb2.UpdateClientRequest.FromString,
+                    response_serializer=admin_dot_v1_dot_admin__pb2.UpdateClientResponse.SerializeToString,
+            ),
+            'DeleteClient': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteClient,
+                    request_deserializer=admin_dot_v1_dot_admin__pb2.DeleteClientRequest.FromString,
+                    response_serializer=admin_dot_v1_dot_admin__pb2.DeleteClientResponse.SerializeToString,
+            ),
+            'RotateClientSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateClientSecret,
+                    request_deserializer=admin_dot_v1_dot_admin__pb2.RotateClientSecretRequest.FromString,
+                    response_serializer=admin_dot_v1_dot_admin__pb2.RotateClientSecretResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -359,5 +457,90 @@ class AdminService(object):
         return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/ListAuditLog',
             admin_dot_v1_dot_admin__pb2.ListAuditLogRequest.SerializeToString,
             admin_dot_v1_dot_admin__pb2.ListAuditLogResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CreateClient(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/CreateClient',
+            admin_dot_v1_dot_admin__pb2.CreateClientRequest.SerializeToString,
+            admin_dot_v1_dot_admin__pb2.CreateClientResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListClients(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/ListClients',
+            admin_dot_v1_dot_admin__pb2.ListClientsRequest.SerializeToString,
+            admin_dot_v1_dot_admin__pb2.ListClientsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def UpdateClient(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/UpdateClient',
+            admin_dot_v1_dot_admin__pb2.UpdateClientRequest.SerializeToString,
+            admin_dot_v1_dot_admin__pb2.UpdateClientResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def DeleteClient(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/DeleteClient',
+            admin_dot_v1_dot_admin__pb2.DeleteClientRequest.SerializeToString,
+            admin_dot_v1_dot_admin__pb2.DeleteClientResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RotateClientSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/RotateClientSecret',
+            admin_dot_v1_dot_admin__pb2.RotateClientSecretRequest.SerializeToString,
+            admin_dot_v1_dot_admin__pb2.RotateClientSecretResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

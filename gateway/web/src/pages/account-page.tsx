@@ -1,4 +1,5 @@
 import { ActivitySection } from '../account/activity-section';
+import { ApplicationsSection } from '../account/applications-section';
 import { ConnectionsSection } from '../account/connections-section';
 import { DeleteAccountSection } from '../account/delete-account-section';
 import { PasskeysSection } from '../account/passkeys-section';
@@ -26,6 +27,7 @@ export function AccountPage() {
       <PasskeysSection />
       <ConnectionsSection />
       <SessionsSection />
+      <ApplicationsSection />
       <ActivitySection />
       <DeleteAccountSection user={user} />
     </Page>

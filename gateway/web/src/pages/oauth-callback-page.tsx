@@ -49,7 +49,8 @@ export function OAuthCallbackPage(props: { provider: string; code: string; state
       const answer = await unwrap(api.POST('/v0/auth/oauth/{provider}/login', { params: path, body }));
       if ('totp_required' in answer) {
         totpStep.keep(answer.temp_token);
-        return navigate('/sign-in', { replace: true });
+        // The second factor, then where the flow was going (an application's sign-in, say).
+        return navigate(`/sign-in?next=${encodeURIComponent(flow.returnTo)}`, { replace: true });
       }
       if (answer.status === 'pending_signup') {
         pendingSignup.keep({ pending_token: answer.pending_token, email: answer.email, name: answer.name });

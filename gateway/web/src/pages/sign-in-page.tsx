@@ -32,11 +32,11 @@ export function SignInPage(props: { next: string }) {
   return tempToken ? (
     <TotpStep tempToken={tempToken} onSignedIn={signedIn} onRestart={() => (totpStep.clear(), setTempToken(undefined))} />
   ) : (
-    <FirstFactor onAnswer={answered} />
+    <FirstFactor onAnswer={answered} next={safeNext(props.next)} />
   );
 }
 
-function FirstFactor(props: { onAnswer: (answer: User | { totp_required: true; temp_token: string }) => void }) {
+function FirstFactor(props: { onAnswer: (answer: User | { totp_required: true; temp_token: string }) => void; next: string }) {
   const providers = useConfiguredProviders();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -74,7 +74,7 @@ function FirstFactor(props: { onAnswer: (answer: User | { totp_required: true; t
           </button>
         ) : null}
         {providers.map((provider) => (
-          <button type="button" key={provider.id} disabled={action.busy} onClick={() => void action.run(() => startProviderFlow(provider.id, 'login', '/account'))}>
+          <button type="button" key={provider.id} disabled={action.busy} onClick={() => void action.run(() => startProviderFlow(provider.id, 'login', props.next))}>
             Sign in with {provider.name}
           </button>
         ))}

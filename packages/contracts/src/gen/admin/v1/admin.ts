@@ -10,7 +10,7 @@ import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import {
   type CallOptions,
   type ChannelCredentials,
-  Client,
+  Client as Client1,
   type ClientOptions,
   type ClientUnaryCall,
   type handleUnaryCall,
@@ -159,13 +159,15 @@ export interface AuditEntry {
   caller: string;
   /**
    * The RPC: "disable_user", "enable_user", "revoke_all_sessions",
-   * "send_password_reset", "delete_user", and the reads "find_user",
-   * "list_users", "list_audit_log".
+   * "send_password_reset", "delete_user", the reads "find_user",
+   * "list_users", "list_audit_log", and the OpenID client changes
+   * "create_client", "update_client", "delete_client",
+   * "rotate_client_secret".
    */
   action: string;
   /**
    * The account acted on or shown (UUID); empty for a list_audit_log of
-   * every account.
+   * every account and for a client change.
    */
   userId: string;
   /** The reason given, for disable_user; else empty. */
@@ -175,6 +177,8 @@ export interface AuditEntry {
    * in entries written before the operator was recorded.
    */
   operator: string;
+  /** The OpenID client changed; empty for an account's entry. */
+  clientId: string;
 }
 
 /** ListAuditLogRequest asks for one page. */
@@ -193,6 +197,97 @@ export interface ListAuditLogResponse {
   entries: AuditEntry[];
   /** Empty on the last page. */
   nextPageToken: string;
+}
+
+/** Client is an OpenID client registered through admin.v1. */
+export interface Client {
+  /** Its client_id. */
+  clientId: string;
+  /**
+   * Its entry, JSON, with Dynamic Client Registration field names and
+   * Latchkey's first_party and require_mfa; never its secret.
+   */
+  entryJson: string;
+  /** Whether it authenticates with a secret. */
+  hasSecret: boolean;
+  /** When it was registered. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** When it last changed (its entry or its secret). */
+  updatedAt?: Date | undefined;
+}
+
+/** CreateClientRequest holds the entry to register. */
+export interface CreateClientRequest {
+  /**
+   * The entry, JSON, as in OIDC_CLIENTS, without client_secret; without
+   * client_id, one is generated.
+   */
+  entryJson: string;
+}
+
+/** CreateClientResponse holds the client and, once, its secret. */
+export interface CreateClientResponse {
+  /** The client registered. */
+  client?:
+    | Client
+    | undefined;
+  /** Its secret; empty for a client without one. Not kept in clear. */
+  clientSecret: string;
+}
+
+/** ListClientsRequest is empty. */
+export interface ListClientsRequest {
+}
+
+/** ListClientsResponse holds the registered clients. */
+export interface ListClientsResponse {
+  /** Oldest first. */
+  clients: Client[];
+}
+
+/** UpdateClientRequest names the client and holds its new entry. */
+export interface UpdateClientRequest {
+  /** The client to change. */
+  clientId: string;
+  /**
+   * The new entry, JSON, as in CreateClientRequest; its client_id, if
+   * present, must be this one.
+   */
+  entryJson: string;
+}
+
+/** UpdateClientResponse holds the client as it is now. */
+export interface UpdateClientResponse {
+  /** The client, changed. */
+  client?:
+    | Client
+    | undefined;
+  /** A new secret when the entry moved to a secret-based method; else empty. */
+  clientSecret: string;
+}
+
+/** DeleteClientRequest names the client. */
+export interface DeleteClientRequest {
+  /** The client to remove. */
+  clientId: string;
+}
+
+/** DeleteClientResponse is empty on success. */
+export interface DeleteClientResponse {
+}
+
+/** RotateClientSecretRequest names the client. */
+export interface RotateClientSecretRequest {
+  /** The client whose secret changes. */
+  clientId: string;
+}
+
+/** RotateClientSecretResponse holds the new secret, shown only here. */
+export interface RotateClientSecretResponse {
+  /** The new secret. */
+  clientSecret: string;
 }
 
 function createBaseUser(): User {
@@ -1427,7 +1522,7 @@ export const DeleteUserResponse: MessageFns<DeleteUserResponse> = {
 };
 
 function createBaseAuditEntry(): AuditEntry {
-  return { id: "", at: undefined, caller: "", action: "", userId: "", reason: "", operator: "" };
+  return { id: "", at: undefined, caller: "", action: "", userId: "", reason: "", operator: "", clientId: "" };
 }
 
 export const AuditEntry: MessageFns<AuditEntry> = {
@@ -1452,6 +1547,9 @@ export const AuditEntry: MessageFns<AuditEntry> = {
     }
     if (message.operator !== "") {
       writer.uint32(58).string(message.operator);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(66).string(message.clientId);
     }
     return writer;
   },
@@ -1525,6 +1623,14 @@ export const AuditEntry: MessageFns<AuditEntry> = {
             message.operator = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1550,6 +1656,11 @@ export const AuditEntry: MessageFns<AuditEntry> = {
         : "",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
       operator: isSet(object.operator) ? globalThis.String(object.operator) : "",
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
     };
   },
 
@@ -1576,6 +1687,9 @@ export const AuditEntry: MessageFns<AuditEntry> = {
     if (message.operator !== "") {
       obj.operator = message.operator;
     }
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
     return obj;
   },
 
@@ -1591,6 +1705,7 @@ export const AuditEntry: MessageFns<AuditEntry> = {
     message.userId = object.userId ?? "";
     message.reason = object.reason ?? "";
     message.operator = object.operator ?? "";
+    message.clientId = object.clientId ?? "";
     return message;
   },
 };
@@ -1797,6 +1912,899 @@ export const ListAuditLogResponse: MessageFns<ListAuditLogResponse> = {
   },
 };
 
+function createBaseClient(): Client {
+  return { clientId: "", entryJson: "", hasSecret: false, createdAt: undefined, updatedAt: undefined };
+}
+
+export const Client: MessageFns<Client> = {
+  encode(message: Client, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientId !== "") {
+      writer.uint32(10).string(message.clientId);
+    }
+    if (message.entryJson !== "") {
+      writer.uint32(18).string(message.entryJson);
+    }
+    if (message.hasSecret !== false) {
+      writer.uint32(24).bool(message.hasSecret);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(34).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Client {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClient();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.entryJson = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.hasSecret = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Client {
+    return {
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+      entryJson: isSet(object.entryJson)
+        ? globalThis.String(object.entryJson)
+        : isSet(object.entry_json)
+        ? globalThis.String(object.entry_json)
+        : "",
+      hasSecret: isSet(object.hasSecret)
+        ? globalThis.Boolean(object.hasSecret)
+        : isSet(object.has_secret)
+        ? globalThis.Boolean(object.has_secret)
+        : false,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Client): unknown {
+    const obj: any = {};
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
+    if (message.entryJson !== "") {
+      obj.entryJson = message.entryJson;
+    }
+    if (message.hasSecret !== false) {
+      obj.hasSecret = message.hasSecret;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Client>, I>>(base?: I): Client {
+    return Client.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Client>, I>>(object: I): Client {
+    const message = createBaseClient();
+    message.clientId = object.clientId ?? "";
+    message.entryJson = object.entryJson ?? "";
+    message.hasSecret = object.hasSecret ?? false;
+    message.createdAt = object.createdAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateClientRequest(): CreateClientRequest {
+  return { entryJson: "" };
+}
+
+export const CreateClientRequest: MessageFns<CreateClientRequest> = {
+  encode(message: CreateClientRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.entryJson !== "") {
+      writer.uint32(10).string(message.entryJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateClientRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateClientRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entryJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateClientRequest {
+    return {
+      entryJson: isSet(object.entryJson)
+        ? globalThis.String(object.entryJson)
+        : isSet(object.entry_json)
+        ? globalThis.String(object.entry_json)
+        : "",
+    };
+  },
+
+  toJSON(message: CreateClientRequest): unknown {
+    const obj: any = {};
+    if (message.entryJson !== "") {
+      obj.entryJson = message.entryJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateClientRequest>, I>>(base?: I): CreateClientRequest {
+    return CreateClientRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateClientRequest>, I>>(object: I): CreateClientRequest {
+    const message = createBaseCreateClientRequest();
+    message.entryJson = object.entryJson ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateClientResponse(): CreateClientResponse {
+  return { client: undefined, clientSecret: "" };
+}
+
+export const CreateClientResponse: MessageFns<CreateClientResponse> = {
+  encode(message: CreateClientResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.client !== undefined) {
+      Client.encode(message.client, writer.uint32(10).fork()).join();
+    }
+    if (message.clientSecret !== "") {
+      writer.uint32(18).string(message.clientSecret);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateClientResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateClientResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.client = Client.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientSecret = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateClientResponse {
+    return {
+      client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      clientSecret: isSet(object.clientSecret)
+        ? globalThis.String(object.clientSecret)
+        : isSet(object.client_secret)
+        ? globalThis.String(object.client_secret)
+        : "",
+    };
+  },
+
+  toJSON(message: CreateClientResponse): unknown {
+    const obj: any = {};
+    if (message.client !== undefined) {
+      obj.client = Client.toJSON(message.client);
+    }
+    if (message.clientSecret !== "") {
+      obj.clientSecret = message.clientSecret;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateClientResponse>, I>>(base?: I): CreateClientResponse {
+    return CreateClientResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateClientResponse>, I>>(object: I): CreateClientResponse {
+    const message = createBaseCreateClientResponse();
+    message.client = (object.client !== undefined && object.client !== null)
+      ? Client.fromPartial(object.client)
+      : undefined;
+    message.clientSecret = object.clientSecret ?? "";
+    return message;
+  },
+};
+
+function createBaseListClientsRequest(): ListClientsRequest {
+  return {};
+}
+
+export const ListClientsRequest: MessageFns<ListClientsRequest> = {
+  encode(_: ListClientsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListClientsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListClientsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListClientsRequest {
+    return {};
+  },
+
+  toJSON(_: ListClientsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListClientsRequest>, I>>(base?: I): ListClientsRequest {
+    return ListClientsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListClientsRequest>, I>>(_: I): ListClientsRequest {
+    const message = createBaseListClientsRequest();
+    return message;
+  },
+};
+
+function createBaseListClientsResponse(): ListClientsResponse {
+  return { clients: [] };
+}
+
+export const ListClientsResponse: MessageFns<ListClientsResponse> = {
+  encode(message: ListClientsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.clients) {
+      Client.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListClientsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListClientsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clients.push(Client.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListClientsResponse {
+    return {
+      clients: globalThis.Array.isArray(object?.clients) ? object.clients.map((e: any) => Client.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListClientsResponse): unknown {
+    const obj: any = {};
+    if (message.clients?.length) {
+      obj.clients = message.clients.map((e) => Client.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListClientsResponse>, I>>(base?: I): ListClientsResponse {
+    return ListClientsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListClientsResponse>, I>>(object: I): ListClientsResponse {
+    const message = createBaseListClientsResponse();
+    message.clients = object.clients?.map((e) => Client.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseUpdateClientRequest(): UpdateClientRequest {
+  return { clientId: "", entryJson: "" };
+}
+
+export const UpdateClientRequest: MessageFns<UpdateClientRequest> = {
+  encode(message: UpdateClientRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientId !== "") {
+      writer.uint32(10).string(message.clientId);
+    }
+    if (message.entryJson !== "") {
+      writer.uint32(18).string(message.entryJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateClientRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateClientRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.entryJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateClientRequest {
+    return {
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+      entryJson: isSet(object.entryJson)
+        ? globalThis.String(object.entryJson)
+        : isSet(object.entry_json)
+        ? globalThis.String(object.entry_json)
+        : "",
+    };
+  },
+
+  toJSON(message: UpdateClientRequest): unknown {
+    const obj: any = {};
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
+    if (message.entryJson !== "") {
+      obj.entryJson = message.entryJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateClientRequest>, I>>(base?: I): UpdateClientRequest {
+    return UpdateClientRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateClientRequest>, I>>(object: I): UpdateClientRequest {
+    const message = createBaseUpdateClientRequest();
+    message.clientId = object.clientId ?? "";
+    message.entryJson = object.entryJson ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateClientResponse(): UpdateClientResponse {
+  return { client: undefined, clientSecret: "" };
+}
+
+export const UpdateClientResponse: MessageFns<UpdateClientResponse> = {
+  encode(message: UpdateClientResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.client !== undefined) {
+      Client.encode(message.client, writer.uint32(10).fork()).join();
+    }
+    if (message.clientSecret !== "") {
+      writer.uint32(18).string(message.clientSecret);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateClientResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateClientResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.client = Client.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientSecret = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateClientResponse {
+    return {
+      client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      clientSecret: isSet(object.clientSecret)
+        ? globalThis.String(object.clientSecret)
+        : isSet(object.client_secret)
+        ? globalThis.String(object.client_secret)
+        : "",
+    };
+  },
+
+  toJSON(message: UpdateClientResponse): unknown {
+    const obj: any = {};
+    if (message.client !== undefined) {
+      obj.client = Client.toJSON(message.client);
+    }
+    if (message.clientSecret !== "") {
+      obj.clientSecret = message.clientSecret;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateClientResponse>, I>>(base?: I): UpdateClientResponse {
+    return UpdateClientResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateClientResponse>, I>>(object: I): UpdateClientResponse {
+    const message = createBaseUpdateClientResponse();
+    message.client = (object.client !== undefined && object.client !== null)
+      ? Client.fromPartial(object.client)
+      : undefined;
+    message.clientSecret = object.clientSecret ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteClientRequest(): DeleteClientRequest {
+  return { clientId: "" };
+}
+
+export const DeleteClientRequest: MessageFns<DeleteClientRequest> = {
+  encode(message: DeleteClientRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientId !== "") {
+      writer.uint32(10).string(message.clientId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteClientRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteClientRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteClientRequest {
+    return {
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteClientRequest): unknown {
+    const obj: any = {};
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteClientRequest>, I>>(base?: I): DeleteClientRequest {
+    return DeleteClientRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteClientRequest>, I>>(object: I): DeleteClientRequest {
+    const message = createBaseDeleteClientRequest();
+    message.clientId = object.clientId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteClientResponse(): DeleteClientResponse {
+  return {};
+}
+
+export const DeleteClientResponse: MessageFns<DeleteClientResponse> = {
+  encode(_: DeleteClientResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteClientResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteClientResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteClientResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteClientResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteClientResponse>, I>>(base?: I): DeleteClientResponse {
+    return DeleteClientResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteClientResponse>, I>>(_: I): DeleteClientResponse {
+    const message = createBaseDeleteClientResponse();
+    return message;
+  },
+};
+
+function createBaseRotateClientSecretRequest(): RotateClientSecretRequest {
+  return { clientId: "" };
+}
+
+export const RotateClientSecretRequest: MessageFns<RotateClientSecretRequest> = {
+  encode(message: RotateClientSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientId !== "") {
+      writer.uint32(10).string(message.clientId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateClientSecretRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateClientSecretRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateClientSecretRequest {
+    return {
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RotateClientSecretRequest): unknown {
+    const obj: any = {};
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateClientSecretRequest>, I>>(base?: I): RotateClientSecretRequest {
+    return RotateClientSecretRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateClientSecretRequest>, I>>(object: I): RotateClientSecretRequest {
+    const message = createBaseRotateClientSecretRequest();
+    message.clientId = object.clientId ?? "";
+    return message;
+  },
+};
+
+function createBaseRotateClientSecretResponse(): RotateClientSecretResponse {
+  return { clientSecret: "" };
+}
+
+export const RotateClientSecretResponse: MessageFns<RotateClientSecretResponse> = {
+  encode(message: RotateClientSecretResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientSecret !== "") {
+      writer.uint32(10).string(message.clientSecret);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateClientSecretResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateClientSecretResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientSecret = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateClientSecretResponse {
+    return {
+      clientSecret: isSet(object.clientSecret)
+        ? globalThis.String(object.clientSecret)
+        : isSet(object.client_secret)
+        ? globalThis.String(object.client_secret)
+        : "",
+    };
+  },
+
+  toJSON(message: RotateClientSecretResponse): unknown {
+    const obj: any = {};
+    if (message.clientSecret !== "") {
+      obj.clientSecret = message.clientSecret;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateClientSecretResponse>, I>>(base?: I): RotateClientSecretResponse {
+    return RotateClientSecretResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateClientSecretResponse>, I>>(object: I): RotateClientSecretResponse {
+    const message = createBaseRotateClientSecretResponse();
+    message.clientSecret = object.clientSecret ?? "";
+    return message;
+  },
+};
+
 /**
  * AdminService is called by the services listed in identity's
  * ADMIN_GRPC_ALLOWED_CALLERS (with mutual TLS, by the Subject CN of their
@@ -1934,6 +2942,84 @@ export const AdminServiceService = {
       Buffer.from(ListAuditLogResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListAuditLogResponse => ListAuditLogResponse.decode(value),
   },
+  /**
+   * CreateClient registers an application that signs its users in through
+   * Latchkey's OpenID Provider (docs/oidc.md, "Clients"). A client that
+   * authenticates with a secret gets a new one, answered only here; it is
+   * stored hashed.
+   * Errors: validation:invalid_input (an entry that breaks the rules),
+   * oidc:client_exists.
+   */
+  createClient: {
+    path: "/admin.v1.AdminService/CreateClient" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateClientRequest): Buffer => Buffer.from(CreateClientRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateClientRequest => CreateClientRequest.decode(value),
+    responseSerialize: (value: CreateClientResponse): Buffer =>
+      Buffer.from(CreateClientResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateClientResponse => CreateClientResponse.decode(value),
+  },
+  /**
+   * ListClients lists the registered clients, oldest first (the clients of
+   * OIDC_CLIENTS are configuration and not listed).
+   */
+  listClients: {
+    path: "/admin.v1.AdminService/ListClients" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListClientsRequest): Buffer => Buffer.from(ListClientsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListClientsRequest => ListClientsRequest.decode(value),
+    responseSerialize: (value: ListClientsResponse): Buffer => Buffer.from(ListClientsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListClientsResponse => ListClientsResponse.decode(value),
+  },
+  /**
+   * UpdateClient replaces a client's entry, keeping its secret; an entry
+   * that moves to a secret-based method gets a new secret.
+   * Errors: oidc:client_not_found, validation:invalid_input.
+   */
+  updateClient: {
+    path: "/admin.v1.AdminService/UpdateClient" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateClientRequest): Buffer => Buffer.from(UpdateClientRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateClientRequest => UpdateClientRequest.decode(value),
+    responseSerialize: (value: UpdateClientResponse): Buffer =>
+      Buffer.from(UpdateClientResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateClientResponse => UpdateClientResponse.decode(value),
+  },
+  /**
+   * DeleteClient removes a client with every grant, code and token it
+   * holds.
+   * Errors: oidc:client_not_found.
+   */
+  deleteClient: {
+    path: "/admin.v1.AdminService/DeleteClient" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteClientRequest): Buffer => Buffer.from(DeleteClientRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteClientRequest => DeleteClientRequest.decode(value),
+    responseSerialize: (value: DeleteClientResponse): Buffer =>
+      Buffer.from(DeleteClientResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteClientResponse => DeleteClientResponse.decode(value),
+  },
+  /**
+   * RotateClientSecret gives a client a new secret; the old one stops
+   * working within seconds (the gateway remembers a client 5 s).
+   * Errors: oidc:client_not_found, validation:invalid_input (a client
+   * without a secret).
+   */
+  rotateClientSecret: {
+    path: "/admin.v1.AdminService/RotateClientSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotateClientSecretRequest): Buffer =>
+      Buffer.from(RotateClientSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotateClientSecretRequest => RotateClientSecretRequest.decode(value),
+    responseSerialize: (value: RotateClientSecretResponse): Buffer =>
+      Buffer.from(RotateClientSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotateClientSecretResponse => RotateClientSecretResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -1988,9 +3074,42 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * Errors: validation:invalid_input.
    */
   listAuditLog: handleUnaryCall<ListAuditLogRequest, ListAuditLogResponse>;
+  /**
+   * CreateClient registers an application that signs its users in through
+   * Latchkey's OpenID Provider (docs/oidc.md, "Clients"). A client that
+   * authenticates with a secret gets a new one, answered only here; it is
+   * stored hashed.
+   * Errors: validation:invalid_input (an entry that breaks the rules),
+   * oidc:client_exists.
+   */
+  createClient: handleUnaryCall<CreateClientRequest, CreateClientResponse>;
+  /**
+   * ListClients lists the registered clients, oldest first (the clients of
+   * OIDC_CLIENTS are configuration and not listed).
+   */
+  listClients: handleUnaryCall<ListClientsRequest, ListClientsResponse>;
+  /**
+   * UpdateClient replaces a client's entry, keeping its secret; an entry
+   * that moves to a secret-based method gets a new secret.
+   * Errors: oidc:client_not_found, validation:invalid_input.
+   */
+  updateClient: handleUnaryCall<UpdateClientRequest, UpdateClientResponse>;
+  /**
+   * DeleteClient removes a client with every grant, code and token it
+   * holds.
+   * Errors: oidc:client_not_found.
+   */
+  deleteClient: handleUnaryCall<DeleteClientRequest, DeleteClientResponse>;
+  /**
+   * RotateClientSecret gives a client a new secret; the old one stops
+   * working within seconds (the gateway remembers a client 5 s).
+   * Errors: oidc:client_not_found, validation:invalid_input (a client
+   * without a secret).
+   */
+  rotateClientSecret: handleUnaryCall<RotateClientSecretRequest, RotateClientSecretResponse>;
 }
 
-export interface AdminServiceClient extends Client {
+export interface AdminServiceClient extends Client1 {
   /**
    * FindUser looks one account up by id, email or handle. The account found
    * is recorded in the audit log ("find_user"); a lookup that finds none is
@@ -2153,6 +3272,109 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListAuditLogResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateClient registers an application that signs its users in through
+   * Latchkey's OpenID Provider (docs/oidc.md, "Clients"). A client that
+   * authenticates with a secret gets a new one, answered only here; it is
+   * stored hashed.
+   * Errors: validation:invalid_input (an entry that breaks the rules),
+   * oidc:client_exists.
+   */
+  createClient(
+    request: CreateClientRequest,
+    callback: (error: ServiceError | null, response: CreateClientResponse) => void,
+  ): ClientUnaryCall;
+  createClient(
+    request: CreateClientRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateClientResponse) => void,
+  ): ClientUnaryCall;
+  createClient(
+    request: CreateClientRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateClientResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListClients lists the registered clients, oldest first (the clients of
+   * OIDC_CLIENTS are configuration and not listed).
+   */
+  listClients(
+    request: ListClientsRequest,
+    callback: (error: ServiceError | null, response: ListClientsResponse) => void,
+  ): ClientUnaryCall;
+  listClients(
+    request: ListClientsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListClientsResponse) => void,
+  ): ClientUnaryCall;
+  listClients(
+    request: ListClientsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListClientsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateClient replaces a client's entry, keeping its secret; an entry
+   * that moves to a secret-based method gets a new secret.
+   * Errors: oidc:client_not_found, validation:invalid_input.
+   */
+  updateClient(
+    request: UpdateClientRequest,
+    callback: (error: ServiceError | null, response: UpdateClientResponse) => void,
+  ): ClientUnaryCall;
+  updateClient(
+    request: UpdateClientRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateClientResponse) => void,
+  ): ClientUnaryCall;
+  updateClient(
+    request: UpdateClientRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateClientResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteClient removes a client with every grant, code and token it
+   * holds.
+   * Errors: oidc:client_not_found.
+   */
+  deleteClient(
+    request: DeleteClientRequest,
+    callback: (error: ServiceError | null, response: DeleteClientResponse) => void,
+  ): ClientUnaryCall;
+  deleteClient(
+    request: DeleteClientRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteClientResponse) => void,
+  ): ClientUnaryCall;
+  deleteClient(
+    request: DeleteClientRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteClientResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RotateClientSecret gives a client a new secret; the old one stops
+   * working within seconds (the gateway remembers a client 5 s).
+   * Errors: oidc:client_not_found, validation:invalid_input (a client
+   * without a secret).
+   */
+  rotateClientSecret(
+    request: RotateClientSecretRequest,
+    callback: (error: ServiceError | null, response: RotateClientSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateClientSecret(
+    request: RotateClientSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RotateClientSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateClientSecret(
+    request: RotateClientSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RotateClientSecretResponse) => void,
   ): ClientUnaryCall;
 }
 

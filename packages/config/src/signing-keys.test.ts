@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { signingKeysSchema } from './signing-keys';
+import { signingKeyFor, signingKeysSchema } from './signing-keys';
 
 const ed25519 = (kid: string) => ({ kid, ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) });
 
@@ -9,6 +9,15 @@ describe('AUTH_JWT_SIGNING_KEYS', () => {
     expect(keys.map((key) => key.kid)).toEqual(['new', 'old']);
     expect(keys[0]!.privateKey.asymmetricKeyType).toBe('ed25519');
     expect(Object.keys(keys[0]!.publicJwk).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']);
+  });
+
+  it('takes P-256 keys beside Ed25519 ones, for ES256 ID tokens, each algorithm signing with its first key', () => {
+    const p256 = (kid: string) => ({ kid, ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) });
+    const keys = signingKeysSchema.parse(JSON.stringify([p256('ec-new'), ed25519('ed-new'), p256('ec-old')]));
+    expect(signingKeyFor(keys, 'EdDSA')?.kid).toBe('ed-new');
+    expect(signingKeyFor(keys, 'ES256')?.kid).toBe('ec-new');
+    expect(keys.map((key) => key.publicJwk)).toEqual(expect.arrayContaining([expect.objectContaining({ kid: 'ec-old', alg: 'ES256', crv: 'P-256' })]));
+    for (const key of keys) expect(key.publicJwk).not.toHaveProperty('d');
   });
 
   it.each([

@@ -1,0 +1,283 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Redis } from 'ioredis';
+import type Provider from 'oidc-provider';
+import type { Account, Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import { AppError } from '@latchkey/errors';
+import type { RequestContext } from '@latchkey/grpc-kit';
+import type { Logger } from '@latchkey/telemetry';
+import { configuredClients, type GatewayConfig } from '../config';
+import type { IdentityClient, OidcClient } from '../service-clients';
+import type { Session, SessionStore } from '../sessions/session-store';
+import type { SigningKey } from '@latchkey/config';
+import { ACR_MULTI_FACTOR, ACR_SINGLE_FACTOR } from './authentication-context';
+import { clientSecretMatches } from '@latchkey/oidc-clients';
+import { ClientRegistry } from './client-registry';
+import { InteractionProofs } from './interaction-proofs';
+import { rememberedLatchkeySession, requestContextOf } from './provider-context';
+import { loadProviderModule } from './provider-runtime';
+import { providerPages } from './provider-pages';
+import { storageFor } from './provider-storage';
+import { bridgeLatchkeySessions } from './session-bridge';
+
+/** The provider's endpoints, under /oidc so that they never meet /v0 or the web app's pages (docs/oidc.md, "Endpoints"). */
+export const providerRoutes = {
+  authorization: '/oidc/auth',
+  token: '/oidc/token',
+  userinfo: '/oidc/userinfo',
+  jwks: '/oidc/jwks',
+  introspection: '/oidc/token/introspection',
+  revocation: '/oidc/token/revocation',
+  end_session: '/oidc/session/end',
+  device_authorization: '/oidc/device/auth',
+  // The web app's page; the provider serves only its resume path below it.
+  code_verification: '/device',
+} as const;
+
+/** The scopes clients may ask for, and the claims each releases. */
+const scopeClaims = {
+  openid: ['sub', 'auth_time', 'acr', 'amr', 'sid'],
+  email: ['email', 'email_verified'],
+  profile: ['preferred_username'],
+} as const;
+
+const DAY_SECONDS = 24 * 60 * 60;
+const INTERACTION_TTL_SECONDS = 60 * 60;
+const DEVICE_CODE_TTL_SECONDS = 10 * 60;
+const AUTHORIZATION_CODE_TTL_SECONDS = 60;
+
+export interface OpenIdProviderDeps {
+  readonly config: GatewayConfig;
+  readonly logger: Logger;
+  readonly redis: Redis;
+  readonly identity: IdentityClient;
+  readonly oidc: OidcClient;
+  readonly sessions: SessionStore;
+  readonly signingKeys: readonly SigningKey[];
+  /** Ends a Latchkey session the way POST /v0/auth/logout does. */
+  readonly signOut: (session: Session, context: RequestContext) => Promise<void>;
+}
+
+/** The running provider: its Node request handler and what the /v0/oidc routes need of it. */
+export interface OpenIdProvider {
+  readonly provider: Provider;
+  readonly clients: ClientRegistry;
+  readonly proofs: InteractionProofs;
+  readonly issuer: string;
+  handle(request: IncomingMessage, response: ServerResponse): void;
+}
+
+/** The issuer: OIDC_ISSUER, else PUBLIC_APP_URL's origin. */
+export function issuerOf(config: Pick<GatewayConfig, 'OIDC_ISSUER' | 'PUBLIC_APP_URL'>): string {
+  return config.OIDC_ISSUER ?? new URL(config.PUBLIC_APP_URL).origin;
+}
+
+/**
+ * Builds Latchkey's OpenID Provider on oidc-provider (OpenID Certified):
+ * the authorization code flow with PKCE, refresh tokens rotated on every
+ * use, the device flow, userinfo, introspection, revocation and
+ * RP-initiated logout; its keys are AUTH_JWT_SIGNING_KEYS, its sessions the
+ * Latchkey sessions, its storage identity and Redis
+ * (docs/decisions/0002-openid-provider.md).
+ */
+export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<OpenIdProvider> {
+  const { default: ProviderClass, interactionPolicy } = await loadProviderModule();
+  const { config } = deps;
+  const issuer = issuerOf(config);
+  const publicAppUrl = new URL(config.PUBLIC_APP_URL).origin;
+  const clients = new ClientRegistry(configuredClients(config), deps.oidc, deps.logger);
+  const proofs = new InteractionProofs(deps.redis, config.REDIS_KEY_PREFIX);
+  const refreshTtl = config.OIDC_REFRESH_TOKEN_TTL_DAYS * DAY_SECONDS;
+
+  const policy = interactionPolicy.base();
+  // A client may require a multi-factor sign-in: `require_mfa` in its entry, or acr_values naming it.
+  policy.get('login')!.checks.add(
+    new interactionPolicy.Check('mfa_required', 'multi-factor authentication is required', 'login_required', (ctx) => {
+      const required = ctx.oidc.client?.['require_mfa'] === true || (ctx.oidc.params?.acr_values as string | undefined)?.split(' ').includes(ACR_MULTI_FACTOR);
+      const proven = ctx.oidc.session?.acr === ACR_MULTI_FACTOR || (ctx.oidc.result?.login as { acr?: string } | undefined)?.acr === ACR_MULTI_FACTOR;
+      return required && !proven ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+    }),
+  );
+
+  const configuration: Configuration = {
+    adapter: storageFor({ redis: deps.redis, prefix: config.REDIS_KEY_PREFIX, oidc: deps.oidc, clients, logger: deps.logger }),
+    clients: clients.configuredMetadata() as unknown as Configuration['clients'],
+    clientDefaults: {
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: 'EdDSA',
+    },
+    extraClientMetadata: {
+      properties: ['first_party', 'require_mfa'],
+      validator(_ctx, key, value) {
+        if (value !== undefined && typeof value !== 'boolean') throw new Error(`${key} must be a boolean`);
+      },
+    },
+    jwks: { keys: deps.signingKeys.map((key) => ({ ...key.privateJwk, alg: key.alg, use: 'sig' })) },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['EdDSA', 'ES256'],
+      userinfoSigningAlgValues: ['EdDSA', 'ES256'],
+      introspectionSigningAlgValues: ['EdDSA', 'ES256'],
+      clientAuthSigningAlgValues: ['EdDSA', 'ES256', 'RS256', 'PS256'],
+      requestObjectSigningAlgValues: ['EdDSA', 'ES256', 'RS256', 'PS256'],
+    },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    scopes: ['openid', 'profile', 'email', 'offline_access'],
+    claims: { openid: [...scopeClaims.openid], email: [...scopeClaims.email], profile: [...scopeClaims.profile] },
+    // Grafana and Argo CD read email and preferred_username from the ID token, not from userinfo.
+    conformIdTokenClaims: false,
+    acrValues: [ACR_SINGLE_FACTOR, ACR_MULTI_FACTOR],
+    // Secure whenever the request came over TLS (directly, or through a trusted proxy's X-Forwarded-Proto).
+    cookies: {
+      names: { session: 'oidc_session', interaction: 'oidc_interaction', resume: 'oidc_resume' },
+      long: { httpOnly: true, sameSite: 'lax' },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
+    routes: providerRoutes,
+    ttl: {
+      AccessToken: config.OIDC_ACCESS_TOKEN_TTL_SECONDS,
+      IdToken: config.OIDC_ACCESS_TOKEN_TTL_SECONDS,
+      AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,
+      DeviceCode: DEVICE_CODE_TTL_SECONDS,
+      Interaction: INTERACTION_TTL_SECONDS,
+      Session: config.AUTH_SESSION_MAX_LIFETIME_HOURS * 3600,
+      Grant: refreshTtl,
+      // Rotation never extends a chain: its tokens share the first one's absolute lifetime.
+      RefreshToken: (ctx) => ctx?.oidc.entities.RotatedRefreshToken?.remainingTTL ?? refreshTtl,
+    },
+    rotateRefreshToken: true,
+    // oidc-provider would bind codes and access tokens without offline_access to its own session object, of which a
+    // browser may hold several for one Latchkey session; identity ends them instead when the Latchkey session ends
+    // (oidc.v1 EndSessions, from the session.revoked event).
+    expiresWithSession: async () => false,
+    // Signing out ends the codes and tokens a session got, not the user's consent; revoking a refresh token ends both.
+    revokeGrantPolicy: (ctx) => ctx.oidc.route !== 'end_session_confirm' && !(ctx.oidc.route === 'revocation' && ctx.oidc.entities.AccessToken),
+    issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    features: {
+      devInteractions: { enabled: false },
+      // A client learns about, and ends, its own tokens only (docs/oidc.md, "Tokens").
+      introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      userinfo: { enabled: true },
+      claimsParameter: { enabled: true },
+      backchannelLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: (ctx, form) => providerPages.logout(ctx, form),
+        postLogoutSuccessSource: providerPages.signedOut(publicAppUrl),
+      },
+      deviceFlow: {
+        enabled: true,
+        charset: 'base-20',
+        mask: '****-****',
+        userCodeInputSource: providerPages.deviceInput(publicAppUrl),
+        userCodeConfirmSource: providerPages.deviceInput(publicAppUrl),
+        successSource: providerPages.deviceDone(publicAppUrl),
+      },
+    },
+    interactions: {
+      url: async (ctx, interaction) => {
+        if (interaction.prompt.reasons.includes('login_prompt')) {
+          await proofs.record(interaction.uid, rememberedLatchkeySession(ctx.req)?.authenticatedAt ?? 0, INTERACTION_TTL_SECONDS);
+        }
+        return `${publicAppUrl}/oidc/interaction/${interaction.uid}`;
+      },
+      policy,
+    },
+    renderError: providerPages.error(publicAppUrl),
+    findAccount: (ctx, sub) => findAccount(deps, ctx, sub),
+    loadExistingGrant: (ctx) => loadExistingGrant(deps, ctx),
+    // A browser application may call the token endpoint from the origin of one of its redirect URIs.
+    clientBasedCORS: (_ctx, origin, client) => client.redirectUris?.some((uri) => new URL(uri).origin === origin) ?? false,
+  };
+
+  const provider = new ProviderClass(issuer, configuration);
+  // The gateway sets X-Forwarded-Host and -Proto to the issuer's on every request it hands over (provider-mount.ts).
+  provider.proxy = true;
+  // Client secrets are kept as SHA-256 hashes (OIDC_CLIENTS hashed at start, admin.v1 stored hashed).
+  (provider.Client.prototype as unknown as { compareClientSecret(this: { clientSecret?: string }, actual: string): boolean }).compareClientSecret =
+    function compareClientSecret(actual) {
+      return this.clientSecret !== undefined && clientSecretMatches(this.clientSecret, actual);
+    };
+  // The outbox and the jobs worker send every back-channel logout, for every way a session ends (docs/oidc.md, "Logout").
+  (provider.Client.prototype as unknown as { backchannelLogout(): Promise<void> }).backchannelLogout = async () => {};
+  bridgeLatchkeySessions(provider, config.SESSION_COOKIE_NAME, (raw, cookie) => readLatchkeySession(deps, raw, cookie));
+  provider.on('server_error', (ctx, error) => {
+    (requestContextOf(ctx.req)?.logger ?? deps.logger).warn({ err: error }, 'OpenID Provider request failed');
+  });
+
+  // RP-initiated logout signs the browser out of Latchkey too; the session.revoked event then reaches every client.
+  provider.use(async (ctx, next) => {
+    await next();
+    const { oidc } = ctx as unknown as { oidc?: { route?: string; params?: Record<string, unknown> } };
+    if (oidc?.route !== 'end_session_confirm' || !oidc.params?.['logout']) return;
+    const session = rememberedLatchkeySession(ctx.req);
+    const context = requestContextOf(ctx.req);
+    if (session && context) await deps.signOut(session, context);
+    ctx.append('Set-Cookie', `${config.SESSION_COOKIE_NAME}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax${config.COOKIE_SECURE ? '; Secure' : ''}`);
+  });
+
+  const callback = provider.callback();
+  return { provider, clients, proofs, issuer, handle: (request, response) => void callback(request, response) };
+}
+
+async function readLatchkeySession(deps: OpenIdProviderDeps, raw: IncomingMessage, cookie: string | undefined): Promise<Session | undefined> {
+  return deps.sessions.authenticate(cookie, () => {
+    const context = requestContextOf(raw);
+    if (!context) throw new Error('the provider served a request without the gateway’s context');
+    return context;
+  });
+}
+
+async function findAccount(deps: OpenIdProviderDeps, ctx: KoaContextWithOIDC, sub: string): Promise<Account | undefined> {
+  const context = requestContextOf(ctx.req);
+  if (!context) throw new Error('the provider served a request without the gateway’s context');
+  const user = await deps.identity.getUser({ userId: sub }, context).then(
+    (answer) => answer.user,
+    (error: unknown) => {
+      // An account that is gone (or an id that was never one) has no claims: the provider answers invalid_grant or login.
+      if (error instanceof AppError && (error.code === 'auth:unauthorized' || error.code === 'validation:invalid_input')) return undefined;
+      throw error;
+    },
+  );
+  if (!user || user.disabledAt) return undefined;
+  return {
+    accountId: user.id,
+    claims: () => ({
+      sub: user.id,
+      email: user.email,
+      email_verified: user.emailVerifiedAt !== undefined,
+      preferred_username: user.handle,
+    }),
+  };
+}
+
+/**
+ * Consent is remembered per user and client (docs/oidc.md, "Consent"):
+ * the account's grant for the client, wherever it was given. A
+ * `first_party` client gets, without a page, a grant of what it asks for.
+ */
+async function loadExistingGrant(deps: OpenIdProviderDeps, ctx: KoaContextWithOIDC) {
+  const { oidc } = ctx;
+  const accountId = oidc.session?.accountId;
+  const client = oidc.client;
+  if (!accountId || !client) return undefined;
+  const context = requestContextOf(ctx.req);
+  if (!context) throw new Error('the provider served a request without the gateway’s context');
+  const kept = oidc.result?.consent?.grantId ?? (await deps.oidc.findUserGrant({ userId: accountId, clientId: client.clientId }, context)).grantId;
+  let grant = kept ? await oidc.provider.Grant.find(kept) : undefined;
+  if (grant && (grant.accountId !== accountId || grant.clientId !== client.clientId)) grant = undefined;
+  if (client['first_party'] === true) {
+    grant ??= new oidc.provider.Grant({ accountId, clientId: client.clientId });
+    const granted = new Set((grant.getOIDCScope() ?? '').split(' ').filter(Boolean));
+    const missing = [...oidc.requestParamOIDCScopes].filter((scope) => !granted.has(scope));
+    const claims = [...oidc.requestParamClaims].filter((claim) => !grant!.getOIDCClaims().includes(claim));
+    if (missing.length > 0 || claims.length > 0 || grant.jti === undefined) {
+      if (missing.length > 0) grant.addOIDCScope(missing.join(' '));
+      if (claims.length > 0) grant.addOIDCClaims(claims);
+      await grant.save();
+    }
+  }
+  return grant;
+}

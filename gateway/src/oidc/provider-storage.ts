@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { AppError } from '@latchkey/errors';
+import { startRequestContext, type RequestContext } from '@latchkey/grpc-kit';
+import { sessionKey, userSessionsKey } from '@latchkey/session-keys';
+import type { Logger } from '@latchkey/telemetry';
+import type { OidcClient } from '../service-clients';
+import type { ClientRegistry } from './client-registry';
+import { requestContextOf } from './provider-context';
+import { currentProviderContext, refreshTokenReused } from './provider-runtime';
+
+/** Models identity keeps (durable: a rotated refresh token must never come back); the rest live in Redis. */
+const durableModels = new Set(['Grant', 'AuthorizationCode', 'DeviceCode', 'AccessToken', 'RefreshToken']);
+/** Redis for what losing costs a sign-in at most: interactions, the provider's view of a session, assertion ids. */
+const ephemeralModels = new Set(['Interaction', 'Session', 'ReplayDetection']);
+
+const STORAGE_BUDGET_MS = 5_000;
+
+export interface StorageDeps {
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly oidc: OidcClient;
+  readonly clients: ClientRegistry;
+  readonly logger: Logger;
+}
+
+/**
+ * The provider's storage (its Adapter interface, one instance per model):
+ * grants, codes and tokens through identity (oidc.v1), interactions,
+ * provider sessions and replay ids in the gateway's Redis, clients from
+ * the registry (docs/decisions/0002-openid-provider.md).
+ */
+export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
+  return class ProviderStorage implements Adapter {
+    constructor(private readonly name: string) {
+      if (!durableModels.has(name) && !ephemeralModels.has(name) && name !== 'Client') {
+        throw new Error(`the provider asked for storage of ${name}, which Latchkey does not enable`);
+      }
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      if (this.name === 'Client') throw new Error('clients are registered through OIDC_CLIENTS or admin.v1');
+      if (durableModels.has(this.name)) {
+        const expiresAt = new Date(Date.now() + expiresIn * 1000);
+        const sessionClient = await sessionClientOf(deps.clients, this.name, payload);
+        await withContext(deps.logger, (context) =>
+          deps.oidc.saveArtifact({ kind: this.name, id, payloadJson: JSON.stringify(payload), expiresAt, sessionClient }, context),
+        );
+        return;
+      }
+      const multi = deps.redis.multi().set(this.key(id), JSON.stringify(payload), 'EX', Math.max(1, expiresIn));
+      if (this.name === 'Session' && payload.uid) multi.set(this.key(`uid:${payload.uid}`), id, 'EX', Math.max(1, expiresIn));
+      await multi.exec();
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      if (this.name === 'Client') return deps.clients.storedMetadata(id);
+      if (durableModels.has(this.name)) {
+        const found = await withContext(deps.logger, (context) => deps.oidc.findArtifact({ kind: this.name, id, userCode: '' }, context));
+        if (!found.found) return undefined;
+        const payload = JSON.parse(found.payloadJson) as AdapterPayload;
+        // A used refresh token presented again at the token endpoint: identity revokes the grant and mails the owner.
+        if (this.name === 'RefreshToken' && payload.consumed && currentProviderContext()?.oidc?.route === 'token') {
+          await this.consume(id);
+        }
+        return payload;
+      }
+      const raw = await deps.redis.get(this.key(id));
+      return raw ? (JSON.parse(raw) as AdapterPayload) : undefined;
+    }
+
+    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      const found = await withContext(deps.logger, (context) => deps.oidc.findArtifact({ kind: this.name, id: '', userCode }, context));
+      return found.found ? (JSON.parse(found.payloadJson) as AdapterPayload) : undefined;
+    }
+
+    /**
+     * The provider's session by its uid, which is the Latchkey session's
+     * public id: found only while that Latchkey session lives.
+     */
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      const id = await deps.redis.get(this.key(`uid:${uid}`));
+      const raw = id ? await deps.redis.get(this.key(id)) : null;
+      if (!raw) return undefined;
+      const payload = JSON.parse(raw) as AdapterPayload;
+      if (!payload.accountId) return undefined;
+      const tokenHash = await deps.redis.hget(userSessionsKey(deps.prefix, payload.accountId), uid);
+      const live = tokenHash ? await deps.redis.exists(sessionKey(deps.prefix, tokenHash)) : 0;
+      return live ? payload : undefined;
+    }
+
+    async consume(id: string): Promise<void> {
+      if (durableModels.has(this.name)) {
+        try {
+          await withContext(deps.logger, (context) => deps.oidc.consumeArtifact({ kind: this.name, id }, context));
+        } catch (error) {
+          if (error instanceof AppError && error.code === 'oidc:token_reused') throw refreshTokenReused();
+          throw error;
+        }
+        return;
+      }
+      const raw = await deps.redis.get(this.key(id));
+      if (!raw) return;
+      const payload = { ...(JSON.parse(raw) as AdapterPayload), consumed: Math.floor(Date.now() / 1000) };
+      await deps.redis.set(this.key(id), JSON.stringify(payload), 'KEEPTTL', 'XX');
+    }
+
+    async destroy(id: string): Promise<void> {
+      if (durableModels.has(this.name)) {
+        await withContext(deps.logger, (context) => deps.oidc.destroyArtifact({ kind: this.name, id }, context));
+        return;
+      }
+      await deps.redis.del(this.key(id));
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      // The provider asks every token model in turn, always AccessToken among them: identity deletes the grant's
+      // codes and tokens of every model in one call, so the others have nothing left to do.
+      if (this.name !== 'AccessToken') return;
+      await withContext(deps.logger, (context) => deps.oidc.revokeGrantTokens({ grantId }, context));
+    }
+
+    private key(id: string): string {
+      return `${deps.prefix}oidc:${this.name}:${id}`;
+    }
+  };
+}
+
+/** For a code that names a session: how its client hears that the session ended. */
+async function sessionClientOf(clients: ClientRegistry, model: string, payload: AdapterPayload) {
+  if ((model !== 'AuthorizationCode' && model !== 'DeviceCode') || !(payload.sid ?? payload.sessionUid) || !payload.clientId) return undefined;
+  const client = await clients.metadata(payload.clientId);
+  if (!client) return undefined;
+  return {
+    backchannelLogoutUri: typeof client.backchannel_logout_uri === 'string' ? client.backchannel_logout_uri : '',
+    sessionRequired: client.backchannel_logout_session_required === true,
+    signingAlg: client.id_token_signed_response_alg === 'ES256' ? 'ES256' : 'EdDSA',
+  };
+}
+
+/**
+ * Runs a storage call under the HTTP request's context when the provider
+ * is serving one (its deadline and request id), else under a context of
+ * its own.
+ */
+async function withContext<T>(logger: Logger, call: (context: RequestContext) => Promise<T>): Promise<T> {
+  const current = requestContextOf(currentProviderContext()?.req);
+  if (current) return call(current);
+  const started = startRequestContext({ requestId: randomUUID(), logger, deadline: Date.now() + STORAGE_BUDGET_MS });
+  try {
+    return await call(started.context);
+  } finally {
+    started.end();
+  }
+}

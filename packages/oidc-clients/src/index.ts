@@ -1,0 +1,13 @@
+export {
+  clientEntrySchema,
+  clientEntriesSchema,
+  clientSecretsSchema,
+  clientGrantTypes,
+  withClientSecrets,
+  hashClientSecret,
+  clientSecretMatches,
+  generateClientSecret,
+  providerMetadataOf,
+  usesClientSecret,
+  type ClientEntry,
+} from './client-entries';

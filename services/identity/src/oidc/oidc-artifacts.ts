@@ -1,0 +1,206 @@
+import type pg from 'pg';
+import { AppError } from '@latchkey/errors';
+import { withTransaction } from '@latchkey/db';
+import type { RequestContext } from '@latchkey/grpc-kit';
+import type { IdentityDeps } from '../identity-deps';
+import { queueMail } from '../mail-queue';
+import { findUserById } from '../user-store';
+import { recordSessionClient, type SessionClientSettings } from './oidc-session-clients';
+
+/** The provider's models that identity keeps (docs/decisions/0002-openid-provider.md). */
+export const artifactKinds = ['Grant', 'AuthorizationCode', 'DeviceCode', 'AccessToken', 'RefreshToken'] as const;
+export type ArtifactKind = (typeof artifactKinds)[number];
+
+/** The fields of a provider payload that identity reads; the rest is the provider's. */
+interface ArtifactPayload {
+  readonly accountId?: string;
+  readonly clientId?: string;
+  readonly grantId?: string;
+  readonly userCode?: string;
+  readonly sid?: string;
+  readonly sessionUid?: string;
+  readonly jti?: string;
+  readonly openid?: { readonly scope?: string };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function assertKind(kind: string): ArtifactKind {
+  if (!(artifactKinds as readonly string[]).includes(kind)) throw new AppError('validation:invalid_input', `unknown artifact kind ${kind}`);
+  return kind as ArtifactKind;
+}
+
+function parsePayload(json: string): ArtifactPayload & Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(json);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as ArtifactPayload & Record<string, unknown>;
+  } catch {
+    // Refused below, like any payload that is not an object.
+  }
+  throw new AppError('validation:invalid_input', 'payload must be a JSON object');
+}
+
+/**
+ * Stores one artifact. A code that names a session records, in the same
+ * transaction, that the session signed in to the client, so that no code
+ * reaches a client that its session's logout could miss.
+ */
+export async function saveArtifact(
+  deps: Pick<IdentityDeps, 'pool'>,
+  input: { kind: string; id: string; payloadJson: string; expiresAt: Date; sessionClient?: SessionClientSettings },
+  context: RequestContext,
+): Promise<void> {
+  const kind = assertKind(input.kind);
+  const payload = parsePayload(input.payloadJson);
+  const clientId = payload.clientId;
+  if (input.id === '' || !clientId) throw new AppError('validation:invalid_input', 'an artifact needs an id and a clientId');
+  const userId = payload.accountId;
+  if (userId !== undefined && !UUID.test(userId)) throw new AppError('validation:invalid_input', 'accountId must be a user id');
+  await withTransaction(deps.pool, context, async (db) => {
+    if (userId !== undefined && !(await findUserById(db, userId))) throw new AppError('user:not_found');
+    await db.query(
+      `INSERT INTO oidc_artifacts (kind, id, payload, user_id, client_id, grant_id, user_code, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, user_id = EXCLUDED.user_id,
+         grant_id = EXCLUDED.grant_id, user_code = EXCLUDED.user_code, expires_at = EXCLUDED.expires_at`,
+      [kind, input.id, payload, userId ?? null, clientId, payload.grantId ?? null, payload.userCode ?? null, input.expiresAt],
+    );
+    // The provider's sid and session uid are both the Latchkey session's public id (docs/oidc.md, "Logout").
+    const sessionId = payload.sid ?? payload.sessionUid;
+    if (input.sessionClient && userId !== undefined && sessionId && (kind === 'AuthorizationCode' || kind === 'DeviceCode')) {
+      await recordSessionClient(db, { sessionId, clientId, userId, settings: input.sessionClient });
+    }
+  });
+}
+
+/** A live artifact's payload, with `consumed` (epoch seconds) when it was used. */
+export async function findArtifact(
+  db: pg.Pool,
+  input: { kind: string; id: string; userCode: string },
+): Promise<Record<string, unknown> | undefined> {
+  const kind = assertKind(input.kind);
+  const byUserCode = input.userCode !== '';
+  const { rows } = await db.query<{ payload: Record<string, unknown>; consumed: number | null }>(
+    `SELECT payload, extract(epoch FROM consumed_at)::bigint AS consumed FROM oidc_artifacts
+     WHERE kind = $1 AND ${byUserCode ? 'user_code' : 'id'} = $2 AND expires_at > now()`,
+    [kind, byUserCode ? input.userCode : input.id],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return row.consumed === null ? row.payload : { ...row.payload, consumed: Number(row.consumed) };
+}
+
+/**
+ * Marks a code or token used. The second use of a refresh token is the
+ * sign of a stolen one (OAuth 2.0 Security BCP, refresh token rotation):
+ * the whole grant is revoked and the account's owner told, in one
+ * transaction, and the caller gets oidc:token_reused.
+ */
+export async function consumeArtifact(deps: Pick<IdentityDeps, 'pool'>, input: { kind: string; id: string }, context: RequestContext): Promise<void> {
+  const kind = assertKind(input.kind);
+  const reuse = await withTransaction(deps.pool, context, async (db) => {
+    const { rows } = await db.query<{ consumed: boolean; grant_id: string | null; user_id: string | null; client_id: string; payload: ArtifactPayload }>(
+      `SELECT consumed_at IS NOT NULL AS consumed, grant_id, user_id, client_id, payload FROM oidc_artifacts
+       WHERE kind = $1 AND id = $2 FOR UPDATE`,
+      [kind, input.id],
+    );
+    const row = rows[0];
+    if (!row) return false;
+    if (!row.consumed) {
+      await db.query('UPDATE oidc_artifacts SET consumed_at = now() WHERE kind = $1 AND id = $2', [kind, input.id]);
+      return false;
+    }
+    if (kind !== 'RefreshToken') return false;
+    if (row.grant_id) await revokeGrantIn(db, row.grant_id);
+    const owner = row.user_id ? await findUserById(db, row.user_id) : undefined;
+    if (owner) {
+      const clientName = await clientNameOf(db, row.client_id);
+      await queueMail(
+        db,
+        { template: 'security_notice', to: owner.email, handle: owner.handle, notice: 'oidc_token_reused', client_name: clientName },
+        context,
+      );
+    }
+    return true;
+  });
+  if (reuse) throw new AppError('oidc:token_reused');
+}
+
+/** A client's name for mails: its registered name, or its id for a client of the gateway's configuration. */
+async function clientNameOf(db: pg.ClientBase, clientId: string): Promise<string> {
+  const { rows } = await db.query<{ name: string | null }>(`SELECT metadata->>'client_name' AS name FROM oidc_clients WHERE client_id = $1`, [clientId]);
+  return rows[0]?.name ?? clientId;
+}
+
+export async function destroyArtifact(db: pg.Pool, input: { kind: string; id: string }): Promise<void> {
+  await db.query('DELETE FROM oidc_artifacts WHERE kind = $1 AND id = $2', [assertKind(input.kind), input.id]);
+}
+
+/** Deletes a grant and everything issued under it. */
+export async function revokeGrantIn(db: pg.ClientBase | pg.Pool, grantId: string): Promise<void> {
+  await db.query(`DELETE FROM oidc_artifacts WHERE grant_id = $1 OR (kind = 'Grant' AND id = $1)`, [grantId]);
+}
+
+/** Deletes every code and token issued under a grant, keeping the grant (the consent). */
+export async function revokeGrantTokens(db: pg.Pool, grantId: string): Promise<void> {
+  await db.query(`DELETE FROM oidc_artifacts WHERE grant_id = $1 AND kind <> 'Grant'`, [grantId]);
+}
+
+/** The newest live grant of an account for a client. */
+export async function findUserGrant(db: pg.Pool, userId: string, clientId: string): Promise<string | undefined> {
+  if (!UUID.test(userId)) return undefined;
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM oidc_artifacts WHERE kind = 'Grant' AND user_id = $1 AND client_id = $2 AND expires_at > now()
+     ORDER BY created_at DESC LIMIT 1`,
+    [userId, clientId],
+  );
+  return rows[0]?.id;
+}
+
+/** The clients an account allowed, one entry per client with the union of its grants' scopes, newest first. */
+export async function listUserGrants(
+  db: pg.Pool,
+  userId: string,
+): Promise<{ clientId: string; scopes: string[]; createdAt: Date }[]> {
+  if (!UUID.test(userId)) throw new AppError('validation:invalid_input', 'user_id must be a UUID');
+  const { rows } = await db.query<{ client_id: string; scope: string | null; created_at: Date }>(
+    `SELECT client_id, payload->'openid'->>'scope' AS scope, created_at FROM oidc_artifacts
+     WHERE kind = 'Grant' AND user_id = $1 AND expires_at > now() ORDER BY created_at ASC`,
+    [userId],
+  );
+  const byClient = new Map<string, { clientId: string; scopes: string[]; createdAt: Date }>();
+  for (const row of rows) {
+    const entry = byClient.get(row.client_id) ?? { clientId: row.client_id, scopes: [], createdAt: row.created_at };
+    for (const scope of (row.scope ?? '').split(' ').filter(Boolean)) if (!entry.scopes.includes(scope)) entry.scopes.push(scope);
+    byClient.set(row.client_id, entry);
+  }
+  return [...byClient.values()].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+}
+
+/** Withdraws an account's consent for a client: its grants and every code and token under them. */
+export async function revokeUserGrants(deps: Pick<IdentityDeps, 'pool'>, userId: string, clientId: string, context: RequestContext): Promise<void> {
+  if (!UUID.test(userId)) throw new AppError('validation:invalid_input', 'user_id must be a UUID');
+  const revoked = await withTransaction(deps.pool, context, async (db) => {
+    const { rows } = await db.query<{ id: string }>(
+      `DELETE FROM oidc_artifacts WHERE kind = 'Grant' AND user_id = $1 AND client_id = $2 RETURNING id`,
+      [userId, clientId],
+    );
+    await db.query('DELETE FROM oidc_artifacts WHERE user_id = $1 AND client_id = $2', [userId, clientId]);
+    return rows.length;
+  });
+  if (revoked === 0) throw new AppError('oidc:grant_not_found');
+}
+
+/**
+ * Revokes every code and token of an account, keeping its consents: what a
+ * password reset and a disable do in their own transaction (docs/oidc.md,
+ * "Refresh tokens").
+ */
+export async function revokeUserTokens(db: pg.ClientBase, userId: string): Promise<void> {
+  await db.query(`DELETE FROM oidc_artifacts WHERE user_id = $1 AND kind <> 'Grant'`, [userId]);
+}
+
+/** Drops artifacts that expired: what nobody can use any more. */
+export async function deleteExpiredArtifacts(db: pg.Pool): Promise<void> {
+  await db.query('DELETE FROM oidc_artifacts WHERE expires_at < now()');
+}

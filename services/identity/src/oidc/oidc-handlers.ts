@@ -1,0 +1,79 @@
+import type { oidcV1 } from '@latchkey/contracts';
+import type { ServiceHandlers } from '@latchkey/grpc-kit';
+import type { IdentityDeps } from '../identity-deps';
+import {
+  consumeArtifact,
+  destroyArtifact,
+  findArtifact,
+  findUserGrant,
+  listUserGrants,
+  revokeGrantTokens,
+  revokeUserGrants,
+  saveArtifact,
+} from './oidc-artifacts';
+import { findStoredClient } from './oidc-clients';
+import { endSessions } from './oidc-session-clients';
+
+type OidcHandlers = ServiceHandlers<typeof oidcV1.OidcServiceService>;
+
+/** oidc.v1, one thin function per RPC (docs/oidc.md). */
+export function oidcHandlers(deps: IdentityDeps): OidcHandlers {
+  return {
+    async saveArtifact({ kind, id, payloadJson, expiresAt, sessionClient }, context) {
+      await saveArtifact(
+        deps,
+        {
+          kind,
+          id,
+          payloadJson,
+          expiresAt: expiresAt ?? new Date(),
+          sessionClient: sessionClient && {
+            backchannelLogoutUri: sessionClient.backchannelLogoutUri,
+            sessionRequired: sessionClient.sessionRequired,
+            signingAlg: sessionClient.signingAlg,
+          },
+        },
+        context,
+      );
+      return {};
+    },
+    async findArtifact(request) {
+      const payload = await findArtifact(deps.pool, request);
+      return payload ? { found: true, payloadJson: JSON.stringify(payload) } : { found: false, payloadJson: '' };
+    },
+    async consumeArtifact(request, context) {
+      await consumeArtifact(deps, request, context);
+      return {};
+    },
+    async destroyArtifact(request) {
+      await destroyArtifact(deps.pool, request);
+      return {};
+    },
+    async revokeGrantTokens({ grantId }) {
+      await revokeGrantTokens(deps.pool, grantId);
+      return {};
+    },
+    async findUserGrant({ userId, clientId }) {
+      const grantId = await findUserGrant(deps.pool, userId, clientId);
+      return { found: grantId !== undefined, grantId: grantId ?? '' };
+    },
+    async listUserGrants({ userId }) {
+      const grants = await listUserGrants(deps.pool, userId);
+      return { grants };
+    },
+    async revokeUserGrants({ userId, clientId }, context) {
+      await revokeUserGrants(deps, userId, clientId, context);
+      return {};
+    },
+    async endSessions({ userId, sessionIds, keptSessionId, endedAt }, context) {
+      const queued = await endSessions(deps, { userId, sessionIds, keptSessionId, endedAt: endedAt ?? new Date() }, context);
+      return { queued };
+    },
+    async getClient({ clientId }) {
+      const client = await findStoredClient(deps.pool, clientId);
+      return client
+        ? { found: true, metadataJson: JSON.stringify(client.metadata), secretHash: client.secretHash ?? '' }
+        : { found: false, metadataJson: '', secretHash: '' };
+    },
+  };
+}
