@@ -496,7 +496,7 @@ describe('clients through admin.v1', () => {
   /** latchkey-admin as an operator runs it, with --json. */
   async function latchkeyAdmin(...args: string[]): Promise<Record<string, string>[]> {
     const cli = path.resolve(__dirname, '../../services/identity/dist/admin-cli.js');
-    const environment = { PATH: process.env.PATH, ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}` };
+    const environment = { PATH: process.env.PATH, ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.ADMIN_GRPC_PORT}` };
     const { stdout } = await promisify(execFile)(process.execPath, [cli, '--json', '--operator', 'oidc-e2e', ...args], { env: environment });
     return stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, string>);
   }

@@ -146,7 +146,6 @@ describe('operations endpoints', () => {
         '/v0/auth/change-password',
         '/v0/auth/cancel-email-change',
         '/v0/auth/confirm-email-change',
-        '/v0/auth/cancel-email-change',
         '/v0/auth/forgot-password',
         '/v0/auth/login',
         '/v0/auth/reauthenticate',

@@ -167,13 +167,17 @@ describe('every unit with an identity of its own', () => {
   it('serves admin.v1 on its own port only, to the platform clients its allow-list names, per RPC', async () => {
     const identity = stack.processes.get('identity')!;
     const admin = (files: CertificateFiles | undefined, port = identity.ports.ADMIN_GRPC_PORT) =>
-      createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${port}`, files && { ...files, caFile: certificates.get('identity')!.caFile });
+      createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${port}`, files && { ...files, caFile: certificates.get('identity')!.caFile }, {
+        operator: 'unit-identity-e2e',
+      });
     const clients = {
       cli: admin(platform.get('admin-cli')),
       desk: admin(platform.get('support-desk')),
       billing: admin(platform.get('billing')),
       unit: admin(certificates.get('identity')),
-      onUnitPort: createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${identity.ports.GRPC_PORT}`, certificates.get('gateway')),
+      onUnitPort: createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${identity.ports.GRPC_PORT}`, certificates.get('gateway'), {
+        operator: 'unit-identity-e2e',
+      }),
     };
     const someone = { userId: '00000000-0000-4000-8000-000000000000' };
     try {
@@ -203,7 +207,7 @@ describe('every unit with an identity of its own', () => {
     const output = await new Promise<string>((resolve, reject) =>
       execFile(
         process.execPath,
-        [cli, '--json', 'users', 'find', '--email', account.email],
+        [cli, '--json', '--operator', 'ada', 'users', 'find', '--email', account.email],
         {
           env: {
             PATH: process.env.PATH,

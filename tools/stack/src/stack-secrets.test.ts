@@ -35,6 +35,18 @@ describe('readOrCreateStackSecrets', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
+  it('adds a P-256 key to signing keys made before ES256 ID tokens, keeping the Ed25519 one', async () => {
+    const file = path.join(dir, 'stack-secrets.json');
+    const first = await readOrCreateStackSecrets(file);
+    const [ed25519] = JSON.parse(first.AUTH_JWT_SIGNING_KEYS) as Record<string, string>[];
+    writeFileSync(file, JSON.stringify({ ...first, AUTH_JWT_SIGNING_KEYS: JSON.stringify([ed25519]) }));
+    const completed = await readOrCreateStackSecrets(file);
+    const keys = JSON.parse(completed.AUTH_JWT_SIGNING_KEYS) as Record<string, string>[];
+    expect(keys[0]).toEqual(ed25519);
+    expect(keys[1]).toMatchObject({ kty: 'EC', crv: 'P-256', kid: expect.any(String), d: expect.any(String) });
+    await expect(readOrCreateStackSecrets(file)).resolves.toEqual(completed);
+  });
+
   it('refuses a file it cannot use instead of replacing the key', async () => {
     const file = path.join(dir, 'stack-secrets.json');
     writeFileSync(file, '{"TOTP_ENCRYPTION_KEY":"c2hvcnQ="}');

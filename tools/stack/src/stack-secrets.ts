@@ -27,11 +27,23 @@ export type StackSecrets = Required<z.output<typeof stackSecretsSchema>>;
  */
 export function generateSigningKeys(): string {
   const ed25519 = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  return JSON.stringify([{ kid: `local-${randomBytes(6).toString('base64url')}`, ...ed25519 }, p256SigningKey()]);
+}
+
+function p256SigningKey(): Record<string, unknown> {
   const p256 = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
-  return JSON.stringify([
-    { kid: `local-${randomBytes(6).toString('base64url')}`, ...ed25519 },
-    { kid: `local-es256-${randomBytes(6).toString('base64url')}`, ...p256 },
-  ]);
+  return { kid: `local-es256-${randomBytes(6).toString('base64url')}`, ...p256 };
+}
+
+/**
+ * The stored keys, with a P-256 key added when they have none: a stack
+ * whose secrets were made before ES256 ID tokens keeps its Ed25519 key
+ * (and the tokens it signed) and gains what OpenID clients may ask for.
+ */
+function withP256Key(signingKeys: string): string | undefined {
+  const keys = parseJson(signingKeys);
+  if (!Array.isArray(keys) || keys.some((key) => (key as { crv?: unknown }).crv === 'P-256')) return undefined;
+  return JSON.stringify([...(keys as unknown[]), p256SigningKey()]);
 }
 
 function generateStackSecrets(): StackSecrets {
@@ -74,8 +86,10 @@ export async function readOrCreateStackSecrets(file: string): Promise<StackSecre
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new Error(`${file} is not valid (${problems}); delete it to generate new secrets`);
   }
-  if (result.data.AUTH_JWT_SIGNING_KEYS !== undefined) return { ...result.data, AUTH_JWT_SIGNING_KEYS: result.data.AUTH_JWT_SIGNING_KEYS };
-  const completed: StackSecrets = { ...result.data, AUTH_JWT_SIGNING_KEYS: generateSigningKeys() };
+  const stored = result.data.AUTH_JWT_SIGNING_KEYS;
+  const signingKeys = stored === undefined ? generateSigningKeys() : withP256Key(stored);
+  if (signingKeys === undefined) return { ...result.data, AUTH_JWT_SIGNING_KEYS: stored! };
+  const completed: StackSecrets = { ...result.data, AUTH_JWT_SIGNING_KEYS: signingKeys };
   // Renamed into place: a reader sees the old file or the new one, never half of one.
   await writeFile(draft, `${JSON.stringify(completed, null, 2)}\n`, { mode: 0o600 });
   await rename(draft, file);
