@@ -60,6 +60,18 @@ describe('pnpm bench, one second per scenario', () => {
     }
   });
 
+  it('runs the peer (Better Auth) beside me and login, in its own process', () => {
+    const withPeer = report.scenarios.filter((r) => r.peer !== undefined);
+    expect(withPeer.map((r) => r.scenario)).toEqual(['me', 'login']);
+    for (const result of withPeer) {
+      expect(result.peer?.requests).toBeGreaterThan(0);
+      expect(result.peer?.errors).toBe(0);
+      expect(result.peer?.cpuMsByProcess['Better Auth server']).toBeGreaterThan(0);
+      expect(result.peerRatio).toBeGreaterThan(0);
+    }
+    expect(report.processes.find((p) => p.name === 'Better Auth server')?.role).toBe('peer');
+  });
+
   it('finds every created post by search and times it', () => {
     const create = report.scenarios.find((result) => result.scenario === 'post-create');
     expect(create?.searchLatency?.created).toBeGreaterThan(0);
@@ -75,7 +87,19 @@ describe('pnpm bench, one second per scenario', () => {
 
   it('checks each target and writes the report as JSON and Markdown', async () => {
     expect(report.targets.map((target) => target.name)).toEqual(
-      expect.arrayContaining(['me', 'post-get', 'post-list', 'login', 'post-create → searchable', 'errors', 'memory']),
+      expect.arrayContaining([
+        'me',
+        'introspect',
+        'token',
+        'post-get',
+        'post-list',
+        'login',
+        'me vs peer',
+        'login vs peer',
+        'post-create → searchable',
+        'errors',
+        'memory',
+      ]),
     );
     const file = await writeReport(report, scratch);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(JSON.parse(JSON.stringify(report)));

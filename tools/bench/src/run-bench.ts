@@ -4,6 +4,7 @@ import { openBenchTarget, type BenchTarget } from './bench-stack';
 import { CpuProfiles } from './cpu-profiles';
 import { round, summarizeLatencies } from './latency-stats';
 import { LoadGenerator } from './load-generator';
+import { launchPeer, type RunningPeer } from './peer/peer-process';
 import type { SearchLatency } from './load-messages';
 import {
   clockTicksPerSecond,
@@ -195,6 +196,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   let seeded: Seed | undefined;
   let bare: RunningBareServer | undefined;
   let argon2: Argon2Rate | undefined;
+  let peer: RunningPeer | undefined;
   let loader: LoadGenerator | undefined;
   try {
     loader = LoadGenerator.start();
@@ -209,6 +211,26 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       onProgress: progress,
       ...(signal ? { signal } : {}),
     });
+    if (selected.some((scenario) => scenario.peer)) {
+      if (target.kind === 'launched') {
+        const peerStarted = Date.now();
+        peer = await launchPeer(
+          {
+            databaseUrl: target.baseline.databaseUrl,
+            schema: 'bench_peer',
+            redisUrl: target.baseline.redisUrl,
+            redisKeyPrefix: `${target.baseline.redisKeyPrefix}peer:`,
+            argon2: target.argon2,
+            databasePoolMax: target.baseline.databasePoolMax,
+          },
+          seeded.users,
+          target.threadPoolSize,
+        );
+        progress(`peer (Better Auth) at ${peer.url} (pid ${peer.pid}), ${peer.users.length} accounts in ${Date.now() - peerStarted} ms`);
+      } else {
+        progress('peer: skipped; it keeps its accounts in a schema of the database, so it runs only beside a launched stack');
+      }
+    }
     const idleAfterSeeding = await waitForIdle(target, ticksPerSecond, options.idleTimeoutMs);
     progress(idleAfterSeeding ? 'stack idle after seeding' : 'stack still busy after seeding; measuring anyway');
 
@@ -216,6 +238,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       gatewayUrl: target.gatewayUrl,
       gatewayGrpcAddress: target.gatewayGrpcAddress,
       bareServerUrl: bare?.url,
+      bareGrpcAddress: bare?.grpcAddress,
+      peer: peer ? { url: peer.url, users: peer.users } : undefined,
       seed: seeded,
       connections: options.connections,
       createRate: options.createRate,
@@ -265,11 +289,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       const startedIdle = await waitForIdle(target, ticksPerSecond, options.idleTimeoutMs);
       const gatewaySide = httpSide(scenario.label, scenario.gateway(context), target.processes, target.metricsUrls);
       const baselineSide = baselineOf(scenario, context, target, { bare, argon2, httpSide });
+      const peerSide = scenario.peer && peer ? httpSide(scenario.peer.label, scenario.peer.load(context), [peerProcess(peer)]) : undefined;
       const gatewayTally = new Tally();
       const baselineTally = baselineSide ? new Tally() : undefined;
+      const peerTally = peerSide ? new Tally() : undefined;
       const sides: { side: Side; tally: Tally }[] = [
         ...(baselineSide && baselineTally ? [{ side: baselineSide, tally: baselineTally }] : []),
         { side: gatewaySide, tally: gatewayTally },
+        ...(peerSide && peerTally ? [{ side: peerSide, tally: peerTally }] : []),
       ];
       if (scenario.warmsUp && options.warmupSeconds > 0) {
         for (const { side } of sides) await side.run(options.warmupSeconds, true);
@@ -288,9 +315,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 
       const gateway = gatewayTally.measurement(scenario.label);
       const baseline = baselineSide && baselineTally ? baselineTally.measurement(baselineSide.label) : undefined;
-      const roundRatios = baselineTally
-        ? gatewayTally.sliceRates.map((rate, index) => round(rate / (baselineTally.sliceRates[index] ?? Number.NaN), 3))
-        : [];
+      const peerRun = peerSide && peerTally ? peerTally.measurement(peerSide.label) : undefined;
+      const roundRatios = baselineTally ? ratiosPerRound(gatewayTally, baselineTally) : [];
       const result: ScenarioResult = {
         scenario: scenario.name,
         gateway,
@@ -299,6 +325,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
               baseline,
               ratio: baseline.requestsPerSecond > 0 ? round(gateway.requestsPerSecond / baseline.requestsPerSecond, 3) : 0,
               roundRatios,
+            }
+          : {}),
+        ...(peerRun && peerTally
+          ? {
+              peer: peerRun,
+              peerRatio: peerRun.requestsPerSecond > 0 ? round(gateway.requestsPerSecond / peerRun.requestsPerSecond, 3) : 0,
+              peerRoundRatios: ratiosPerRound(gatewayTally, peerTally),
             }
           : {}),
         ...(gatewayTally.searchLatency ? { searchLatency: gatewayTally.searchLatency } : {}),
@@ -313,6 +346,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       ...target.processes,
       ...(bare ? [{ name: 'bare Fastify server', role: 'baseline' as const, pid: bare.pid }] : []),
       ...(argon2 ? [{ name: argon2Name(target), role: 'baseline' as const, pid: argon2.pid }] : []),
+      ...(peer ? [peerProcess(peer)] : []),
       harness,
       { name: 'load generator (autocannon)', role: 'harness', pid: loader.pid },
     ]);
@@ -337,7 +371,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       targets: evaluateTargets(results, processes, options.createRate),
     };
   } finally {
-    await Promise.allSettled([bare?.stop(), argon2?.stop(), loader?.stop()]);
+    await Promise.allSettled([bare?.stop(), argon2?.stop(), peer?.stop(), loader?.stop()]);
     if (target.kind === 'external' && seeded) {
       await removeSeed(target, seeded.users).catch((error: unknown) =>
         progress(`could not remove the seeded accounts: ${String(error)}`),
@@ -345,6 +379,15 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     }
     await target.close();
   }
+}
+
+/** The gateway's rate over another side's, round by round. */
+function ratiosPerRound(gateway: Tally, other: Tally): number[] {
+  return gateway.sliceRates.map((rate, index) => round(rate / (other.sliceRates[index] ?? Number.NaN), 3));
+}
+
+function peerProcess(peer: RunningPeer): WatchedProcess {
+  return { name: 'Better Auth server', role: 'peer', pid: peer.pid };
 }
 
 function argon2Name(target: BenchTarget): string {
@@ -401,6 +444,7 @@ function describeResult(result: ScenarioResult): string {
   const { requestsPerSecond, latency, errors } = result.gateway;
   const gateway = `${result.scenario}: gateway ${requestsPerSecond} req/s, p99 ${latency.p99Ms} ms, ${errors} errors`;
   const baseline = result.baseline ? `; baseline ${result.baseline.requestsPerSecond}/s; ratio ${result.ratio}` : '';
+  const peer = result.peer ? `; peer ${result.peer.requestsPerSecond}/s; gateway/peer ${result.peerRatio}` : '';
   const search = result.searchLatency ? `; searchable p99 ${result.searchLatency.p99Ms} ms` : '';
-  return gateway + baseline + search;
+  return gateway + baseline + peer + search;
 }
