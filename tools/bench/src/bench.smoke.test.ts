@@ -79,6 +79,13 @@ describe('pnpm bench, one second per scenario', () => {
     expect(create?.searchLatency?.p99Ms).toBeGreaterThan(0);
   });
 
+  it('times the costliest searches alone and looks for the planted old best matches', () => {
+    const quality = report.scenarios.find((result) => result.scenario === 'search')?.searchQuality;
+    expect(quality?.sequential.count).toBeGreaterThan(0);
+    expect(quality?.perQuery.length).toBeGreaterThan(0);
+    expect(quality?.relevance.map((probe) => probe.query)).toHaveLength(5);
+  });
+
   it('reads the peak RSS of every stack unit and baseline process', () => {
     const names = report.processes.map((p) => p.name);
     expect(names).toEqual(expect.arrayContaining(['gateway', 'identity', 'totp', 'posts', 'jobs', 'bare Fastify server']));
@@ -97,6 +104,8 @@ describe('pnpm bench, one second per scenario', () => {
         'me vs peer',
         'login vs peer',
         'post-create → searchable',
+        'search alone',
+        'search relevance',
         'errors',
         'memory',
       ]),

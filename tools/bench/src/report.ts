@@ -4,6 +4,7 @@ import type { LatencySummary } from './latency-stats';
 import type { SearchLatency } from './load-messages';
 import type { WatchedProcess } from './process-usage';
 import type { ScenarioName } from './scenarios';
+import type { SearchQuality } from './search-quality';
 import type { OperationTiming } from './service-metrics';
 
 /** One measured run: the gateway's route or its baseline. */
@@ -43,6 +44,8 @@ export interface ScenarioResult {
   readonly peerRoundRatios?: readonly number[];
   /** post-create: from each 201 until search returns the post. */
   readonly searchLatency?: SearchLatency;
+  /** search: the costliest queries alone, and whether old best matches make the first page. */
+  readonly searchQuality?: SearchQuality;
   /** Per-unit time during the gateway run (service-metrics.ts). */
   readonly serverTimings: readonly OperationTiming[];
   /** Whether the stack had gone quiet before the scenario started. */
@@ -187,6 +190,26 @@ export function formatSearchLatency(results: readonly ScenarioResult[]): string 
   );
 }
 
+/** search: each costliest query alone, and where each old best match landed. */
+export function formatSearchQuality(results: readonly ScenarioResult[]): string | undefined {
+  const quality = results.find((result) => result.searchQuality)?.searchQuality;
+  if (!quality) return undefined;
+  const latency = table(
+    ['search query, alone', 'runs', 'p50 ms', 'p99 ms', 'max ms'],
+    [
+      ...quality.perQuery.map(({ query, latency: l }) => [`\`${query}\``, String(l.count), fixed(l.p50Ms, 1), fixed(l.p99Ms, 1), fixed(l.maxMs, 1)]),
+      ['all', String(quality.sequential.count), fixed(quality.sequential.p50Ms, 1), fixed(quality.sequential.p99Ms, 1), fixed(quality.sequential.maxMs, 1)],
+    ],
+    1,
+  );
+  const relevance = table(
+    ['query whose best match is the oldest post', 'its place on page 1'],
+    quality.relevance.map(({ query, position }) => [`\`${query}\``, position === null ? 'not there' : String(position)]),
+    1,
+  );
+  return `${latency}\n\n${relevance}`;
+}
+
 export function formatProcessTable(processes: readonly ProcessMemory[]): string {
   return table(
     ['process', 'role', 'peak RSS MB'],
@@ -233,6 +256,7 @@ export function formatReport(report: BenchReport): string {
     formatScenarioTable(report.scenarios),
     formatLoaderNote(report.scenarios),
     formatSearchLatency(report.scenarios),
+    formatSearchQuality(report.scenarios),
     formatServerTimings(report.scenarios),
     formatProcessTable(report.processes),
     formatTargets(report.targets),

@@ -16,6 +16,7 @@ import {
 } from './process-usage';
 import type { BenchReport, MachineInfo, ProcessMemory, RunMeasurement, ScenarioResult } from './report';
 import { scenarios, type LoadPlan, type Scenario, type ScenarioContext, type ScenarioName } from './scenarios';
+import type { RelevanceProbe } from './search-corpus';
 import { removeSeed, seed, type Seed } from './seed';
 import { mergeTimings, readTimings, timingsBetween, type OperationTiming } from './service-metrics';
 import { evaluateTargets } from './targets';
@@ -277,13 +278,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const results: ScenarioResult[] = [];
     for (const scenario of selected) {
       signal?.throwIfAborted();
+      let probes: readonly RelevanceProbe[] = [];
       if (scenario.prepare) {
         if (target.kind === 'external') {
           progress(`${scenario.name}: skipped; it writes its corpus into the database, so it runs only on a launched stack`);
           continue;
         }
         const prepared = Date.now();
-        await scenario.prepare({ databaseUrl: target.baseline.databaseUrl, searchPosts: options.searchPosts, onProgress: progress });
+        probes = await scenario.prepare({ databaseUrl: target.baseline.databaseUrl, searchPosts: options.searchPosts, onProgress: progress });
         progress(`${scenario.name}: prepared in ${Date.now() - prepared} ms`);
       }
       const startedIdle = await waitForIdle(target, ticksPerSecond, options.idleTimeoutMs);
@@ -313,6 +315,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         progress(`${scenario.name}: ${files.length} CPU profiles in ${options.cpuProfileDir ?? ''}`);
       }
 
+      const searchQuality = scenario.quality ? await scenario.quality(target.gatewayUrl, probes, signal) : undefined;
       const gateway = gatewayTally.measurement(scenario.label);
       const baseline = baselineSide && baselineTally ? baselineTally.measurement(baselineSide.label) : undefined;
       const peerRun = peerSide && peerTally ? peerTally.measurement(peerSide.label) : undefined;
@@ -335,6 +338,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
             }
           : {}),
         ...(gatewayTally.searchLatency ? { searchLatency: gatewayTally.searchLatency } : {}),
+        ...(searchQuality ? { searchQuality } : {}),
         serverTimings: gatewayTally.serverTimings,
         startedIdle,
       };

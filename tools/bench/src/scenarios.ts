@@ -1,6 +1,7 @@
 import type { LoadJob, RequestTemplate } from './load-messages';
 import { PEER_SESSION_COOKIE, peerJsonHeaders, type PeerUser } from './peer/peer-process';
-import { costlySearchQueries, seedSearchCorpus } from './search-corpus';
+import { costlySearchQueries, seedSearchCorpus, type RelevanceProbe } from './search-corpus';
+import { measureSearchQuality, type SearchQuality } from './search-quality';
 import type { Seed } from './seed';
 
 /**
@@ -59,13 +60,18 @@ export interface Scenario {
   readonly baseline: BaselinePlan;
   readonly peer?: PeerPlan;
   /** Work before the scenario's first run, such as writing a corpus; only on a launched stack. */
-  readonly prepare?: (context: PrepareContext) => Promise<void>;
+  readonly prepare?: (context: PrepareContext) => Promise<readonly RelevanceProbe[]>;
+  /** After the load: what one reader gets from search (latency alone, relevance), with what `prepare` planted. */
+  readonly quality?: (gatewayUrl: string, probes: readonly RelevanceProbe[], signal?: AbortSignal) => Promise<SearchQuality>;
   /**
    * Whether a warm-up run precedes the measured one. Not for post-create:
    * warm-up posts would queue index jobs that run during the measurement.
    */
   readonly warmsUp: boolean;
 }
+
+/** Runs of each costliest query alone after the search load: 20 give a p99 over 100 searches. */
+const SEARCH_QUALITY_REPEATS = 20;
 
 /** Replaced, in every post-create body, by a word no other post has (search-probe.ts). */
 export const UNIQUE_WORD = '@@word@@';
@@ -262,6 +268,7 @@ export const scenarios: readonly Scenario[] = [
       connections: context.connections,
       requests: rotate(costlySearchQueries().map((query) => `/v0/search/posts?limit=20&q=${encodeURIComponent(query)}`)),
     }),
+    quality: (gatewayUrl, probes, signal) => measureSearchQuality(gatewayUrl, costlySearchQueries(), probes, SEARCH_QUALITY_REPEATS, signal),
     baseline: { kind: 'none' },
     warmsUp: true,
   },

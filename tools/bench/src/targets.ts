@@ -18,6 +18,8 @@ export const targets = {
   } as Readonly<Partial<Record<ScenarioName, number>>>,
   /** Gateway requests per second over the peer's (Better Auth), at least: ahead of it. */
   minimumPeerRatio: { me: 1, login: 1.1 } as Readonly<Partial<Record<ScenarioName, number>>>,
+  /** search: the costliest queries, each alone, p99. */
+  searchAloneP99Ms: 250,
   /** post-create → searchable, p99, at `createRate` creates per second. */
   searchableP99Ms: 1_000,
   /** A rate-limited run that reaches less than this share of its rate did not test the rate. */
@@ -67,6 +69,23 @@ export function evaluateTargets(
         latency.notFound === 0 &&
         latency.count > 0 &&
         rate >= createRate * targets.minimumCreateRateShare,
+    });
+  }
+
+  const quality = results.find((result) => result.searchQuality)?.searchQuality;
+  if (quality) {
+    checks.push({
+      name: 'search alone',
+      requirement: `the costliest queries, one at a time: p99 ≤ ${targets.searchAloneP99Ms} ms`,
+      actual: `p99 ${quality.sequential.p99Ms.toFixed(1)} ms over ${quality.sequential.count} searches`,
+      met: quality.sequential.count > 0 && quality.sequential.p99Ms <= targets.searchAloneP99Ms,
+    });
+    const found = quality.relevance.filter((probe) => probe.position !== null).length;
+    checks.push({
+      name: 'search relevance',
+      requirement: 'every old best match of a common-word query on its first page',
+      actual: `${found} of ${quality.relevance.length}`,
+      met: quality.relevance.length > 0 && found === quality.relevance.length,
     });
   }
 
