@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { objectStoreVariables, s3CredentialsPaired, s3CredentialsProblem } from '@latchkey/object-store';
 import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+import { checkSearchEngineSettings, searchEngineVariables } from '@latchkey/search-engine';
 
 /** Everything the jobs worker reads from its environment. */
 export const configSchema = z
@@ -42,8 +43,11 @@ export const configSchema = z
     AUTH_UNVERIFIED_ACCOUNT_TTL_HOURS: env.int(72, 1, 8_760),
     /** How often the worker looks for such accounts. */
     JOBS_UNVERIFIED_PURGE_INTERVAL_SECONDS: env.int(600, 1, 86_400),
+    /** The engine whose index the worker keeps; posts must name the same one. */
+    ...searchEngineVariables,
   })
-  .refine(s3CredentialsPaired, s3CredentialsProblem);
+  .refine(s3CredentialsPaired, s3CredentialsProblem)
+  .superRefine(checkSearchEngineSettings);
 
 export type JobsConfig = z.output<typeof configSchema>;
 

@@ -19,6 +19,9 @@ import { DeadLetters } from './dead-letters';
 import { createMailer } from './mailer';
 import { JOBS_SCHEMA } from './migrate';
 import { startTombstonePurge } from './search-index';
+import { createOpenSearchClient } from '@latchkey/search-engine';
+import { OpenSearchPostIndex } from './opensearch-post-index';
+import { postgresPostSearchIndex, type PostSearchIndex } from './post-search-index';
 import { sendEmailJob } from './send-email';
 import { sessionRevocationJob } from './session-revocation';
 import { startUnverifiedAccountPurge } from './unverified-account-purge';
@@ -59,6 +62,21 @@ async function logConnectionEvents(nc: NatsConnection, logger: Logger): Promise<
       logger.info({ nats_event: status.type, server: status.data }, 'NATS connection restored');
     }
   }
+}
+
+/**
+ * SEARCH_ENGINE's index. An OpenSearch index is created with its mapping
+ * unless it exists; a cluster that cannot be reached then fails the start,
+ * as PostgreSQL would.
+ */
+async function openPostSearchIndex(config: JobsConfig, pool: pg.Pool, teardown: (() => Promise<void>)[]): Promise<PostSearchIndex> {
+  if (config.SEARCH_ENGINE === 'postgres') return postgresPostSearchIndex(pool);
+  // Well below the consumer's 30 s ack wait, like the object store's requests.
+  const client = createOpenSearchClient(config, { requestTimeoutMs: 15_000 });
+  teardown.push(() => client.close());
+  const index = new OpenSearchPostIndex(client, config.OPENSEARCH_INDEX);
+  await index.ensureIndex();
+  return index;
 }
 
 /**
@@ -109,7 +127,8 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
 
     const cleanup = startCompletedJobsCleanup(pool, logger);
     teardown.push(() => cleanup.stop());
-    const purge = startTombstonePurge(pool, logger);
+    const searchIndex = await openPostSearchIndex(config, pool, teardown);
+    const purge = startTombstonePurge(searchIndex, logger);
     teardown.push(() => purge.stop());
 
     const tls = { certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE, caFile: config.GRPC_TLS_CA_FILE };
@@ -167,8 +186,8 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     teardown.push(() => unverifiedPurge.stop());
     const consumers = [
       consumerFor(sendEmailJob({ pool, mailer, publicAppUrl: config.PUBLIC_APP_URL })),
-      consumerFor(indexPostJob({ pool, content })),
-      consumerFor(deleteContentJob({ pool, content, posts })),
+      consumerFor(indexPostJob({ searchIndex, content })),
+      consumerFor(deleteContentJob({ searchIndex, content, posts })),
       consumerFor(accountCleanupJob({ identity, posts, totp, oauth, passkeys, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
       consumerFor(sessionRevocationJob({ redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
     ];
