@@ -81,7 +81,8 @@ export async function startPeerServer(config: PeerServerConfig): Promise<PeerSer
   const { runMigrations } = await getMigrations(options);
   await runMigrations();
   const auth = betterAuth(options);
-  server.on('request', toNodeHandler(auth));
+  const handle = toNodeHandler(auth);
+  server.on('request', (request, response) => void handle(request, response));
 
   return {
     port,
