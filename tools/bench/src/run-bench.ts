@@ -57,7 +57,7 @@ export const defaultBenchOptions = {
   connections: 10,
   users: 16,
   posts: 2_000,
-  searchPosts: 100_000,
+  searchPosts: 1_000_000,
   createRate: 50,
   idleTimeoutMs: 60_000,
 } as const;

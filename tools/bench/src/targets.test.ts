@@ -67,6 +67,30 @@ describe('evaluateTargets()', () => {
     expect(check('login vs peer')).toMatchObject({ met: false, actual: '1.053 (40.0 vs 38.0/s)' });
   });
 
+  it('wants the costliest searches alone within 250 ms at p99, and every old best match found', () => {
+    const latency = (p99Ms: number) => ({ count: 100, p50Ms: p99Ms / 2, p99Ms, meanMs: p99Ms / 2, maxMs: p99Ms });
+    const search = (p99Ms: number, found: boolean): ScenarioResult => ({
+      scenario: 'search',
+      gateway: run('GET /v0/search/posts', 30),
+      searchQuality: {
+        sequential: latency(p99Ms),
+        perQuery: [{ query: 'a b', latency: latency(p99Ms) }],
+        relevance: [
+          { query: 'a b', position: 1 },
+          { query: 'c d', position: found ? 3 : null },
+        ],
+      },
+      serverTimings: [],
+      startedIdle: true,
+    });
+    const fast = evaluateTargets([search(240, true)], [], 50);
+    expect(fast.find((c) => c.name === 'search alone')).toMatchObject({ met: true, actual: 'p99 240.0 ms over 100 searches' });
+    expect(fast.find((c) => c.name === 'search relevance')).toMatchObject({ met: true, actual: '2 of 2' });
+    const slow = evaluateTargets([search(260, false)], [], 50);
+    expect(slow.find((c) => c.name === 'search alone')?.met).toBe(false);
+    expect(slow.find((c) => c.name === 'search relevance')).toMatchObject({ met: false, actual: '1 of 2' });
+  });
+
   it('wants searchable posts within a second at the requested rate', () => {
     expect(check('post-create → searchable')).toMatchObject({ met: true, actual: 'p99 800.0 ms at 50.0/s, 0 not found' });
   });
