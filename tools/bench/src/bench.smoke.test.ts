@@ -27,6 +27,7 @@ beforeAll(async () => {
     users: 3,
     posts: 30,
     searchPosts: 2_000,
+    searchRepeats: 2,
     createRate: 50,
     idleTimeoutMs: 5_000,
   });

@@ -62,16 +62,18 @@ export interface Scenario {
   /** Work before the scenario's first run, such as writing a corpus; only on a launched stack. */
   readonly prepare?: (context: PrepareContext) => Promise<readonly RelevanceProbe[]>;
   /** After the load: what one reader gets from search (latency alone, relevance), with what `prepare` planted. */
-  readonly quality?: (gatewayUrl: string, probes: readonly RelevanceProbe[], signal?: AbortSignal) => Promise<SearchQuality>;
+  readonly quality?: (
+    gatewayUrl: string,
+    probes: readonly RelevanceProbe[],
+    repeats: number,
+    signal?: AbortSignal,
+  ) => Promise<SearchQuality>;
   /**
    * Whether a warm-up run precedes the measured one. Not for post-create:
    * warm-up posts would queue index jobs that run during the measurement.
    */
   readonly warmsUp: boolean;
 }
-
-/** Runs of each costliest query alone after the search load: 20 give a p99 over 100 searches. */
-const SEARCH_QUALITY_REPEATS = 20;
 
 /** Replaced, in every post-create body, by a word no other post has (search-probe.ts). */
 export const UNIQUE_WORD = '@@word@@';
@@ -268,7 +270,7 @@ export const scenarios: readonly Scenario[] = [
       connections: context.connections,
       requests: rotate(costlySearchQueries().map((query) => `/v0/search/posts?limit=20&q=${encodeURIComponent(query)}`)),
     }),
-    quality: (gatewayUrl, probes, signal) => measureSearchQuality(gatewayUrl, costlySearchQueries(), probes, SEARCH_QUALITY_REPEATS, signal),
+    quality: (gatewayUrl, probes, repeats, signal) => measureSearchQuality(gatewayUrl, costlySearchQueries(), probes, repeats, signal),
     baseline: { kind: 'none' },
     warmsUp: true,
   },
