@@ -2,7 +2,6 @@ import type pg from 'pg';
 import { searchIndex } from '@latchkey/jobs-contract';
 import type { Logger } from '@latchkey/telemetry';
 import type { JobOutcome } from './job-consumer';
-import type { PostSearchIndex } from './post-search-index';
 import { startPeriodicTask, type PeriodicTask } from './periodic-task';
 
 /**
@@ -120,7 +119,7 @@ export async function purgeTombstones(pool: pg.Pool): Promise<number> {
  * Purges now and then hourly. Every replica runs it; it is cheap (a partial
  * index in PostgreSQL, a filtered delete-by-query in OpenSearch) and harmless twice.
  */
-export function startTombstonePurge(index: Pick<PostSearchIndex, 'purgeTombstones'>, logger: Logger): PeriodicTask {
+export function startTombstonePurge(index: { purgeTombstones(): Promise<number> }, logger: Logger): PeriodicTask {
   return startPeriodicTask(
     {
       description: 'purging search tombstones',

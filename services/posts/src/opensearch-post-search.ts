@@ -112,7 +112,9 @@ export class OpenSearchPostSearch implements PostSearchEngine {
     }
   }
 
-  close(): Promise<void> {
-    return this.client.close();
+  /** Closes the client and the search pool, which the engine owns as the PostgreSQL one does. */
+  async close(): Promise<void> {
+    await this.client.close();
+    await this.pool.end();
   }
 }

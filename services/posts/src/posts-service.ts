@@ -21,14 +21,7 @@ export const POSTS_SCHEMA = 'posts';
 function searchEngine(config: PostsConfig, searchPool: pg.Pool): PostSearchEngine {
   if (config.SEARCH_ENGINE === 'postgres') return new PostgresPostSearch(searchPool, config.SEARCH_RANK_CANDIDATES);
   const client = createOpenSearchClient(config, { requestTimeoutMs: config.SEARCH_STATEMENT_TIMEOUT_MS });
-  const engine = new OpenSearchPostSearch(client, config.OPENSEARCH_INDEX, searchPool);
-  return {
-    searchPage: (request, budget) => engine.searchPage(request, budget),
-    close: async () => {
-      await engine.close();
-      await searchPool.end();
-    },
-  };
+  return new OpenSearchPostSearch(client, config.OPENSEARCH_INDEX, searchPool);
 }
 
 /**
