@@ -22,6 +22,7 @@ import { startTombstonePurge } from './search-index';
 import { createOpenSearchClient } from '@latchkey/search-engine';
 import { OpenSearchPostIndex } from './opensearch-post-index';
 import { postgresPostSearchIndex, type PostSearchIndex } from './post-search-index';
+import { passwordResetCleanupJob } from './password-reset-cleanup';
 import { sendEmailJob } from './send-email';
 import { sessionRevocationJob } from './session-revocation';
 import { startUnverifiedAccountPurge } from './unverified-account-purge';
@@ -184,12 +185,14 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
       logger,
     );
     teardown.push(() => unverifiedPurge.stop());
+    const mail = { pool, mailer, publicAppUrl: config.PUBLIC_APP_URL };
     const consumers = [
-      consumerFor(sendEmailJob({ pool, mailer, publicAppUrl: config.PUBLIC_APP_URL })),
+      consumerFor(sendEmailJob(mail)),
       consumerFor(indexPostJob({ searchIndex, content })),
       consumerFor(deleteContentJob({ searchIndex, content, posts })),
       consumerFor(accountCleanupJob({ identity, posts, totp, oauth, passkeys, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
       consumerFor(sessionRevocationJob({ redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
+      consumerFor(passwordResetCleanupJob({ identity, passkeys, oauth, mail })),
     ];
     for (const consumer of consumers) {
       await consumer.start();
