@@ -18,12 +18,6 @@ import { SessionStore } from './sessions/session-store';
 import { ServiceTokens } from './tokens/service-tokens';
 
 const HOUR_MS = 60 * 60 * 1000;
-/**
- * How long an account's last known state still admits its sessions while
- * identity is unavailable: the sessions' own records stand on their own for
- * a minute, and signed-in routes answer 503 after that.
- */
-const ACCOUNT_STATE_STALE_IF_UNAVAILABLE_MS = 60_000;
 /** Accounts whose state one gateway remembers: about 100 bytes each. */
 const ACCOUNT_STATE_MAX_ENTRIES = 100_000;
 
@@ -58,6 +52,11 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger, redis: 
     labelNames: ['outcome'],
     registers: [registry],
   });
+  const unverifiedSessionChecks = new Counter({
+    name: 'session_checks_unverified_total',
+    help: 'Sessions admitted on their own record because identity was unavailable and the account had not been seen: the credential-epoch check could not run.',
+    registers: [registry],
+  });
   const limiter = new RateLimiter(redis, config.REDIS_KEY_PREFIX);
   const accountStates = new AccountStates(
     async (userId, context) => {
@@ -72,8 +71,8 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger, redis: 
     },
     {
       maxAgeMs: config.AUTH_ACCOUNT_STATE_MAX_AGE_MS,
-      staleIfUnavailableMs: ACCOUNT_STATE_STALE_IF_UNAVAILABLE_MS,
       maxEntries: ACCOUNT_STATE_MAX_ENTRIES,
+      onUnknown: () => unverifiedSessionChecks.inc(),
     },
   );
   const deps: GatewayDeps = {

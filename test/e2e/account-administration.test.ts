@@ -69,7 +69,8 @@ describe('account administration', () => {
     expect(challenge.body).toMatchObject({ totp_required: true });
     await admin.disableUser({ userId: account.id, reason: '' });
     const verified = await client.post('/v0/auth/totp/verify', { temp_token: challenge.body.temp_token, code: totpCode(setup.secret) });
-    expect(verified.body).toMatchObject({ status: 403, code: 'auth:account_disabled' });
+    // Disabling raised the account's credential epoch: the challenge is dead (docs/api.md, "Second factor (TOTP)").
+    expect(verified.body).toMatchObject({ status: 400, code: 'totp:temp_token_invalid' });
     expect(client.sessionCookie).toBeUndefined();
   });
 

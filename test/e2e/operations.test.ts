@@ -80,6 +80,7 @@ describe('operations endpoints', () => {
     expect(body.openapi).toBe('3.1.0');
     expect(Object.keys(body.paths).sort()).toEqual(
       [
+        '/v0/auth/cancel-email-change',
         '/v0/auth/change-email',
         '/v0/auth/change-password',
         '/v0/auth/confirm-email-change',

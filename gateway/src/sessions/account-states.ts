@@ -12,13 +12,19 @@ export interface AccountState {
 /** Asks the owner of accounts (identity); undefined for an account that no longer exists. */
 export type AccountStateSource = (userId: string, context: RequestContext) => Promise<AccountState | undefined>;
 
+/**
+ * What is known of an account: its state, `deleted`, or `unknown` while
+ * identity is unavailable and this gateway has never had an answer.
+ */
+export type AccountLookup = AccountState | 'deleted' | 'unknown';
+
 export interface AccountStatesOptions {
   /** How long an answer is used before identity is asked again (AUTH_ACCOUNT_STATE_MAX_AGE_MS). */
   readonly maxAgeMs: number;
-  /** How long an older answer still stands in while identity is unavailable. */
-  readonly staleIfUnavailableMs: number;
   /** Accounts remembered at most; the least recently fetched go first. */
   readonly maxEntries: number;
+  /** Called for each lookup answered `unknown`, so that an outage's effect can be counted. */
+  readonly onUnknown?: () => void;
 }
 
 interface Entry {
@@ -35,6 +41,16 @@ interface Entry {
  * refused within `maxAgeMs`; an active account costs identity one call per
  * `maxAgeMs`, and a request served from memory none. Concurrent misses of
  * one account share one call.
+ *
+ * While identity is unavailable the last answer stands in, however old, and
+ * an account never asked about is `unknown`: the caller admits its session
+ * on the session's own record, as it did before this check existed. The
+ * check is the second line behind deleting sessions in Redis, for a Redis
+ * that lost the deletion; refusing every signed-in request during an
+ * identity outage would take down what needs no identity at all (posts,
+ * the account view kept in the session) to cover the rare session that a
+ * Redis failover and an identity outage bring back together
+ * (docs/security.md).
  */
 export class AccountStates {
   private readonly entries = new Map<string, Entry>();
@@ -47,21 +63,19 @@ export class AccountStates {
   ) {}
 
   /**
-   * The account's state; `context` is made only when identity must be asked,
-   * since a request context costs the hot path. While identity is
-   * unavailable, an answer younger than `staleIfUnavailableMs` stands in;
-   * without one the caller gets `service:unavailable`.
+   * What is known of the account; `context` is made only when identity must
+   * be asked, since a request context costs the hot path.
    */
-  async get(userId: string, context: () => RequestContext): Promise<AccountState | undefined> {
+  async get(userId: string, context: () => RequestContext): Promise<AccountLookup> {
     const entry = this.entries.get(userId);
-    const now = this.clock();
-    if (entry && now - entry.fetchedAt < this.options.maxAgeMs) return entry.state;
+    if (entry && this.clock() - entry.fetchedAt < this.options.maxAgeMs) return entry.state ?? 'deleted';
     try {
-      return await this.fetch(userId, context);
+      return (await this.fetch(userId, context)) ?? 'deleted';
     } catch (error) {
-      const unavailable = error instanceof AppError && error.code === 'service:unavailable';
-      if (unavailable && entry && now - entry.fetchedAt < this.options.staleIfUnavailableMs) return entry.state;
-      throw error;
+      if (!(error instanceof AppError && error.code === 'service:unavailable')) throw error;
+      if (entry) return entry.state ?? 'deleted';
+      this.options.onUnknown?.();
+      return 'unknown';
     }
   }
 

@@ -6,7 +6,7 @@ import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import { endSessions, sessionKey, userSessionsKey } from '@latchkey/session-keys';
 import type { Redis } from 'ioredis';
 import type { UserView } from '../accounts/user-view';
-import type { AccountStates } from './account-states';
+import type { AccountLookup, AccountStates } from './account-states';
 
 /** One server-side session. The cookie value itself is never stored. */
 export interface Session {
@@ -262,8 +262,7 @@ export class SessionStore {
    * revoked it, or the deletion of the account.
    */
   private async isCurrent(session: Session, context: () => RequestContext): Promise<boolean> {
-    const account = await this.accounts.get(session.userId, context);
-    if (account && !account.disabled && session.sessionEpoch >= account.sessionEpoch) return true;
+    if (standsBehind(await this.accounts.get(session.userId, context), session)) return true;
     await endSessions(this.redis, this.prefix, session.userId, [session]).catch(() => undefined);
     return false;
   }
@@ -344,8 +343,8 @@ export class SessionStore {
       else dead.push(publicId);
     });
     if (dead.length > 0) await this.redis.hdel(this.indexKey(userId), ...dead);
-    const account = sessions.length > 0 ? await this.accounts.get(userId, context) : undefined;
-    const current = sessions.filter((session) => account && !account.disabled && session.sessionEpoch >= account.sessionEpoch);
+    const account = sessions.length > 0 ? await this.accounts.get(userId, context) : 'deleted';
+    const current = sessions.filter((session) => standsBehind(account, session));
     const revoked = sessions.filter((session) => !current.includes(session));
     if (revoked.length > 0) await endSessions(this.redis, this.prefix, userId, revoked);
     return current.sort((a, b) => b.createdAt - a.createdAt);
@@ -399,6 +398,12 @@ export class SessionStore {
   private indexKey(userId: string): string {
     return userSessionsKey(this.prefix, userId);
   }
+}
+
+/** Whether what is known of the account admits the session: see AccountStates for `unknown`. */
+function standsBehind(account: AccountLookup, session: Pick<Session, 'sessionEpoch'>): boolean {
+  if (account === 'unknown') return true;
+  return account !== 'deleted' && !account.disabled && session.sessionEpoch >= account.sessionEpoch;
 }
 
 function encode(session: Session): string {

@@ -9,7 +9,6 @@ import { hashSessionToken, SessionStore, type SessionEndAnnouncer } from '../../
 const HOUR = 60 * 60 * 1000;
 const policy = { slidingTtlMs: 168 * HOUR, maxLifetimeMs: 720 * HOUR, refreshThresholdPercent: 50, maxPerUser: 3 };
 const ACCOUNT_STATE_MAX_AGE_MS = 2_000;
-const STALE_IF_UNAVAILABLE_MS = 60_000;
 
 let redis: Redis;
 let prefix: string;
@@ -18,6 +17,7 @@ let store: SessionStore;
 /** What identity answers for each account; absent accounts are deleted ones. */
 let accounts: Map<string, AccountState | Error>;
 let accountLookups: number;
+let unknownLookups: number;
 let announced: Parameters<SessionEndAnnouncer>[0][];
 let announceFailure: Error | undefined;
 
@@ -37,6 +37,7 @@ beforeEach(() => {
     ['user-2', { sessionEpoch: 0, disabled: false }],
   ]);
   accountLookups = 0;
+  unknownLookups = 0;
   announced = [];
   announceFailure = undefined;
   const states = new AccountStates(
@@ -46,7 +47,7 @@ beforeEach(() => {
       if (answer instanceof Error) throw answer;
       return answer;
     },
-    { maxAgeMs: ACCOUNT_STATE_MAX_AGE_MS, staleIfUnavailableMs: STALE_IF_UNAVAILABLE_MS, maxEntries: 100 },
+    { maxAgeMs: ACCOUNT_STATE_MAX_AGE_MS, maxEntries: 100, onUnknown: () => (unknownLookups += 1) },
     () => now,
   );
   store = new SessionStore(
@@ -264,7 +265,7 @@ describe('SessionStore', () => {
     expect(announced).toEqual([]);
   });
 
-  it('asks identity once per account per max age, and stands on an older answer only while identity is unavailable', async () => {
+  it('asks identity once per account per max age, and stands on its last answer while identity is unavailable', async () => {
     const { cookieValue } = await create();
     await Promise.all([auth(cookieValue), auth(cookieValue), auth(cookieValue)]);
     expect(accountLookups).toBe(1);
@@ -275,11 +276,23 @@ describe('SessionStore', () => {
     await auth(cookieValue);
     expect(accountLookups).toBe(2);
 
+    // A revocation identity answered before its outage keeps holding, however old the answer.
+    const older = await create('user-1', 0);
+    const newer = await create('user-1', 3);
+    accounts.set('user-1', { sessionEpoch: 3, disabled: false });
+    now += ACCOUNT_STATE_MAX_AGE_MS;
+    expect(await auth(newer.cookieValue)).toBeDefined();
     accounts.set('user-1', new AppError('service:unavailable'));
-    now += STALE_IF_UNAVAILABLE_MS - 1;
-    expect(await auth(cookieValue)).toBeDefined();
-    now += 1;
-    await expect(auth(cookieValue)).rejects.toMatchObject({ code: 'service:unavailable' });
+    now += 24 * HOUR;
+    expect(await auth(older.cookieValue)).toBeUndefined();
+    expect(await auth(newer.cookieValue)).toBeDefined();
+    expect(unknownLookups).toBe(0);
+
+    // An account never heard of during the outage: its session stands on its own record, and that is counted.
+    const stranger = await create('user-2');
+    accounts.set('user-2', new AppError('service:unavailable'));
+    expect(await auth(stranger.cookieValue)).toBeDefined();
+    expect(unknownLookups).toBe(1);
     // Not an outage: never covered by an older answer.
     accounts.set('user-1', new AppError('internal:error'));
     await expect(auth(cookieValue)).rejects.toMatchObject({ code: 'internal:error' });
