@@ -56,8 +56,7 @@ class SessionsServiceServicer(object):
         deleted, even while the session store still holds it. Introspection
         does not count as activity: it neither extends the session nor moves
         its last_seen_at.
-        Errors: service:unavailable when the session store, or identity for
-        an account this gateway has not seen in the last minute, cannot answer.
+        Errors: service:unavailable when the session store cannot answer.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -939,8 +939,7 @@ export const SessionsServiceService = {
    * deleted, even while the session store still holds it. Introspection
    * does not count as activity: it neither extends the session nor moves
    * its last_seen_at.
-   * Errors: service:unavailable when the session store, or identity for
-   * an account this gateway has not seen in the last minute, cannot answer.
+   * Errors: service:unavailable when the session store cannot answer.
    */
   introspectSession: {
     path: "/sessions.v1.SessionsService/IntrospectSession" as const,
@@ -1010,8 +1009,7 @@ export interface SessionsServiceServer extends UntypedServiceImplementation {
    * deleted, even while the session store still holds it. Introspection
    * does not count as activity: it neither extends the session nor moves
    * its last_seen_at.
-   * Errors: service:unavailable when the session store, or identity for
-   * an account this gateway has not seen in the last minute, cannot answer.
+   * Errors: service:unavailable when the session store cannot answer.
    */
   introspectSession: handleUnaryCall<IntrospectSessionRequest, IntrospectSessionResponse>;
   /**
@@ -1043,8 +1041,7 @@ export interface SessionsServiceClient extends Client {
    * deleted, even while the session store still holds it. Introspection
    * does not count as activity: it neither extends the session nor moves
    * its last_seen_at.
-   * Errors: service:unavailable when the session store, or identity for
-   * an account this gateway has not seen in the last minute, cannot answer.
+   * Errors: service:unavailable when the session store cannot answer.
    */
   introspectSession(
     request: IntrospectSessionRequest,
