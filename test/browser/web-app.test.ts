@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ApiClient } from '../support/api-client';
 import { mailedToken, newAccount, PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
-import { addVirtualAuthenticator, inspectPage, launchBrowser } from '../support/browser';
+import { addVirtualAuthenticator, inspectPage, launchBrowser, type VirtualAuthenticator } from '../support/browser';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { waitFor } from '@latchkey/test-kit';
 import type { GitHubAccount } from '../../services/oauth/test/provider-fixtures';
@@ -48,6 +48,8 @@ class Visitor {
     readonly context: BrowserContext,
     readonly page: Page,
     private readonly label: string,
+    /** The browser's authenticator, when it was opened with passkeys. */
+    readonly authenticator: VirtualAuthenticator | undefined,
   ) {}
 
   static async open(label: string, options: { passkeys?: boolean } = {}): Promise<Visitor> {
@@ -57,8 +59,8 @@ class Visitor {
     page.setDefaultTimeout(15_000);
     // window.confirm before deleting a post: the person says yes.
     page.on('dialog', (dialog) => void dialog.accept());
-    if (options.passkeys) await addVirtualAuthenticator(context, page);
-    return new Visitor(context, page, label);
+    const authenticator = options.passkeys ? await addVirtualAuthenticator(context, page) : undefined;
+    return new Visitor(context, page, label, authenticator);
   }
 
   /** Waits for the page's heading, then keeps a screenshot and checks it with axe. */
@@ -87,6 +89,14 @@ class Visitor {
 
   section(name: string) {
     return this.page.getByRole('region', { name });
+  }
+
+  /** Adds a passkey on the account page with the browser's authenticator. */
+  async addPasskey(name: string): Promise<void> {
+    const passkeys = this.section('Passkeys');
+    await passkeys.getByLabel('Name (optional)', { exact: true }).fill(name);
+    await passkeys.getByRole('button', { name: 'Add a passkey' }).click();
+    await passkeys.getByText(`Passkey “${name}” added.`).waitFor();
   }
 
   async close(): Promise<void> {
@@ -318,11 +328,8 @@ it('adds a passkey with the browser’s authenticator and signs in with it alone
   const visitor = await Visitor.open('passkey', { passkeys: true });
   await visitor.signIn(account.email);
   await visitor.sees('Your account');
-  const passkeys = visitor.section('Passkeys');
-  await passkeys.getByLabel('Name (optional)', { exact: true }).fill('This laptop');
-  await passkeys.getByRole('button', { name: 'Add a passkey' }).click();
-  await passkeys.getByText('Passkey “This laptop” added.').waitFor();
-  await passkeys.getByRole('list', { name: 'Your passkeys' }).getByRole('button', { name: 'Rename This laptop' }).waitFor();
+  await visitor.addPasskey('This laptop');
+  await visitor.section('Passkeys').getByRole('list', { name: 'Your passkeys' }).getByRole('button', { name: 'Rename This laptop' }).waitFor();
   await visitor.sees('Your account');
 
   await visitor.signOut();
@@ -338,6 +345,40 @@ it('adds a passkey with the browser’s authenticator and signs in with it alone
   await waitFor(async () => ((await list.getByRole('listitem').count()) === 0 ? true : undefined), { description: 'the passkey removed' });
   await visitor.sees('Your account');
   expect((await account.client.get('/v0/auth/passkeys')).body).toEqual({ items: [] });
+  await visitor.close();
+});
+
+it('marks a passkey whose counter went back, says why and what to do, and lets the owner remove it', async () => {
+  const account = await signedInAccount(stack, 'webclone');
+  const visitor = await Visitor.open('clone', { passkeys: true });
+  await visitor.signIn(account.email);
+  await visitor.sees('Your account');
+  await visitor.addPasskey('Blue key');
+  await visitor.signOut();
+  await visitor.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await visitor.sees('Your account');
+  expect(await visitor.section('Passkeys').getByText('May be copied').count()).toBe(0);
+
+  // The authenticator now counts as a copy of its key made before that sign-in would.
+  await visitor.signOut();
+  await visitor.authenticator!.setSignCounts(0);
+  await visitor.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await visitor.page.getByRole('alert').getByText('The passkey response could not be verified.').waitFor();
+  await visitor.sees('Sign in');
+
+  await visitor.signIn(account.email);
+  await visitor.sees('Your account');
+  const item = visitor.section('Passkeys').getByRole('listitem').filter({ hasText: 'Blue key' });
+  await item.getByText('May be copied').waitFor();
+  await item.getByText('This passkey may have been copied.').waitFor();
+  await item.getByText(/It can no longer sign you in/).waitFor();
+  const remove = item.getByRole('button', { name: 'Remove Blue key' });
+  expect(await remove.getAttribute('aria-describedby')).toMatch(/^passkey-clone-/);
+  await visitor.sees('Your account');
+  await remove.click();
+  await waitFor(async () => ((await visitor.section('Passkeys').getByRole('listitem').count()) === 0 ? true : undefined), {
+    description: 'the passkey removed',
+  });
   await visitor.close();
 });
 

@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
+import { userInfo } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { adminV1 } from '@latchkey/contracts';
-import { createTestServiceClient, type TestServiceClient } from '@latchkey/test-kit';
+import { createTestServiceClient, runNodeScript, type TestServiceClient } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
 import { PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
@@ -10,12 +9,15 @@ import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
 
 /** admin.v1 as an operator's tool calls it (docs/integration.md, "Administration"). */
+const OPERATOR = 'ops-e2e';
 let stack: E2eStack;
 let admin: TestServiceClient<typeof adminV1.AdminServiceService>;
 
 beforeAll(async () => {
   stack = await startE2eStack('admin');
-  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`);
+  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`, undefined, {
+    operator: OPERATOR,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -24,16 +26,9 @@ afterAll(async () => {
 });
 
 /** latchkey-admin as an operator runs it: answers its exit code and output. */
-async function latchkeyAdmin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function latchkeyAdmin(...args: string[]) {
   const cli = path.resolve(__dirname, '../../services/identity/dist/admin-cli.js');
-  const environment = { PATH: process.env.PATH, ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}` };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], { env: environment });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  return runNodeScript(cli, args, { PATH: process.env.PATH, ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}` });
 }
 
 describe('account administration', () => {
@@ -54,9 +49,10 @@ describe('account administration', () => {
     await admin.enableUser({ userId: user!.id });
     expect((await again.post('/v0/auth/login', { email: account.email, password: PASSWORD })).status).toBe(200);
     const { entries } = await admin.listAuditLog({ userId: user!.id, pageSize: 10, pageToken: '' });
-    expect(entries.map((entry) => [entry.action, entry.reason])).toEqual([
-      ['enable_user', ''],
-      ['disable_user', 'abuse report 4711'],
+    expect(entries.map((entry) => [entry.action, entry.reason, entry.operator])).toEqual([
+      ['enable_user', '', OPERATOR],
+      ['disable_user', 'abuse report 4711', OPERATOR],
+      ['find_user', '', OPERATOR],
     ]);
   });
 
@@ -88,7 +84,30 @@ describe('account administration', () => {
     expect((await account.client.get('/v0/users/me')).status).toBe(401);
     expect((await latchkeyAdmin('users', 'enable', account.id)).code).toBe(0);
     const audit = await latchkeyAdmin('audit', '--user', account.id, '--json');
-    expect(audit.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { action: string }).action)).toEqual(['enable_user', 'disable_user']);
+    expect(audit.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { action: string }).action)).toEqual(['enable_user', 'disable_user', 'find_user']);
+  });
+
+  it('latchkey-admin names the person in the audit log: --operator, or the OS user running it', async () => {
+    const account = await signedInAccount(stack, 'named');
+    expect((await latchkeyAdmin('--operator', 'Zoë Ångström', 'users', 'disable', account.id, '--reason', 'fraud')).code).toBe(0);
+    expect((await latchkeyAdmin('users', 'enable', account.id, '--operator=ada@ops.example')).code).toBe(0);
+    expect((await latchkeyAdmin('users', 'find', '--id', account.id)).code).toBe(0);
+
+    const audit = await latchkeyAdmin('audit', '--user', account.id, '--json');
+    const rows = audit.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, string>);
+    expect(rows.map((row) => [row.action, row.operator, row.caller])).toEqual([
+      ['find_user', userInfo().username, 'plaintext'],
+      ['enable_user', 'ada@ops.example', 'plaintext'],
+      ['disable_user', 'Zoë Ångström', 'plaintext'],
+    ]);
+    const table = await latchkeyAdmin('audit', '--user', account.id);
+    expect(table.stdout.split('\n')[0]).toMatch(/^at\s+action\s+user\s+operator\s+caller\s+reason$/);
+    // That table was a read of the account's audit, and is in it now.
+    expect((await admin.listAuditLog({ userId: account.id, pageSize: 1, pageToken: '' })).entries[0]).toMatchObject({ action: 'list_audit_log', operator: userInfo().username });
+
+    const refused = await latchkeyAdmin('--operator', '', 'users', 'find', '--id', account.id);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^--operator must name the person at the keyboard/);
   });
 
   it('latchkey-admin says what went wrong: usage, and the API error code', async () => {

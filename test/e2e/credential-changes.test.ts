@@ -34,7 +34,9 @@ beforeAll(async () => {
   google = await startGoogleFixture();
   stack = await startE2eStack('credentials', { ...providerEnvironment(APP_URL, { google }), RATE_LIMIT_IP_MAX: '100000' });
   sessions = createTestServiceClient(sessionsV1.SessionsServiceService, `127.0.0.1:${stack.processes.get('gateway')!.ports.GRPC_PORT}`);
-  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`);
+  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`, undefined, {
+    operator: 'credential-changes-e2e',
+  });
   nats = await connect({ servers: testNatsUrl() });
   db = new pg.Pool({ connectionString: stack.env.DATABASE_URL });
 }, 60_000);
@@ -117,7 +119,8 @@ describe('revocation on every use', () => {
   it('does not let a TOTP sign-in begun before a password reset finish after it', async () => {
     const account = await signedInAccount(stack, 'challenge');
     const setup = totpSetupSchema.parse((await account.client.post('/v0/auth/totp/setup')).body);
-    expect((await account.client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, -1) })).status).toBe(200);
+    const now = Date.now();
+    expect((await account.client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, 0, now) })).status).toBe(200);
     const phisher = new ApiClient(stack.gatewayUrl);
     const challenge = await phisher.post('/v0/auth/login', { email: account.email, password: PASSWORD });
     expect(challenge.body).toMatchObject({ totp_required: true });
@@ -127,7 +130,7 @@ describe('revocation on every use', () => {
     const token = await mailedToken(stack, account.email, 'reset-password');
     expect((await owner.post('/v0/auth/reset-password', { token, new_password: 'the owner is back' })).status).toBe(204);
 
-    const finished = await phisher.post('/v0/auth/totp/verify', { temp_token: challenge.body.temp_token, code: totpCode(setup.secret) });
+    const finished = await phisher.post('/v0/auth/totp/verify', { temp_token: challenge.body.temp_token, code: totpCode(setup.secret, 1, now) });
     expect(finished.body).toMatchObject({ status: 400, code: 'totp:temp_token_invalid' });
     expect(phisher.sessionCookie).toBeUndefined();
   });

@@ -36,7 +36,9 @@ beforeAll(async () => {
     ...providerEnvironment('http://app.example.test', { google }),
   });
   origin = stack.env.PUBLIC_APP_URL!;
-  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`);
+  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`, undefined, {
+    operator: 'passkeys-e2e',
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -253,13 +255,38 @@ describe('signing in with a passkey', () => {
     expect(answerOf(await passkeySignIn(new ApiClient(stack.gatewayUrl), unknown))).toEqual(problem(400, 'passkey:verification_failed'));
   });
 
-  it('refuses a signature counter that goes back, and logs a possible clone', async () => {
+  it('refuses a signature counter that goes back, mails the owner once, marks the passkey, and refuses it from then on', async () => {
     const account = await accountWithPasskey('pkclone');
+    expect(account.passkey.suspected_clone).toBe(false);
     expect((await passkeySignIn(new ApiClient(stack.gatewayUrl), account.authenticator)).status).toBe(200);
     expect((await passkeySignIn(new ApiClient(stack.gatewayUrl), account.authenticator)).status).toBe(200);
     const clone = await passkeySignIn(new ApiClient(stack.gatewayUrl), account.authenticator, { counter: 1 });
     expect(answerOf(clone)).toEqual(problem(400, 'passkey:verification_failed'));
     await waitFor(() => (stack.allOutput().includes('possible cloned authenticator') ? true : undefined), { description: 'the clone warning' });
+    const mail = await noticeMail(stack, account.email, /A sign-in with your passkey \("pkclone key"\) was just refused/);
+    expect(mail.subject).toBe('A copy of one of your passkeys may exist');
+    expect(mail.text).toContain('remove that passkey in your account settings');
+    const [listed] = passkeyListSchema.parse((await account.client.get('/v0/auth/passkeys')).body).items;
+    expect(listed).toMatchObject({ id: account.passkey.id, suspected_clone: true });
+
+    // A copy reports whatever counter it likes: from now on no counter signs in, nor re-authenticates.
+    expect(answerOf(await passkeySignIn(new ApiClient(stack.gatewayUrl), account.authenticator, { counter: 1_000 }))).toEqual(
+      problem(400, 'passkey:verification_failed'),
+    );
+    expect(answerOf(await passkeySignIn(new ApiClient(stack.gatewayUrl), account.authenticator, { counter: 2 }))).toEqual(
+      problem(400, 'passkey:verification_failed'),
+    );
+    const proof = account.authenticator.authenticate(await requestOptions(account.client), { counter: 2_000 });
+    expect(answerOf(await account.client.post('/v0/auth/reauthenticate', { passkey: proof }))).toEqual(problem(400, 'passkey:verification_failed'));
+
+    // The owner adds the authenticator again as a new passkey. Its notice, queued after any second
+    // clone notice would have been, arrives; the clone was reported once.
+    expect((await account.client.post('/v0/auth/reauthenticate', { password: PASSWORD })).status).toBe(200);
+    const fresh = authenticatorFor();
+    expect((await registerPasskey(account.client, fresh, 'pkclone again')).status).toBe(201);
+    await noticeMail(stack, account.email, /A passkey \("pkclone again"\) was just added/);
+    expect(stack.smtp!.mails.filter((received) => received.to.includes(account.email.toLowerCase()) && received.subject === mail.subject)).toHaveLength(1);
+    expect((await passkeySignIn(new ApiClient(stack.gatewayUrl), fresh)).status).toBe(200);
   });
 
   it('signs in again and again with a synced passkey that keeps no counter', async () => {

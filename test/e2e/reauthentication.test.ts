@@ -90,23 +90,25 @@ describe('re-authentication', () => {
   it('asks an account with TOTP on for both factors, or a passkey: one alone proves nothing and spends nothing', async () => {
     const account = await signedInAccount(stack, 'stalecodes');
     const setup = totpSetupSchema.parse((await account.client.post('/v0/auth/totp/setup')).body);
-    const enabled = await account.client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, -1) });
+    // Two codes from one clock reading, a step apart: both stay valid across one step boundary, and each works once.
+    const now = Date.now();
+    const enabled = await account.client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, 0, now) });
     expect(enabled.status).toBe(200);
     const backupCodes = enabled.body.backup_codes as string[];
     // Turning TOTP on proved the authenticator on top of a recent password: as strong as a sign-in now.
     expect((await account.client.post('/v0/auth/passkeys/registration/options')).status).toBe(200);
 
-    for (const oneFactor of [{ password: PASSWORD }, { code: totpCode(setup.secret) }, { backup_code: backupCodes[0] }]) {
+    for (const oneFactor of [{ password: PASSWORD }, { code: totpCode(setup.secret, 1, now) }, { backup_code: backupCodes[0] }]) {
       expect((await account.client.post('/v0/auth/reauthenticate', oneFactor)).body).toMatchObject({ status: 400, code: 'auth:second_factor_required' });
     }
-    const accepted = new Set([-1, 0, 1].map((offset) => totpCode(setup.secret, offset)));
+    const accepted = new Set([-1, 0, 1, 2].map((offset) => totpCode(setup.secret, offset, now)));
     const wrong = ['000000', '111111', '222222', '333333'].find((candidate) => !accepted.has(candidate))!;
     expect((await account.client.post('/v0/auth/reauthenticate', { password: PASSWORD, code: wrong })).body).toMatchObject({ code: 'totp:invalid_code' });
     // A wrong password is checked first: the backup code stays unspent.
     expect((await account.client.post('/v0/auth/reauthenticate', { password: 'not the password', backup_code: backupCodes[0] })).body).toMatchObject({
       code: 'auth:wrong_password',
     });
-    expect((await account.client.post('/v0/auth/reauthenticate', { password: PASSWORD, code: totpCode(setup.secret) })).status).toBe(200);
+    expect((await account.client.post('/v0/auth/reauthenticate', { password: PASSWORD, code: totpCode(setup.secret, 1, now) })).status).toBe(200);
     expect((await account.client.get('/v0/auth/oauth/google/authorize?purpose=link')).status).toBe(200);
     expect((await account.client.post('/v0/auth/passkeys/registration/options')).status).toBe(200);
     await letGrowStale(account);
@@ -117,7 +119,8 @@ describe('re-authentication', () => {
   it('takes a recent password alone as too little once TOTP is on', async () => {
     const account = await signedInAccount(stack, 'legacy');
     const setup = totpSetupSchema.parse((await account.client.post('/v0/auth/totp/setup')).body);
-    expect((await account.client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, -1) })).status).toBe(200);
+    const now = Date.now();
+    expect((await account.client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, 0, now) })).status).toBe(200);
     // As a session stored before proofs were kept says: its last proof was its password sign-in.
     await withSessionStore(stack, async (store) => {
       const [own] = await store.records(account.id);
@@ -126,7 +129,7 @@ describe('re-authentication', () => {
       await store.restore([{ key: own!.key, raw: JSON.stringify({ ...stored, r: ['pwd'], t: Date.now() }) }]);
     });
     expect((await account.client.post('/v0/auth/passkeys/registration/options')).body).toMatchObject({ status: 403, code: 'auth:reauthentication_required' });
-    expect((await account.client.post('/v0/auth/reauthenticate', { password: PASSWORD, code: totpCode(setup.secret) })).status).toBe(200);
+    expect((await account.client.post('/v0/auth/reauthenticate', { password: PASSWORD, code: totpCode(setup.secret, 1, now) })).status).toBe(200);
     expect((await account.client.post('/v0/auth/passkeys/registration/options')).status).toBe(200);
   });
 
@@ -151,15 +154,16 @@ describe('re-authentication', () => {
     const pending = await client.post('/v0/auth/oauth/google/login', await googleAnswer(client, 'login', own.sub, own.email));
     await client.post('/v0/auth/complete-signup', { pending_token: pending.body.pending_token, handle: `totp_${tag}` });
     const setup = totpSetupSchema.parse((await client.post('/v0/auth/totp/setup')).body);
-    expect((await client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, -1) })).status).toBe(200);
+    const now = Date.now();
+    expect((await client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, 0, now) })).status).toBe(200);
     await letGrowStale({ client });
 
     // No provider proof yet: a code alone is one factor.
-    expect((await client.post('/v0/auth/reauthenticate', { code: totpCode(setup.secret) })).body).toMatchObject({ code: 'auth:second_factor_required' });
+    expect((await client.post('/v0/auth/reauthenticate', { code: totpCode(setup.secret, 1, now) })).body).toMatchObject({ code: 'auth:second_factor_required' });
     const firstFactor = await client.post('/v0/auth/oauth/google/reauthenticate', await googleAnswer(client, 'reauthenticate', own.sub, own.email));
     expect(firstFactor.body).toMatchObject({ status: 400, code: 'auth:second_factor_required' });
     expect((await client.get('/v0/auth/oauth/google/authorize?purpose=link')).status).toBe(403);
-    expect((await client.post('/v0/auth/reauthenticate', { code: totpCode(setup.secret) })).status).toBe(200);
+    expect((await client.post('/v0/auth/reauthenticate', { code: totpCode(setup.secret, 1, now) })).status).toBe(200);
     expect((await client.get('/v0/auth/oauth/google/authorize?purpose=link')).status).toBe(200);
   });
 

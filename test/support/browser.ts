@@ -23,15 +23,24 @@ export function launchBrowser(host: string, port: number): Promise<Browser> {
   });
 }
 
+/** A virtual authenticator, and what a test may do to it behind the page's back. */
+export interface VirtualAuthenticator {
+  /**
+   * Sets the signature counter of every credential it holds, as a copy of
+   * its keys taken earlier would report it.
+   */
+  setSignCounts(signCount: number): Promise<void>;
+}
+
 /**
  * A platform authenticator holding discoverable credentials with user
  * verification, as a phone or a laptop with a screen lock, through
  * Chromium's DevTools WebAuthn domain.
  */
-export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<void> {
+export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<VirtualAuthenticator> {
   const session = await context.newCDPSession(page);
   await session.send('WebAuthn.enable');
-  await session.send('WebAuthn.addVirtualAuthenticator', {
+  const { authenticatorId } = await session.send('WebAuthn.addVirtualAuthenticator', {
     options: {
       protocol: 'ctap2',
       transport: 'internal',
@@ -41,6 +50,15 @@ export async function addVirtualAuthenticator(context: BrowserContext, page: Pag
       automaticPresenceSimulation: true,
     },
   });
+  return {
+    async setSignCounts(signCount) {
+      const { credentials } = await session.send('WebAuthn.getCredentials', { authenticatorId });
+      for (const credential of credentials) {
+        await session.send('WebAuthn.removeCredential', { authenticatorId, credentialId: credential.credentialId });
+        await session.send('WebAuthn.addCredential', { authenticatorId, credential: { ...credential, signCount } });
+      }
+    },
+  };
 }
 
 interface AxeViolation {

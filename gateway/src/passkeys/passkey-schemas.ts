@@ -36,6 +36,9 @@ export const passkeySchema = z
     backup_eligible: z.boolean().describe('Whether it can be synced to the user’s other devices.'),
     backed_up: z.boolean().describe('Whether it is synced now.'),
     transports: z.array(z.string()),
+    suspected_clone: z
+      .boolean()
+      .describe('Whether a sign-in with it reported a signature counter that did not grow, as a copy of its key would: it signs in to nothing any more, and should be removed.'),
   })
   .meta({ id: 'Passkey' });
 

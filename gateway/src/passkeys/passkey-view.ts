@@ -13,5 +13,6 @@ export function passkeyView(passkey: passkeysV1.Passkey): z.output<typeof passke
     backup_eligible: passkey.backupEligible,
     backed_up: passkey.backedUp,
     transports: passkey.transports,
+    suspected_clone: passkey.suspectedClone,
   };
 }

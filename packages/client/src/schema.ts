@@ -3600,6 +3600,8 @@ export interface components {
             id: string;
             last_used_at: string | null;
             name: string;
+            /** @description Whether a sign-in with it reported a signature counter that did not grow, as a copy of its key would: it signs in to nothing any more, and should be removed. */
+            suspected_clone: boolean;
             transports: string[];
         };
         PasskeyCreationOptions: {
@@ -3693,6 +3695,8 @@ export interface components {
             id: string;
             last_used_at: string | null;
             name: string;
+            /** @description Whether a sign-in with it reported a signature counter that did not grow, as a copy of its key would: it signs in to nothing any more, and should be removed. */
+            suspected_clone: boolean;
             transports: string[];
         };
         PasskeyRequestOptions: {

@@ -7,6 +7,7 @@ export { serverDeadline, DEFAULT_CALL_BUDGET_MS } from './call-deadline';
 export { toStatus, fromServiceError, contractErrorOf } from './error-status';
 export { isDependencyOutage } from './dependency-outage';
 export { metadataKeys } from './metadata-keys';
+export { OPERATOR_MAX_LENGTH, operatorProblem, operatorOfCommandLine } from './operator';
 export { serverCredentials, channelCredentials, type TlsFiles } from './tls';
 export { HealthProbe } from './health-client';
 export { startGrpcEndpoints, tlsFilesOf, type GrpcEndpoints, type GrpcEndpointSettings, type PlatformService } from './grpc-endpoints';

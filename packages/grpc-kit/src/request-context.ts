@@ -25,6 +25,13 @@ export interface RequestContext {
    * "Mutual TLS"). Undefined over plaintext.
    */
   readonly caller?: string | undefined;
+  /**
+   * The person the request is made for, when a tool acts for one (the
+   * `latchkey-operator` metadata, operator.ts): set by `latchkey-admin` on
+   * its calls, and on a server to what the caller sent. Audit entries name
+   * them; other units only hand it on.
+   */
+  readonly operator?: string | undefined;
 }
 
 /** A started context and the function that releases its timer once the work is answered. */
@@ -43,6 +50,7 @@ export function startRequestContext(options: {
   readonly logger: Logger;
   readonly deadline: number;
   readonly caller?: string | undefined;
+  readonly operator?: string | undefined;
 }): StartedRequestContext & { cancel(why: string): void } {
   const controller = new AbortController();
   let ended = false;
@@ -59,6 +67,7 @@ export function startRequestContext(options: {
       deadline: options.deadline,
       signal: controller.signal,
       ...(options.caller === undefined ? {} : { caller: options.caller }),
+      ...(options.operator === undefined ? {} : { operator: options.operator }),
     },
     cancel,
     end: () => {

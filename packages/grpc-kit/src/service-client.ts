@@ -9,14 +9,15 @@ import {
 } from '@grpc/grpc-js';
 import { fromServiceError } from './error-status';
 import { metadataKeys } from './metadata-keys';
+import { encodeOperator } from './operator';
 import type { RequestContext } from './request-context';
 import type { RequestOf, ResponseOf, ServiceDefinitionShape } from './service-definition';
 import { channelCredentials, type TlsFiles } from './tls';
 
 /**
  * A client whose methods return promises and throw AppError. Every call
- * takes the context of the request it works for: the request id travels in
- * metadata, the context's deadline becomes the call's, and the call is
+ * takes the context of the request it works for: the request id (and the
+ * operator, when there is one) travels in metadata, the context's deadline becomes the call's, and the call is
  * cancelled when the context aborts, so the server stops too.
  */
 export type ServiceClient<Definition extends ServiceDefinitionShape> = {
@@ -68,6 +69,7 @@ function callUnary(client: Client, method: UnaryMethod, request: unknown, contex
   return new Promise((resolve, reject) => {
     const metadata = new Metadata();
     metadata.set(metadataKeys.requestId, context.requestId);
+    if (context.operator !== undefined) metadata.set(metadataKeys.operator, encodeOperator(context.operator));
     const onAbort = (): void => call.cancel();
     const call = method.call(client, request, metadata, { deadline: context.deadline }, (error, response) => {
       signal.removeEventListener('abort', onAbort);

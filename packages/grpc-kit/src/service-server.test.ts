@@ -89,6 +89,19 @@ describe('the request context across a call', () => {
     );
   });
 
+  it('hands on the operator a tool names, in any script, and none when it names none', async () => {
+    getUser = async () => ({ user: undefined });
+    for (const operator of ['ada', 'Zoë Ångström <zoe@example.com>', '100% sure']) {
+      const started = startRequestContext({ requestId: 'req-op', logger, deadline: Date.now() + 2_000, operator });
+      await client.getUser({ userId: 'u' }, started.context);
+      started.end();
+    }
+    const plain = callerContext(2_000);
+    await client.getUser({ userId: 'u' }, plain.context);
+    plain.end();
+    expect(seen.map((context) => context.operator)).toEqual(['ada', 'Zoë Ångström <zoe@example.com>', '100% sure', undefined]);
+  });
+
   it('aborts the handler’s signal when the caller gives up, and the caller hears service:unavailable', async () => {
     let handlerAbort: Promise<unknown> | undefined;
     getUser = async (_request, context) => {

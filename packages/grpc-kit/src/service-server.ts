@@ -13,6 +13,7 @@ import type { Registry } from 'prom-client';
 import { observeCalls } from './call-observer';
 import { contractErrorOf, toStatus } from './error-status';
 import { metadataKeys } from './metadata-keys';
+import { decodeOperator } from './operator';
 import { serverDeadline } from './call-deadline';
 import { startRequestContext, type RequestContext } from './request-context';
 import type { ServiceDefinitionShape, ServiceHandlers } from './service-definition';
@@ -141,11 +142,13 @@ export class ServiceServer {
       const given = call.metadata.get(metadataKeys.requestId)[0];
       const requestId =
         typeof given === 'string' && given.length > 0 && given.length <= MAX_REQUEST_ID_LENGTH ? given : randomUUID();
+      const operator = call.metadata.get(metadataKeys.operator)[0];
       const started = startRequestContext({
         requestId,
         logger: baseLogger.child({ request_id: requestId, rpc: method }),
         deadline: serverDeadline(call.getDeadline(), Date.now()),
         caller,
+        operator: typeof operator === 'string' ? decodeOperator(operator) : undefined,
       });
       const onCancelled = (): void => started.cancel('The caller cancelled the call or its deadline passed.');
       call.once('cancelled', onCancelled);

@@ -12,6 +12,7 @@ export const securityNotices = [
   'oauth_unlinked',
   'passkey_added',
   'passkey_removed',
+  'passkey_suspected_clone',
   'account_deleted',
 ] as const;
 

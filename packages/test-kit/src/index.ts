@@ -5,6 +5,7 @@ export { waitFor } from './wait-for';
 export { freePort } from './free-port';
 export { startSmtpSink, tokenFromMail, type SmtpSink, type ReceivedMail } from './smtp-sink';
 export { startProcess, type ManagedProcess } from './managed-process';
+export { runNodeScript, type CommandResult } from './run-command';
 export { startOwnNatsServer, type OwnNatsServer } from './nats-server';
 export { startS3Server, type S3Server } from './s3-server';
 export { startHungRedis, type HungRedis } from './hung-redis';

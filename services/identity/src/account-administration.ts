@@ -1,10 +1,11 @@
 import type pg from 'pg';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
+import { metadataKeys, operatorProblem } from '@latchkey/grpc-kit';
 import { withTransaction } from '@latchkey/db';
 import { queueEvent } from '@latchkey/domain-events';
 import { normalizeEmail } from './account-rules';
-import { recordAdminAction, type AdminAction } from './audit-log';
+import { recordAdminAction, type Actor, type AdminAction } from './audit-log';
 import type { IdentityDeps } from './identity-deps';
 import { removeAccount } from './account-deletion';
 import { queueMail } from './mail-queue';
@@ -15,9 +16,17 @@ import { findUserByEmail, findUserByHandle, findUserById, raiseSessionEpoch, set
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_REASON_LENGTH = 500;
 
-/** Who an audit entry names: the caller's certificate, or that there was none to read. */
-function callerOf(context: RequestContext): string {
-  return context.caller ?? 'plaintext';
+/**
+ * Who an audit entry names: the person the caller acts for, which every
+ * admin.v1 call must say (proto/admin/v1/admin.proto), and the caller's
+ * certificate, or that there was none to read. A call that names no one is
+ * refused before it reads or changes anything: an entry with no person is
+ * no use to an auditor.
+ */
+export function actorOf(context: RequestContext): Actor {
+  const problem = context.operator === undefined ? 'must name the person at the keyboard' : operatorProblem(context.operator);
+  if (problem !== undefined) throw AppError.validation([{ field: metadataKeys.operator, message: problem }]);
+  return { operator: context.operator!.trim(), caller: context.caller ?? 'plaintext' };
 }
 
 export function requireUserId(value: string, field = 'user_id'): string {
@@ -25,16 +34,21 @@ export function requireUserId(value: string, field = 'user_id'): string {
   return value.toLowerCase();
 }
 
+/** One account by id, email or handle; the read is recorded before it is answered. */
 export async function findUser(
   deps: IdentityDeps,
   key: { id?: string | undefined; email?: string | undefined; handle?: string | undefined },
+  context: RequestContext,
 ): Promise<UserRecord> {
+  const actor = actorOf(context);
   let user: UserRecord | undefined;
   if (key.id !== undefined) user = await findUserById(deps.pool, requireUserId(key.id, 'id'));
   else if (key.email !== undefined) user = await findUserByEmail(deps.pool, normalizeEmail(key.email));
   else if (key.handle !== undefined) user = await findUserByHandle(deps.pool, key.handle.trim().toLowerCase());
   else throw AppError.validation([{ field: 'key', message: 'give an id, an email or a handle' }]);
+  // A lookup that finds nothing shows no one's data, and its key (an email, a handle) is not kept.
   if (!user) throw new AppError('user:not_found');
+  await recordAdminAction(deps.pool, { ...actor, action: 'find_user', userIds: [user.id] });
   return user;
 }
 
@@ -47,12 +61,13 @@ async function administer(
   change: (db: pg.ClientBase, user: UserRecord) => Promise<UserRecord>,
   reason?: string,
 ): Promise<UserRecord> {
+  const actor = actorOf(context);
   const id = requireUserId(userId);
   return withTransaction(deps.pool, context, async (db) => {
     const user = await findUserById(db, id, true);
     if (!user) throw new AppError('user:not_found');
     const changed = await change(db, user);
-    await recordAdminAction(db, { caller: callerOf(context), action, userId: id, reason });
+    await recordAdminAction(db, { ...actor, action, userIds: [id], reason });
     return changed;
   });
 }

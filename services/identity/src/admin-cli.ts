@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { adminV1 } from '@latchkey/contracts';
 import { env, grpcServiceVariables, loadConfig } from '@latchkey/config';
-import { createServiceClient, startRequestContext, tlsFilesOf } from '@latchkey/grpc-kit';
+import { createServiceClient, operatorOfCommandLine, startRequestContext, tlsFilesOf } from '@latchkey/grpc-kit';
 import { createLogger } from '@latchkey/telemetry';
 import { randomUUID } from 'node:crypto';
 
@@ -20,7 +20,7 @@ const configSchema = z.object({
   GRPC_TLS_CA_FILE: grpcServiceVariables.GRPC_TLS_CA_FILE,
 });
 
-const USAGE = `usage: latchkey-admin [--json] <command>
+const USAGE = `usage: latchkey-admin [--json] [--operator <who>] <command>
   users find --id <id> | --email <email> | --handle <handle>
   users list [--page-size N] [--page-token T]
   users disable <id> [--reason R]
@@ -29,6 +29,8 @@ const USAGE = `usage: latchkey-admin [--json] <command>
   users delete <id>
   sessions revoke-all <id>
   audit [--user <id>] [--page-size N] [--page-token T]
+--operator names you in the audit log (default: the OS user running this;
+required where that user has no name, as inside the images).
 `;
 
 class UsageError extends Error {}
@@ -100,7 +102,14 @@ async function run(admin: Admin, args: readonly string[], call: () => ReturnType
     case 'audit': {
       const answer = await admin.listAuditLog({ userId: values.user, ...page }, context());
       return {
-        rows: answer.entries.map((entry) => ({ at: time(entry.at), action: entry.action, user: entry.userId, caller: entry.caller, reason: entry.reason })),
+        rows: answer.entries.map((entry) => ({
+          at: time(entry.at),
+          action: entry.action,
+          user: entry.userId,
+          operator: entry.operator,
+          caller: entry.caller,
+          reason: entry.reason,
+        })),
         next: answer.nextPageToken,
       };
     }
@@ -117,19 +126,47 @@ function table(rows: readonly Row[]): string {
   return line(columns) + rows.map((row) => line(columns.map((column) => row[column] ?? ''))).join('');
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  const json = argv.includes('--json');
-  const args = argv.filter((arg) => arg !== '--json');
-  if (args.length === 0 || args.includes('--help')) {
-    process.stdout.write(USAGE);
-    return args.length === 0 ? 2 : 0;
+/** Takes out the options every command shares: `--json` and `--operator <who>` (or `--operator=<who>`). */
+function commonOptions(argv: readonly string[]): { json: boolean; operator: string | undefined; args: string[] } {
+  const args: string[] = [];
+  let json = false;
+  let operator: string | undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === '--json') json = true;
+    else if (arg.startsWith('--operator=')) operator = arg.slice('--operator='.length);
+    else if (arg === '--operator') {
+      if (i + 1 >= argv.length) throw new UsageError('--operator needs a value');
+      i += 1;
+      operator = argv[i];
+    } else args.push(arg);
   }
+  return { json, operator, args };
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let options: ReturnType<typeof commonOptions>;
+  let operator: string;
+  try {
+    options = commonOptions(argv);
+    if (options.args.length === 0 || options.args.includes('--help')) {
+      process.stdout.write(USAGE);
+      return options.args.length === 0 ? 2 : 0;
+    }
+    operator = operatorOfCommandLine(options.operator);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { json, args } = options;
   const config = loadConfig(configSchema, process.env);
   const address = config.ADMIN_GRPC_ADDRESS ?? `127.0.0.1:${config.GRPC_PORT}`;
   const admin = createServiceClient(adminV1.AdminServiceService, address, { tls: tlsFilesOf(config) });
   const logger = createLogger({ service: 'latchkey-admin', level: 'silent' });
   try {
-    const { rows, next } = await run(admin, args, () => startRequestContext({ requestId: randomUUID(), logger, deadline: Date.now() + 10_000 }));
+    const { rows, next } = await run(admin, args, () =>
+      startRequestContext({ requestId: randomUUID(), logger, deadline: Date.now() + 10_000, operator }),
+    );
     if (json) for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
     else process.stdout.write(table(rows));
     if (next) process.stderr.write(`more: --page-token ${next}\n`);

@@ -1,6 +1,7 @@
 import type { adminV1 } from '@latchkey/contracts';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import {
+  actorOf,
   deleteUserAsAdmin,
   disableUser,
   enableUser,
@@ -9,7 +10,7 @@ import {
   revokeAllSessions,
   sendPasswordReset,
 } from './account-administration';
-import { listAuditPage, type AuditRecord } from './audit-log';
+import { listAuditPage, recordAdminAction, type AuditRecord } from './audit-log';
 import type { IdentityDeps } from './identity-deps';
 import { decodePageToken, encodePageToken, pageSizeOf } from './page-tokens';
 import { toAdminUserMessage } from './user-message';
@@ -18,7 +19,15 @@ import { listUsersPage } from './user-store';
 type AdminHandlers = ServiceHandlers<typeof adminV1.AdminServiceService>;
 
 function toAuditEntry(record: AuditRecord): adminV1.AuditEntry {
-  return { id: record.id, at: record.at, caller: record.caller, action: record.action, userId: record.user_id, reason: record.reason };
+  return {
+    id: record.id,
+    at: record.at,
+    operator: record.operator,
+    caller: record.caller,
+    action: record.action,
+    userId: record.user_id ?? '',
+    reason: record.reason,
+  };
 }
 
 /** One page and the token of the next: asks for one row more than it shows. */
@@ -28,17 +37,24 @@ function paged<T>(rows: T[], size: number, cursor: (row: T) => [Date, string]): 
   return { page, next: rows.length > size && last ? encodePageToken(...cursor(last)) : '' };
 }
 
-/** admin.v1, one thin function per RPC (docs/integration.md, "Administration"). */
+/**
+ * admin.v1, one thin function per RPC (docs/integration.md, "Administration").
+ * Reads of personal data are recorded before they are answered
+ * (docs/operations.md, "Audit"): a read that cannot be recorded is not
+ * answered.
+ */
 export function adminHandlers(deps: IdentityDeps): AdminHandlers {
   return {
-    async findUser(request) {
-      return { user: toAdminUserMessage(await findUser(deps, request)) };
+    async findUser(request, context) {
+      return { user: toAdminUserMessage(await findUser(deps, request, context)) };
     },
-    async listUsers({ pageSize, pageToken }) {
+    async listUsers({ pageSize, pageToken }, context) {
+      const actor = actorOf(context);
       const size = pageSizeOf(pageSize);
       const after = decodePageToken(pageToken);
       const rows = await listUsersPage(deps.pool, size + 1, after && { createdAt: after.at, id: after.id });
       const { page, next } = paged(rows, size, (user) => [user.created_at, user.id]);
+      await recordAdminAction(deps.pool, { ...actor, action: 'list_users', userIds: page.map((user) => user.id) });
       return { users: page.map(toAdminUserMessage), nextPageToken: next };
     },
     async disableUser({ userId, reason }, context) {
@@ -59,14 +75,18 @@ export function adminHandlers(deps: IdentityDeps): AdminHandlers {
       await deleteUserAsAdmin(deps, userId, context);
       return {};
     },
-    async listAuditLog({ userId, pageSize, pageToken }) {
+    async listAuditLog({ userId, pageSize, pageToken }, context) {
+      const actor = actorOf(context);
       const size = pageSizeOf(pageSize);
+      const subject = userId === '' ? undefined : requireUserId(userId);
       const rows = await listAuditPage(deps.pool, {
-        userId: userId === '' ? undefined : requireUserId(userId),
+        userId: subject,
         limit: size + 1,
         after: decodePageToken(pageToken),
       });
       const { page, next } = paged(rows, size, (entry) => [entry.at, entry.id]);
+      // The audit names accounts, what was done to them and why, and the staff who did it.
+      await recordAdminAction(deps.pool, { ...actor, action: 'list_audit_log', userIds: [subject ?? null] });
       return { entries: page.map(toAuditEntry), nextPageToken: next };
     },
   };

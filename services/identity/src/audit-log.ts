@@ -1,34 +1,56 @@
 import type pg from 'pg';
 import { uuidv7 } from 'uuidv7';
 
-export type AdminAction = 'disable_user' | 'enable_user' | 'revoke_all_sessions' | 'send_password_reset' | 'delete_user';
+/** What admin.v1 records: every change it makes, and every read that shows personal data. */
+export type AdminAction =
+  | 'disable_user'
+  | 'enable_user'
+  | 'revoke_all_sessions'
+  | 'send_password_reset'
+  | 'delete_user'
+  | 'find_user'
+  | 'list_users'
+  | 'list_audit_log';
+
+type Queryable = pg.ClientBase | pg.Pool;
+
+/** Who acted: the person, and the certificate identity of the program they used. */
+export interface Actor {
+  readonly operator: string;
+  readonly caller: string;
+}
 
 export interface AuditRecord {
   id: string;
   at: Date;
+  operator: string;
   caller: string;
   action: AdminAction;
-  user_id: string;
+  user_id: string | null;
   reason: string;
 }
 
-/** Writes one entry, in the transaction of the action it records. */
+/**
+ * Writes one entry per account acted on or shown (one without an account
+ * for `userIds` empty), in the caller's transaction for a change. The table
+ * only grows (migrations/006_audit_trail.sql). It holds account ids, never
+ * an email or a handle: an entry outlives the account, and an append-only
+ * table cannot forget what it was given.
+ */
 export async function recordAdminAction(
-  db: pg.ClientBase,
-  entry: { caller: string; action: AdminAction; userId: string; reason?: string },
+  db: Queryable,
+  entry: Actor & { action: AdminAction; userIds: readonly (string | null)[]; reason?: string },
 ): Promise<void> {
-  await db.query('INSERT INTO admin_audit_log (id, caller, action, user_id, reason) VALUES ($1, $2, $3, $4, $5)', [
-    uuidv7(),
-    entry.caller,
-    entry.action,
-    entry.userId,
-    entry.reason ?? '',
-  ]);
+  await db.query(
+    `INSERT INTO admin_audit_log (id, operator, caller, action, user_id, reason)
+     SELECT id, $1, $2, $3, user_id, $4 FROM unnest($5::uuid[], $6::uuid[]) AS entry (id, user_id)`,
+    [entry.operator, entry.caller, entry.action, entry.reason ?? '', entry.userIds.map(() => uuidv7()), entry.userIds],
+  );
 }
 
 /** Up to `limit` entries before the (at, id) cursor, newest first, of one account or all. */
 export async function listAuditPage(
-  db: pg.Pool,
+  db: Queryable,
   options: { userId: string | undefined; limit: number; after: { at: Date; id: string } | undefined },
 ): Promise<AuditRecord[]> {
   const conditions: string[] = [];
@@ -43,7 +65,7 @@ export async function listAuditPage(
   }
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
   const { rows } = await db.query<AuditRecord>(
-    `SELECT id, at, caller, action, user_id, reason FROM admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
+    `SELECT id, at, operator, caller, action, user_id, reason FROM admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
     values,
   );
   return rows;

@@ -1,4 +1,4 @@
-import { headers, type JetStreamClient, type JetStreamManager } from 'nats';
+import { headers, type JetStreamClient, type JetStreamManager, type StoredMsg } from 'nats';
 import { topology } from '@latchkey/job-streams';
 
 /** A parked job, as `jobs dlq list` shows it: never its payload, which may hold personal data. */
@@ -6,9 +6,22 @@ export interface DeadLetter {
   /** Its sequence in the dead-letter stream: what `jobs dlq replay` takes. */
   readonly seq: number;
   readonly subject: string;
+  /** The job's id (its original Nats-Msg-Id), which the worker's logs name. */
+  readonly jobId: string;
   readonly reason: string;
   readonly deliveries: number;
   readonly parkedAt: string;
+}
+
+function letterOf(message: StoredMsg): DeadLetter {
+  return {
+    seq: message.seq,
+    subject: message.header.get('x-original-subject') || message.subject,
+    jobId: message.header.get('x-original-msg-id'),
+    reason: message.header.get('x-dead-letter-reason'),
+    deliveries: Number(message.header.get('x-deliveries') || 0),
+    parkedAt: message.time.toISOString(),
+  };
 }
 
 /**
@@ -37,16 +50,14 @@ export class DeadLetters {
     if (state.messages === 0) return letters;
     for (let seq = state.first_seq; seq <= state.last_seq; seq += 1) {
       const message = await this.jsm.streams.getMessage(this.names.deadLetterStream, { seq }).catch(() => undefined);
-      if (!message) continue;
-      letters.push({
-        seq,
-        subject: message.header.get('x-original-subject') || message.subject,
-        reason: message.header.get('x-dead-letter-reason'),
-        deliveries: Number(message.header.get('x-deliveries') || 0),
-        parkedAt: message.time.toISOString(),
-      });
+      if (message) letters.push(letterOf(message));
     }
     return letters;
+  }
+
+  /** One parked job; throws when the stream holds no message `seq`. */
+  async find(seq: number): Promise<DeadLetter> {
+    return letterOf(await this.jsm.streams.getMessage(this.names.deadLetterStream, { seq }));
   }
 
   /**

@@ -64,6 +64,14 @@ describe('renderMail()', () => {
     );
   });
 
+  it('tells the owner of a passkey that may be cloned that it no longer signs in, and to remove it', () => {
+    const mail = renderMail({ template: 'security_notice', ...recipient, notice: 'passkey_suspected_clone', passkey_name: 'Blue key' }, APP);
+    expect(mail.subject).toBe('A copy of one of your passkeys may exist');
+    expect(mail.text).toContain('A sign-in with your passkey ("Blue key") was just refused');
+    expect(mail.text).toContain('signs in to nothing');
+    expect(mail.text).toContain(`remove that passkey in your account settings at ${APP}`);
+  });
+
   it('advises a password reset after a password change', () => {
     expect(renderMail({ template: 'security_notice', ...recipient, notice: 'password_changed' }, APP).text).toContain(
       'reset your password',

@@ -126,6 +126,11 @@ function noticeText(job: NoticeJob, publicAppUrl: string): NoticeText {
       happened: `A passkey${passkeyName(job.passkey_name)} was just removed from your account. It can no longer sign in.`,
       ifNotYou: resetAdvice,
     },
+    passkey_suspected_clone: {
+      subject: 'A copy of one of your passkeys may exist',
+      happened: `A sign-in with your passkey${passkeyName(job.passkey_name)} was just refused: its authenticator counted fewer signatures than it had before, which is what a copy of its key on another device looks like. From now on this passkey signs in to nothing.`,
+      ifNotYou: `If this was not you, someone else holds a copy of that key. Either way, remove that passkey in your account settings at ${publicAppUrl}, review your active sessions, and add your authenticator again as a new passkey if you still use it. If that passkey was your only way to sign in, first set a password with "Forgot password" on the sign-in page.`,
+    },
     account_deleted: {
       subject: 'Your account was deleted',
       happened: 'Your account and its posts were just deleted. This cannot be undone.',

@@ -4,14 +4,14 @@ import { jobSubjects, type MailJob } from '@latchkey/jobs-contract';
 import { enqueueJob } from '@latchkey/outbox';
 
 /**
- * Queues the `passkey_added` / `passkey_removed` security notice
- * (docs/api.md, "Security notices") in the caller's transaction, so that it
- * is sent exactly when the change commits.
+ * Queues a passkey's security notice (`passkey_added`, `passkey_removed`,
+ * `passkey_suspected_clone`; docs/api.md, "Security notices") in the
+ * caller's transaction, so that it is sent exactly when the change commits.
  */
 export async function queuePasskeyNotice(
   db: pg.ClientBase,
   account: { readonly email: string; readonly handle: string },
-  notice: 'passkey_added' | 'passkey_removed',
+  notice: 'passkey_added' | 'passkey_removed' | 'passkey_suspected_clone',
   passkeyName: string,
   context: RequestContext,
 ): Promise<void> {

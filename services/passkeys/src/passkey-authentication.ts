@@ -1,11 +1,14 @@
+import { withTransaction } from '@latchkey/db';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import { getAccount } from './account';
 import { CHALLENGE_TTL_SECONDS } from './ceremony-challenges';
 import { assertValid, checkBinding, checkUuid, parseResponseJson } from './input-rules';
+import { queuePasskeyNotice } from './mail-queue';
 import type { PasskeysDeps } from './passkeys-deps';
-import { findPasskeyByCredentialId, recordUse, type StoredPasskey } from './passkey-store';
+import { findPasskeyByCredentialId, markSuspectedClone, recordUse, type StoredPasskey } from './passkey-store';
 import { answersChallenge, counterWentBack, userIdOfHandle } from './webauthn-rules';
 
 /**
@@ -69,6 +72,8 @@ export async function finishAuthentication(
     },
   }).catch((error: unknown) => refuse((error as Error).message, owner));
   if (!assertion.verified) return refuse('signature does not verify', owner);
+  // Once a copy may exist, no counter tells the copies apart: a clone reports whatever it likes.
+  if (passkey.suspectedCloneAt !== null) return refuse('passkey suspected of being cloned', owner);
 
   const { newCounter, credentialBackedUp } = assertion.authenticationInfo;
   if (counterWentBack(passkey.signCount, newCounter)) {
@@ -76,10 +81,31 @@ export async function finishAuthentication(
       { ...owner, stored_sign_count: passkey.signCount, reported_sign_count: newCounter },
       'passkey signature counter went back: possible cloned authenticator',
     );
+    await reportSuspectedClone(deps, passkey, context);
     throw new AppError('passkey:verification_failed');
   }
   const used = await recordUse(deps.pool, { id: passkey.id, previousSignCount: passkey.signCount, signCount: newCounter, backedUp: credentialBackedUp });
-  // Another sign-in with this authenticator moved the counter meanwhile: only one of the two may count.
-  if (!used) return refuse('counter moved by a concurrent sign-in', owner);
+  // Another sign-in with this authenticator moved the counter, or marked the passkey, meanwhile.
+  if (!used) return refuse('counter moved or passkey marked by a concurrent sign-in', owner);
   return used;
+}
+
+/**
+ * Marks the passkey and, the first time, mails its owner the
+ * `passkey_suspected_clone` notice, both in one transaction. The account is
+ * read first: with identity away nothing is written and the caller hears
+ * service:unavailable, so the next sign-in with the copy reports it again.
+ * A deleted account's passkey (its cleanup not done yet) is marked with no
+ * one to mail.
+ */
+async function reportSuspectedClone(deps: PasskeysDeps, passkey: StoredPasskey, context: RequestContext): Promise<void> {
+  const account = await getAccount(deps, passkey.userId, context).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === 'auth:unauthorized') return undefined;
+    throw error;
+  });
+  await withTransaction(deps.pool, context, async (db) => {
+    if ((await markSuspectedClone(db, passkey.id)) && account) {
+      await queuePasskeyNotice(db, account, 'passkey_suspected_clone', passkey.name, context);
+    }
+  });
 }

@@ -12,5 +12,6 @@ export function passkeyMessage(passkey: StoredPasskey): passkeysV1.Passkey {
     backupEligible: passkey.backupEligible,
     backedUp: passkey.backedUp,
     transports: [...passkey.transports],
+    suspectedClone: passkey.suspectedCloneAt !== null,
   };
 }

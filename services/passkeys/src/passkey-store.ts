@@ -16,6 +16,8 @@ export interface StoredPasskey {
   readonly name: string;
   readonly createdAt: Date;
   readonly lastUsedAt: Date | null;
+  /** When a sign-in with it first reported a counter that did not grow; null while none has. */
+  readonly suspectedCloneAt: Date | null;
 }
 
 interface PasskeyRow {
@@ -32,10 +34,11 @@ interface PasskeyRow {
   name: string;
   created_at: Date;
   last_used_at: Date | null;
+  suspected_clone_at: Date | null;
 }
 
 const COLUMNS = `id, user_id, credential_id, public_key, sign_count, transports, aaguid,
-  backup_eligible, backed_up, name, created_at, last_used_at`;
+  backup_eligible, backed_up, name, created_at, last_used_at, suspected_clone_at`;
 
 function toPasskey(row: PasskeyRow): StoredPasskey {
   return {
@@ -51,6 +54,7 @@ function toPasskey(row: PasskeyRow): StoredPasskey {
     name: row.name,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
+    suspectedCloneAt: row.suspected_clone_at,
   };
 }
 
@@ -84,7 +88,7 @@ export async function countPasskeysOfUser(db: Queryable, userId: string): Promis
  */
 export async function insertPasskey(
   db: Queryable,
-  passkey: Omit<StoredPasskey, 'id' | 'createdAt' | 'lastUsedAt'>,
+  passkey: Omit<StoredPasskey, 'id' | 'createdAt' | 'lastUsedAt' | 'suspectedCloneAt'>,
 ): Promise<StoredPasskey | undefined> {
   const { rows } = await db.query<PasskeyRow>(
     `INSERT INTO passkeys (user_id, credential_id, public_key, sign_count, transports, aaguid, backup_eligible, backed_up, name)
@@ -110,7 +114,7 @@ export async function insertPasskey(
  * Records a successful use. The counter moves only forward, conditionally:
  * of two sign-ins with one assertion (or with a clone racing the original)
  * exactly one updates a counting authenticator's row; answers undefined for
- * the other.
+ * the other, and for a passkey marked as a suspected clone meanwhile.
  */
 export async function recordUse(
   db: Queryable,
@@ -118,11 +122,21 @@ export async function recordUse(
 ): Promise<StoredPasskey | undefined> {
   const { rows } = await db.query<PasskeyRow>(
     `UPDATE passkeys SET sign_count = $3, backed_up = $4, last_used_at = now()
-      WHERE id = $1 AND sign_count = $2
+      WHERE id = $1 AND sign_count = $2 AND suspected_clone_at IS NULL
       RETURNING ${COLUMNS}`,
     [use.id, use.previousSignCount, use.signCount, use.backedUp],
   );
   return rows[0] && toPasskey(rows[0]);
+}
+
+/**
+ * Marks a passkey as suspected of being cloned. Answers whether this call
+ * marked it: of two reports at once, or a report of a marked passkey, only
+ * the first counts, so that its owner is mailed once.
+ */
+export async function markSuspectedClone(db: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE passkeys SET suspected_clone_at = now() WHERE id = $1 AND suspected_clone_at IS NULL', [id]);
+  return rowCount === 1;
 }
 
 export async function renamePasskey(db: Queryable, userId: string, id: string, name: string): Promise<StoredPasskey | undefined> {

@@ -7,20 +7,22 @@ from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Map
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class AuditEntry(_message.Message):
-    __slots__ = ["action", "at", "caller", "id", "reason", "user_id"]
+    __slots__ = ["action", "at", "caller", "id", "operator", "reason", "user_id"]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     AT_FIELD_NUMBER: _ClassVar[int]
     CALLER_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     action: str
     at: _timestamp_pb2.Timestamp
     caller: str
     id: str
+    operator: str
     reason: str
     user_id: str
-    def __init__(self, id: _Optional[str] = ..., at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., caller: _Optional[str] = ..., action: _Optional[str] = ..., user_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., caller: _Optional[str] = ..., action: _Optional[str] = ..., user_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
 
 class DeleteUserRequest(_message.Message):
     __slots__ = ["user_id"]

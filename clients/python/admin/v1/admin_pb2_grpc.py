@@ -10,6 +10,15 @@ class AdminServiceStub(object):
     ADMIN_GRPC_ALLOWED_CALLERS (with mutual TLS, by the Subject CN of their
     certificate), and by the `latchkey-admin` command. Errors carry an API
     error code in the `latchkey-error-code` trailer.
+
+    Every call names the person it is made for in the `latchkey-operator`
+    metadata: up to 128 characters of one line (an email, a staff login),
+    UTF-8 percent-encoded as encodeURIComponent does (a plain ASCII name
+    without "%" is sent as it is). latchkey-admin sends its --operator, or the
+    OS user running it; a service acting on its own sends its own name. A call
+    without it, or with an empty or malformed one, is refused with
+    validation:invalid_input (field "latchkey-operator") before anything is
+    read or changed: an audit entry without a person is no use to an auditor.
     """
 
     def __init__(self, channel):
@@ -65,10 +74,21 @@ class AdminServiceServicer(object):
     ADMIN_GRPC_ALLOWED_CALLERS (with mutual TLS, by the Subject CN of their
     certificate), and by the `latchkey-admin` command. Errors carry an API
     error code in the `latchkey-error-code` trailer.
+
+    Every call names the person it is made for in the `latchkey-operator`
+    metadata: up to 128 characters of one line (an email, a staff login),
+    UTF-8 percent-encoded as encodeURIComponent does (a plain ASCII name
+    without "%" is sent as it is). latchkey-admin sends its --operator, or the
+    OS user running it; a service acting on its own sends its own name. A call
+    without it, or with an empty or malformed one, is refused with
+    validation:invalid_input (field "latchkey-operator") before anything is
+    read or changed: an audit entry without a person is no use to an auditor.
     """
 
     def FindUser(self, request, context):
-        """FindUser looks one account up by id, email or handle.
+        """FindUser looks one account up by id, email or handle. The account found
+        is recorded in the audit log ("find_user"); a lookup that finds none is
+        not, and its key (an email, a handle) is never kept.
         Errors: user:not_found, validation:invalid_input.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -77,7 +97,8 @@ class AdminServiceServicer(object):
 
     def ListUsers(self, request, context):
         """ListUsers pages through the accounts, newest first, with keyset pages
-        (stable under concurrent sign-ups).
+        (stable under concurrent sign-ups). Each account shown is recorded in
+        the audit log ("list_users").
         Errors: validation:invalid_input (a page token this service did not issue).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -129,8 +150,10 @@ class AdminServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def ListAuditLog(self, request, context):
-        """ListAuditLog pages through the admin actions, newest first, of one
-        account or of all.
+        """ListAuditLog pages through the audit entries, newest first, of one
+        account or of all. The read is itself recorded ("list_audit_log", with
+        the account asked for, or none): the entries name people and what was
+        done to them, and the staff who did it.
         Errors: validation:invalid_input.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -192,6 +215,15 @@ class AdminService(object):
     ADMIN_GRPC_ALLOWED_CALLERS (with mutual TLS, by the Subject CN of their
     certificate), and by the `latchkey-admin` command. Errors carry an API
     error code in the `latchkey-error-code` trailer.
+
+    Every call names the person it is made for in the `latchkey-operator`
+    metadata: up to 128 characters of one line (an email, a staff login),
+    UTF-8 percent-encoded as encodeURIComponent does (a plain ASCII name
+    without "%" is sent as it is). latchkey-admin sends its --operator, or the
+    OS user running it; a service acting on its own sends its own name. A call
+    without it, or with an empty or malformed one, is refused with
+    validation:invalid_input (field "latchkey-operator") before anything is
+    read or changed: an audit entry without a person is no use to an auditor.
     """
 
     @staticmethod

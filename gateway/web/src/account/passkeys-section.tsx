@@ -68,13 +68,16 @@ function PasskeyItem(props: {
   const [renaming, setRenaming] = useState(false);
   const [name, setName] = useState(passkey.name);
   const path = { params: { path: { id: passkey.id } } };
+  const warningId = `passkey-clone-${passkey.id}`;
   return (
     <li>
       <strong>{passkey.name}</strong>
+      {passkey.suspected_clone ? <span class="badge danger">May be copied</span> : null}
       <span class="meta">
         added {formatDate(passkey.created_at)}; {passkey.last_used_at ? `last used ${formatDate(passkey.last_used_at)}` : 'never used'}
         {passkey.backed_up ? '; synced' : ''}
       </span>
+      {passkey.suspected_clone ? <SuspectedCloneWarning id={warningId} /> : null}
       {renaming ? (
         <Form
           submit="Save name"
@@ -99,6 +102,7 @@ function PasskeyItem(props: {
             type="button"
             class="danger"
             disabled={props.busy}
+            aria-describedby={passkey.suspected_clone ? warningId : undefined}
             onClick={() =>
               void props.run(async () => {
                 await withRecentProof(() => unwrap(api.DELETE('/v0/auth/passkeys/{id}', path)));
@@ -111,5 +115,23 @@ function PasskeyItem(props: {
         </span>
       )}
     </li>
+  );
+}
+
+/**
+ * docs/api.md, "Passkeys": a sign-in with this passkey reported a signature
+ * counter that did not grow. It signs in to nothing any more; the owner was
+ * mailed, and the way out is to remove it.
+ */
+function SuspectedCloneWarning(props: { id: string }) {
+  return (
+    <div class="problem" id={props.id}>
+      <strong>This passkey may have been copied.</strong>
+      <p>
+        A sign-in with it was refused because its authenticator counted fewer signatures than before, which is what a copy of its key on
+        another device looks like. It can no longer sign you in.
+      </p>
+      <p>Remove it, and check your sessions below. If you still use this authenticator, add it again as a new passkey.</p>
+    </div>
   );
 }

@@ -25,6 +25,8 @@ import { migrate } from '../../src/migrate';
 
 const logger = createLogger({ service: 'identity-test', level: 'silent' });
 const password = 'correct horse battery';
+/** The person admin.v1 calls are made for in these tests. */
+const OPERATOR = 'Zoë Ops <zoe@ops.example>';
 
 let database: TestDatabase;
 let service: Running;
@@ -93,7 +95,9 @@ beforeAll(async () => {
   await migrate(config, logger);
   service = await startIdentityService(config, logger);
   client = createTestServiceClient(identityV1.IdentityServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`);
-  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`);
+  admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`, undefined, {
+    operator: OPERATOR,
+  });
   redis = new Redis(testRedisUrl());
   db = new pg.Pool({ connectionString: database.url, options: '-c search_path=identity' });
 
@@ -609,11 +613,87 @@ describe('administration (admin.v1)', () => {
 
     const { entries } = await admin.listAuditLog({ userId: account.user.id, pageSize: 0, pageToken: '' });
     expect(entries.map((entry) => entry.action)).toEqual(['delete_user', 'send_password_reset', 'revoke_all_sessions']);
-    // No certificate over plaintext: the log says so rather than naming anyone.
-    expect(entries.every((entry) => entry.caller === 'plaintext' && entry.userId === account.user.id)).toBe(true);
+    // No certificate over plaintext: the log says so rather than naming a program; the person is named either way.
+    expect(entries.every((entry) => entry.caller === 'plaintext' && entry.operator === OPERATOR && entry.userId === account.user.id)).toBe(true);
+    // That read is in the log too; pages show each entry once, the reads before them included.
     const first = await admin.listAuditLog({ userId: account.user.id, pageSize: 2, pageToken: '' });
     const rest = await admin.listAuditLog({ userId: account.user.id, pageSize: 2, pageToken: first.nextPageToken });
-    expect([...first.entries, ...rest.entries].map((entry) => entry.id)).toEqual(entries.map((entry) => entry.id));
+    const walked = [...first.entries, ...rest.entries];
+    expect(walked.map((entry) => entry.action)).toEqual(['list_audit_log', 'delete_user', 'send_password_reset', 'revoke_all_sessions']);
+    expect(walked.slice(1).map((entry) => entry.id)).toEqual(entries.map((entry) => entry.id));
     expect(rest.nextPageToken).toBe('');
+  });
+
+  it('refuses a call that names no person, or names one badly, before it reads or changes anything', async () => {
+    const { user } = await registerVerified();
+    const address = `127.0.0.1:${String(service.readyFields?.grpc_port)}`;
+    const anonymous = createTestServiceClient(adminV1.AdminServiceService, address);
+    const careless = createTestServiceClient(adminV1.AdminServiceService, address, undefined, { operator: 'ada\nroot' });
+    const verbose = createTestServiceClient(adminV1.AdminServiceService, address, undefined, { operator: 'x'.repeat(129) });
+    try {
+      for (const client of [anonymous, careless, verbose]) {
+        for (const call of [
+          client.findUser({ id: user.id }),
+          client.listUsers({ pageSize: 1, pageToken: '' }),
+          client.disableUser({ userId: user.id, reason: 'nobody asked' }),
+          client.deleteUser({ userId: user.id }),
+          client.listAuditLog({ userId: user.id, pageSize: 1, pageToken: '' }),
+        ]) {
+          const error = await errorOf(call);
+          expect(error.code).toBe('validation:invalid_input');
+          expect(error.fields[0]?.field).toBe('latchkey-operator');
+        }
+      }
+    } finally {
+      for (const client of [anonymous, careless, verbose]) client.close();
+    }
+    expect((await client.getUser({ userId: user.id })).user?.disabledAt).toBeUndefined();
+    const { rows } = await db.query('SELECT 1 FROM admin_audit_log WHERE user_id = $1', [user.id]);
+    expect(rows).toEqual([]);
+  });
+
+  it('records every read that shows an account: found, listed, or its audit read; a lookup that finds nothing is not kept', async () => {
+    const { user, email } = await registerVerified();
+    await admin.findUser({ email });
+    const page = await admin.listUsers({ pageSize: 3, pageToken: '' });
+    expect(page.users.map((shown) => shown.id)).toContain(user.id);
+    await admin.listAuditLog({ userId: '', pageSize: 1, pageToken: '' });
+    const count = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM admin_audit_log')).rows[0]!.n;
+    const before = await count();
+    expect((await errorOf(admin.findUser({ email: `nobody-${Date.now()}@example.com` }))).code).toBe('user:not_found');
+    expect(await count()).toBe(before);
+
+    const { entries } = await admin.listAuditLog({ userId: user.id, pageSize: 0, pageToken: '' });
+    expect(entries.map((entry) => [entry.action, entry.operator, entry.caller])).toEqual([
+      ['list_users', OPERATOR, 'plaintext'],
+      ['find_user', OPERATOR, 'plaintext'],
+    ]);
+    // One entry per account a page showed, and one for the read of every account's audit.
+    const everyone = await admin.listAuditLog({ userId: '', pageSize: 100, pageToken: '' });
+    const listed = everyone.entries.filter((entry) => entry.action === 'list_users' && entry.at?.getTime() === entries[0]?.at?.getTime());
+    expect(listed.map((entry) => entry.userId).sort()).toEqual(page.users.map((shown) => shown.id).sort());
+    expect(everyone.entries).toContainEqual(expect.objectContaining({ action: 'list_audit_log', userId: '', operator: OPERATOR }));
+  });
+
+  it('keeps the audit log append-only for the unit’s own database role: UPDATE, DELETE and TRUNCATE each fail', async () => {
+    const { user } = await registerVerified();
+    await admin.disableUser({ userId: user.id, reason: 'evidence' });
+    const unit = new pg.Client({ connectionString: database.url, options: '-c search_path=identity' });
+    await unit.connect();
+    try {
+      for (const statement of [
+        `UPDATE admin_audit_log SET operator = 'someone else' WHERE user_id = '${user.id}'`,
+        `DELETE FROM admin_audit_log WHERE user_id = '${user.id}'`,
+        // A statement that matches no row is refused too: nothing to hide behind.
+        'DELETE FROM admin_audit_log WHERE false',
+        'TRUNCATE admin_audit_log',
+      ]) {
+        await expect(unit.query(statement)).rejects.toMatchObject({ code: '42501', message: expect.stringMatching(/append-only/) });
+      }
+    } finally {
+      await unit.end();
+    }
+    const { rows } = await db.query<{ operator: string; reason: string }>('SELECT operator, reason FROM admin_audit_log WHERE user_id = $1', [user.id]);
+    expect(rows).toEqual([{ operator: OPERATOR, reason: 'evidence' }]);
   });
 });

@@ -142,7 +142,7 @@ export interface DeleteUserRequest {
 export interface DeleteUserResponse {
 }
 
-/** AuditEntry is one admin action. */
+/** AuditEntry is one admin action, or one account shown by a read. */
 export interface AuditEntry {
   /** The entry's id (UUID). */
   id: string;
@@ -151,21 +151,30 @@ export interface AuditEntry {
     | Date
     | undefined;
   /**
-   * Who called: the Subject CN of the caller's certificate, or
+   * What called: the Subject CN of the caller's certificate, or
    * "plaintext" where the installation runs without mutual TLS. The
-   * latchkey-admin command inside a pod calls with that pod's certificate:
-   * the cluster's audit log says who ran `kubectl exec`.
+   * latchkey-admin command inside a pod calls with that pod's certificate;
+   * operator says who ran it.
    */
   caller: string;
   /**
    * The RPC: "disable_user", "enable_user", "revoke_all_sessions",
-   * "send_password_reset", "delete_user".
+   * "send_password_reset", "delete_user", and the reads "find_user",
+   * "list_users", "list_audit_log".
    */
   action: string;
-  /** The account acted on (UUID). */
+  /**
+   * The account acted on or shown (UUID); empty for a list_audit_log of
+   * every account.
+   */
   userId: string;
   /** The reason given, for disable_user; else empty. */
   reason: string;
+  /**
+   * The person the caller acted for (its latchkey-operator metadata); empty
+   * in entries written before the operator was recorded.
+   */
+  operator: string;
 }
 
 /** ListAuditLogRequest asks for one page. */
@@ -1418,7 +1427,7 @@ export const DeleteUserResponse: MessageFns<DeleteUserResponse> = {
 };
 
 function createBaseAuditEntry(): AuditEntry {
-  return { id: "", at: undefined, caller: "", action: "", userId: "", reason: "" };
+  return { id: "", at: undefined, caller: "", action: "", userId: "", reason: "", operator: "" };
 }
 
 export const AuditEntry: MessageFns<AuditEntry> = {
@@ -1440,6 +1449,9 @@ export const AuditEntry: MessageFns<AuditEntry> = {
     }
     if (message.reason !== "") {
       writer.uint32(50).string(message.reason);
+    }
+    if (message.operator !== "") {
+      writer.uint32(58).string(message.operator);
     }
     return writer;
   },
@@ -1505,6 +1517,14 @@ export const AuditEntry: MessageFns<AuditEntry> = {
             message.reason = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.operator = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1529,6 +1549,7 @@ export const AuditEntry: MessageFns<AuditEntry> = {
         ? globalThis.String(object.user_id)
         : "",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      operator: isSet(object.operator) ? globalThis.String(object.operator) : "",
     };
   },
 
@@ -1552,6 +1573,9 @@ export const AuditEntry: MessageFns<AuditEntry> = {
     if (message.reason !== "") {
       obj.reason = message.reason;
     }
+    if (message.operator !== "") {
+      obj.operator = message.operator;
+    }
     return obj;
   },
 
@@ -1566,6 +1590,7 @@ export const AuditEntry: MessageFns<AuditEntry> = {
     message.action = object.action ?? "";
     message.userId = object.userId ?? "";
     message.reason = object.reason ?? "";
+    message.operator = object.operator ?? "";
     return message;
   },
 };
@@ -1777,11 +1802,22 @@ export const ListAuditLogResponse: MessageFns<ListAuditLogResponse> = {
  * ADMIN_GRPC_ALLOWED_CALLERS (with mutual TLS, by the Subject CN of their
  * certificate), and by the `latchkey-admin` command. Errors carry an API
  * error code in the `latchkey-error-code` trailer.
+ *
+ * Every call names the person it is made for in the `latchkey-operator`
+ * metadata: up to 128 characters of one line (an email, a staff login),
+ * UTF-8 percent-encoded as encodeURIComponent does (a plain ASCII name
+ * without "%" is sent as it is). latchkey-admin sends its --operator, or the
+ * OS user running it; a service acting on its own sends its own name. A call
+ * without it, or with an empty or malformed one, is refused with
+ * validation:invalid_input (field "latchkey-operator") before anything is
+ * read or changed: an audit entry without a person is no use to an auditor.
  */
 export type AdminServiceService = typeof AdminServiceService;
 export const AdminServiceService = {
   /**
-   * FindUser looks one account up by id, email or handle.
+   * FindUser looks one account up by id, email or handle. The account found
+   * is recorded in the audit log ("find_user"); a lookup that finds none is
+   * not, and its key (an email, a handle) is never kept.
    * Errors: user:not_found, validation:invalid_input.
    */
   findUser: {
@@ -1795,7 +1831,8 @@ export const AdminServiceService = {
   },
   /**
    * ListUsers pages through the accounts, newest first, with keyset pages
-   * (stable under concurrent sign-ups).
+   * (stable under concurrent sign-ups). Each account shown is recorded in
+   * the audit log ("list_users").
    * Errors: validation:invalid_input (a page token this service did not issue).
    */
   listUsers: {
@@ -1881,8 +1918,10 @@ export const AdminServiceService = {
     responseDeserialize: (value: Buffer): DeleteUserResponse => DeleteUserResponse.decode(value),
   },
   /**
-   * ListAuditLog pages through the admin actions, newest first, of one
-   * account or of all.
+   * ListAuditLog pages through the audit entries, newest first, of one
+   * account or of all. The read is itself recorded ("list_audit_log", with
+   * the account asked for, or none): the entries name people and what was
+   * done to them, and the staff who did it.
    * Errors: validation:invalid_input.
    */
   listAuditLog: {
@@ -1899,13 +1938,16 @@ export const AdminServiceService = {
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
   /**
-   * FindUser looks one account up by id, email or handle.
+   * FindUser looks one account up by id, email or handle. The account found
+   * is recorded in the audit log ("find_user"); a lookup that finds none is
+   * not, and its key (an email, a handle) is never kept.
    * Errors: user:not_found, validation:invalid_input.
    */
   findUser: handleUnaryCall<FindUserRequest, FindUserResponse>;
   /**
    * ListUsers pages through the accounts, newest first, with keyset pages
-   * (stable under concurrent sign-ups).
+   * (stable under concurrent sign-ups). Each account shown is recorded in
+   * the audit log ("list_users").
    * Errors: validation:invalid_input (a page token this service did not issue).
    */
   listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
@@ -1939,8 +1981,10 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    */
   deleteUser: handleUnaryCall<DeleteUserRequest, DeleteUserResponse>;
   /**
-   * ListAuditLog pages through the admin actions, newest first, of one
-   * account or of all.
+   * ListAuditLog pages through the audit entries, newest first, of one
+   * account or of all. The read is itself recorded ("list_audit_log", with
+   * the account asked for, or none): the entries name people and what was
+   * done to them, and the staff who did it.
    * Errors: validation:invalid_input.
    */
   listAuditLog: handleUnaryCall<ListAuditLogRequest, ListAuditLogResponse>;
@@ -1948,7 +1992,9 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
 
 export interface AdminServiceClient extends Client {
   /**
-   * FindUser looks one account up by id, email or handle.
+   * FindUser looks one account up by id, email or handle. The account found
+   * is recorded in the audit log ("find_user"); a lookup that finds none is
+   * not, and its key (an email, a handle) is never kept.
    * Errors: user:not_found, validation:invalid_input.
    */
   findUser(
@@ -1968,7 +2014,8 @@ export interface AdminServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * ListUsers pages through the accounts, newest first, with keyset pages
-   * (stable under concurrent sign-ups).
+   * (stable under concurrent sign-ups). Each account shown is recorded in
+   * the audit log ("list_users").
    * Errors: validation:invalid_input (a page token this service did not issue).
    */
   listUsers(
@@ -2086,8 +2133,10 @@ export interface AdminServiceClient extends Client {
     callback: (error: ServiceError | null, response: DeleteUserResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListAuditLog pages through the admin actions, newest first, of one
-   * account or of all.
+   * ListAuditLog pages through the audit entries, newest first, of one
+   * account or of all. The read is itself recorded ("list_audit_log", with
+   * the account asked for, or none): the entries name people and what was
+   * done to them, and the staff who did it.
    * Errors: validation:invalid_input.
    */
   listAuditLog(

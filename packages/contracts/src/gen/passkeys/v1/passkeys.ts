@@ -49,6 +49,13 @@ export interface Passkey {
    * "usb", "nfc", "ble"), as it reported at registration.
    */
   transports: string[];
+  /**
+   * Whether a correctly signed sign-in with it once reported a signature
+   * counter that did not grow: a copy of the authenticator's key may be in
+   * other hands. Such a passkey signs in to nothing any more; the owner was
+   * mailed and should remove it (docs/api.md, "Passkeys").
+   */
+  suspectedClone: boolean;
 }
 
 /** BeginRegistrationRequest names the user who adds a passkey. */
@@ -217,6 +224,7 @@ function createBasePasskey(): Passkey {
     backupEligible: false,
     backedUp: false,
     transports: [],
+    suspectedClone: false,
   };
 }
 
@@ -245,6 +253,9 @@ export const Passkey: MessageFns<Passkey> = {
     }
     for (const v of message.transports) {
       writer.uint32(66).string(v!);
+    }
+    if (message.suspectedClone !== false) {
+      writer.uint32(72).bool(message.suspectedClone);
     }
     return writer;
   },
@@ -326,6 +337,14 @@ export const Passkey: MessageFns<Passkey> = {
             message.transports.push(reader.string());
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.suspectedClone = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -366,6 +385,11 @@ export const Passkey: MessageFns<Passkey> = {
       transports: globalThis.Array.isArray(object?.transports)
         ? object.transports.map((e: any) => globalThis.String(e))
         : [],
+      suspectedClone: isSet(object.suspectedClone)
+        ? globalThis.Boolean(object.suspectedClone)
+        : isSet(object.suspected_clone)
+        ? globalThis.Boolean(object.suspected_clone)
+        : false,
     };
   },
 
@@ -395,6 +419,9 @@ export const Passkey: MessageFns<Passkey> = {
     if (message.transports?.length) {
       obj.transports = message.transports;
     }
+    if (message.suspectedClone !== false) {
+      obj.suspectedClone = message.suspectedClone;
+    }
     return obj;
   },
 
@@ -411,6 +438,7 @@ export const Passkey: MessageFns<Passkey> = {
     message.backupEligible = object.backupEligible ?? false;
     message.backedUp = object.backedUp ?? false;
     message.transports = object.transports?.map((e) => e) || [];
+    message.suspectedClone = object.suspectedClone ?? false;
     return message;
   },
 };
@@ -2180,9 +2208,12 @@ export const PasskeysServiceService = {
    * under the binding (used up by this call, whatever its outcome) and the
    * stored credential it names: origin, RP ID hash, user presence and
    * verification, signature, and a signature counter that must grow for an
-   * authenticator that keeps one (a counter that goes backwards is refused
-   * and logged as a possible cloned authenticator). On success it records
-   * the new counter and when the passkey was used, and names its owner.
+   * authenticator that keeps one. A counter that goes backwards after a
+   * valid signature is refused, logged as a possible cloned authenticator,
+   * and marks the passkey suspected_clone, with a passkey_suspected_clone
+   * notice mailed to its owner the first time; a marked passkey is refused
+   * from then on, whatever its counter. On success it records the new
+   * counter and when the passkey was used, and names its owner.
    * Errors: passkey:challenge_invalid, passkey:verification_failed (also for
    * an unknown credential, or one whose owner is not expected_user_id),
    * validation:invalid_input.
@@ -2306,9 +2337,12 @@ export interface PasskeysServiceServer extends UntypedServiceImplementation {
    * under the binding (used up by this call, whatever its outcome) and the
    * stored credential it names: origin, RP ID hash, user presence and
    * verification, signature, and a signature counter that must grow for an
-   * authenticator that keeps one (a counter that goes backwards is refused
-   * and logged as a possible cloned authenticator). On success it records
-   * the new counter and when the passkey was used, and names its owner.
+   * authenticator that keeps one. A counter that goes backwards after a
+   * valid signature is refused, logged as a possible cloned authenticator,
+   * and marks the passkey suspected_clone, with a passkey_suspected_clone
+   * notice mailed to its owner the first time; a marked passkey is refused
+   * from then on, whatever its counter. On success it records the new
+   * counter and when the passkey was used, and names its owner.
    * Errors: passkey:challenge_invalid, passkey:verification_failed (also for
    * an unknown credential, or one whose owner is not expected_user_id),
    * validation:invalid_input.
@@ -2477,9 +2511,12 @@ export interface PasskeysServiceClient extends Client {
    * under the binding (used up by this call, whatever its outcome) and the
    * stored credential it names: origin, RP ID hash, user presence and
    * verification, signature, and a signature counter that must grow for an
-   * authenticator that keeps one (a counter that goes backwards is refused
-   * and logged as a possible cloned authenticator). On success it records
-   * the new counter and when the passkey was used, and names its owner.
+   * authenticator that keeps one. A counter that goes backwards after a
+   * valid signature is refused, logged as a possible cloned authenticator,
+   * and marks the passkey suspected_clone, with a passkey_suspected_clone
+   * notice mailed to its owner the first time; a marked passkey is refused
+   * from then on, whatever its counter. On success it records the new
+   * counter and when the passkey was used, and names its owner.
    * Errors: passkey:challenge_invalid, passkey:verification_failed (also for
    * an unknown credential, or one whose owner is not expected_user_id),
    * validation:invalid_input.
