@@ -397,9 +397,16 @@ describe('production values', () => {
     expect(new Set(refs)).toEqual(new Set(['latchkey-env', 'latchkey-nats-users']));
   });
 
-  test('S3 keys, retired TOTP keys and OpenID client secrets are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {
+  test('S3 keys, OpenSearch credentials, retired TOTP keys and OpenID client secrets are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {
     const objects = objectsOf('production');
-    const optional = new Set(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'TOTP_PREVIOUS_ENCRYPTION_KEYS', 'OIDC_CLIENT_SECRETS']);
+    const optional = new Set([
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'OPENSEARCH_USERNAME',
+      'OPENSEARCH_PASSWORD',
+      'TOTP_PREVIOUS_ENCRYPTION_KEYS',
+      'OIDC_CLIENT_SECRETS',
+    ]);
     const references = objects
       .filter((object) => object.kind === 'Deployment' || object.kind === 'Job')
       .flatMap((object) => mainContainer(object).env ?? [])
@@ -412,7 +419,7 @@ describe('production values', () => {
     }
     const posts = mainContainer(deployment(objects, 'posts')).env?.map((variable) => variable.name);
     const totp = mainContainer(deployment(objects, 'totp')).env?.map((variable) => variable.name);
-    expect(posts).toEqual(expect.arrayContaining(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']));
+    expect(posts).toEqual(expect.arrayContaining(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'OPENSEARCH_USERNAME', 'OPENSEARCH_PASSWORD']));
     expect(totp).toEqual(expect.arrayContaining(['TOTP_ENCRYPTION_KEY', 'TOTP_PREVIOUS_ENCRYPTION_KEYS']));
     const oauth = mainContainer(deployment(objects, 'oauth')).env?.map((variable) => variable.name);
     expect(oauth).toEqual(expect.arrayContaining(['GOOGLE_CLIENT_SECRET', 'GITHUB_CLIENT_SECRET']));

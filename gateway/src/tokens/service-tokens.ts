@@ -1,4 +1,4 @@
-import { SignJWT } from 'jose';
+import { sign } from 'node:crypto';
 import type { Session } from '../sessions/session-store';
 import { signingKeyFor, type PublicJwk, type SigningKey } from '@latchkey/config';
 
@@ -23,28 +23,35 @@ export class ServiceTokens {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  async issue(session: Session): Promise<{ token: string; expiresAt: Date }> {
+  issue(session: Session): { token: string; expiresAt: Date } {
     const key = signingKeyFor(this.settings.keys, 'EdDSA');
     if (!key) throw new Error('no Ed25519 signing key');
     const issuedAt = Math.floor(this.clock() / 1000);
     const expiresAt = issuedAt + this.settings.ttlSeconds;
-    const token = await new SignJWT({
+    const header = { alg: 'EdDSA', kid: key.kid, typ: 'JWT' };
+    const claims = {
       sid: session.publicId,
       auth_time: Math.floor(session.authenticatedAt / 1000),
       amr: [...session.methods],
-    })
-      .setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: 'JWT' })
-      .setSubject(session.userId)
-      .setIssuer(this.settings.issuer)
-      .setAudience(this.settings.audience)
-      .setIssuedAt(issuedAt)
-      .setExpirationTime(expiresAt)
-      .sign(key.privateKey);
-    return { token, expiresAt: new Date(expiresAt * 1000) };
+      sub: session.userId,
+      iss: this.settings.issuer,
+      aud: this.settings.audience,
+      iat: issuedAt,
+      exp: expiresAt,
+    };
+    // A compact JWS (RFC 7515) signed by node:crypto at once: WebCrypto's sign, which a JWT library
+    // goes through, queues each signature on libuv's thread pool and took four times as long per token.
+    const signingInput = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
+    const signature = sign(null, Buffer.from(signingInput), key.privateKey).toString('base64url');
+    return { token: `${signingInput}.${signature}`, expiresAt: new Date(expiresAt * 1000) };
   }
 
   /** The JWK set of GET /.well-known/jwks.json. */
   jwks(): { keys: PublicJwk[] } {
     return { keys: this.settings.keys.map((key) => key.publicJwk) };
   }
+}
+
+function base64url(text: string): string {
+  return Buffer.from(text).toString('base64url');
 }

@@ -24,7 +24,7 @@ export function tokenRoutes(deps: SessionAccess & { readonly tokens: ServiceToke
         onRequest: requireSession(deps),
       },
       async (request) => {
-        const { token, expiresAt } = await deps.tokens.issue(sessionOf(request));
+        const { token, expiresAt } = deps.tokens.issue(sessionOf(request));
         return { token, expires_at: expiresAt.toISOString() };
       },
     );

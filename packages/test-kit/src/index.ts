@@ -26,3 +26,4 @@ export {
   type RequestOptionsJson,
   type SoftwareAuthenticatorOptions,
 } from './software-authenticator';
+export { startFakeOpenSearch, type FakeOpenSearch } from './fake-opensearch';

@@ -71,6 +71,8 @@ const objectStoreSettings = [
   'S3_ACCESS_KEY_ID',
   'S3_SECRET_ACCESS_KEY',
 ] as const;
+/** Where post search lives (packages/search-engine): posts queries it, the jobs worker keeps its index. */
+const searchEngineSettings = ['SEARCH_ENGINE', 'OPENSEARCH_URL', 'OPENSEARCH_INDEX', 'OPENSEARCH_USERNAME', 'OPENSEARCH_PASSWORD'] as const;
 
 function grpcPorts(localOffset: number): readonly UnitPort[] {
   return [
@@ -174,6 +176,7 @@ export const units: readonly Unit[] = [
       'NATS_SUBJECT_PREFIX',
       'REDIS_KEY_PREFIX',
       ...objectStoreSettings,
+      ...searchEngineSettings,
       'POSTS_MAX_CONTENT_BYTES',
       'DATABASE_URL',
       'REDIS_URL',
@@ -221,6 +224,7 @@ export const units: readonly Unit[] = [
       'MAIL_FROM',
       'PUBLIC_APP_URL',
       ...objectStoreSettings,
+      ...searchEngineSettings,
       'DATABASE_URL',
       'REDIS_URL',
       'NATS_URL',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { objectStoreVariables, s3CredentialsPaired, s3CredentialsProblem } from '@latchkey/object-store';
 import { backingServices, env, grpcServiceVariables, loadConfig, mutualTlsVariables, processVariables, signingKeysSchema } from '@latchkey/config';
+import { checkSearchEngineSettings, searchEngineVariables } from '@latchkey/search-engine';
 
 /** Everything the jobs worker reads from its environment. */
 export const configSchema = z
@@ -50,8 +51,11 @@ export const configSchema = z
     OIDC_ISSUER: env.url(['http', 'https']).optional(),
     /** The provider's keys (the gateway's AUTH_JWT_SIGNING_KEYS); required with OIDC_ENABLED. */
     AUTH_JWT_SIGNING_KEYS: signingKeysSchema.optional(),
+    /** The engine whose index the worker keeps; posts must name the same one. */
+    ...searchEngineVariables,
   })
   .refine(s3CredentialsPaired, s3CredentialsProblem)
+  .superRefine(checkSearchEngineSettings)
   .refine((config) => !config.OIDC_ENABLED || config.AUTH_JWT_SIGNING_KEYS !== undefined, {
     message: 'is required when OIDC_ENABLED is true: logout tokens are signed with it',
     path: ['AUTH_JWT_SIGNING_KEYS'],

@@ -1,14 +1,13 @@
-import type pg from 'pg';
 import type { postsV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { ServiceClient } from '@latchkey/grpc-kit';
 import { deleteContentJobSchema, jobSubjects, postContentKey, type DeleteContentJob } from '@latchkey/jobs-contract';
 import type { ContentStore } from '@latchkey/object-store';
 import type { JobContext, JobDefinition, JobOutcome } from './job-consumer';
-import { writeTombstone } from './search-index';
+import type { PostSearchIndex } from './post-search-index';
 
 export interface DeleteContentDeps {
-  readonly pool: pg.Pool;
+  readonly searchIndex: PostSearchIndex;
   readonly content: ContentStore;
   /** Asked whether the post still exists: the job alone is no proof that it was deleted. */
   readonly posts: ServiceClient<typeof postsV1.PostsServiceService>;
@@ -39,7 +38,7 @@ async function deleteContent(deps: DeleteContentDeps, job: DeleteContentJob, con
     context.logger.warn({ post_id: job.post_id }, 'delete_content for a live post or a foreign key; nothing deleted');
     return 'refused';
   }
-  await writeTombstone(deps.pool, job.post_id, job.version);
+  await deps.searchIndex.tombstone(job.post_id, job.version);
   await deps.content.remove(job.storage_key, { signal: context.signal });
   return 'completed';
 }

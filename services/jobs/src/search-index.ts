@@ -115,14 +115,17 @@ export async function purgeTombstones(pool: pg.Pool): Promise<number> {
   return rowCount ?? 0;
 }
 
-/** Purges now and then hourly. Every replica runs it; it is cheap on its partial index and harmless twice. */
-export function startTombstonePurge(pool: pg.Pool, logger: Logger): PeriodicTask {
+/**
+ * Purges now and then hourly. Every replica runs it; it is cheap (a partial
+ * index in PostgreSQL, a filtered delete-by-query in OpenSearch) and harmless twice.
+ */
+export function startTombstonePurge(index: { purgeTombstones(): Promise<number> }, logger: Logger): PeriodicTask {
   return startPeriodicTask(
     {
       description: 'purging search tombstones',
       intervalMs: PURGE_INTERVAL_MS,
       async run() {
-        const purged = await purgeTombstones(pool);
+        const purged = await index.purgeTombstones();
         if (purged > 0) logger.info({ purged }, 'search tombstones purged');
       },
     },

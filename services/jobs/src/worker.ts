@@ -21,6 +21,9 @@ import { DeadLetters } from './dead-letters';
 import { createMailer } from './mailer';
 import { JOBS_SCHEMA } from './migrate';
 import { startTombstonePurge } from './search-index';
+import { createOpenSearchClient } from '@latchkey/search-engine';
+import { OpenSearchPostIndex } from './opensearch-post-index';
+import { postgresPostSearchIndex, type PostSearchIndex } from './post-search-index';
 import { passwordResetCleanupJob } from './password-reset-cleanup';
 import { sendEmailJob } from './send-email';
 import { sessionRevocationJob } from './session-revocation';
@@ -62,6 +65,21 @@ async function logConnectionEvents(nc: NatsConnection, logger: Logger): Promise<
       logger.info({ nats_event: status.type, server: status.data }, 'NATS connection restored');
     }
   }
+}
+
+/**
+ * SEARCH_ENGINE's index. An OpenSearch index is created with its mapping
+ * unless it exists; a cluster that cannot be reached then fails the start,
+ * as PostgreSQL would.
+ */
+async function openPostSearchIndex(config: JobsConfig, pool: pg.Pool, teardown: (() => Promise<void>)[]): Promise<PostSearchIndex> {
+  if (config.SEARCH_ENGINE === 'postgres') return postgresPostSearchIndex(pool);
+  // Well below the consumer's 30 s ack wait, like the object store's requests.
+  const client = createOpenSearchClient(config, { requestTimeoutMs: 15_000 });
+  teardown.push(() => client.close());
+  const index = new OpenSearchPostIndex(client, config.OPENSEARCH_INDEX);
+  await index.ensureIndex();
+  return index;
 }
 
 /**
@@ -113,7 +131,8 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
 
     const cleanup = startCompletedJobsCleanup(pool, logger);
     teardown.push(() => cleanup.stop());
-    const purge = startTombstonePurge(pool, logger);
+    const searchIndex = await openPostSearchIndex(config, pool, teardown);
+    const purge = startTombstonePurge(searchIndex, logger);
     teardown.push(() => purge.stop());
 
     const tls = tlsFilesOf(config);
@@ -176,8 +195,8 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     const mail = { pool, mailer, publicAppUrl: config.PUBLIC_APP_URL };
     const consumers = [
       consumerFor(sendEmailJob(mail)),
-      consumerFor(indexPostJob({ pool, content })),
-      consumerFor(deleteContentJob({ pool, content, posts })),
+      consumerFor(indexPostJob({ searchIndex, content })),
+      consumerFor(deleteContentJob({ searchIndex, content, posts })),
       consumerFor(accountCleanupJob({ identity, posts, totp, oauth, passkeys, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
       consumerFor(sessionRevocationJob({ redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
       consumerFor(passwordResetCleanupJob({ identity, passkeys, oauth, mail })),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { objectStoreVariables, s3CredentialsPaired, s3CredentialsProblem } from '@latchkey/object-store';
 import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+import { checkSearchEngineSettings, searchEngineVariables } from '@latchkey/search-engine';
 
 /**
  * The largest POSTS_MAX_CONTENT_BYTES allowed. The gateway forwards content
@@ -33,11 +34,14 @@ export const configSchema = z
      * the database for long.
      */
     SEARCH_POOL_MAX: env.int(4, 1, 100),
+    /** The most one search may take, in PostgreSQL or in OpenSearch. */
     SEARCH_STATEMENT_TIMEOUT_MS: env.int(2_000, 10, 30_000),
-    /** How many of the newest matches a search ranks; older matches of a broader query are not shown. */
+    /** PostgreSQL search: how many of the newest matches it ranks; older matches of a broader query are not shown. */
     SEARCH_RANK_CANDIDATES: env.int(1_000, 1, 100_000),
+    ...searchEngineVariables,
   })
-  .refine(s3CredentialsPaired, s3CredentialsProblem);
+  .refine(s3CredentialsPaired, s3CredentialsProblem)
+  .superRefine(checkSearchEngineSettings);
 
 export type PostsConfig = z.output<typeof configSchema>;
 

@@ -75,6 +75,14 @@ export async function findPost(db: Queryable, id: string, lock = false): Promise
   return rows[0];
 }
 
+/** The posts among `ids` that exist, in no particular order. */
+export async function findPosts(db: Queryable, ids: readonly string[]): Promise<PostRecord[]> {
+  const { rows } = await db.query<PostRecord>(`SELECT ${COLUMNS} FROM posts p JOIN authors a ON a.id = p.author_id WHERE p.id = ANY($1::uuid[])`, [
+    ids,
+  ]);
+  return rows;
+}
+
 export async function postExists(db: Queryable, id: string): Promise<boolean> {
   const { rowCount } = await db.query('SELECT 1 FROM posts WHERE id = $1', [id]);
   return (rowCount ?? 0) > 0;

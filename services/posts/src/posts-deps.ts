@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { ContentStore } from '@latchkey/object-store';
 import type { PostListVersion } from './list-version';
+import type { PostSearchEngine } from './post-search-engine';
 
 /** What the post operations need, built once at start. */
 export interface PostsDeps {
@@ -14,8 +15,8 @@ export interface PostsDeps {
 
 /** Where and how far searches may go (docs/api.md, "Posts and search"). */
 export interface PostSearchSettings {
-  /** The search pool, SEARCH_POOL_MAX connections. */
-  readonly pool: pg.Pool;
+  /** SEARCH_ENGINE's implementation. */
+  readonly engine: PostSearchEngine;
+  /** SEARCH_STATEMENT_TIMEOUT_MS: the most one search may take, whichever engine answers it. */
   readonly statementTimeoutMs: number;
-  readonly rankCandidates: number;
 }

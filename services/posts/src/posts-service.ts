@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { postsV1 } from '@latchkey/contracts';
 import { createPool, createRedisClient, settledConnection } from '@latchkey/db';
 import { startGrpcEndpoints } from '@latchkey/grpc-kit';
@@ -9,8 +10,19 @@ import { ContentStore, createS3Client } from '@latchkey/object-store';
 import { postsHandlers } from './handlers';
 import { PostListVersion } from './list-version';
 import { callersOf } from '@latchkey/units';
+import { createOpenSearchClient } from '@latchkey/search-engine';
+import { OpenSearchPostSearch } from './opensearch-post-search';
+import type { PostSearchEngine } from './post-search-engine';
+import { PostgresPostSearch } from './postgres-post-search';
 
 export const POSTS_SCHEMA = 'posts';
+
+/** SEARCH_ENGINE's implementation; it owns the search pool and closes it. */
+function searchEngine(config: PostsConfig, searchPool: pg.Pool): PostSearchEngine {
+  if (config.SEARCH_ENGINE === 'postgres') return new PostgresPostSearch(searchPool, config.SEARCH_RANK_CANDIDATES);
+  const client = createOpenSearchClient(config, { requestTimeoutMs: config.SEARCH_STATEMENT_TIMEOUT_MS });
+  return new OpenSearchPostSearch(client, config.OPENSEARCH_INDEX, searchPool);
+}
 
 /**
  * Serves posts.v1 over gRPC and relays its outbox (index and
@@ -44,11 +56,7 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
     content: new ContentStore({ client: s3, bucket: config.S3_BUCKET, logger }),
     listVersion: new PostListVersion(redis, config.REDIS_KEY_PREFIX, logger),
     maxContentBytes: config.POSTS_MAX_CONTENT_BYTES,
-    search: {
-      pool: searchPool,
-      statementTimeoutMs: config.SEARCH_STATEMENT_TIMEOUT_MS,
-      rankCandidates: config.SEARCH_RANK_CANDIDATES,
-    },
+    search: { engine: searchEngine(config, searchPool), statementTimeoutMs: config.SEARCH_STATEMENT_TIMEOUT_MS },
   };
 
   const relay = startBackgroundRelay({
@@ -82,7 +90,7 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
       await relay.stop();
       s3.destroy();
       redis.disconnect();
-      await Promise.all([pool.end(), searchPool.end()]);
+      await Promise.all([pool.end(), deps.search.engine.close()]);
     },
   };
 }

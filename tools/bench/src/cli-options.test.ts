@@ -11,7 +11,7 @@ describe('parseCliOptions()', () => {
       connections: 10,
       users: 16,
       posts: 2000,
-      searchPosts: 100_000,
+      searchPosts: 1_000_000,
       jsonOnly: false,
       resultsDir: '/repo/bench/results',
     });

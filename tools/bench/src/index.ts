@@ -23,3 +23,6 @@ export {
   type TargetCheck,
 } from './report';
 export { parseCliOptions, usage, type CliOptions } from './cli-options';
+export { launchPeer, PEER_SESSION_COOKIE, type PeerUser, type RunningPeer } from './peer/peer-process';
+export { measureSearchQuality, type SearchQuality } from './search-quality';
+export { seedSearchCorpus, relevanceQueries, costlySearchQueries, type RelevanceProbe } from './search-corpus';

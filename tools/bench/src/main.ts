@@ -23,6 +23,7 @@ async function main(args: readonly string[], signal: AbortSignal): Promise<numbe
     ...options,
     createRate: defaultBenchOptions.createRate,
     idleTimeoutMs: defaultBenchOptions.idleTimeoutMs,
+    searchRepeats: defaultBenchOptions.searchRepeats,
     ...(options.cpuProfileDir ? { cpuProfileDir: options.cpuProfileDir } : {}),
     ...(progress ? { onProgress: progress } : {}),
     signal,

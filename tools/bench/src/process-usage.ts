@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 export interface WatchedProcess {
   readonly name: string;
   /** `stack` processes are ours (their CPU is summed per request); `baseline` and `harness` are reported beside them. */
-  readonly role: 'stack' | 'baseline' | 'harness';
+  readonly role: 'stack' | 'baseline' | 'peer' | 'harness';
   readonly pid: number;
 }
 

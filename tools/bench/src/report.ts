@@ -4,6 +4,7 @@ import type { LatencySummary } from './latency-stats';
 import type { SearchLatency } from './load-messages';
 import type { WatchedProcess } from './process-usage';
 import type { ScenarioName } from './scenarios';
+import type { SearchQuality } from './search-quality';
 import type { OperationTiming } from './service-metrics';
 
 /** One measured run: the gateway's route or its baseline. */
@@ -36,8 +37,15 @@ export interface ScenarioResult {
   readonly ratio?: number;
   /** The same ratio per round (run-bench.ts): their spread shows how noisy the machine was. */
   readonly roundRatios?: readonly number[];
+  /** The peer's answer to the same request (Better Auth), in the same rounds. */
+  readonly peer?: RunMeasurement;
+  /** Gateway requests per second over the peer's. */
+  readonly peerRatio?: number;
+  readonly peerRoundRatios?: readonly number[];
   /** post-create: from each 201 until search returns the post. */
   readonly searchLatency?: SearchLatency;
+  /** search: the costliest queries alone, and whether old best matches make the first page. */
+  readonly searchQuality?: SearchQuality;
   /** Per-unit time during the gateway run (service-metrics.ts). */
   readonly serverTimings: readonly OperationTiming[];
   /** Whether the stack had gone quiet before the scenario started. */
@@ -98,7 +106,7 @@ function table(header: readonly string[], rows: readonly (readonly string[])[], 
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
-function measurementRow(scenario: string, system: string, run: RunMeasurement, ratio: string): string[] {
+function measurementRow(scenario: string, system: string, run: RunMeasurement, ratio: string, peerRatio = ''): string[] {
   return [
     scenario,
     system,
@@ -108,25 +116,41 @@ function measurementRow(scenario: string, system: string, run: RunMeasurement, r
     String(run.errors),
     fixed(run.cpuMsPerRequest, 3),
     ratio,
+    peerRatio,
   ];
 }
 
-/** The ratio, with the range of its per-round values when there were several rounds. */
-function ratioCell(result: ScenarioResult): string {
-  if (result.ratio === undefined) return '';
-  const rounds = result.roundRatios ?? [];
-  if (rounds.length < 2) return fixed(result.ratio, 3);
-  return `${fixed(result.ratio, 3)} (${fixed(Math.min(...rounds), 2)}–${fixed(Math.max(...rounds), 2)})`;
+/** A ratio, with the range of its per-round values when there were several rounds. */
+function ratioCell(ratio: number | undefined, rounds: readonly number[] = []): string {
+  if (ratio === undefined) return '';
+  if (rounds.length < 2) return fixed(ratio, 3);
+  return `${fixed(ratio, 3)} (${fixed(Math.min(...rounds), 2)}–${fixed(Math.max(...rounds), 2)})`;
 }
 
-/** The scenario table: one row for the gateway and one for its baseline. */
+/**
+ * The scenario table: a row for the gateway, one for its baseline (the
+ * floor) and one for the peer. "ratio" is over the floor, "× peer" the
+ * gateway's rate over the peer's.
+ */
 export function formatScenarioTable(results: readonly ScenarioResult[]): string {
   const rows: string[][] = [];
   for (const result of results) {
-    rows.push(measurementRow(result.scenario, `gateway ${result.gateway.label}`, result.gateway, ratioCell(result)));
+    rows.push(
+      measurementRow(
+        result.scenario,
+        `gateway ${result.gateway.label}`,
+        result.gateway,
+        ratioCell(result.ratio, result.roundRatios),
+        ratioCell(result.peerRatio, result.peerRoundRatios),
+      ),
+    );
     if (result.baseline) rows.push(measurementRow('', result.baseline.label, result.baseline, '1'));
+    if (result.peer) {
+      const overFloor = result.baseline && result.baseline.requestsPerSecond > 0 ? result.peer.requestsPerSecond / result.baseline.requestsPerSecond : undefined;
+      rows.push(measurementRow('', `peer ${result.peer.label}`, result.peer, ratioCell(overFloor), '1'));
+    }
   }
-  return table(['scenario', 'system', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU ms/req', 'ratio'], rows, 2);
+  return table(['scenario', 'system', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU ms/req', 'ratio', '× peer'], rows, 2);
 }
 
 /**
@@ -135,7 +159,7 @@ export function formatScenarioTable(results: readonly ScenarioResult[]): string 
  */
 export function formatLoaderNote(results: readonly ScenarioResult[]): string | undefined {
   const runs = results.flatMap((result) =>
-    [result.gateway, result.baseline].flatMap((run) =>
+    [result.gateway, result.baseline, result.peer].flatMap((run) =>
       run?.loaderCpuPercent === undefined ? [] : [{ scenario: result.scenario, run, percent: run.loaderCpuPercent }],
     ),
   );
@@ -164,6 +188,26 @@ export function formatSearchLatency(results: readonly ScenarioResult[]): string 
     ],
     0,
   );
+}
+
+/** search: each costliest query alone, and where each old best match landed. */
+export function formatSearchQuality(results: readonly ScenarioResult[]): string | undefined {
+  const quality = results.find((result) => result.searchQuality)?.searchQuality;
+  if (!quality) return undefined;
+  const latency = table(
+    ['search query, alone', 'runs', 'p50 ms', 'p99 ms', 'max ms'],
+    [
+      ...quality.perQuery.map(({ query, latency: l }) => [`\`${query}\``, String(l.count), fixed(l.p50Ms, 1), fixed(l.p99Ms, 1), fixed(l.maxMs, 1)]),
+      ['all', String(quality.sequential.count), fixed(quality.sequential.p50Ms, 1), fixed(quality.sequential.p99Ms, 1), fixed(quality.sequential.maxMs, 1)],
+    ],
+    1,
+  );
+  const relevance = table(
+    ['query whose best match is the oldest post', 'its place on page 1'],
+    quality.relevance.map(({ query, position }) => [`\`${query}\``, position === null ? 'not there' : String(position)]),
+    1,
+  );
+  return `${latency}\n\n${relevance}`;
 }
 
 export function formatProcessTable(processes: readonly ProcessMemory[]): string {
@@ -212,6 +256,7 @@ export function formatReport(report: BenchReport): string {
     formatScenarioTable(report.scenarios),
     formatLoaderNote(report.scenarios),
     formatSearchLatency(report.scenarios),
+    formatSearchQuality(report.scenarios),
     formatServerTimings(report.scenarios),
     formatProcessTable(report.processes),
     formatTargets(report.targets),

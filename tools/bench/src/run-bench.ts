@@ -4,6 +4,7 @@ import { openBenchTarget, type BenchTarget } from './bench-stack';
 import { CpuProfiles } from './cpu-profiles';
 import { round, summarizeLatencies } from './latency-stats';
 import { LoadGenerator } from './load-generator';
+import { launchPeer, type RunningPeer } from './peer/peer-process';
 import type { SearchLatency } from './load-messages';
 import {
   clockTicksPerSecond,
@@ -15,6 +16,7 @@ import {
 } from './process-usage';
 import type { BenchReport, MachineInfo, ProcessMemory, RunMeasurement, ScenarioResult } from './report';
 import { scenarios, type LoadPlan, type Scenario, type ScenarioContext, type ScenarioName } from './scenarios';
+import type { RelevanceProbe } from './search-corpus';
 import { removeSeed, seed, type Seed } from './seed';
 import { mergeTimings, readTimings, timingsBetween, type OperationTiming } from './service-metrics';
 import { evaluateTargets } from './targets';
@@ -37,6 +39,8 @@ export interface BenchOptions {
   readonly posts: number;
   /** The `search` scenario's corpus, written into the database before it runs. */
   readonly searchPosts: number;
+  /** After the search load, runs of each costliest query alone (20: a p99 over 100 searches). */
+  readonly searchRepeats: number;
   /** post-create's creates per second. */
   readonly createRate: number;
   /** How long to wait for the stack to go quiet before each scenario. */
@@ -55,7 +59,8 @@ export const defaultBenchOptions = {
   connections: 10,
   users: 16,
   posts: 2_000,
-  searchPosts: 100_000,
+  searchPosts: 1_000_000,
+  searchRepeats: 20,
   createRate: 50,
   idleTimeoutMs: 60_000,
 } as const;
@@ -195,6 +200,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   let seeded: Seed | undefined;
   let bare: RunningBareServer | undefined;
   let argon2: Argon2Rate | undefined;
+  let peer: RunningPeer | undefined;
   let loader: LoadGenerator | undefined;
   try {
     loader = LoadGenerator.start();
@@ -209,6 +215,26 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       onProgress: progress,
       ...(signal ? { signal } : {}),
     });
+    if (selected.some((scenario) => scenario.peer)) {
+      if (target.kind === 'launched') {
+        const peerStarted = Date.now();
+        peer = await launchPeer(
+          {
+            databaseUrl: target.baseline.databaseUrl,
+            schema: 'bench_peer',
+            redisUrl: target.baseline.redisUrl,
+            redisKeyPrefix: `${target.baseline.redisKeyPrefix}peer:`,
+            argon2: target.argon2,
+            databasePoolMax: target.baseline.databasePoolMax,
+          },
+          seeded.users,
+          target.threadPoolSize,
+        );
+        progress(`peer (Better Auth) at ${peer.url} (pid ${peer.pid}), ${peer.users.length} accounts in ${Date.now() - peerStarted} ms`);
+      } else {
+        progress('peer: skipped; it keeps its accounts in a schema of the database, so it runs only beside a launched stack');
+      }
+    }
     const idleAfterSeeding = await waitForIdle(target, ticksPerSecond, options.idleTimeoutMs);
     progress(idleAfterSeeding ? 'stack idle after seeding' : 'stack still busy after seeding; measuring anyway');
 
@@ -216,6 +242,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       gatewayUrl: target.gatewayUrl,
       gatewayGrpcAddress: target.gatewayGrpcAddress,
       bareServerUrl: bare?.url,
+      bareGrpcAddress: bare?.grpcAddress,
+      peer: peer ? { url: peer.url, users: peer.users } : undefined,
       seed: seeded,
       connections: options.connections,
       createRate: options.createRate,
@@ -253,23 +281,27 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const results: ScenarioResult[] = [];
     for (const scenario of selected) {
       signal?.throwIfAborted();
+      let probes: readonly RelevanceProbe[] = [];
       if (scenario.prepare) {
         if (target.kind === 'external') {
           progress(`${scenario.name}: skipped; it writes its corpus into the database, so it runs only on a launched stack`);
           continue;
         }
         const prepared = Date.now();
-        await scenario.prepare({ databaseUrl: target.baseline.databaseUrl, searchPosts: options.searchPosts, onProgress: progress });
+        probes = await scenario.prepare({ databaseUrl: target.baseline.databaseUrl, searchPosts: options.searchPosts, onProgress: progress });
         progress(`${scenario.name}: prepared in ${Date.now() - prepared} ms`);
       }
       const startedIdle = await waitForIdle(target, ticksPerSecond, options.idleTimeoutMs);
       const gatewaySide = httpSide(scenario.label, scenario.gateway(context), target.processes, target.metricsUrls);
       const baselineSide = baselineOf(scenario, context, target, { bare, argon2, httpSide });
+      const peerSide = scenario.peer && peer ? httpSide(scenario.peer.label, scenario.peer.load(context), [peerProcess(peer)]) : undefined;
       const gatewayTally = new Tally();
       const baselineTally = baselineSide ? new Tally() : undefined;
+      const peerTally = peerSide ? new Tally() : undefined;
       const sides: { side: Side; tally: Tally }[] = [
         ...(baselineSide && baselineTally ? [{ side: baselineSide, tally: baselineTally }] : []),
         { side: gatewaySide, tally: gatewayTally },
+        ...(peerSide && peerTally ? [{ side: peerSide, tally: peerTally }] : []),
       ];
       if (scenario.warmsUp && options.warmupSeconds > 0) {
         for (const { side } of sides) await side.run(options.warmupSeconds, true);
@@ -286,11 +318,11 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         progress(`${scenario.name}: ${files.length} CPU profiles in ${options.cpuProfileDir ?? ''}`);
       }
 
+      const searchQuality = scenario.quality ? await scenario.quality(target.gatewayUrl, probes, options.searchRepeats, signal) : undefined;
       const gateway = gatewayTally.measurement(scenario.label);
       const baseline = baselineSide && baselineTally ? baselineTally.measurement(baselineSide.label) : undefined;
-      const roundRatios = baselineTally
-        ? gatewayTally.sliceRates.map((rate, index) => round(rate / (baselineTally.sliceRates[index] ?? Number.NaN), 3))
-        : [];
+      const peerRun = peerSide && peerTally ? peerTally.measurement(peerSide.label) : undefined;
+      const roundRatios = baselineTally ? ratiosPerRound(gatewayTally, baselineTally) : [];
       const result: ScenarioResult = {
         scenario: scenario.name,
         gateway,
@@ -301,7 +333,15 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
               roundRatios,
             }
           : {}),
+        ...(peerRun && peerTally
+          ? {
+              peer: peerRun,
+              peerRatio: peerRun.requestsPerSecond > 0 ? round(gateway.requestsPerSecond / peerRun.requestsPerSecond, 3) : 0,
+              peerRoundRatios: ratiosPerRound(gatewayTally, peerTally),
+            }
+          : {}),
         ...(gatewayTally.searchLatency ? { searchLatency: gatewayTally.searchLatency } : {}),
+        ...(searchQuality ? { searchQuality } : {}),
         serverTimings: gatewayTally.serverTimings,
         startedIdle,
       };
@@ -313,6 +353,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       ...target.processes,
       ...(bare ? [{ name: 'bare Fastify server', role: 'baseline' as const, pid: bare.pid }] : []),
       ...(argon2 ? [{ name: argon2Name(target), role: 'baseline' as const, pid: argon2.pid }] : []),
+      ...(peer ? [peerProcess(peer)] : []),
       harness,
       { name: 'load generator (autocannon)', role: 'harness', pid: loader.pid },
     ]);
@@ -337,7 +378,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       targets: evaluateTargets(results, processes, options.createRate),
     };
   } finally {
-    await Promise.allSettled([bare?.stop(), argon2?.stop(), loader?.stop()]);
+    await Promise.allSettled([bare?.stop(), argon2?.stop(), peer?.stop(), loader?.stop()]);
     if (target.kind === 'external' && seeded) {
       await removeSeed(target, seeded.users).catch((error: unknown) =>
         progress(`could not remove the seeded accounts: ${String(error)}`),
@@ -345,6 +386,15 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     }
     await target.close();
   }
+}
+
+/** The gateway's rate over another side's, round by round. */
+function ratiosPerRound(gateway: Tally, other: Tally): number[] {
+  return gateway.sliceRates.map((rate, index) => round(rate / (other.sliceRates[index] ?? Number.NaN), 3));
+}
+
+function peerProcess(peer: RunningPeer): WatchedProcess {
+  return { name: 'Better Auth server', role: 'peer', pid: peer.pid };
 }
 
 function argon2Name(target: BenchTarget): string {
@@ -401,6 +451,7 @@ function describeResult(result: ScenarioResult): string {
   const { requestsPerSecond, latency, errors } = result.gateway;
   const gateway = `${result.scenario}: gateway ${requestsPerSecond} req/s, p99 ${latency.p99Ms} ms, ${errors} errors`;
   const baseline = result.baseline ? `; baseline ${result.baseline.requestsPerSecond}/s; ratio ${result.ratio}` : '';
+  const peer = result.peer ? `; peer ${result.peer.requestsPerSecond}/s; gateway/peer ${result.peerRatio}` : '';
   const search = result.searchLatency ? `; searchable p99 ${result.searchLatency.p99Ms} ms` : '';
-  return gateway + baseline + search;
+  return gateway + baseline + peer + search;
 }

@@ -1,5 +1,7 @@
 import type { LoadJob, RequestTemplate } from './load-messages';
-import { costlySearchQueries, seedSearchCorpus } from './search-corpus';
+import { PEER_SESSION_COOKIE, peerJsonHeaders, type PeerUser } from './peer/peer-process';
+import { costlySearchQueries, seedSearchCorpus, type RelevanceProbe } from './search-corpus';
+import { measureSearchQuality, type SearchQuality } from './search-quality';
 import type { Seed } from './seed';
 
 /**
@@ -34,6 +36,10 @@ export interface ScenarioContext {
   readonly gatewayGrpcAddress: string | undefined;
   /** The bare Fastify server of the read baselines. */
   readonly bareServerUrl: string | undefined;
+  /** The bare server's gRPC port (sessions.v1 IntrospectSession's floor), `host:port`. */
+  readonly bareGrpcAddress: string | undefined;
+  /** The peer (peer/better-auth-server.ts) and its accounts, when a selected scenario compares with it. */
+  readonly peer: { readonly url: string; readonly users: readonly PeerUser[] } | undefined;
   readonly seed: Seed;
   readonly connections: number;
   /** post-create's rate, creates per second over all connections. */
@@ -53,13 +59,27 @@ export type BaselinePlan =
   | { readonly kind: 'argon2'; readonly label: string }
   | { readonly kind: 'none' };
 
+/** The same request to the peer, another implementation of the route, measured beside the gateway. */
+export interface PeerPlan {
+  readonly label: string;
+  readonly load: (context: ScenarioContext) => LoadPlan;
+}
+
 export interface Scenario {
   readonly name: ScenarioName;
   readonly label: string;
   readonly gateway: (context: ScenarioContext) => LoadPlan;
   readonly baseline: BaselinePlan;
+  readonly peer?: PeerPlan;
   /** Work before the scenario's first run, such as writing a corpus; only on a launched stack. */
-  readonly prepare?: (context: PrepareContext) => Promise<void>;
+  readonly prepare?: (context: PrepareContext) => Promise<readonly RelevanceProbe[]>;
+  /** After the load: what one reader gets from search (latency alone, relevance), with what `prepare` planted. */
+  readonly quality?: (
+    gatewayUrl: string,
+    probes: readonly RelevanceProbe[],
+    repeats: number,
+    signal?: AbortSignal,
+  ) => Promise<SearchQuality>;
   /**
    * Whether a warm-up run precedes the measured one. Not for post-create:
    * warm-up posts would queue index jobs that run during the measurement.
@@ -78,6 +98,11 @@ function bareServer(context: ScenarioContext): string {
   return context.bareServerUrl;
 }
 
+function peerOf(context: ScenarioContext): NonNullable<ScenarioContext['peer']> {
+  if (!context.peer) throw new Error('the peer is not running');
+  return context.peer;
+}
+
 const rotate = (paths: readonly string[]): RequestTemplate[] => paths.map((path) => ({ method: 'GET', path, headers: {} }));
 
 /** The floor of an authenticated request: one Redis GET of the session behind a bare Fastify route. */
@@ -91,6 +116,8 @@ const meBaseline: BaselinePlan = {
   }),
 };
 
+const peerCookie = (cookie: string): Record<string, string> => ({ cookie: `${PEER_SESSION_COOKIE}=${cookie}` });
+
 export const scenarios: readonly Scenario[] = [
   {
     name: 'me',
@@ -102,6 +129,14 @@ export const scenarios: readonly Scenario[] = [
       requests: context.seed.users.map((user) => ({ method: 'GET', path: '/v0/users/me', headers: sessionHeaders(user.cookie) })),
     }),
     baseline: meBaseline,
+    peer: {
+      label: 'Better Auth GET /api/auth/get-session',
+      load: (context) => ({
+        url: peerOf(context).url,
+        connections: context.connections,
+        requests: peerOf(context).users.map((user) => ({ method: 'GET', path: '/api/auth/get-session', headers: peerCookie(user.cookie) })),
+      }),
+    },
     warmsUp: true,
   },
   {
@@ -117,7 +152,19 @@ export const scenarios: readonly Scenario[] = [
         introspect: { address: context.gatewayGrpcAddress, tokens: context.seed.users.map((user) => user.cookie) },
       };
     },
-    baseline: meBaseline,
+    baseline: {
+      kind: 'http',
+      label: 'bare gRPC unary: 1 Redis GET',
+      load: (context) => {
+        if (!context.bareGrpcAddress) throw new Error('the bare server is not running');
+        return {
+          url: bareServer(context),
+          connections: context.connections,
+          requests: [{ method: 'GET', path: '/', headers: {} }],
+          introspect: { address: context.bareGrpcAddress, tokens: context.seed.users.map((user) => user.cookie) },
+        };
+      },
+    },
     warmsUp: true,
   },
   {
@@ -128,7 +175,15 @@ export const scenarios: readonly Scenario[] = [
       connections: context.connections,
       requests: context.seed.users.map((user) => ({ method: 'POST', path: '/v0/auth/token', headers: sessionHeaders(user.cookie) })),
     }),
-    baseline: meBaseline,
+    baseline: {
+      kind: 'http',
+      label: 'bare Fastify: 1 Redis GET + 1 Ed25519 sign',
+      load: (context) => ({
+        url: bareServer(context),
+        connections: context.connections,
+        requests: context.seed.users.map((user) => ({ method: 'POST', path: '/token', headers: sessionHeaders(user.cookie) })),
+      }),
+    },
     warmsUp: true,
   },
   ...(['userinfo', 'code', 'refresh'] as const).map(
@@ -194,6 +249,22 @@ export const scenarios: readonly Scenario[] = [
       })),
     }),
     baseline: { kind: 'argon2', label: 'raw argon2id verifies' },
+    peer: {
+      label: 'Better Auth POST /api/auth/sign-in/email',
+      load: (context) => {
+        const { url, users } = peerOf(context);
+        return {
+          url,
+          connections: context.connections,
+          requests: users.map((user) => ({
+            method: 'POST',
+            path: '/api/auth/sign-in/email',
+            headers: peerJsonHeaders(url),
+            body: JSON.stringify({ email: user.email, password: user.password }),
+          })),
+        };
+      },
+    },
     warmsUp: true,
   },
   {
@@ -226,6 +297,7 @@ export const scenarios: readonly Scenario[] = [
       connections: context.connections,
       requests: rotate(costlySearchQueries().map((query) => `/v0/search/posts?limit=20&q=${encodeURIComponent(query)}`)),
     }),
+    quality: (gatewayUrl, probes, repeats, signal) => measureSearchQuality(gatewayUrl, costlySearchQueries(), probes, repeats, signal),
     baseline: { kind: 'none' },
     warmsUp: true,
   },

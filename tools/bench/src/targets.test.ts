@@ -17,8 +17,26 @@ const run = (label: string, requestsPerSecond: number, errors = 0): RunMeasureme
 });
 
 const results: ScenarioResult[] = [
-  { scenario: 'me', gateway: run('GET /v0/users/me', 600), baseline: run('bare', 1000), ratio: 0.6, serverTimings: [], startedIdle: true },
-  { scenario: 'login', gateway: run('POST /v0/auth/login', 40, 2), baseline: run('argon2', 50), ratio: 0.8, serverTimings: [], startedIdle: true },
+  {
+    scenario: 'me',
+    gateway: run('GET /v0/users/me', 850),
+    baseline: run('bare', 1000),
+    ratio: 0.85,
+    peer: run('peer get-session', 100),
+    peerRatio: 8.5,
+    serverTimings: [],
+    startedIdle: true,
+  },
+  {
+    scenario: 'login',
+    gateway: run('POST /v0/auth/login', 40, 2),
+    baseline: run('argon2', 50),
+    ratio: 0.8,
+    peer: run('peer sign-in', 38),
+    peerRatio: 40 / 38,
+    serverTimings: [],
+    startedIdle: true,
+  },
   {
     scenario: 'post-create',
     gateway: run('POST /v0/posts', 50),
@@ -32,6 +50,7 @@ const processes = [
   { name: 'gateway', role: 'stack' as const, pid: 1, peakRssBytes: 120 * MB },
   { name: 'identity', role: 'stack' as const, pid: 2, peakRssBytes: 210 * MB },
   { name: 'bench', role: 'harness' as const, pid: 3, peakRssBytes: 400 * MB },
+  { name: 'Better Auth server', role: 'peer' as const, pid: 4, peakRssBytes: 300 * MB },
 ];
 
 describe('evaluateTargets()', () => {
@@ -43,11 +62,40 @@ describe('evaluateTargets()', () => {
     expect(check('login')?.met).toBe(false);
   });
 
+  it('wants the gateway ahead of the peer: level on me, 1.1 times on login', () => {
+    expect(check('me vs peer')).toMatchObject({ met: true, actual: '8.500 (850.0 vs 100.0/s)' });
+    expect(check('login vs peer')).toMatchObject({ met: false, actual: '1.053 (40.0 vs 38.0/s)' });
+  });
+
+  it('wants the costliest searches alone within 250 ms at p99, and every old best match found', () => {
+    const latency = (p99Ms: number) => ({ count: 100, p50Ms: p99Ms / 2, p99Ms, meanMs: p99Ms / 2, maxMs: p99Ms });
+    const search = (p99Ms: number, found: boolean): ScenarioResult => ({
+      scenario: 'search',
+      gateway: run('GET /v0/search/posts', 30),
+      searchQuality: {
+        sequential: latency(p99Ms),
+        perQuery: [{ query: 'a b', latency: latency(p99Ms) }],
+        relevance: [
+          { query: 'a b', position: 1 },
+          { query: 'c d', position: found ? 3 : null },
+        ],
+      },
+      serverTimings: [],
+      startedIdle: true,
+    });
+    const fast = evaluateTargets([search(240, true)], [], 50);
+    expect(fast.find((c) => c.name === 'search alone')).toMatchObject({ met: true, actual: 'p99 240.0 ms over 100 searches' });
+    expect(fast.find((c) => c.name === 'search relevance')).toMatchObject({ met: true, actual: '2 of 2' });
+    const slow = evaluateTargets([search(260, false)], [], 50);
+    expect(slow.find((c) => c.name === 'search alone')?.met).toBe(false);
+    expect(slow.find((c) => c.name === 'search relevance')).toMatchObject({ met: false, actual: '1 of 2' });
+  });
+
   it('wants searchable posts within a second at the requested rate', () => {
     expect(check('post-create → searchable')).toMatchObject({ met: true, actual: 'p99 800.0 ms at 50.0/s, 0 not found' });
   });
 
-  it('counts errors of every run and memory of every process but the harness', () => {
+  it('counts errors of every run and memory of the stack and baseline processes only', () => {
     expect(check('errors')).toMatchObject({ met: false, actual: 'login POST /v0/auth/login: 2' });
     expect(check('memory')).toMatchObject({ met: false, actual: 'identity 210.0 MB' });
   });
@@ -76,7 +124,8 @@ describe('formatReport()', () => {
       targets: evaluateTargets(results, processes, 50),
     };
     const text = formatReport(report);
-    expect(text).toContain('| me | gateway GET /v0/users/me | 600.0 | 1.00 | 5.00 | 0 | 0.500 | 0.600 |');
+    expect(text).toContain('| me | gateway GET /v0/users/me | 850.0 | 1.00 | 5.00 | 0 | 0.500 | 0.850 | 8.500 |');
+    expect(text).toContain('|  | peer peer get-session | 100.0 | 1.00 | 5.00 | 0 | 0.500 | 0.100 | 1 |');
     expect(text).toContain('| 500 | 50.0 | 500 | 0 | 200.0 | 800.0 | 900.0 | 200 |');
     expect(text).toContain('| identity | stack | 210.0 |');
     expect(text).toMatch(/MISSED login/);

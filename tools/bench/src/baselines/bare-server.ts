@@ -1,5 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Server, ServerCredentials, type handleUnaryCall } from '@grpc/grpc-js';
+import { sessionsV1 } from '@latchkey/contracts';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -10,7 +12,12 @@ import { bareServerConfigSchema, type BareServerConfig } from './baseline-messag
  * process, doing only the work no implementation of the route can skip.
  *
  * - `GET /me`: one Redis GET of the session key the gateway reads
- *   (`<prefix>session:<sha256 of the cookie>`), since a session must be looked up.
+ *   (`<prefix>session:<sha256 of the cookie>`), since a session must be looked up;
+ *   the same key, so the same value size.
+ * - `POST /token`: that Redis GET and one Ed25519 signature over a JWT of the
+ *   gateway's claims, the least a service token needs.
+ * - gRPC `sessions.v1.SessionsService/IntrospectSession` (on `grpcPort`): one
+ *   Redis GET of the token's session key, answered `active` without decoding it.
  * - `GET /posts/:id`: the posts service's primary-key read (with the author
  *   join) and one S3 GET of the content, from the same PostgreSQL and S3 store.
  * - `GET /posts`: the posts service's keyset query for the first page.
@@ -50,6 +57,7 @@ const summary = (row: PostRow) => ({
 
 export interface BareServer {
   readonly port: number;
+  readonly grpcPort: number;
   close(): Promise<void>;
 }
 
@@ -67,12 +75,36 @@ export async function startBareServer(config: BareServerConfig): Promise<BareSer
   });
   const app = Fastify({ logger: false });
 
+  const sessionKey = (token: string): string =>
+    `${config.redisKeyPrefix}session:${createHash('sha256').update(token).digest('base64url')}`;
+  const cookieOf = (header: string | undefined): string => SESSION_COOKIE.exec(header ?? '')?.[1] ?? '';
+
   app.get('/me', async (request, reply) => {
-    const cookie = SESSION_COOKIE.exec(request.headers.cookie ?? '')?.[1] ?? '';
-    const key = `${config.redisKeyPrefix}session:${createHash('sha256').update(cookie).digest('base64url')}`;
-    const raw = await redis.get(key);
+    const raw = await redis.get(sessionKey(cookieOf(request.headers.cookie)));
     if (raw === null) return reply.code(401).send({ status: 401 });
     return { session: raw.length };
+  });
+
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const tokenHeader = Buffer.from(JSON.stringify({ alg: 'EdDSA', kid: 'bench', typ: 'JWT' })).toString('base64url');
+  app.post('/token', async (request, reply) => {
+    const raw = await redis.get(sessionKey(cookieOf(request.headers.cookie)));
+    if (raw === null) return reply.code(401).send({ status: 401 });
+    const issuedAt = Math.floor(Date.now() / 1000);
+    // The claims of gateway/src/tokens/service-tokens.ts, with values of their usual sizes.
+    const claims = {
+      sid: 'AAAAAAAAAAAAAAAAAAAAAA',
+      auth_time: issuedAt,
+      amr: ['pwd'],
+      sub: '00000000-0000-7000-8000-000000000000',
+      iss: 'http://localhost:8080',
+      aud: 'latchkey',
+      iat: issuedAt,
+      exp: issuedAt + 300,
+    };
+    const input = `${tokenHeader}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+    const signature = sign(null, Buffer.from(input), privateKey).toString('base64url');
+    return { token: `${input}.${signature}`, expires_at: new Date(claims.exp * 1000).toISOString() };
   });
 
   app.get<{ Params: { id: string } }>('/posts/:id', async (request, reply) => {
@@ -90,12 +122,29 @@ export async function startBareServer(config: BareServerConfig): Promise<BareSer
     return { items, next_cursor: rows.length > PAGE_SIZE ? (items[items.length - 1]?.id ?? null) : null };
   });
 
+  const introspectSession: handleUnaryCall<sessionsV1.IntrospectSessionRequest, sessionsV1.IntrospectSessionResponse> = (
+    call,
+    callback,
+  ) => {
+    redis.get(sessionKey(call.request.token)).then(
+      (raw) => callback(null, { active: raw !== null, session: undefined }),
+      (error: Error) => callback(error),
+    );
+  };
+  const grpc = new Server();
+  grpc.addService({ introspectSession: sessionsV1.SessionsServiceService.introspectSession }, { introspectSession });
+  const grpcPort = await new Promise<number>((resolve, reject) =>
+    grpc.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     port,
+    grpcPort,
     async close(): Promise<void> {
+      await new Promise<void>((resolve) => grpc.tryShutdown(() => resolve()));
       await app.close();
       await redis.quit().catch(() => undefined);
       await pool.end();
@@ -109,7 +158,7 @@ if (require.main === module) {
     void (async () => {
       const server = await startBareServer(bareServerConfigSchema.parse(message));
       process.once('SIGTERM', () => void server.close().finally(() => process.exit(0)));
-      process.send?.({ type: 'ready', port: server.port });
+      process.send?.({ type: 'ready', port: server.port, grpcPort: server.grpcPort });
     })().catch((error: unknown) => {
       process.stderr.write(`bare server failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exit(1);

@@ -22,7 +22,12 @@ export const bareServerConfigSchema = z.object({
 });
 export type BareServerConfig = z.infer<typeof bareServerConfigSchema>;
 
-export const bareServerReadySchema = z.object({ type: z.literal('ready'), port: z.number().int().positive() });
+export const bareServerReadySchema = z.object({
+  type: z.literal('ready'),
+  port: z.number().int().positive(),
+  /** sessions.v1 IntrospectSession's floor. */
+  grpcPort: z.number().int().positive(),
+});
 
 export const argon2JobSchema = z.object({
   type: z.literal('run'),

@@ -9,6 +9,8 @@ import {
 
 export interface RunningBareServer {
   readonly url: string;
+  /** `host:port` of the bare gRPC server. */
+  readonly grpcAddress: string;
   readonly pid: number;
   stop(): Promise<void>;
 }
@@ -19,8 +21,8 @@ export async function launchBareServer(config: Omit<BareServerConfig, 'type'>): 
   try {
     const ready = server.receive(bareServerReadySchema, 15_000);
     server.child.send({ type: 'start', ...config } satisfies BareServerConfig);
-    const { port } = await ready;
-    return { url: `http://127.0.0.1:${port}`, pid: server.pid, stop: () => server.stop() };
+    const { port, grpcPort } = await ready;
+    return { url: `http://127.0.0.1:${port}`, grpcAddress: `127.0.0.1:${grpcPort}`, pid: server.pid, stop: () => server.stop() };
   } catch (error) {
     await server.stop(1_000);
     throw error;
