@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+import { env, grpcServiceVariables, loadConfig, processVariables, redisModeProblems, redisVariables } from '@latchkey/config';
 import { signingKeysSchema } from './tokens/signing-keys';
 
 /**
@@ -23,8 +23,7 @@ export const configSchema = z.object({
    * sessions.v1; none by default. Over plaintext there is no caller to check.
    */
   SESSIONS_GRPC_ALLOWED_CALLERS: env.csv(),
-  REDIS_URL: backingServices.REDIS_URL,
-  REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
+  ...redisVariables,
   IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
   OAUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
   TOTP_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'),
@@ -75,7 +74,7 @@ export const configSchema = z.object({
 }).refine((config) => config.COOKIE_SECURE || !/^__(Host|Secure)-/.test(config.SESSION_COOKIE_NAME), {
   message: 'a __Host- or __Secure- cookie name needs COOKIE_SECURE=true: browsers drop such cookies without Secure',
   path: ['SESSION_COOKIE_NAME'],
-});
+}).superRefine(redisModeProblems);
 
 export type GatewayConfig = z.output<typeof configSchema>;
 

@@ -1,5 +1,5 @@
+import type { RedisClient } from '@latchkey/db';
 import { Counter } from 'prom-client';
-import type { Redis } from 'ioredis';
 import { identityV1, oauthV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
 import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
@@ -23,7 +23,7 @@ const HOUR_MS = 60 * 60 * 1000;
  * connects until it is first used, so the OpenAPI document can be built from
  * the same wiring without a running system. `close` releases the channels.
  */
-export function createGatewayDeps(config: GatewayConfig, logger: Logger, redis: Redis): { deps: GatewayDeps; close: () => void } {
+export function createGatewayDeps(config: GatewayConfig, logger: Logger, redis: RedisClient): { deps: GatewayDeps; close: () => void } {
   const tls = tlsFilesOf(config);
   const clientOptions = { tls };
   const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);

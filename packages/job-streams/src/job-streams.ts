@@ -24,8 +24,13 @@ const DAY_NS = 24 * 60 * 60 * 1e9;
  * and consumer calls it at start, so the order of deployment does not matter.
  * Jobs use work-queue retention: a job is gone once acknowledged, which is
  * what keeps mailed tokens from lingering in the broker.
+ *
+ * `replicas` (NATS_STREAM_REPLICAS) is applied to existing streams too, so
+ * that raising it after a move to a NATS cluster takes effect at the next
+ * start; when the servers refuse (fewer servers than replicas, a server
+ * without JetStream), the start fails with the stream and the server's reason.
  */
-export async function ensureStreams(jsm: JetStreamManager, prefix: string): Promise<void> {
+export async function ensureStreams(jsm: JetStreamManager, prefix: string, replicas = 1): Promise<void> {
   const names = topology(prefix);
   const streams: Partial<StreamConfig>[] = [
     {
@@ -53,13 +58,22 @@ export async function ensureStreams(jsm: JetStreamManager, prefix: string): Prom
       max_age: 7 * DAY_NS,
     },
   ];
-  for (const config of streams) {
+  for (const stream of streams) {
+    const config = { ...stream, num_replicas: replicas };
+    const name = config.name as string;
+    let current: number;
     try {
-      await jsm.streams.info(config.name as string);
-      await jsm.streams.update(config.name as string, config);
+      current = (await jsm.streams.info(name)).config.num_replicas;
     } catch (error) {
       if ((error as { code?: unknown }).code !== '404') throw error;
-      await jsm.streams.add(config);
+      await jsm.streams.add(config).catch((cause: unknown) => {
+        throw new Error(`could not create stream ${name} with ${replicas} replicas (NATS_STREAM_REPLICAS): ${String(cause)}`, { cause });
+      });
+      continue;
     }
+    await jsm.streams.update(name, config).catch((cause: unknown) => {
+      const change = current === replicas ? '' : ` from ${current} to ${replicas} replicas (NATS_STREAM_REPLICAS)`;
+      throw new Error(`could not update stream ${name}${change}: ${String(cause)}`, { cause });
+    });
   }
 }

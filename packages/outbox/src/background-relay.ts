@@ -46,7 +46,7 @@ export function startBackgroundRelay(options: BackgroundRelayOptions): Backgroun
       reconnectTimeWait: 1_000,
     });
     nats = connection;
-    if (!stopped) await ensureStreams(await connection.jetstreamManager(), options.subjectPrefix);
+    if (!stopped) await ensureStreams(await connection.jetstreamManager(), options.subjectPrefix, options.bus.NATS_STREAM_REPLICAS);
     // stop() may have given up waiting meanwhile; then nothing must be left running.
     if (stopped) {
       await connection.close();

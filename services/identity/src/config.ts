@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+import { databaseVariables, env, grpcServiceVariables, loadConfig, natsVariables, processVariables, redisModeProblems, redisVariables } from '@latchkey/config';
 
 /**
  * OWASP's minimum for Argon2id (19 MiB, t=2, p=1). Configuration may raise
@@ -12,15 +12,11 @@ export const configSchema = z.object({
   ...processVariables,
   ...grpcServiceVariables,
   GRPC_PORT: env.port(50051),
-  DATABASE_URL: backingServices.DATABASE_URL,
+  ...databaseVariables,
   DATABASE_POOL_MAX: env.int(10, 1, 200),
-  NATS_URL: backingServices.NATS_URL,
-  NATS_USER: backingServices.NATS_USER,
-  NATS_PASSWORD: backingServices.NATS_PASSWORD,
-  NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+  ...natsVariables,
   /** The gateway's session store: disabling an account ends its sessions there at once. */
-  REDIS_URL: backingServices.REDIS_URL,
-  REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
+  ...redisVariables,
   /**
    * With mutual TLS, the Subject CNs that may call admin.v1
    * (docs/integration.md, "Administration"). `identity` lets the
@@ -34,7 +30,7 @@ export const configSchema = z.object({
   ARGON2_MEMORY_KIB: env.int(ARGON2_FLOOR.memoryKiB, ARGON2_FLOOR.memoryKiB),
   ARGON2_TIME_COST: env.int(ARGON2_FLOOR.timeCost, ARGON2_FLOOR.timeCost),
   ARGON2_PARALLELISM: env.int(ARGON2_FLOOR.parallelism, ARGON2_FLOOR.parallelism, 16),
-});
+}).superRefine(redisModeProblems);
 
 export type IdentityConfig = z.output<typeof configSchema>;
 

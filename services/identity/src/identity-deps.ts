@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@latchkey/db';
 import type pg from 'pg';
 import type { PasswordHasher } from './password-hasher';
 
@@ -7,7 +7,7 @@ export interface IdentityDeps {
   readonly pool: pg.Pool;
   readonly hasher: PasswordHasher;
   /** The gateway's session store, where admin actions end sessions at once. */
-  readonly sessions: { readonly redis: Redis; readonly keyPrefix: string };
+  readonly sessions: { readonly redis: RedisClient; readonly keyPrefix: string };
   /** Token lifetimes in minutes (AUTH_*_EXPIRE_TIME). */
   readonly tokenTtlMinutes: {
     readonly verifyEmail: number;

@@ -32,7 +32,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     timeCost: config.ARGON2_TIME_COST,
     parallelism: config.ARGON2_PARALLELISM,
   });
-  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-identity', logger });
+  const redis = createRedisClient(config, { connectionName: 'latchkey-identity', logger });
   const deps = {
     pool,
     hasher,

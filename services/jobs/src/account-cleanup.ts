@@ -1,15 +1,15 @@
+import type { RedisClient } from '@latchkey/db';
 import type { identityV1, oauthV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { ServiceClient } from '@latchkey/grpc-kit';
 import { jobSubjects, userDeletedJobSchema, type UserDeletedJob } from '@latchkey/jobs-contract';
-import type { Redis } from 'ioredis';
 import { endSessionsBefore } from '@latchkey/session-keys';
 import type { JobDefinition } from './job-consumer';
 
 export interface AccountCleanupDeps {
   readonly identity: ServiceClient<typeof identityV1.IdentityServiceService>;
   /** The gateway's sessions, which the account's must leave even if the gateway could not end them. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly redisKeyPrefix: string;
   readonly posts: ServiceClient<typeof postsV1.PostsServiceService>;
   readonly totp: ServiceClient<typeof totpV1.TotpServiceService>;

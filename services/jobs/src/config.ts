@@ -1,20 +1,16 @@
 import { z } from 'zod';
 import { objectStoreVariables, s3CredentialsPaired, s3CredentialsProblem } from '@latchkey/object-store';
-import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+import { databaseVariables, env, grpcServiceVariables, loadConfig, natsVariables, processVariables, redisModeProblems, redisVariables } from '@latchkey/config';
 
 /** Everything the jobs worker reads from its environment. */
 export const configSchema = z
   .object({
     ...processVariables,
-    DATABASE_URL: backingServices.DATABASE_URL,
+    ...databaseVariables,
     DATABASE_POOL_MAX: env.int(5, 1, 200),
-    NATS_URL: backingServices.NATS_URL,
-    NATS_USER: backingServices.NATS_USER,
-    NATS_PASSWORD: backingServices.NATS_PASSWORD,
-    NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+    ...natsVariables,
     /** Where the gateway keeps sessions: the worker ends those a credential change or account deletion revoked. */
-    REDIS_URL: backingServices.REDIS_URL,
-    REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
+    ...redisVariables,
     SMTP_URL: env.url(['smtp', 'smtps']),
     MAIL_FROM: z.string().min(3).default('Latchkey <no-reply@localhost>'),
     PUBLIC_APP_URL: env.url(['http', 'https']),
@@ -43,7 +39,8 @@ export const configSchema = z
     /** How often the worker looks for such accounts. */
     JOBS_UNVERIFIED_PURGE_INTERVAL_SECONDS: env.int(600, 1, 86_400),
   })
-  .refine(s3CredentialsPaired, s3CredentialsProblem);
+  .refine(s3CredentialsPaired, s3CredentialsProblem)
+  .superRefine(redisModeProblems);
 
 export type JobsConfig = z.output<typeof configSchema>;
 

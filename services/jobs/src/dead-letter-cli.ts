@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { backingServices, loadConfig } from '@latchkey/config';
+import { loadConfig, natsVariables } from '@latchkey/config';
 import { connectToBus } from '@latchkey/job-streams';
 import { DeadLetters } from './dead-letters';
 
@@ -10,10 +10,7 @@ import { DeadLetters } from './dead-letters';
  * dist/dead-letter-cli.js list`. It needs only the broker.
  */
 const configSchema = z.object({
-  NATS_URL: backingServices.NATS_URL,
-  NATS_USER: backingServices.NATS_USER,
-  NATS_PASSWORD: backingServices.NATS_PASSWORD,
-  NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+  ...natsVariables,
 });
 
 const USAGE = 'usage: jobs dlq list | jobs dlq replay <seq>\n';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@latchkey/db';
 import { jobSubjects, sessionsRevokedJobSchema, type SessionsRevokedJob } from '@latchkey/jobs-contract';
 import { endSessionsBefore } from '@latchkey/session-keys';
 import type { JobDefinition } from './job-consumer';
@@ -10,7 +10,7 @@ import type { JobDefinition } from './job-consumer';
  * (Redis away, the process gone between the commit and its cleanup), and
  * leaves the session the change started, which carries the new epoch.
  */
-export function sessionRevocationJob(deps: { readonly redis: Redis; readonly redisKeyPrefix: string }): JobDefinition<SessionsRevokedJob> {
+export function sessionRevocationJob(deps: { readonly redis: RedisClient; readonly redisKeyPrefix: string }): JobDefinition<SessionsRevokedJob> {
   return {
     name: 'session_revocation',
     subject: jobSubjects.sessionsRevoked,

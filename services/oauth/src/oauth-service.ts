@@ -27,7 +27,7 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     applicationName: 'latchkey-oauth',
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
   });
-  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-oauth', logger });
+  const redis = createRedisClient(config, { connectionName: 'latchkey-oauth', logger });
   const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { tls: tlsFilesOf(config) });
   const deps: OAuthDeps = {
     pool,

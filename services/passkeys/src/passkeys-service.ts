@@ -26,7 +26,7 @@ export async function startPasskeysService(config: PasskeysConfig, logger: Logge
     applicationName: 'latchkey-passkeys',
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
   });
-  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-passkeys', logger });
+  const redis = createRedisClient(config, { connectionName: 'latchkey-passkeys', logger });
   const tls = tlsFilesOf(config);
   const deps: PasskeysDeps = {
     pool,

@@ -36,7 +36,7 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
   // A create waits on the store: one that does not answer must become a 503 in seconds.
   const s3 = createS3Client(config, { connectionTimeoutMs: 2_000, requestTimeoutMs: 10_000, maxAttempts: 2 });
   // Only list versions go to Redis: a write must not wait for it, nor fail without it.
-  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-posts', logger, failFast: true });
+  const redis = createRedisClient(config, { connectionName: 'latchkey-posts', logger, failFast: true });
   // The first writes would otherwise miss their list version while the connection is being made.
   await settledConnection(redis, 3_000);
   const deps = {

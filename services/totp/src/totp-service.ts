@@ -38,7 +38,7 @@ export async function startTotpService(
     applicationName: 'latchkey-totp',
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
   });
-  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-totp', logger });
+  const redis = createRedisClient(config, { connectionName: 'latchkey-totp', logger });
   const deps: TotpDeps = {
     pool,
     secretBox: new SecretBox(config.TOTP_ENCRYPTION_KEY, config.TOTP_PREVIOUS_ENCRYPTION_KEYS),
