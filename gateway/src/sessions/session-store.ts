@@ -243,7 +243,7 @@ export class SessionStore {
         const session = raw ? decode(tokenHash, raw) : undefined;
         return session?.profile
           ? this.redis.set(this.sessionKey(tokenHash), encode({ ...session, profile: undefined }), 'KEEPTTL', 'XX')
-          : undefined;
+          : Promise.resolve(null);
       }),
     );
   }

@@ -50,7 +50,7 @@ export function connectToBus(
   try {
     auth = authentication(settings);
   } catch (error) {
-    return Promise.reject(error as Error);
+    return Promise.reject(error);
   }
   const user = settings.NATS_USER;
   return connect({
