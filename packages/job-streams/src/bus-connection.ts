@@ -42,16 +42,11 @@ function authentication(settings: BusSettings): Pick<ConnectionOptions, 'user' |
  * which its permissions require (the unit's name, NATS_USER, names it also
  * with a credentials file or an NKey).
  */
-export function connectToBus(
+export async function connectToBus(
   settings: BusSettings,
   options: Omit<ConnectionOptions, 'servers' | 'user' | 'pass' | 'inboxPrefix' | 'authenticator' | 'tls'>,
 ): Promise<NatsConnection> {
-  let auth: Pick<ConnectionOptions, 'user' | 'pass' | 'authenticator'>;
-  try {
-    auth = authentication(settings);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const auth = authentication(settings);
   const user = settings.NATS_USER;
   return connect({
     ...options,
