@@ -1,4 +1,4 @@
-export { createPool, quoteIdentifier, type PoolSettings } from './pool';
+export { createPool, quoteIdentifier, schemaOf, type PoolSettings } from './pool';
 export { withTransaction, isUniqueViolation, type TimeBudget } from './transaction';
 export { readMigrations, runMigrations, type Migration } from './migrations';
 export { createRedisClient, settledConnection, type RedisClient, type RedisClientOptions, type RedisSettings } from './redis-client';

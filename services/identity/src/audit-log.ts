@@ -17,7 +17,7 @@ export async function recordAdminAction(
   db: pg.ClientBase,
   entry: { caller: string; action: AdminAction; userId: string; reason?: string },
 ): Promise<void> {
-  await db.query('INSERT INTO admin_audit_log (id, caller, action, user_id, reason) VALUES ($1, $2, $3, $4, $5)', [
+  await db.query('INSERT INTO identity.admin_audit_log (id, caller, action, user_id, reason) VALUES ($1, $2, $3, $4, $5)', [
     uuidv7(),
     entry.caller,
     entry.action,
@@ -43,7 +43,7 @@ export async function listAuditPage(
   }
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
   const { rows } = await db.query<AuditRecord>(
-    `SELECT id, at, caller, action, user_id, reason FROM admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
+    `SELECT id, at, caller, action, user_id, reason FROM identity.admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
     values,
   );
   return rows;

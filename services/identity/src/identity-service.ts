@@ -46,6 +46,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
 
   const relay = startBackgroundRelay({
     pool,
+    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
     schema: IDENTITY_SCHEMA,
     bus: config,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,

@@ -22,7 +22,7 @@ export async function findConnectionByIdentity(
   providerUserId: string,
 ): Promise<ConnectionRecord | undefined> {
   const { rows } = await db.query<ConnectionRecord>(
-    `SELECT ${COLUMNS} FROM user_oauth_connections WHERE provider = $1 AND provider_user_id = $2`,
+    `SELECT ${COLUMNS} FROM oauth.user_oauth_connections WHERE provider = $1 AND provider_user_id = $2`,
     [provider, providerUserId],
   );
   return rows[0];
@@ -35,7 +35,7 @@ export async function findConnectionByIdentity(
  */
 export async function findConnectionsOfUser(db: Queryable, userId: string, lock = false): Promise<ConnectionRecord[]> {
   const { rows } = await db.query<ConnectionRecord>(
-    `SELECT ${COLUMNS} FROM user_oauth_connections WHERE user_id = $1 ORDER BY linked_at, provider${lock ? ' FOR UPDATE' : ''}`,
+    `SELECT ${COLUMNS} FROM oauth.user_oauth_connections WHERE user_id = $1 ORDER BY linked_at, provider${lock ? ' FOR UPDATE' : ''}`,
     [userId],
   );
   return rows;
@@ -46,7 +46,7 @@ export async function insertConnection(
   connection: { provider: ProviderName; providerUserId: string; userId: string; email: string },
 ): Promise<ConnectionRecord> {
   const { rows } = await db.query<ConnectionRecord>(
-    `INSERT INTO user_oauth_connections (provider, provider_user_id, user_id, email)
+    `INSERT INTO oauth.user_oauth_connections (provider, provider_user_id, user_id, email)
      VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
     [connection.provider, connection.providerUserId, connection.userId, connection.email],
   );
@@ -54,7 +54,7 @@ export async function insertConnection(
 }
 
 export async function deleteConnection(db: Queryable, userId: string, provider: ProviderName): Promise<boolean> {
-  const { rowCount } = await db.query('DELETE FROM user_oauth_connections WHERE user_id = $1 AND provider = $2', [
+  const { rowCount } = await db.query('DELETE FROM oauth.user_oauth_connections WHERE user_id = $1 AND provider = $2', [
     userId,
     provider,
   ]);
@@ -62,7 +62,7 @@ export async function deleteConnection(db: Queryable, userId: string, provider: 
 }
 
 export async function deleteConnectionsOfUser(db: Queryable, userId: string): Promise<number> {
-  const { rowCount } = await db.query('DELETE FROM user_oauth_connections WHERE user_id = $1', [userId]);
+  const { rowCount } = await db.query('DELETE FROM oauth.user_oauth_connections WHERE user_id = $1', [userId]);
   return rowCount ?? 0;
 }
 

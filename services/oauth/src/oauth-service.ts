@@ -40,6 +40,7 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
 
   const relay = startBackgroundRelay({
     pool,
+    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
     schema: OAUTH_SCHEMA,
     bus: config,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,

@@ -38,6 +38,7 @@ export async function startPasskeysService(config: PasskeysConfig, logger: Logge
 
   const relay = startBackgroundRelay({
     pool,
+    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
     schema: PASSKEYS_SCHEMA,
     bus: config,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,

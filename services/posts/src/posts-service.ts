@@ -8,6 +8,7 @@ import type { PostsConfig } from './config';
 import { ContentStore, createS3Client } from '@latchkey/object-store';
 import { postsHandlers } from './handlers';
 import { PostListVersion } from './list-version';
+import { ReadRouting } from './read-routing';
 import { callersOf } from '@latchkey/units';
 
 export const POSTS_SCHEMA = 'posts';
@@ -33,19 +34,45 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
     applicationName: 'latchkey-posts-search',
     onIdleError: (error) => logger.warn({ err: error }, 'idle search connection failed'),
   });
+  // Reads, lists and searches on the replica, each with pools the size of the primary's.
+  const replicaUrl = config.DATABASE_READ_URL;
+  const replicaPool =
+    replicaUrl === undefined
+      ? undefined
+      : createPool({
+          connectionString: replicaUrl,
+          schema: POSTS_SCHEMA,
+          max: config.DATABASE_POOL_MAX,
+          applicationName: 'latchkey-posts-read',
+          onIdleError: (error) => logger.warn({ err: error }, 'idle replica connection failed'),
+        });
+  const replicaSearchPool =
+    replicaUrl === undefined
+      ? undefined
+      : createPool({
+          connectionString: replicaUrl,
+          schema: POSTS_SCHEMA,
+          max: config.SEARCH_POOL_MAX,
+          applicationName: 'latchkey-posts-search-read',
+          onIdleError: (error) => logger.warn({ err: error }, 'idle replica search connection failed'),
+        });
   // A create waits on the store: one that does not answer must become a 503 in seconds.
   const s3 = createS3Client(config, { connectionTimeoutMs: 2_000, requestTimeoutMs: 10_000, maxAttempts: 2 });
   // Only list versions go to Redis: a write must not wait for it, nor fail without it.
   const redis = createRedisClient(config, { connectionName: 'latchkey-posts', logger, failFast: true });
   // The first writes would otherwise miss their list version while the connection is being made.
   await settledConnection(redis, 3_000);
+  const reads = new ReadRouting(pool, replicaPool, redis, config.REDIS_KEY_PREFIX, logger);
   const deps = {
     pool,
     content: new ContentStore({ client: s3, bucket: config.S3_BUCKET, logger }),
     listVersion: new PostListVersion(redis, config.REDIS_KEY_PREFIX, logger),
+    reads,
     maxContentBytes: config.POSTS_MAX_CONTENT_BYTES,
     search: {
       pool: searchPool,
+      replicaPool: replicaSearchPool,
+      reads,
       statementTimeoutMs: config.SEARCH_STATEMENT_TIMEOUT_MS,
       rankCandidates: config.SEARCH_RANK_CANDIDATES,
     },
@@ -53,6 +80,7 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
 
   const relay = startBackgroundRelay({
     pool,
+    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
     schema: POSTS_SCHEMA,
     bus: config,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,
@@ -82,7 +110,7 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
       await relay.stop();
       s3.destroy();
       redis.disconnect();
-      await Promise.all([pool.end(), searchPool.end()]);
+      await Promise.all([pool.end(), searchPool.end(), replicaPool?.end(), replicaSearchPool?.end()]);
     },
   };
 }

@@ -55,8 +55,8 @@ async function searchPostPage(
      SELECT p.id, p.author_id, a.handle AS author_handle, p.title, p.storage_key, p.version,
             p.created_at, p.updated_at, page.rank::text AS rank
        FROM page
-       JOIN posts p ON p.id = page.post_id
-       JOIN authors a ON a.id = p.author_id
+       JOIN posts.posts p ON p.id = page.post_id
+       JOIN posts.authors a ON a.id = p.author_id
       ORDER BY page.rank DESC, page.post_id DESC`,
     [
       searchIndex.textSearchConfig,
@@ -88,8 +88,11 @@ export async function searchPosts(
     deadline: Math.min(budget.deadline, Date.now() + settings.statementTimeoutMs),
     signal: budget.signal,
   };
-  const rows = await withTransaction(settings.pool, searchBudget, (db) =>
-    searchPostPage(db, { query: request.query.trim(), after, limit: limit + 1, candidates: settings.rankCandidates }),
+  const search = { query: request.query.trim(), after, limit: limit + 1, candidates: settings.rankCandidates };
+  const rows = await settings.reads.read(
+    (replica) => searchPostPage(replica, search),
+    () => withTransaction(settings.pool, searchBudget, (db) => searchPostPage(db, search)),
+    { timeoutMs: searchBudget.deadline - Date.now(), replica: settings.replicaPool },
   );
   return toPage(rows, limit, (post) => encodeRankCursor({ rank: post.rank, id: post.id }));
 }
