@@ -55,12 +55,17 @@ const credentials = [
   'GITHUB_CLIENT_SECRET',
 ];
 
-/** Variables a process cannot start without (no default, not optional). */
+/**
+ * Variables a process cannot start without (no default, not optional), in
+ * the chart's default REDIS_MODE, standalone, which needs REDIS_URL
+ * (packages/config's redisModeProblems).
+ */
 function requiredVariables(schema: z.ZodObject): string[] {
-  return Object.entries(schema.shape)
+  const required = Object.entries(schema.shape)
     .filter(([, field]) => !(field as z.ZodType).safeParse(undefined).success)
-    .map(([name]) => name)
-    .sort();
+    .map(([name]) => name);
+  if ('REDIS_MODE' in schema.shape) required.push('REDIS_URL');
+  return required.sort();
 }
 
 
@@ -256,7 +261,17 @@ describe('oauth in production', () => {
   function environmentWithSecrets(secrets: Record<string, string>): Record<string, string> {
     const environment = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', 'latchkey-oauth')));
     expect([...environment.external.keys()].sort()).toEqual(
-      ['DATABASE_URL', 'GITHUB_CLIENT_SECRET', 'GOOGLE_CLIENT_SECRET', 'NATS_PASSWORD', 'NATS_URL', 'REDIS_URL'].sort(),
+      [
+        'DATABASE_URL',
+        'DATABASE_SESSION_URL',
+        'GITHUB_CLIENT_SECRET',
+        'GOOGLE_CLIENT_SECRET',
+        'NATS_PASSWORD',
+        'NATS_URL',
+        'REDIS_PASSWORD',
+        'REDIS_SENTINEL_PASSWORD',
+        'REDIS_URL',
+      ].sort(),
     );
     return {
       ...environment.values,

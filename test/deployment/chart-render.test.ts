@@ -390,9 +390,18 @@ describe('production values', () => {
     expect(new Set(refs)).toEqual(new Set(['latchkey-env', 'latchkey-nats-users']));
   });
 
-  test('S3 keys and retired TOTP keys are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {
+  test('S3 keys, retired TOTP keys and the topology settings are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {
     const objects = objectsOf('production');
-    const optional = new Set(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'TOTP_PREVIOUS_ENCRYPTION_KEYS']);
+    const optional = new Set([
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'TOTP_PREVIOUS_ENCRYPTION_KEYS',
+      // docs/operations.md, "Production topology": each has a default (DATABASE_URL, none).
+      'DATABASE_SESSION_URL',
+      'DATABASE_READ_URL',
+      'REDIS_PASSWORD',
+      'REDIS_SENTINEL_PASSWORD',
+    ]);
     const references = objects
       .filter((object) => object.kind === 'Deployment' || object.kind === 'Job')
       .flatMap((object) => mainContainer(object).env ?? [])

@@ -9,6 +9,7 @@ export { startOwnNatsServer, type OwnNatsServer } from './nats-server';
 export { startNatsCluster, type OwnNatsCluster, type NatsClusterServer } from './nats-cluster';
 export { startRedisCluster, type OwnRedisCluster, type RedisClusterNode } from './redis-cluster';
 export { startSentinelGroup, type OwnSentinelGroup } from './redis-sentinel';
+export { startOwnRedisServer, type OwnRedisServer } from './redis-server';
 export { startPostgresCluster, type OwnPostgresCluster, type PostgresServer } from './postgres-cluster';
 export { startPgBouncer, type OwnPgBouncer } from './pgbouncer';
 export { startS3Server, type S3Server } from './s3-server';
