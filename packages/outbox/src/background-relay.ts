@@ -23,6 +23,8 @@ export interface BackgroundRelay {
 
 /** How long stop() waits for a connection still being made before giving up on it. */
 const STOP_WAIT_MS = 1_000;
+/** The pause before setting up the streams again after they were refused. */
+const STREAMS_RETRY_MS = 5_000;
 
 /** Waits for `promise` for at most `ms`, leaving no timer behind to hold the process open. */
 async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
@@ -48,7 +50,18 @@ export function startBackgroundRelay(options: BackgroundRelayOptions): Backgroun
       reconnectTimeWait: 1_000,
     });
     nats = connection;
-    if (!stopped) await ensureStreams(await connection.jetstreamManager(), options.subjectPrefix, options.bus.NATS_STREAM_REPLICAS);
+    // The streams may be refused for a while (a cluster still electing its
+    // leader, too few servers for the replicas): keep trying, so that the
+    // outbox is relayed once the broker lets it be, not never.
+    while (!stopped) {
+      try {
+        await ensureStreams(await connection.jetstreamManager(), options.subjectPrefix, options.bus.NATS_STREAM_REPLICAS);
+        break;
+      } catch (error) {
+        options.logger.error({ err: error }, 'could not set up the streams; jobs stay queued in the outbox, retrying');
+        await new Promise((resolve) => setTimeout(resolve, STREAMS_RETRY_MS));
+      }
+    }
     // stop() may have given up waiting meanwhile; then nothing must be left running.
     if (stopped) {
       await connection.close();

@@ -6,8 +6,14 @@ import type { Seed } from './seed';
  * The scenarios in the order they run: reads first, then the ones that
  * write; search last, since its corpus would change what the lists read.
  */
-export const scenarioNames = ['me', 'introspect', 'token', 'post-get', 'post-list', 'login', 'post-create', 'search'] as const;
+export const scenarioNames = ['me', 'me-cluster', 'introspect', 'token', 'post-get', 'post-list', 'login', 'post-create', 'search'] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
+
+/**
+ * Scenarios that run only when named (--scenarios): me-cluster starts a
+ * Redis Cluster of 3 masters and 3 replicas and a second gateway on it.
+ */
+export const optInScenarios: readonly ScenarioName[] = ['me-cluster'];
 
 export function isScenarioName(name: string): name is ScenarioName {
   return (scenarioNames as readonly string[]).includes(name);
@@ -22,6 +28,8 @@ export interface ScenarioContext {
   readonly gatewayGrpcAddress: string | undefined;
   /** The bare Fastify server of the read baselines. */
   readonly bareServerUrl: string | undefined;
+  /** A second gateway of the same stack whose Redis is a Redis Cluster (me-cluster), holding the same sessions. */
+  readonly clusterGatewayUrl: string | undefined;
   readonly seed: Seed;
   readonly connections: number;
   /** post-create's rate, creates per second over all connections. */
@@ -39,6 +47,8 @@ export type BaselinePlan =
   | { readonly kind: 'http'; readonly label: string; readonly load: (context: ScenarioContext) => LoadPlan }
   /** Raw Argon2id verifications with the identity service's parameters (baselines/argon2-rate.ts). */
   | { readonly kind: 'argon2'; readonly label: string }
+  /** The stack's own gateway, for a scenario that measures the gateway in another setting. */
+  | { readonly kind: 'gateway'; readonly label: string; readonly load: (context: ScenarioContext) => LoadPlan }
   | { readonly kind: 'none' };
 
 export interface Scenario {
@@ -79,17 +89,30 @@ const meBaseline: BaselinePlan = {
   }),
 };
 
+/** GET /v0/users/me with every seeded session in turn, so that no single Redis key or cached row is all that is read. */
+const mePlan = (context: ScenarioContext, url: string): LoadPlan => ({
+  url,
+  connections: context.connections,
+  requests: context.seed.users.map((user) => ({ method: 'GET', path: '/v0/users/me', headers: sessionHeaders(user.cookie) })),
+});
+
 export const scenarios: readonly Scenario[] = [
   {
     name: 'me',
     label: 'GET /v0/users/me',
-    // Every seeded session in turn, so that no single Redis key or cached row is all that is read.
-    gateway: (context) => ({
-      url: context.gatewayUrl,
-      connections: context.connections,
-      requests: context.seed.users.map((user) => ({ method: 'GET', path: '/v0/users/me', headers: sessionHeaders(user.cookie) })),
-    }),
+    gateway: (context) => mePlan(context, context.gatewayUrl),
     baseline: meBaseline,
+    warmsUp: true,
+  },
+  {
+    name: 'me-cluster',
+    label: 'GET /v0/users/me, Redis Cluster',
+    // The same sessions on a Redis Cluster (3 masters, 3 replicas), against the same gateway on one Redis.
+    gateway: (context) => {
+      if (!context.clusterGatewayUrl) throw new Error('the gateway on the Redis Cluster is not running');
+      return mePlan(context, context.clusterGatewayUrl);
+    },
+    baseline: { kind: 'gateway', label: 'GET /v0/users/me, one Redis', load: (context) => mePlan(context, context.gatewayUrl) },
     warmsUp: true,
   },
   {
