@@ -6,7 +6,7 @@ export interface PoolSettings {
   readonly schema: string;
   readonly max?: number;
   readonly applicationName: string;
-  /** Called for errors of idle clients, which would otherwise crash the process. */
+  /** Called for errors of connections not running a statement, which would otherwise crash the process. */
   readonly onIdleError: (error: Error) => void;
 }
 
@@ -35,6 +35,13 @@ export function createPool(settings: PoolSettings): pg.Pool {
   });
   schemas.set(pool, quoteIdentifier(settings.schema));
   pool.on('error', settings.onIdleError);
+  // A connection the server ends (a primary restarting or failing over)
+  // while a caller holds it between statements, say the outbox relay
+  // awaiting JetStream inside its transaction, emits an error that the pool
+  // listens for only on idle connections: unheard, it would end the
+  // process. The caller's next statement fails instead, and release()
+  // drops the connection.
+  pool.on('connect', (client) => client.on('error', settings.onIdleError));
   return pool;
 }
 

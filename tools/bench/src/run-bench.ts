@@ -273,7 +273,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       const startedIdle = await waitForIdle(target, ticksPerSecond, options.idleTimeoutMs);
       // me-cluster's gateway is the second one; the services behind it are the stack's.
       const clusterServed: WatchedProcess[] | undefined = clusterGateway
-        ? [{ name: 'gateway (Redis Cluster)', role: 'stack', pid: clusterGateway.pid }, ...target.processes.filter((p) => p.name !== 'gateway')]
+        ? [{ name: 'gateway', role: 'stack', pid: clusterGateway.pid }, ...target.processes.filter((p) => p.name !== 'gateway')]
         : undefined;
       const gatewaySide =
         scenario.name === 'me-cluster' && clusterServed
