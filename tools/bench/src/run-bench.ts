@@ -18,7 +18,7 @@ import { scenarios, type LoadPlan, type Scenario, type ScenarioContext, type Sce
 import { removeSeed, seed, type Seed } from './seed';
 import { mergeTimings, readTimings, timingsBetween, type OperationTiming } from './service-metrics';
 import { evaluateTargets } from './targets';
-import { startClusterGateway, type ClusterGateway } from './cluster-gateway';
+import { startRedisGateways, type RedisGateways } from './redis-gateways';
 
 export interface BenchOptions {
   /** Seconds of measured load per side (gateway, baseline) of each scenario. */
@@ -194,7 +194,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   progress(`gateway at ${target.gatewayUrl} (${target.kind} stack)`);
 
   let seeded: Seed | undefined;
-  let clusterGateway: ClusterGateway | undefined;
+  let redisGateways: RedisGateways | undefined;
   let bare: RunningBareServer | undefined;
   let argon2: Argon2Rate | undefined;
   let loader: LoadGenerator | undefined;
@@ -212,9 +212,9 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       ...(signal ? { signal } : {}),
     });
     if (selected.some((scenario) => scenario.name === 'me-cluster')) {
-      clusterGateway = await startClusterGateway(target);
-      await clusterGateway.copySessions(seeded.users.map((user) => user.cookie));
-      progress(`gateway on a Redis Cluster at ${clusterGateway.url} (pid ${clusterGateway.pid})`);
+      redisGateways = await startRedisGateways(target);
+      await redisGateways.copySessions(seeded.users.map((user) => user.cookie));
+      progress(`gateways on one Redis at ${redisGateways.standalone.url} and on a Redis Cluster at ${redisGateways.cluster.url}`);
     }
     const idleAfterSeeding = await waitForIdle(target, ticksPerSecond, options.idleTimeoutMs);
     progress(idleAfterSeeding ? 'stack idle after seeding' : 'stack still busy after seeding; measuring anyway');
@@ -223,7 +223,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       gatewayUrl: target.gatewayUrl,
       gatewayGrpcAddress: target.gatewayGrpcAddress,
       bareServerUrl: bare?.url,
-      clusterGatewayUrl: clusterGateway?.url,
+      standaloneGatewayUrl: redisGateways?.standalone.url,
+      clusterGatewayUrl: redisGateways?.cluster.url,
       seed: seeded,
       connections: options.connections,
       createRate: options.createRate,
@@ -271,15 +272,19 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         progress(`${scenario.name}: prepared in ${Date.now() - prepared} ms`);
       }
       const startedIdle = await waitForIdle(target, ticksPerSecond, options.idleTimeoutMs);
-      // me-cluster's gateway is the second one; the services behind it are the stack's.
-      const clusterServed: WatchedProcess[] | undefined = clusterGateway
-        ? [{ name: 'gateway', role: 'stack', pid: clusterGateway.pid }, ...target.processes.filter((p) => p.name !== 'gateway')]
-        : undefined;
+      // me-cluster's gateways are the two more ones; the services behind them are the stack's.
+      const servedBy = (gateway: { pid: number }): WatchedProcess[] => [
+        { name: 'gateway', role: 'stack', pid: gateway.pid },
+        ...target.processes.filter((p) => p.name !== 'gateway'),
+      ];
       const gatewaySide =
-        scenario.name === 'me-cluster' && clusterServed
-          ? httpSide(scenario.label, scenario.gateway(context), clusterServed)
+        scenario.name === 'me-cluster' && redisGateways
+          ? httpSide(scenario.label, scenario.gateway(context), servedBy(redisGateways.cluster))
           : httpSide(scenario.label, scenario.gateway(context), target.processes, target.metricsUrls);
-      const baselineSide = baselineOf(scenario, context, target, { bare, argon2, httpSide });
+      const baselineSide =
+        scenario.baseline.kind === 'gateway' && redisGateways
+          ? httpSide(scenario.baseline.label, scenario.baseline.load(context), servedBy(redisGateways.standalone))
+          : baselineOf(scenario, context, target, { bare, argon2, httpSide });
       const gatewayTally = new Tally();
       const baselineTally = baselineSide ? new Tally() : undefined;
       const sides: { side: Side; tally: Tally }[] = [
@@ -326,7 +331,12 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 
     const processes = await peakMemory([
       ...target.processes,
-      ...(clusterGateway ? [{ name: 'gateway (Redis Cluster)', role: 'stack' as const, pid: clusterGateway.pid }] : []),
+      ...(redisGateways
+        ? [
+            { name: 'gateway (one Redis)', role: 'stack' as const, pid: redisGateways.standalone.pid },
+            { name: 'gateway (Redis Cluster)', role: 'stack' as const, pid: redisGateways.cluster.pid },
+          ]
+        : []),
       ...(bare ? [{ name: 'bare Fastify server', role: 'baseline' as const, pid: bare.pid }] : []),
       ...(argon2 ? [{ name: argon2Name(target), role: 'baseline' as const, pid: argon2.pid }] : []),
       harness,
@@ -353,7 +363,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       targets: evaluateTargets(results, processes, options.createRate),
     };
   } finally {
-    await Promise.allSettled([bare?.stop(), argon2?.stop(), loader?.stop(), clusterGateway?.stop()]);
+    await Promise.allSettled([bare?.stop(), argon2?.stop(), loader?.stop(), redisGateways?.stop()]);
     if (target.kind === 'external' && seeded) {
       await removeSeed(target, seeded.users).catch((error: unknown) =>
         progress(`could not remove the seeded accounts: ${String(error)}`),
@@ -380,7 +390,7 @@ function baselineOf(
 ): Side | undefined {
   const plan = scenario.baseline;
   if (plan.kind === 'none') return undefined;
-  if (plan.kind === 'gateway') return tools.httpSide(plan.label, plan.load(context), target.processes);
+  if (plan.kind === 'gateway') throw new Error(`${scenario.name} needs the gateways of redis-gateways.ts`);
   if (plan.kind === 'http') {
     if (!tools.bare) throw new Error('the bare server is not running');
     const served: WatchedProcess[] = [{ name: 'bare Fastify server', role: 'baseline', pid: tools.bare.pid }];

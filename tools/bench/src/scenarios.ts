@@ -28,7 +28,11 @@ export interface ScenarioContext {
   readonly gatewayGrpcAddress: string | undefined;
   /** The bare Fastify server of the read baselines. */
   readonly bareServerUrl: string | undefined;
-  /** A second gateway of the same stack whose Redis is a Redis Cluster (me-cluster), holding the same sessions. */
+  /**
+   * Two more gateways of the same stack (me-cluster), one on a Redis of its
+   * own and one on a Redis Cluster, holding the same sessions.
+   */
+  readonly standaloneGatewayUrl: string | undefined;
   readonly clusterGatewayUrl: string | undefined;
   readonly seed: Seed;
   readonly connections: number;
@@ -107,12 +111,19 @@ export const scenarios: readonly Scenario[] = [
   {
     name: 'me-cluster',
     label: 'GET /v0/users/me, Redis Cluster',
-    // The same sessions on a Redis Cluster (3 masters, 3 replicas), against the same gateway on one Redis.
+    // The same sessions on a Redis Cluster (3 masters, 3 replicas), against a gateway started alike on one Redis.
     gateway: (context) => {
       if (!context.clusterGatewayUrl) throw new Error('the gateway on the Redis Cluster is not running');
       return mePlan(context, context.clusterGatewayUrl);
     },
-    baseline: { kind: 'gateway', label: 'GET /v0/users/me, one Redis', load: (context) => mePlan(context, context.gatewayUrl) },
+    baseline: {
+      kind: 'gateway',
+      label: 'GET /v0/users/me, one Redis',
+      load: (context) => {
+        if (!context.standaloneGatewayUrl) throw new Error('the gateway on one Redis is not running');
+        return mePlan(context, context.standaloneGatewayUrl);
+      },
+    },
     warmsUp: true,
   },
   {
