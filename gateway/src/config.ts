@@ -42,6 +42,12 @@ export const configSchema = z.object({
   AUTH_SESSION_SLIDING_TTL_HOURS: env.int(168, 1),
   AUTH_SESSION_REFRESH_THRESHOLD: env.int(50, 0, 100),
   AUTH_SESSION_MAX_PER_USER: env.int(100, 1, 10_000),
+  /**
+   * How long a gateway uses an account's credential epoch and disabled flag
+   * before asking identity again: a session revoked in PostgreSQL but still
+   * in Redis is refused within this (docs/architecture.md, "Sessions").
+   */
+  AUTH_ACCOUNT_STATE_MAX_AGE_MS: env.int(2_000, 0, 5_000),
   /** How recent a proof of identity privileged changes need (docs/api.md, "Re-authentication"). */
   AUTH_REAUTH_MAX_AGE_SECONDS: env.int(600, 1, 86_400),
   RATE_LIMIT_LOGIN_FAILURES: env.int(10, 1),

@@ -12,10 +12,20 @@ import { CredentialLimits } from './limits/credential-limits';
 import { LoginFailures } from './limits/login-failures';
 import { RateLimiter } from './limits/rate-limiter';
 import { UsageLimits } from './limits/usage-limits';
+import { AppError } from '@latchkey/errors';
+import { AccountStates } from './sessions/account-states';
 import { SessionStore } from './sessions/session-store';
 import { ServiceTokens } from './tokens/service-tokens';
 
 const HOUR_MS = 60 * 60 * 1000;
+/**
+ * How long an account's last known state still admits its sessions while
+ * identity is unavailable: the sessions' own records stand on their own for
+ * a minute, and signed-in routes answer 503 after that.
+ */
+const ACCOUNT_STATE_STALE_IF_UNAVAILABLE_MS = 60_000;
+/** Accounts whose state one gateway remembers: about 100 bytes each. */
+const ACCOUNT_STATE_MAX_ENTRIES = 100_000;
 
 /**
  * Builds everything the routes use from the configuration and a Redis
@@ -49,6 +59,23 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger, redis: 
     registers: [registry],
   });
   const limiter = new RateLimiter(redis, config.REDIS_KEY_PREFIX);
+  const accountStates = new AccountStates(
+    async (userId, context) => {
+      try {
+        const { user } = await identity.getUser({ userId }, context);
+        return user && { sessionEpoch: user.sessionEpoch, disabled: user.disabledAt !== undefined };
+      } catch (error) {
+        // A deleted account: its sessions are refused until the cleanup job ends them.
+        if (error instanceof AppError && error.code === 'auth:unauthorized') return undefined;
+        throw error;
+      }
+    },
+    {
+      maxAgeMs: config.AUTH_ACCOUNT_STATE_MAX_AGE_MS,
+      staleIfUnavailableMs: ACCOUNT_STATE_STALE_IF_UNAVAILABLE_MS,
+      maxEntries: ACCOUNT_STATE_MAX_ENTRIES,
+    },
+  );
   const deps: GatewayDeps = {
     config,
     logger,
@@ -57,12 +84,20 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger, redis: 
     totp,
     oauth,
     passkeys,
-    sessions: new SessionStore(redis, config.REDIS_KEY_PREFIX, {
-      slidingTtlMs: config.AUTH_SESSION_SLIDING_TTL_HOURS * HOUR_MS,
-      maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
-      refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
-      maxPerUser: config.AUTH_SESSION_MAX_PER_USER,
-    }),
+    sessions: new SessionStore(
+      redis,
+      config.REDIS_KEY_PREFIX,
+      {
+        slidingTtlMs: config.AUTH_SESSION_SLIDING_TTL_HOURS * HOUR_MS,
+        maxLifetimeMs: config.AUTH_SESSION_MAX_LIFETIME_HOURS * HOUR_MS,
+        refreshThresholdPercent: config.AUTH_SESSION_REFRESH_THRESHOLD,
+        maxPerUser: config.AUTH_SESSION_MAX_PER_USER,
+      },
+      accountStates,
+      async (ending, context) => {
+        await identity.recordSessionsEnded(ending, context);
+      },
+    ),
     signInMethodLock: new SignInMethodLock(redis, config.REDIS_KEY_PREFIX),
     tokens: new ServiceTokens({
       keys: config.AUTH_JWT_SIGNING_KEYS,

@@ -213,6 +213,9 @@ it('resets a forgotten password from the mailed link', async () => {
   await visitor.page.getByLabel('New password', { exact: true }).fill(newPassword);
   await visitor.page.getByRole('button', { name: 'Change password' }).click();
   await visitor.sees('Password changed');
+  // The page says what a reset takes back, and where the list of it is.
+  await visitor.page.getByText(/passkeys and\s+sign-in providers added in the hours before the reset were removed/).waitFor();
+  await visitor.page.getByText(/The notice we just mailed you\s+names what was removed/).waitFor();
   await visitor.signIn(account.email, newPassword);
   await visitor.sees('Your account');
   await visitor.close();
@@ -375,6 +378,41 @@ it('asks a session whose proof is old to prove itself again, then makes the chan
   await dialog.waitFor({ state: 'detached' });
   await profile.getByText(`Open the link we sent to ${newEmail} to finish the change.`).waitFor();
   await mailedToken(stack, newEmail, 'confirm-email-change');
+  await visitor.close();
+});
+
+it('asks an account with TOTP for its password and a code together, then makes the change', async () => {
+  const account = await signedInAccount(stack, 'webreauth2fa');
+  const setup = (await account.client.post('/v0/auth/totp/setup')).body as { secret: string; setup_token: string };
+  const now = Date.now();
+  await account.client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, -1, now) });
+  const visitor = await Visitor.open('reauth2fa');
+  await visitor.signIn(account.email);
+  await visitor.page.getByLabel('Authentication code', { exact: true }).fill(totpCode(setup.secret, 0, now));
+  await visitor.page.getByRole('button', { name: 'Verify' }).click();
+  await visitor.sees('Your account');
+  await ageSession(visitor);
+  const profile = visitor.section('Profile');
+  const newEmail = `moved2fa.${tag()}@example.com`;
+  await profile.getByLabel('New email', { exact: true }).fill(newEmail);
+  await profile.getByLabel('Current password', { exact: true }).nth(1).fill(PASSWORD);
+  await profile.getByRole('button', { name: 'Change email' }).click();
+
+  const dialog = visitor.page.getByRole('dialog', { name: 'Confirm it is you' });
+  await dialog.waitFor();
+  await dialog.getByText('as strong as signing in: your password and a code, or a passkey').waitFor();
+  await dialog.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await dialog.getByLabel('Authenticator or backup code', { exact: true }).fill(totpCode(setup.secret, 1, now));
+  await dialog.getByRole('button', { name: 'Confirm with password and code' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await profile.getByText(`Open the link we sent to ${newEmail} to finish the change.`).waitFor();
+
+  // The old address may cancel it from the link it was sent.
+  await visitor.goto(`/cancel-email-change?token=${await mailedToken(stack, account.email, 'cancel-email-change')}`, 'Cancel the email change');
+  await visitor.page.getByText('The email change was cancelled: your account keeps this address.').waitFor();
+  await visitor.sees('Cancel the email change');
+  const confirm = await new ApiClient(stack.gatewayUrl).post('/v0/auth/confirm-email-change', { token: await mailedToken(stack, newEmail, 'confirm-email-change') });
+  expect(confirm.body).toMatchObject({ code: 'auth:token_invalid' });
   await visitor.close();
 });
 

@@ -529,7 +529,7 @@ describe('scaling the worker on its backlog', () => {
     expect(spec.scaleTargetRef.name).toBe('latchkey-jobs');
     const consumers = spec.triggers.filter((trigger) => trigger.type === 'nats-jetstream').map((trigger) => trigger.metadata.consumer);
     // The durable names the worker gives its consumers (services/jobs: topology(prefix).consumer(job)).
-    expect(consumers.sort()).toEqual(['account_cleanup', 'content_delete', 'mail', 'search_index', 'session_revocation'].map((job) => topology('latchkey').consumer(job)).sort());
+    expect(consumers.sort()).toEqual(['account_cleanup', 'content_delete', 'mail', 'password_reset', 'search_index', 'session_revocation'].map((job) => topology('latchkey').consumer(job)).sort());
     for (const trigger of spec.triggers.filter((candidate) => candidate.type === 'nats-jetstream')) {
       expect(trigger.metadata).toMatchObject({ stream: topology('latchkey').jobsStream, natsServerMonitoringEndpoint: 'nats.nats:8222' });
     }

@@ -18,7 +18,7 @@ import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { followAuthorization } from '../../services/oauth/test/provider-fixtures';
 import { providerEnvironment, startGoogleFixture, type GoogleFixture } from '../support/oauth-providers';
 import { userSchema } from '../../gateway/src/accounts/account-schemas';
-import { passkeyEnvelope, passkeyListSchema } from '../../gateway/src/passkeys/passkey-schemas';
+import { passkeyListSchema, passkeySchema } from '../../gateway/src/passkeys/passkey-schemas';
 import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
 
 /** Short, so that a test can see a session go stale; the steps after a sign-in take far less. */
@@ -81,7 +81,7 @@ async function accountWithPasskey(label: string, options: { countsSignatures?: b
   const authenticator = authenticatorFor(options);
   const registered = await registerPasskey(account.client, authenticator, `${label} key`);
   expect(registered.status).toBe(201);
-  return { ...account, authenticator, passkey: passkeyEnvelope.parse(registered.body).passkey };
+  return { ...account, authenticator, passkey: passkeySchema.parse(registered.body) };
 }
 
 function problem(status: number, code: string) {
@@ -113,7 +113,7 @@ describe('adding a passkey', () => {
     const response = authenticator.register(options);
     const added = await account.client.post('/v0/auth/passkeys/registration/verify', { response, name: 'Work laptop' });
     expect(added.status).toBe(201);
-    const { passkey } = passkeyEnvelope.parse(added.body);
+    const passkey = passkeySchema.parse(added.body);
     expect(passkey).toMatchObject({ name: 'Work laptop', aaguid: SOFTWARE_AUTHENTICATOR_AAGUID, transports: ['internal'], last_used_at: null });
     expect(passkeyListSchema.parse((await account.client.get('/v0/auth/passkeys')).body).items).toEqual([passkey]);
     expect((await account.client.get('/v0/users/me')).body).toMatchObject({ passkeys_count: 1 });
@@ -128,11 +128,11 @@ describe('adding a passkey', () => {
   it('names a passkey the user left unnamed, and renames it', async () => {
     const account = await signedInAccount(stack, 'pkname');
     const added = await registerPasskey(account.client, authenticatorFor());
-    const { passkey } = passkeyEnvelope.parse(added.body);
+    const passkey = passkeySchema.parse(added.body);
     expect(passkey.name).toMatch(/^Passkey added \d{4}-\d{2}-\d{2}$/);
     const renamed = await account.client.patch(`/v0/auth/passkeys/${passkey.id}`, { name: '  Phone  ' });
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toMatchObject({ passkey: { id: passkey.id, name: 'Phone' } });
+    expect(renamed.body).toMatchObject({ id: passkey.id, name: 'Phone' });
     expect(answerOf(await account.client.patch(`/v0/auth/passkeys/${passkey.id}`, { name: 'two\nlines' }))).toEqual(problem(400, 'validation:invalid_input'));
     expect(answerOf(await account.client.patch(`/v0/auth/passkeys/${randomUUID()}`, { name: 'Nope' }))).toEqual(problem(404, 'passkey:not_found'));
     // Another account's passkey is not found either.
@@ -330,12 +330,12 @@ describe('re-authenticating and removing a passkey', () => {
   it('keeps the last way into an account without a password, and lets a passkey replace a provider', async () => {
     const client = await googleOnlyAccount();
     const authenticator = authenticatorFor();
-    const first = passkeyEnvelope.parse((await registerPasskey(client, authenticator, 'First')).body).passkey;
+    const first = passkeySchema.parse((await registerPasskey(client, authenticator, 'First')).body);
     // With a passkey, the provider is no longer the only way in.
     expect((await client.post('/v0/auth/oauth/connections/unlink', { provider: 'google' })).status).toBe(204);
     expect(answerOf(await client.delete(`/v0/auth/passkeys/${first.id}`))).toEqual(problem(409, 'passkey:last_login_method'));
 
-    const second = passkeyEnvelope.parse((await registerPasskey(client, authenticatorFor(), 'Second')).body).passkey;
+    const second = passkeySchema.parse((await registerPasskey(client, authenticatorFor(), 'Second')).body);
     expect((await client.delete(`/v0/auth/passkeys/${first.id}`)).status).toBe(204);
     expect(answerOf(await client.delete(`/v0/auth/passkeys/${second.id}`))).toEqual(problem(409, 'passkey:last_login_method'));
     expect(passkeyListSchema.parse((await client.get('/v0/auth/passkeys')).body).items.map((passkey) => passkey.id)).toEqual([second.id]);
@@ -344,7 +344,7 @@ describe('re-authenticating and removing a passkey', () => {
   it('lets only one of a passkey removal and a provider unlink sent at once go through when they are the last two ways in', async () => {
     for (let round = 0; round < 4; round += 1) {
       const client = await googleOnlyAccount();
-      const passkey = passkeyEnvelope.parse((await registerPasskey(client, authenticatorFor(), 'Only')).body).passkey;
+      const passkey = passkeySchema.parse((await registerPasskey(client, authenticatorFor(), 'Only')).body);
       const [removed, unlinked] = await Promise.all([
         client.delete(`/v0/auth/passkeys/${passkey.id}`),
         client.post('/v0/auth/oauth/connections/unlink', { provider: 'google' }),

@@ -1,6 +1,9 @@
 import { createRedisClient, type RedisClient } from '@latchkey/db';
 import { endSessionsBefore } from '@latchkey/session-keys';
+import { startRequestContext } from '@latchkey/grpc-kit';
+import { createLogger } from '@latchkey/telemetry';
 import { uniqueName } from '@latchkey/test-kit';
+import { AccountStates } from '../../gateway/src/sessions/account-states';
 import { SessionStore } from '../../gateway/src/sessions/session-store';
 import { RateLimiter } from '../../gateway/src/limits/rate-limiter';
 import { LoginFailures } from '../../gateway/src/limits/login-failures';
@@ -16,6 +19,9 @@ import { sharedTopology } from '../support/topology';
 const HOUR = 3_600_000;
 const policy = { slidingTtlMs: 168 * HOUR, maxLifetimeMs: 720 * HOUR, refreshThresholdPercent: 50, maxPerUser: 3 };
 const logger = { warn: () => undefined, info: () => undefined };
+const context = startRequestContext({ requestId: 'slots-test', logger: createLogger({ service: 'test', level: 'silent' }), deadline: Date.now() + HOUR }).context;
+/** Identity's answer for u1: epoch 1 until the test raises it, as a password change would. */
+let epoch = 1;
 const profile = {
   id: '00000000-0000-4000-8000-000000000001',
   handle: 'ada',
@@ -54,23 +60,31 @@ describe('on a Redis Cluster', () => {
   });
 
   it('keeps sessions: create past the per-user limit, authenticate, list, forget profiles, end some and all', async () => {
-    const store = new SessionStore(redis, prefix, policy);
+    epoch = 1;
+    const states = new AccountStates(async () => ({ sessionEpoch: epoch, disabled: false }), { maxAgeMs: 0, staleIfUnavailableMs: 0, maxEntries: 10 });
+    const store = new SessionStore(redis, prefix, policy, states, async () => undefined);
+    const now = () => context;
     const create = () =>
-      store.create({ userId: 'u1', handle: 'ada', sessionEpoch: 1, methods: ['pwd'], userAgent: 'jest', ip: '127.0.0.1', profile });
+      store.create({ userId: 'u1', handle: 'ada', sessionEpoch: epoch, methods: ['pwd'], userAgent: 'jest', ip: '127.0.0.1', profile }, context);
     const created = [];
     for (let i = 0; i < 4; i += 1) created.push(await create());
-    expect(await store.list('u1')).toHaveLength(3);
+    expect(await store.list('u1', now)).toHaveLength(3);
     const last = created[3]!;
-    expect((await store.authenticate(last.cookieValue))?.userId).toBe('u1');
+    expect((await store.authenticate(last.cookieValue, now))?.userId).toBe('u1');
     await store.forgetProfiles('u1');
-    expect((await store.inspect(last.cookieValue))?.profile).toBeUndefined();
-    expect(await store.deleteByPublicId('u1', last.session.publicId)).toBe(true);
-    expect(await store.authenticate(last.cookieValue)).toBeUndefined();
+    expect((await store.inspect(last.cookieValue, now))?.profile).toBeUndefined();
+    expect(await store.deleteByPublicId('u1', last.session.publicId, 'session_revoked', context)).toBe(true);
+    expect(await store.authenticate(last.cookieValue, now)).toBeUndefined();
     await create();
     expect(await endSessionsBefore(redis, prefix, 'u1', 2)).toBe(3);
-    expect(await store.list('u1')).toEqual([]);
+    expect(await store.list('u1', now)).toEqual([]);
     await create();
-    expect(await store.deleteAllForUser('u1')).toBe(1);
+    // A session that outlived a credential change in Redis is refused and ended on use.
+    const stale = await create();
+    epoch = 2;
+    expect(await store.authenticate(stale.cookieValue, now)).toBeUndefined();
+    await create();
+    expect(await store.deleteAllForUser('u1', { reason: 'logout' }, context)).toBe(2);
   });
 
   it('runs the rate-limit and login-failure scripts', async () => {
@@ -86,10 +100,10 @@ describe('on a Redis Cluster', () => {
 
   it('issues, spends and removes TOTP sign-in challenges', async () => {
     const challenges = new LoginChallenges(redis, prefix, 300);
-    const { token } = await challenges.issue('u1', Date.now());
+    const { token } = await challenges.issue('u1', Date.now(), { firstFactor: 'pwd', sessionEpoch: 0 });
     expect(await challenges.reserveAttempt(token, Date.now())).toMatchObject({ outcome: 'reserved', userId: 'u1' });
     await challenges.releaseAttempt(token);
-    await challenges.issue('u1', Date.now());
+    await challenges.issue('u1', Date.now(), { firstFactor: 'pwd', sessionEpoch: 0 });
     await challenges.deleteFor('u1');
     expect(await challenges.reserveAttempt(token, Date.now())).toEqual({ outcome: 'unknown' });
   });

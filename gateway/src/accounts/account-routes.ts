@@ -86,17 +86,20 @@ export function accountRoutes(deps: AccountRoutesDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['accounts'],
-          summary: 'Delete the account, its sessions, second factor, provider links and posts (with their content).',
+          summary:
+            'Delete the account, its sessions, second factor, passkeys, provider links and posts (with their content). Without a password, after a recent re-authentication.',
           body: deleteAccountBody,
-          response: { ...noContent, ...problemResponses(400, 401, 429, 503) },
+          response: { ...noContent, ...problemResponses(400, 401, 403, 429, 503) },
         },
         onRequest: requireSession(deps),
       },
       async (request, reply) => {
-        const { userId } = sessionOf(request);
-        await assertAccountDeletionAllowed(deps, request, userId, request.body ?? {});
+        const current = sessionOf(request);
+        const { userId } = current;
+        await assertAccountDeletionAllowed(deps, request, current, request.body ?? {});
         await deps.identity.deleteUser({ userId }, request.ctx);
-        await deps.sessions.deleteAllForUser(userId);
+        // Identity announced the deletion, and with it the end of every session.
+        await deps.sessions.deleteAllForUser(userId, { reason: 'announced_by_identity' }, request.ctx);
         clearSessionCookie(reply, deps.cookie);
         return reply.code(204).send(null);
       },

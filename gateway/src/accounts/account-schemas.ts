@@ -24,11 +24,14 @@ export const resetPasswordBody = z.object({ token: tokenField, new_password: new
 export const changePasswordBody = z.object({ current_password: currentPasswordField, new_password: newPasswordField });
 export const changeEmailBody = z.object({ current_password: currentPasswordField, new_email: newEmailField });
 
-/** What proves the caller may delete the account; which fields are needed depends on the account. */
+/**
+ * What proves the caller may delete the account; which fields are needed
+ * depends on the account. One without a password needs a recent
+ * re-authentication instead (docs/api.md, "Deleting the account").
+ */
 export const deleteAccountBody = z
   .object({
     password: currentPasswordField.optional().describe('Required when the account has a password.'),
     code: z.string().max(32).optional().describe('A TOTP code or a backup code; required when TOTP is on.'),
-    handle: z.string().max(64).optional().describe('The account’s own handle; required when it has neither.'),
   })
   .nullish();

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '@latchkey/errors';
 import { optionalSession, requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
-import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
+import type { IdentityClient, OAuthClient, PasskeysClient, TotpClient } from '../service-clients';
+import { takeBackRecentMethods } from './reset-removals';
 import {
   changeEmailBody,
   changePasswordBody,
@@ -18,6 +19,7 @@ import { sessionAccountView, viewOf } from './user-view';
 /** What the credential routes use. */
 export type CredentialRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
+  readonly oauth: OAuthClient;
   readonly totp: TotpClient;
   readonly passkeys: PasskeysClient;
   readonly limits: CredentialLimits;
@@ -103,19 +105,18 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
       {
         schema: {
           tags,
-          summary: 'Set a new password with the token from the reset mail; every session of the account ends.',
+          summary:
+            'Set a new password with the token from the reset mail; every session of the account ends, and passkeys and provider links added in the hours before go.',
           body: resetPasswordBody,
           response: { ...noContent, ...problemResponses(400, 429, 503) },
         },
         preHandler: credentialLimit,
       },
       async (request, reply) => {
-        const { userId, email } = await deps.identity.resetPassword(
-          { token: request.body.token, newPassword: request.body.new_password },
-          request.ctx,
-        );
-        await deps.sessions.deleteAllForUser(userId);
-        await deps.limits.clearLoginFailures(email);
+        const reset = await deps.identity.resetPassword({ token: request.body.token, newPassword: request.body.new_password }, request.ctx);
+        await deps.sessions.deleteAllForUser(reset.userId, { reason: 'announced_by_identity' }, request.ctx);
+        await takeBackRecentMethods(deps, reset, request.ctx);
+        await deps.limits.clearLoginFailures(reset.email);
         return reply.code(204).send(null);
       },
     );
@@ -142,7 +143,7 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
           ),
         );
         // A new id for the session that proved the password, so a stolen old cookie is worthless.
-        await deps.sessions.deleteAllForUser(current.userId);
+        await deps.sessions.deleteAllForUser(current.userId, { reason: 'announced_by_identity' }, request.ctx);
         await startSession(deps, request, reply, { userId: current.userId, handle: current.handle, sessionEpoch, methods: ['pwd'] });
         return reply.code(204).send(null);
       },
@@ -153,7 +154,8 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
       {
         schema: {
           tags,
-          summary: 'Mail a confirmation link to the new address; the email changes when it is used.',
+          summary:
+            'Mail a confirmation link to the new address, and to the current one a link that cancels the change; the email changes when the first is used.',
           body: changeEmailBody,
           response: { ...accepted, ...problemResponses(400, 401, 403, 409, 429, 503) },
         },
@@ -175,6 +177,23 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
     );
 
     app.post(
+      '/v0/auth/cancel-email-change',
+      {
+        schema: {
+          tags,
+          summary: 'Cancel a requested email change with the token mailed to the current address; its confirmation link stops working.',
+          body: tokenBody,
+          response: { ...noContent, ...problemResponses(400, 429, 503) },
+        },
+        preHandler: credentialLimit,
+      },
+      async (request, reply) => {
+        await deps.identity.cancelEmailChange(request.body, request.ctx);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
       '/v0/auth/confirm-email-change',
       {
         schema: {
@@ -189,7 +208,8 @@ export function credentialRoutes(deps: CredentialRoutesDeps): FastifyPluginAsync
         const current = await optionalSession(deps, request);
         const { user } = await deps.identity.confirmEmailChange(request.body, request.ctx);
         // Whoever moved the address may have done it from a stolen session: every other one ends.
-        await deps.sessions.deleteAllForUser(user!.id, current?.userId === user!.id ? current.publicId : undefined);
+        const keepPublicId = current?.userId === user!.id ? current.publicId : undefined;
+        await deps.sessions.deleteAllForUser(user!.id, { reason: 'email_changed', keepPublicId }, request.ctx);
         await deps.sessions.forgetProfiles(user!.id);
         return viewOf(deps, user!, request.ctx);
       },

@@ -26,6 +26,7 @@ import {
 import { noContent, problemResponses } from '../http/problem-schema';
 import { sessionAccountView, userView } from '../accounts/user-view';
 import { reauthenticatedSchema } from '../sessions/session-schemas';
+import { stepUpWithProvider } from '../sessions/step-up';
 
 const purposeMessages: Record<AuthorizationPurpose, oauthV1.AuthorizationPurpose> = {
   login: oauthV1.AuthorizationPurpose.AUTHORIZATION_PURPOSE_LOGIN,
@@ -79,7 +80,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
         const current = purpose === 'login' ? undefined : await optionalSession(deps, request);
         if (purpose !== 'login' && !current) throw new AppError('auth:unauthorized');
         // Re-authentication is how a stale session gets fresh; linking needs it fresh already.
-        if (purpose === 'link') assertRecentlyAuthenticated(deps, current!);
+        if (purpose === 'link') await assertRecentlyAuthenticated(deps, current!, request);
         const authorization = await deps.oauth.createAuthorization(
           {
             provider,
@@ -119,13 +120,14 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
             avatar_url: pending.avatarUrl,
           };
         }
-        const { user } = await deps.identity.getUser({ userId: result.signedIn!.userId }, request.ctx);
-        // Linked by its email to an account with a password: whoever chose that password may not own the
-        // address (they registered it first), so every session opened with it ends; the notice says how to reset it.
-        if (result.signedIn!.linkedNow && user!.hasPassword) await deps.sessions.deleteAllForUser(user!.id);
+        const { user, linkedNow, passwordDropped } = result.signedIn!;
+        // Linked by its email to an account whose password predates the address's verification: that password
+        // may be a squatter's, so identity dropped it and ended every session opened with it (the mail says how
+        // to set a new one). Ended here too, at once.
+        if (passwordDropped) await deps.sessions.deleteAllForUser(user!.id, { reason: 'announced_by_identity' }, request.ctx);
         const outcome = await signIn(deps, request, reply, user!, 'fed');
         if ('totp_required' in outcome) return outcome;
-        return { status: result.signedIn!.linkedNow ? ('linked' as const) : ('signed_in' as const), user: outcome };
+        return { status: linkedNow ? ('linked' as const) : ('signed_in' as const), user: outcome };
       },
     );
 
@@ -173,7 +175,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
         const browserBinding = oauthBrowserBinding.take(request, reply, deps.cookie.secure);
         const { connection } = await deps.oauth.linkProvider({ userId: current.userId, provider, ...request.body, browserBinding }, request.ctx);
         // A new way in was added, perhaps from a stolen session: every other session ends.
-        await deps.sessions.deleteAllForUser(current.userId, current.publicId);
+        await deps.sessions.deleteAllForUser(current.userId, { reason: 'provider_linked', keepPublicId: current.publicId }, request.ctx);
         return reply.code(201).send(connectionView(connection!));
       },
     );
@@ -183,7 +185,8 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'Prove again who you are through a linked provider, with a code and a `reauthenticate` state.',
+          summary:
+            'Prove again who you are through a linked provider, with a code and a `reauthenticate` state. With TOTP on it proves the first factor only: 400 auth:second_factor_required, then POST /v0/auth/reauthenticate with a code within 5 minutes.',
           params: providerParams,
           body: providerCallbackBody,
           response: { 200: reauthenticatedSchema, ...problemResponses(400, 401, 404, 429, 502, 503) },
@@ -200,7 +203,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
         await deps.limits.checkPassword(email, request, () =>
           deps.oauth.confirmIdentity({ userId: current.userId, provider, ...request.body, browserBinding }, request.ctx),
         );
-        const at = await deps.sessions.markAuthenticated(current, 'fed');
+        const at = await stepUpWithProvider(deps, request, current);
         return { reauthenticated_at: new Date(at).toISOString() };
       },
     );
@@ -242,11 +245,12 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'Remove a provider from the account; refused for the last way to sign in.',
+          summary: 'Remove a provider from the account after a recent re-authentication; refused for the last way to sign in.',
           body: unlinkBody,
-          response: { ...noContent, ...problemResponses(400, 401, 404, 409, 429, 503) },
+          response: { ...noContent, ...problemResponses(400, 401, 403, 404, 409, 429, 503) },
         },
-        onRequest: session,
+        // Taking a way in away is as irreversible as adding one: not with a stolen session alone.
+        onRequest: [session, requireRecentAuthentication(deps)],
         preHandler: credentialLimit,
       },
       async (request, reply) => {

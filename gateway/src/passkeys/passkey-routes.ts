@@ -12,9 +12,9 @@ import { assertMaySignIn } from '../sessions/sign-in';
 import {
   authenticationBody,
   creationOptionsSchema,
-  passkeyEnvelope,
   passkeyIdParams,
   passkeyListSchema,
+  passkeySchema,
   registrationBody,
   renameBody,
   requestOptionsSchema,
@@ -63,7 +63,7 @@ export function passkeyRoutes(deps: PasskeyRoutesDeps): FastifyPluginAsyncZod {
           tags,
           summary: 'Finish adding a passkey with what the authenticator answered; a notice is mailed.',
           body: registrationBody,
-          response: { 201: passkeyEnvelope, ...problemResponses(400, 401, 403, 409, 503) },
+          response: { 201: passkeySchema, ...problemResponses(400, 401, 403, 409, 503) },
         },
         onRequest: recentSession,
       },
@@ -74,7 +74,7 @@ export function passkeyRoutes(deps: PasskeyRoutesDeps): FastifyPluginAsyncZod {
           request.ctx,
         );
         await deps.sessions.forgetProfiles(userId);
-        return reply.code(201).send({ passkey: passkeyView(passkey!) });
+        return reply.code(201).send(passkeyView(passkey!));
       },
     );
 
@@ -102,7 +102,7 @@ export function passkeyRoutes(deps: PasskeyRoutesDeps): FastifyPluginAsyncZod {
           summary: 'Rename a passkey.',
           params: passkeyIdParams,
           body: renameBody,
-          response: { 200: passkeyEnvelope, ...problemResponses(400, 401, 404, 503) },
+          response: { 200: passkeySchema, ...problemResponses(400, 401, 404, 503) },
         },
         onRequest: session,
       },
@@ -111,7 +111,7 @@ export function passkeyRoutes(deps: PasskeyRoutesDeps): FastifyPluginAsyncZod {
           { userId: sessionOf(request).userId, passkeyId: request.params.id, name: request.body.name },
           request.ctx,
         );
-        return { passkey: passkeyView(passkey!) };
+        return passkeyView(passkey!);
       },
     );
 

@@ -39,7 +39,6 @@ export const passkeySchema = z
   })
   .meta({ id: 'Passkey' });
 
-export const passkeyEnvelope = z.object({ passkey: passkeySchema });
 export const passkeyListSchema = z.object({ items: z.array(passkeySchema) });
 export const passkeyIdParams = z.object({ id: z.uuid('must be a passkey id') });
 export const registrationBody = z.object({ response: credentialResponseField, name: passkeyNameField.optional() });

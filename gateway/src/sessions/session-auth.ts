@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@latchkey/errors';
-import type { AuthenticationMethod, Session, SessionStore } from './session-store';
+import { isMultiFactor, type AuthenticationMethod, type Session, type SessionStore } from './session-store';
+import type { TotpClient } from '../service-clients';
 import type { UserView } from '../accounts/user-view';
 import { clearSessionCookie, setSessionCookie, type CookieSettings } from './session-cookie';
 
@@ -33,7 +34,7 @@ export function sessionOf(request: FastifyRequest): Session {
  */
 export function requireSession(deps: SessionAccess) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const session = await deps.sessions.authenticate(request.cookies[deps.cookie.name]);
+    const session = await deps.sessions.authenticate(request.cookies[deps.cookie.name], () => request.ctx);
     if (!session) {
       clearSessionCookie(reply, deps.cookie);
       throw new AppError('auth:unauthorized');
@@ -42,25 +43,38 @@ export function requireSession(deps: SessionAccess) {
   };
 }
 
+/** What a check of the session's last proof needs: its age limit, and who knows whether the account has a second factor. */
+export type ProofCheck = Pick<SessionAccess, 'reauthMaxAgeMs'> & { readonly totp: TotpClient };
+
 /**
- * docs/api.md, "Re-authentication": a change that adds or moves a way into
- * the account needs the session's last proof of identity to be recent, so
- * that a stolen session alone cannot make it.
+ * docs/api.md, "Re-authentication": a change that adds, removes or moves a
+ * way into the account needs the session's last proof of identity to be
+ * recent, so that a stolen session alone cannot make it, and as strong as
+ * a sign-in of the account: with TOTP on, a password alone (a stolen one)
+ * proves too little. totp is asked only when the proof was single-factor.
  */
-export function assertRecentlyAuthenticated(deps: Pick<SessionAccess, 'reauthMaxAgeMs'>, session: Session): void {
+export async function assertRecentlyAuthenticated(deps: ProofCheck, session: Session, request: FastifyRequest): Promise<void> {
   if (Date.now() - session.authenticatedAt > deps.reauthMaxAgeMs) throw new AppError('auth:reauthentication_required');
+  if (isMultiFactor(session.proofMethods)) return;
+  const { enabled } = await deps.totp.getStatus({ userId: session.userId }, request.ctx);
+  if (enabled) {
+    throw new AppError(
+      'auth:reauthentication_required',
+      'This change needs a proof as strong as a sign-in: re-authenticate with your password and a code, or with a passkey.',
+    );
+  }
 }
 
-/** The guard of privileged routes, after `requireSession`: 403 `auth:reauthentication_required` for a stale session. */
-export function requireRecentAuthentication(deps: Pick<SessionAccess, 'reauthMaxAgeMs'>) {
+/** The guard of privileged routes, after `requireSession`: 403 `auth:reauthentication_required` without a recent, full proof. */
+export function requireRecentAuthentication(deps: ProofCheck) {
   return async (request: FastifyRequest): Promise<void> => {
-    assertRecentlyAuthenticated(deps, sessionOf(request));
+    await assertRecentlyAuthenticated(deps, sessionOf(request), request);
   };
 }
 
 /** Resolves the session when one is present, for routes that work either way. */
 export async function optionalSession(deps: SessionAccess, request: FastifyRequest): Promise<Session | undefined> {
-  return deps.sessions.authenticate(request.cookies[deps.cookie.name]);
+  return deps.sessions.authenticate(request.cookies[deps.cookie.name], () => request.ctx);
 }
 
 /** Signs the user in on this response: a new server-side session and its cookie. */
@@ -76,15 +90,18 @@ export async function startSession(
   },
   profile?: UserView,
 ): Promise<Session> {
-  const { cookieValue, session } = await deps.sessions.create({
-    userId: account.userId,
-    handle: account.handle,
-    sessionEpoch: account.sessionEpoch,
-    methods: account.methods,
-    userAgent: request.headers['user-agent'] ?? '',
-    ip: request.ip,
-    profile,
-  });
+  const { cookieValue, session } = await deps.sessions.create(
+    {
+      userId: account.userId,
+      handle: account.handle,
+      sessionEpoch: account.sessionEpoch,
+      methods: account.methods,
+      userAgent: request.headers['user-agent'] ?? '',
+      ip: request.ip,
+      profile,
+    },
+    request.ctx,
+  );
   setSessionCookie(reply, cookieValue, deps.cookie);
   return session;
 }

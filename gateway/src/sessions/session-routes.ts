@@ -3,13 +3,12 @@ import { AppError } from '@latchkey/errors';
 import { z } from 'zod';
 import { requireSession, sessionOf, type SessionAccess } from './session-auth';
 import { clearSessionCookie } from './session-cookie';
-import { passkeyBrowserBinding } from '../http/browser-binding';
 import { signIn } from './sign-in';
+import { stepUp } from './step-up';
 import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
 import { totpChallengeSchema } from '../totp/totp-schemas';
 import { userSchema } from '../accounts/account-schemas';
-import { sessionAccountView } from '../accounts/user-view';
 import { loginBody, reauthenticateBody, reauthenticatedSchema, sessionIdParams, sessionListSchema } from './session-schemas';
 import { noContent, problemResponses } from '../http/problem-schema';
 
@@ -55,7 +54,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
         onRequest: session,
       },
       async (request, reply) => {
-        await deps.sessions.delete(sessionOf(request));
+        await deps.sessions.delete(sessionOf(request), 'logout', request.ctx);
         clearSessionCookie(reply, deps.cookie);
         return reply.code(204).send(null);
       },
@@ -67,33 +66,16 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: authenticationTags,
-          summary: 'Prove again who you are (password, a TOTP or backup code, or a passkey): privileged changes need a recent proof.',
+          summary:
+            'Prove again who you are, as strongly as a sign-in: the password (with a TOTP or backup code when TOTP is on), a code after a provider re-authentication, or a passkey. Privileged changes need a recent proof.',
           body: reauthenticateBody,
           response: { 200: reauthenticatedSchema, ...problemResponses(400, 401, 429, 503) },
         },
         onRequest: session,
       },
       async (request, reply) => {
-        const current = sessionOf(request);
         const { password, code, backup_code: backupCode, passkey } = request.body;
-        const userId = current.userId;
-        if (passkey !== undefined) {
-          const binding = passkeyBrowserBinding.take(request, reply, deps.cookie.secure);
-          if (binding === '') throw new AppError('passkey:challenge_invalid');
-          // Only one of this account's passkeys proves this account's owner.
-          await deps.passkeys.finishAuthentication({ binding, responseJson: JSON.stringify(passkey), expectedUserId: userId }, request.ctx);
-          const at = await deps.sessions.markAuthenticated(current, 'webauthn');
-          return { reauthenticated_at: new Date(at).toISOString() };
-        }
-        if (password !== undefined) {
-          // A wrong password counts like a wrong login.
-          const { email } = await sessionAccountView(deps, current, request);
-          await deps.limits.checkPassword(email, request, () => deps.identity.checkPassword({ userId, password }, request.ctx));
-        } else {
-          // Spent like at login, and counted against the TOTP code limit; totp:not_enabled without TOTP.
-          await deps.totp.confirmSecondFactor(code !== undefined ? { userId, code } : { userId, backupCode }, request.ctx);
-        }
-        const at = await deps.sessions.markAuthenticated(current, password !== undefined ? 'pwd' : 'otp');
+        const at = await stepUp(deps, request, reply, sessionOf(request), { password, code, backupCode, passkey });
         return { reauthenticated_at: new Date(at).toISOString() };
       },
     );
@@ -110,7 +92,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const current = sessionOf(request);
-        const sessions = await deps.sessions.list(current.userId);
+        const sessions = await deps.sessions.list(current.userId, () => request.ctx);
         return {
           items: sessions.map((s) => ({
             id: s.publicId,
@@ -137,7 +119,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): FastifyPluginAsyncZod {
         onRequest: session,
       },
       async (request, reply) => {
-        const deleted = await deps.sessions.deleteByPublicId(sessionOf(request).userId, request.params.id);
+        const deleted = await deps.sessions.deleteByPublicId(sessionOf(request).userId, request.params.id, 'session_revoked', request.ctx);
         if (!deleted) throw new AppError('session:not_found');
         return reply.code(204).send(null);
       },

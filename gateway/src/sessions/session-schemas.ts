@@ -18,9 +18,11 @@ export const sessionSchema = z
   .meta({ id: 'Session' });
 
 /**
- * One proof of identity: the password, for an account with TOTP on a code or
- * a backup code, or an assertion of one of the account's passkeys (after
- * POST /v0/auth/passkeys/authentication/options in this browser).
+ * A proof of identity as strong as a sign-in of the account (docs/api.md,
+ * "Re-authentication"): the password, with a code or a backup code when
+ * TOTP is on; a code or a backup code alone after a provider
+ * re-authentication; or an assertion of one of the account's passkeys
+ * (after POST /v0/auth/passkeys/authentication/options in this browser).
  */
 export const reauthenticateBody = z
   .object({
@@ -29,8 +31,16 @@ export const reauthenticateBody = z
     backup_code: backupCodeField.optional(),
     passkey: credentialResponseField.optional(),
   })
-  .refine((body) => [body.password, body.code, body.backup_code, body.passkey].filter((proof) => proof !== undefined).length === 1, {
-    message: 'give exactly one of password, code, backup_code and passkey',
+  .refine((body) => body.code === undefined || body.backup_code === undefined, {
+    message: 'give a code or a backup code, not both',
+    path: ['backup_code'],
+  })
+  .refine((body) => body.passkey === undefined || [body.password, body.code, body.backup_code].every((proof) => proof === undefined), {
+    message: 'a passkey is a proof on its own',
+    path: ['passkey'],
+  })
+  .refine((body) => [body.password, body.code, body.backup_code, body.passkey].some((proof) => proof !== undefined), {
+    message: 'give the password, a code, a backup code or a passkey',
     path: ['password'],
   });
 

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { execTransaction, getEach, type RedisClient } from '@latchkey/db';
 import { AppError } from '@latchkey/errors';
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import { endSessions, sessionKey, userSessionsKey } from '@latchkey/session-keys';
 import type { UserView } from '../accounts/user-view';
+import type { AccountStates } from './account-states';
 
 /** One server-side session. The cookie value itself is never stored. */
 export interface Session {
@@ -23,13 +25,24 @@ export interface Session {
   /** When the user last proved who they are in this session: its sign-in, or a re-authentication. */
   readonly authenticatedAt: number;
   /**
-   * How they proved it, as authentication method references (RFC 8176):
-   * `pwd`, `fed` (an identity provider), `otp` and `mfa` after a second
-   * factor, `webauthn` for a passkey (not in RFC 8176's registry, and the
-   * value passkey-aware identity providers use).
-   * Empty in sessions stored before they were kept.
+   * Every way the user proved who they are in this session, as
+   * authentication method references (RFC 8176): `pwd`, `fed` (an identity
+   * provider), `otp` and `mfa` after a second factor, `webauthn` for a
+   * passkey (not in RFC 8176's registry, and the value passkey-aware
+   * identity providers use). Empty in sessions stored before they were kept.
    */
   readonly methods: readonly AuthenticationMethod[];
+  /**
+   * How the proof of `authenticatedAt` was made: whether the last sign-in or
+   * re-authentication was as strong as a sign-in of the account must be
+   * (docs/api.md, "Re-authentication").
+   */
+  readonly proofMethods: readonly AuthenticationMethod[];
+  /**
+   * A provider re-authentication of an account with TOTP proves the first
+   * factor only: it waits here for a code (docs/api.md, "Re-authentication").
+   */
+  readonly pendingFirstFactor?: { readonly method: 'fed'; readonly at: number } | undefined;
   /** The account's credential epoch at sign-in; a later password change or reset ends the session. */
   readonly sessionEpoch: number;
   /** Sliding expiry, extended on activity below the refresh threshold. */
@@ -43,6 +56,32 @@ export interface Session {
 }
 
 export type AuthenticationMethod = 'pwd' | 'fed' | 'otp' | 'mfa' | 'webauthn';
+
+/**
+ * Why the gateway ends sessions one by one, as `session.revoked` says
+ * (proto/events/v1/events.proto); `announced_by_identity` when identity
+ * announced the change that ends them itself (a credential change, the
+ * account's deletion).
+ */
+export type SessionEndReason =
+  | 'logout'
+  | 'session_revoked'
+  | 'totp_enabled'
+  | 'provider_linked'
+  | 'email_changed'
+  | 'session_limit'
+  | 'platform'
+  | 'announced_by_identity';
+
+/**
+ * Publishes `session.revoked` for sessions about to end (identity.v1
+ * RecordSessionsEnded). Asked before they are deleted, so that a failure
+ * leaves them alive rather than ended unannounced.
+ */
+export type SessionEndAnnouncer = (
+  ending: { userId: string; reason: Exclude<SessionEndReason, 'announced_by_identity'>; sessionIds: string[]; keptSessionId: string },
+  context: RequestContext,
+) => Promise<void>;
 
 /**
  * Whether a session's proof was multi-factor: a second factor, or a passkey,
@@ -79,6 +118,8 @@ interface StoredSession {
   s: number;
   t?: number;
   r?: AuthenticationMethod[];
+  q?: AuthenticationMethod[];
+  f?: { m: 'fed'; t: number };
   k?: number;
   e: number;
   m: number;
@@ -112,6 +153,9 @@ export class SessionStore {
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly policy: SessionPolicy,
+    /** The accounts' credential epochs and disabled flags, which every use of a session is held to. */
+    private readonly accounts: AccountStates,
+    private readonly announce: SessionEndAnnouncer,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -124,7 +168,7 @@ export class SessionStore {
     userAgent: string;
     ip: string;
     profile?: UserView;
-  }): Promise<{ cookieValue: string; session: Session }> {
+  }, context: RequestContext): Promise<{ cookieValue: string; session: Session }> {
     const cookieValue = generateOpaqueToken();
     const now = this.clock();
     const session: Session = {
@@ -136,6 +180,7 @@ export class SessionStore {
       lastSeenAt: now,
       authenticatedAt: now,
       methods: input.methods,
+      proofMethods: input.methods,
       sessionEpoch: input.sessionEpoch,
       expiresAt: Math.min(now + this.policy.slidingTtlMs, now + this.policy.maxLifetimeMs),
       maxExpiresAt: now + this.policy.maxLifetimeMs,
@@ -159,7 +204,7 @@ export class SessionStore {
     // A refused write (Redis full under noeviction) must fail the sign-in, not hand out a cookie for nothing.
     await this.redis.set(this.sessionKey(session.tokenHash), encode(session), 'PXAT', Math.min(session.expiresAt, session.maxExpiresAt));
     const held = Number(replies[2] ?? 0);
-    if (held > this.policy.maxPerUser) await this.trim(session.userId, session.publicId);
+    if (held > this.policy.maxPerUser) await this.trim(session.userId, session.publicId, context);
     return { cookieValue, session };
   }
 
@@ -169,21 +214,22 @@ export class SessionStore {
    * drops index entries of expired sessions, then ends the least recently
    * used live ones, never `keepPublicId`.
    */
-  private async trim(userId: string, keepPublicId: string): Promise<void> {
-    const live = (await this.list(userId)).filter((session) => session.publicId !== keepPublicId);
+  private async trim(userId: string, keepPublicId: string, context: RequestContext): Promise<void> {
+    const live = (await this.list(userId, () => context)).filter((session) => session.publicId !== keepPublicId);
     const excess = live.length + 1 - this.policy.maxPerUser;
     if (excess <= 0) return;
     const doomed = live.sort((a, b) => a.lastSeenAt - b.lastSeenAt || a.createdAt - b.createdAt).slice(0, excess);
-    await endSessions(this.redis, this.prefix, userId, doomed);
+    await this.end(userId, doomed, { reason: 'session_limit', keptSessionId: keepPublicId }, context);
   }
 
   /**
    * Resolves a cookie to a live session and extends it when due: the one
    * Redis read on the path of every authenticated request, plus a write only
-   * when the sliding TTL is refreshed or last_seen_at is stale.
+   * when the sliding TTL is refreshed or last_seen_at is stale. `context` is
+   * asked for only when identity must be (see `inspect`).
    */
-  async authenticate(cookieValue: string | undefined): Promise<Session | undefined> {
-    const session = cookieValue === undefined ? undefined : await this.inspect(cookieValue);
+  async authenticate(cookieValue: string | undefined, context: () => RequestContext): Promise<Session | undefined> {
+    const session = cookieValue === undefined ? undefined : await this.inspect(cookieValue, context);
     if (!session) return undefined;
     const now = this.clock();
     const refresh = slidingRefresh(session, this.policy, now);
@@ -197,25 +243,68 @@ export class SessionStore {
   /**
    * The live session of a token, read only: what `authenticate` extends,
    * and what another service asking (sessions.v1 IntrospectSession) gets,
-   * so that asking is not activity.
+   * so that asking is not activity. A session is live while it has not
+   * expired, its account exists and is not disabled, and no credential
+   * change raised the account's epoch since it started: one that Redis
+   * still holds regardless (a revocation not yet done, a failover to a
+   * lagging replica, a restored snapshot) is refused and ended here.
    */
-  async inspect(cookieValue: string): Promise<Session | undefined> {
+  async inspect(cookieValue: string, context: () => RequestContext): Promise<Session | undefined> {
     if (!COOKIE_VALUE_PATTERN.test(cookieValue)) return undefined;
     const tokenHash = hashSessionToken(cookieValue);
     const raw = await this.redis.get(this.sessionKey(tokenHash));
     const session = raw ? decode(tokenHash, raw) : undefined;
     const now = this.clock();
-    return session && now < session.expiresAt && now < session.maxExpiresAt ? session : undefined;
+    if (!session || now >= session.expiresAt || now >= session.maxExpiresAt) return undefined;
+    return (await this.isCurrent(session, context)) ? session : undefined;
   }
 
-  /** Records a fresh proof of identity in this session (POST /v0/auth/reauthenticate); answers when. */
-  async markAuthenticated(session: Session, method: AuthenticationMethod): Promise<number> {
+  /**
+   * Whether the account still stands behind the session. A revoked one is
+   * ended on the way, unannounced: identity announced the change that
+   * revoked it, or the deletion of the account.
+   */
+  private async isCurrent(session: Session, context: () => RequestContext): Promise<boolean> {
+    const account = await this.accounts.get(session.userId, context);
+    if (account && !account.disabled && session.sessionEpoch >= account.sessionEpoch) return true;
+    await endSessions(this.redis, this.prefix, session.userId, [session]).catch(() => undefined);
+    return false;
+  }
+
+  /**
+   * Records a fresh proof of identity in this session (POST
+   * /v0/auth/reauthenticate) made with `proof`; answers when.
+   */
+  async markAuthenticated(session: Session, proof: readonly AuthenticationMethod[]): Promise<number> {
     const now = this.clock();
-    const methods = session.methods.includes(method) ? session.methods : [...session.methods, method];
-    const updated: Session = { ...session, authenticatedAt: now, lastSeenAt: now, methods };
+    const methods = [...session.methods, ...proof.filter((method) => !session.methods.includes(method))];
+    const updated: Session = { ...session, authenticatedAt: now, lastSeenAt: now, methods, proofMethods: proof, pendingFirstFactor: undefined };
     const stored = await this.redis.set(this.sessionKey(session.tokenHash), encode(updated), 'KEEPTTL', 'XX');
     if (stored === null) throw new AppError('auth:unauthorized');
     return now;
+  }
+
+  /**
+   * Adds a second factor proved now to the session's last proof, which keeps
+   * its time: turning TOTP on proves the authenticator on top of the recent
+   * proof the change needed, as strong as a sign-in from then on.
+   */
+  async markSecondFactor(session: Session): Promise<void> {
+    const secondFactor: AuthenticationMethod[] = ['otp', 'mfa'];
+    const updated: Session = {
+      ...session,
+      methods: [...session.methods, ...secondFactor.filter((method) => !session.methods.includes(method))],
+      proofMethods: [...session.proofMethods, ...secondFactor.filter((method) => !session.proofMethods.includes(method))],
+    };
+    const stored = await this.redis.set(this.sessionKey(session.tokenHash), encode(updated), 'KEEPTTL', 'XX');
+    if (stored === null) throw new AppError('auth:unauthorized');
+  }
+
+  /** Keeps a first factor proved now, for a second factor to complete the re-authentication. */
+  async markFirstFactor(session: Session, method: 'fed'): Promise<void> {
+    const updated: Session = { ...session, pendingFirstFactor: { method, at: this.clock() } };
+    const stored = await this.redis.set(this.sessionKey(session.tokenHash), encode(updated), 'KEEPTTL', 'XX');
+    if (stored === null) throw new AppError('auth:unauthorized');
   }
 
   /** Keeps the account's view in this session; a session ended meanwhile stays ended. */
@@ -249,7 +338,7 @@ export class SessionStore {
   }
 
   /** Live sessions of a user, pruning index entries whose session expired. */
-  async list(userId: string): Promise<Session[]> {
+  async list(userId: string, context: () => RequestContext): Promise<Session[]> {
     const index = await this.redis.hgetall(this.indexKey(userId));
     const entries = Object.entries(index);
     if (entries.length === 0) return [];
@@ -267,29 +356,52 @@ export class SessionStore {
       else dead.push(publicId);
     });
     if (dead.length > 0) await this.redis.hdel(this.indexKey(userId), ...dead);
-    return sessions.sort((a, b) => b.createdAt - a.createdAt);
+    const account = sessions.length > 0 ? await this.accounts.get(userId, context) : undefined;
+    const current = sessions.filter((session) => account && !account.disabled && session.sessionEpoch >= account.sessionEpoch);
+    const revoked = sessions.filter((session) => !current.includes(session));
+    if (revoked.length > 0) await endSessions(this.redis, this.prefix, userId, revoked);
+    return current.sort((a, b) => b.createdAt - a.createdAt);
   }
 
-  async delete(session: Pick<Session, 'tokenHash' | 'publicId' | 'userId'>): Promise<void> {
-    await endSessions(this.redis, this.prefix, session.userId, [session]);
+  /** Ends one session (a logout, or one of the user's own ended from the list). */
+  async delete(session: Session, reason: 'logout' | 'session_revoked', context: RequestContext): Promise<void> {
+    await this.end(session.userId, [session], { reason, keptSessionId: '' }, context);
   }
 
   /** Ends one session of `userId` by its public id; false when the user has no such session. */
-  async deleteByPublicId(userId: string, publicId: string): Promise<boolean> {
+  async deleteByPublicId(userId: string, publicId: string, reason: 'session_revoked' | 'platform', context: RequestContext): Promise<boolean> {
     const tokenHash = await this.redis.hget(this.indexKey(userId), publicId);
     if (!tokenHash) return false;
-    await this.delete({ tokenHash, publicId, userId });
+    await this.end(userId, [{ tokenHash, publicId }], { reason, keptSessionId: '' }, context);
     return true;
   }
 
   /** Ends every session of a user, or every one but `keepPublicId`; answers how many there were. */
-  async deleteAllForUser(userId: string, keepPublicId?: string): Promise<number> {
+  async deleteAllForUser(
+    userId: string,
+    ending: { readonly reason: SessionEndReason; readonly keepPublicId?: string | undefined },
+    context: RequestContext,
+  ): Promise<number> {
     const index = await this.redis.hgetall(this.indexKey(userId));
     const doomed = Object.entries(index)
-      .filter(([publicId]) => publicId !== keepPublicId)
+      .filter(([publicId]) => publicId !== ending.keepPublicId)
       .map(([publicId, tokenHash]) => ({ publicId, tokenHash }));
-    await endSessions(this.redis, this.prefix, userId, doomed);
+    await this.end(userId, doomed, { reason: ending.reason, keptSessionId: ending.keepPublicId ?? '' }, context);
     return doomed.length;
+  }
+
+  /** Announces the sessions' end, unless identity announced the change that ends them, then ends them. */
+  private async end(
+    userId: string,
+    sessions: readonly Pick<Session, 'tokenHash' | 'publicId'>[],
+    ending: { readonly reason: SessionEndReason; readonly keptSessionId: string },
+    context: RequestContext,
+  ): Promise<void> {
+    if (sessions.length === 0) return;
+    if (ending.reason !== 'announced_by_identity') {
+      await this.announce({ userId, reason: ending.reason, sessionIds: sessions.map((session) => session.publicId), keptSessionId: ending.keptSessionId }, context);
+    }
+    await endSessions(this.redis, this.prefix, userId, sessions);
   }
 
   private sessionKey(tokenHash: string): string {
@@ -310,6 +422,8 @@ function encode(session: Session): string {
     s: session.lastSeenAt,
     t: session.authenticatedAt,
     r: [...session.methods],
+    q: [...session.proofMethods],
+    ...(session.pendingFirstFactor ? { f: { m: session.pendingFirstFactor.method, t: session.pendingFirstFactor.at } } : {}),
     k: session.sessionEpoch,
     e: session.expiresAt,
     m: session.maxExpiresAt,
@@ -336,6 +450,9 @@ function decode(tokenHash: string, raw: string): Session | undefined {
       // Sessions stored before it was kept were authenticated when they were made.
       authenticatedAt: s.t ?? s.c,
       methods: s.r ?? [],
+      // Sessions stored before it was kept were last proved by their sign-in.
+      proofMethods: s.q ?? s.r ?? [],
+      pendingFirstFactor: s.f ? { method: s.f.m, at: s.f.t } : undefined,
       sessionEpoch: s.k ?? 0,
       expiresAt: s.e,
       maxExpiresAt: s.m,

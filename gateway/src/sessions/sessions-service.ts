@@ -29,21 +29,21 @@ function toMessage(session: Session): sessionsV1.Session {
 /** sessions.v1 for the services beside Latchkey (docs/integration.md): the session store, read and ended by id. */
 export function sessionsHandlers(sessions: SessionStore): SessionsHandlers {
   return {
-    async introspectSession({ token }) {
-      const session = await sessions.inspect(token);
+    async introspectSession({ token }, context) {
+      const session = await sessions.inspect(token, () => context);
       return session ? { active: true, session: toMessage(session) } : { active: false };
     },
-    async listSessions({ userId }) {
-      return { sessions: (await sessions.list(requireUserId(userId))).map(toMessage) };
+    async listSessions({ userId }, context) {
+      return { sessions: (await sessions.list(requireUserId(userId), () => context)).map(toMessage) };
     },
-    async revokeSession({ userId, sessionId }) {
+    async revokeSession({ userId, sessionId }, context) {
       const user = requireUserId(userId);
       if (!SESSION_ID.test(sessionId)) throw AppError.validation([{ field: 'session_id', message: 'must be a session id' }]);
-      if (!(await sessions.deleteByPublicId(user, sessionId))) throw new AppError('session:not_found');
+      if (!(await sessions.deleteByPublicId(user, sessionId, 'platform', context))) throw new AppError('session:not_found');
       return {};
     },
-    async revokeAllSessions({ userId }) {
-      return { revoked: await sessions.deleteAllForUser(requireUserId(userId)) };
+    async revokeAllSessions({ userId }, context) {
+      return { revoked: await sessions.deleteAllForUser(requireUserId(userId), { reason: 'platform' }, context) };
     },
   };
 }

@@ -31,7 +31,7 @@ export async function signIn(
 ): Promise<UserView | TotpChallenge> {
   assertMaySignIn(user);
   const [{ totpRequired, tempToken }, { count }] = await Promise.all([
-    deps.totp.beginLogin({ userId: user.id, firstFactor }, request.ctx),
+    deps.totp.beginLogin({ userId: user.id, firstFactor, sessionEpoch: user.sessionEpoch }, request.ctx),
     deps.passkeys.countPasskeys({ userId: user.id }, request.ctx),
   ]);
   if (totpRequired) return { totp_required: true, temp_token: tempToken };

@@ -1,6 +1,7 @@
 import { signInMethods } from '../sessions/session-store';
 import { assertMaySignIn } from '../sessions/sign-in';
 import type { RequestContext } from '@latchkey/grpc-kit';
+import { AppError } from '@latchkey/errors';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
@@ -79,7 +80,8 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
           request.ctx,
         );
         // Sessions signed in with the password alone end: from now on a sign-in needs the second factor.
-        await deps.sessions.deleteAllForUser(account.userId, sessionOf(request).publicId);
+        await deps.sessions.deleteAllForUser(account.userId, { reason: 'totp_enabled', keepPublicId: sessionOf(request).publicId }, request.ctx);
+        await deps.sessions.markSecondFactor(sessionOf(request));
         await deps.sessions.forgetProfiles(account.userId);
         return { backup_codes: backupCodes };
       },
@@ -118,7 +120,7 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { temp_token, code, backup_code } = request.body;
-        const { userId, firstFactor } = await deps.totp.verifyLoginChallenge(
+        const { userId, firstFactor, sessionEpoch } = await deps.totp.verifyLoginChallenge(
           { tempToken: temp_token, code, backupCode: backup_code },
           request.ctx,
         );
@@ -126,6 +128,8 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
           deps.identity.getUser({ userId }, request.ctx),
           deps.passkeys.countPasskeys({ userId }, request.ctx),
         ]);
+        // A password change, reset or disable since the first factor ends the sign-in it began.
+        if (user!.sessionEpoch > sessionEpoch) throw new AppError('totp:temp_token_invalid');
         assertMaySignIn(user!);
         // TOTP is on: it just checked the code.
         const view = userView(user!, { totpEnabled: true, passkeysCount: count });
@@ -158,11 +162,12 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'Turn TOTP off; needs a current TOTP code.',
+          summary: 'Turn TOTP off; needs a current TOTP code and a recent proof as strong as a sign-in.',
           body: codeBody,
-          response: { ...noContent, ...problemResponses(400, 401, 429, 503) },
+          response: { ...noContent, ...problemResponses(400, 401, 403, 429, 503) },
         },
-        onRequest: session,
+        // A stolen password and session must not take the second factor away.
+        onRequest: recentSession,
       },
       async (request, reply) => {
         const account = await accountOf(sessionOf(request).userId, request.ctx);

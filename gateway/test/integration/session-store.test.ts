@@ -1,14 +1,29 @@
 import { Redis } from 'ioredis';
+import { AppError } from '@latchkey/errors';
+import { startRequestContext } from '@latchkey/grpc-kit';
+import { createLogger } from '@latchkey/telemetry';
 import { testRedisUrl, uniqueName } from '@latchkey/test-kit';
-import { hashSessionToken, SessionStore } from '../../src/sessions/session-store';
+import { AccountStates, type AccountState } from '../../src/sessions/account-states';
+import { hashSessionToken, SessionStore, type SessionEndAnnouncer } from '../../src/sessions/session-store';
 
 const HOUR = 60 * 60 * 1000;
 const policy = { slidingTtlMs: 168 * HOUR, maxLifetimeMs: 720 * HOUR, refreshThresholdPercent: 50, maxPerUser: 3 };
+const ACCOUNT_STATE_MAX_AGE_MS = 2_000;
+const STALE_IF_UNAVAILABLE_MS = 60_000;
 
 let redis: Redis;
 let prefix: string;
 let now: number;
 let store: SessionStore;
+/** What identity answers for each account; absent accounts are deleted ones. */
+let accounts: Map<string, AccountState | Error>;
+let accountLookups: number;
+let announced: Parameters<SessionEndAnnouncer>[0][];
+let announceFailure: Error | undefined;
+
+const context = startRequestContext({ requestId: 'session-store-test', logger: createLogger({ service: 'test', level: 'silent' }), deadline: Date.now() + HOUR }).context;
+const auth = (cookieValue: string | undefined) => store.authenticate(cookieValue, () => context);
+const list = (userId: string) => store.list(userId, () => context);
 
 beforeAll(() => {
   redis = new Redis(testRedisUrl());
@@ -17,7 +32,34 @@ beforeAll(() => {
 beforeEach(() => {
   prefix = `${uniqueName('sessions')}:`;
   now = Date.now();
-  store = new SessionStore(redis, prefix, policy, () => now);
+  accounts = new Map([
+    ['user-1', { sessionEpoch: 0, disabled: false }],
+    ['user-2', { sessionEpoch: 0, disabled: false }],
+  ]);
+  accountLookups = 0;
+  announced = [];
+  announceFailure = undefined;
+  const states = new AccountStates(
+    async (userId) => {
+      accountLookups += 1;
+      const answer = accounts.get(userId);
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+    { maxAgeMs: ACCOUNT_STATE_MAX_AGE_MS, staleIfUnavailableMs: STALE_IF_UNAVAILABLE_MS, maxEntries: 100 },
+    () => now,
+  );
+  store = new SessionStore(
+    redis,
+    prefix,
+    policy,
+    states,
+    async (ending) => {
+      if (announceFailure) throw announceFailure;
+      announced.push(ending);
+    },
+    () => now,
+  );
 });
 
 afterEach(async () => {
@@ -29,7 +71,8 @@ afterAll(async () => {
   await redis.quit();
 });
 
-const create = (userId = 'user-1') => store.create({ userId, handle: 'ada', sessionEpoch: 0, methods: ['pwd'], userAgent: 'jest', ip: '127.0.0.1' });
+const create = (userId = 'user-1', sessionEpoch = 0) =>
+  store.create({ userId, handle: 'ada', sessionEpoch, methods: ['pwd'], userAgent: 'jest', ip: '127.0.0.1' }, context);
 
 describe('SessionStore', () => {
   it('keeps a user to maxPerUser sessions, ending the least recently used', async () => {
@@ -40,18 +83,18 @@ describe('SessionStore', () => {
     const third = await create();
     // The first is used again, so the second is now the least recently used.
     now += 10 * 60 * 1000;
-    expect(await store.authenticate(first.cookieValue)).toBeDefined();
+    expect(await auth(first.cookieValue)).toBeDefined();
     now += 1_000;
     const fourth = await create();
-    expect(await store.authenticate(second.cookieValue)).toBeUndefined();
-    for (const kept of [first, third, fourth]) expect(await store.authenticate(kept.cookieValue)).toBeDefined();
-    expect((await store.list('user-1')).map((session) => session.publicId).sort()).toEqual(
+    expect(await auth(second.cookieValue)).toBeUndefined();
+    for (const kept of [first, third, fourth]) expect(await auth(kept.cookieValue)).toBeDefined();
+    expect((await list('user-1')).map((session) => session.publicId).sort()).toEqual(
       [first, third, fourth].map((created) => created.session.publicId).sort(),
     );
     expect(await redis.hlen(`${prefix}user-sessions:user-1`)).toBe(3);
     // Another user's sessions are theirs alone.
     await create('user-2');
-    expect(await store.list('user-1')).toHaveLength(3);
+    expect(await list('user-1')).toHaveLength(3);
   });
 
   it('stores only a hash of the cookie value, with the sliding expiry as the key’s TTL', async () => {
@@ -68,10 +111,10 @@ describe('SessionStore', () => {
 
   it('authenticates a live cookie and refuses unknown or malformed ones', async () => {
     const { cookieValue, session } = await create();
-    expect(await store.authenticate(cookieValue)).toMatchObject({ userId: 'user-1', handle: 'ada', publicId: session.publicId });
-    expect(await store.authenticate(undefined)).toBeUndefined();
-    expect(await store.authenticate('short')).toBeUndefined();
-    expect(await store.authenticate('A'.repeat(43))).toBeUndefined();
+    expect(await auth(cookieValue)).toMatchObject({ userId: 'user-1', handle: 'ada', publicId: session.publicId });
+    expect(await auth(undefined)).toBeUndefined();
+    expect(await auth('short')).toBeUndefined();
+    expect(await auth('A'.repeat(43))).toBeUndefined();
   });
 
   it('reads a session stored before it kept the handle, without one', async () => {
@@ -81,15 +124,15 @@ describe('SessionStore', () => {
     expect(stored.h).toBe('ada');
     delete stored.h;
     await redis.set(key, JSON.stringify(stored), 'KEEPTTL');
-    expect(await store.authenticate(cookieValue)).toMatchObject({ userId: 'user-1', handle: undefined });
+    expect(await auth(cookieValue)).toMatchObject({ userId: 'user-1', handle: undefined });
   });
 
   it('extends the sliding expiry only below the threshold, keeping the absolute limit', async () => {
     const { cookieValue, session } = await create();
     now += 80 * HOUR;
-    expect((await store.authenticate(cookieValue))?.expiresAt).toBe(session.expiresAt);
+    expect((await auth(cookieValue))?.expiresAt).toBe(session.expiresAt);
     now += 10 * HOUR;
-    const refreshed = await store.authenticate(cookieValue);
+    const refreshed = await auth(cookieValue);
     expect(refreshed?.expiresAt).toBe(now + 168 * HOUR);
     expect(refreshed?.maxExpiresAt).toBe(session.maxExpiresAt);
   });
@@ -97,16 +140,16 @@ describe('SessionStore', () => {
   it('ends a session at its sliding expiry without activity, and at the absolute limit despite activity', async () => {
     const idle = await create();
     now += 168 * HOUR;
-    expect(await store.authenticate(idle.cookieValue)).toBeUndefined();
+    expect(await auth(idle.cookieValue)).toBeUndefined();
 
     now = Date.now();
     const busy = await create();
     for (let hours = 0; hours < 720; hours += 100) {
       now = busy.session.createdAt + hours * HOUR;
-      expect(await store.authenticate(busy.cookieValue)).toBeDefined();
+      expect(await auth(busy.cookieValue)).toBeDefined();
     }
     now = busy.session.maxExpiresAt;
-    expect(await store.authenticate(busy.cookieValue)).toBeUndefined();
+    expect(await auth(busy.cookieValue)).toBeUndefined();
   });
 
   it('lists, deletes by public id only within the owner, and ends all other sessions', async () => {
@@ -116,27 +159,27 @@ describe('SessionStore', () => {
     now += 1;
     const third = await create();
     const foreign = await create('user-2');
-    expect((await store.list('user-1')).map((s) => s.publicId)).toEqual([
+    expect((await list('user-1')).map((s) => s.publicId)).toEqual([
       third.session.publicId,
       second.session.publicId,
       first.session.publicId,
     ]);
-    expect(await store.deleteByPublicId('user-2', first.session.publicId)).toBe(false);
-    expect(await store.deleteByPublicId('user-1', first.session.publicId)).toBe(true);
-    expect(await store.authenticate(first.cookieValue)).toBeUndefined();
+    expect(await store.deleteByPublicId('user-2', first.session.publicId, 'session_revoked', context)).toBe(false);
+    expect(await store.deleteByPublicId('user-1', first.session.publicId, 'session_revoked', context)).toBe(true);
+    expect(await auth(first.cookieValue)).toBeUndefined();
 
-    await store.deleteAllForUser('user-1', third.session.publicId);
-    expect(await store.authenticate(second.cookieValue)).toBeUndefined();
-    expect(await store.authenticate(third.cookieValue)).toBeDefined();
-    expect(await store.authenticate(foreign.cookieValue)).toBeDefined();
-    expect((await store.list('user-1')).map((s) => s.publicId)).toEqual([third.session.publicId]);
+    await store.deleteAllForUser('user-1', { reason: 'provider_linked', keepPublicId: third.session.publicId }, context);
+    expect(await auth(second.cookieValue)).toBeUndefined();
+    expect(await auth(third.cookieValue)).toBeDefined();
+    expect(await auth(foreign.cookieValue)).toBeDefined();
+    expect((await list('user-1')).map((s) => s.publicId)).toEqual([third.session.publicId]);
   });
 
   it('does not bring back a session deleted while a request refreshed it', async () => {
     const { cookieValue, session } = await create();
     now += 100 * HOUR;
-    await store.delete(session);
-    expect(await store.authenticate(cookieValue)).toBeUndefined();
+    await store.delete(session, 'logout', context);
+    expect(await auth(cookieValue)).toBeUndefined();
     expect(await redis.exists(`${prefix}session:${session.tokenHash}`)).toBe(0);
   });
 
@@ -152,33 +195,39 @@ describe('SessionStore', () => {
       passkeys_count: 0,
       created_at: '2026-01-01T00:00:00.000Z',
     };
-    const first = await store.create({ userId: 'user-1', handle: 'ada', sessionEpoch: 0, methods: ['pwd'], userAgent: 'jest', ip: '127.0.0.1', profile: view });
+    const first = await store.create(
+      { userId: 'user-1', handle: 'ada', sessionEpoch: 0, methods: ['pwd'], userAgent: 'jest', ip: '127.0.0.1', profile: view },
+      context,
+    );
     const second = await create();
-    const other = await store.create({
-      userId: 'user-2',
-      handle: 'bob',
-      sessionEpoch: 0,
-      methods: ['pwd'],
-      userAgent: 'jest',
-      ip: '127.0.0.1',
-      profile: { ...view, id: 'user-2' },
-    });
-    expect((await store.authenticate(first.cookieValue))?.profile).toEqual({ view, storedAt: now });
+    const other = await store.create(
+      {
+        userId: 'user-2',
+        handle: 'bob',
+        sessionEpoch: 0,
+        methods: ['pwd'],
+        userAgent: 'jest',
+        ip: '127.0.0.1',
+        profile: { ...view, id: 'user-2' },
+      },
+      context,
+    );
+    expect((await auth(first.cookieValue))?.profile).toEqual({ view, storedAt: now });
 
     await store.saveProfile(second.session, { ...view, totp_enabled: true });
-    expect((await store.authenticate(second.cookieValue))?.profile?.view.totp_enabled).toBe(true);
+    expect((await auth(second.cookieValue))?.profile?.view.totp_enabled).toBe(true);
     const ttlBefore = await redis.pttl(`${prefix}session:${second.session.tokenHash}`);
 
     await store.forgetProfiles('user-1');
-    expect((await store.authenticate(first.cookieValue))?.profile).toBeUndefined();
-    expect((await store.authenticate(second.cookieValue))?.profile).toBeUndefined();
-    expect((await store.authenticate(other.cookieValue))?.profile?.view.id).toBe('user-2');
+    expect((await auth(first.cookieValue))?.profile).toBeUndefined();
+    expect((await auth(second.cookieValue))?.profile).toBeUndefined();
+    expect((await auth(other.cookieValue))?.profile?.view.id).toBe('user-2');
     expect(await redis.pttl(`${prefix}session:${second.session.tokenHash}`)).toBeGreaterThan(ttlBefore - 1_000);
   });
 
   it('does not bring back a deleted session when saving a view', async () => {
     const { cookieValue, session } = await create();
-    await store.delete(session);
+    await store.delete(session, 'logout', context);
     await store.saveProfile(session, {
       id: 'user-1',
       handle: 'ada',
@@ -190,6 +239,100 @@ describe('SessionStore', () => {
       passkeys_count: 0,
       created_at: '2026-01-01T00:00:00.000Z',
     });
-    expect(await store.authenticate(cookieValue)).toBeUndefined();
+    expect(await auth(cookieValue)).toBeUndefined();
+  });
+
+  it('refuses and ends a session of an earlier credential epoch, of a disabled account, and of a deleted one', async () => {
+    const older = await create('user-1', 0);
+    const current = await create('user-1', 1);
+    accounts.set('user-1', { sessionEpoch: 1, disabled: false });
+    now += ACCOUNT_STATE_MAX_AGE_MS;
+    expect(await auth(older.cookieValue)).toBeUndefined();
+    expect(await redis.exists(`${prefix}session:${older.session.tokenHash}`)).toBe(0);
+    expect(await auth(current.cookieValue)).toBeDefined();
+    expect((await list('user-1')).map((session) => session.publicId)).toEqual([current.session.publicId]);
+
+    accounts.set('user-1', { sessionEpoch: 1, disabled: true });
+    now += ACCOUNT_STATE_MAX_AGE_MS;
+    expect(await auth(current.cookieValue)).toBeUndefined();
+
+    const orphan = await create('user-2');
+    accounts.delete('user-2');
+    now += ACCOUNT_STATE_MAX_AGE_MS;
+    expect(await store.inspect(orphan.cookieValue, () => context)).toBeUndefined();
+    // Identity announced these: the store ends them without a word.
+    expect(announced).toEqual([]);
+  });
+
+  it('asks identity once per account per max age, and stands on an older answer only while identity is unavailable', async () => {
+    const { cookieValue } = await create();
+    await Promise.all([auth(cookieValue), auth(cookieValue), auth(cookieValue)]);
+    expect(accountLookups).toBe(1);
+    now += ACCOUNT_STATE_MAX_AGE_MS - 1;
+    await auth(cookieValue);
+    expect(accountLookups).toBe(1);
+    now += 1;
+    await auth(cookieValue);
+    expect(accountLookups).toBe(2);
+
+    accounts.set('user-1', new AppError('service:unavailable'));
+    now += STALE_IF_UNAVAILABLE_MS - 1;
+    expect(await auth(cookieValue)).toBeDefined();
+    now += 1;
+    await expect(auth(cookieValue)).rejects.toMatchObject({ code: 'service:unavailable' });
+    // Not an outage: never covered by an older answer.
+    accounts.set('user-1', new AppError('internal:error'));
+    await expect(auth(cookieValue)).rejects.toMatchObject({ code: 'internal:error' });
+  });
+
+  it('announces the sessions it ends, with the reason, before it ends them', async () => {
+    const first = await create();
+    now += 1;
+    const second = await create();
+    now += 1;
+    const third = await create();
+    await store.delete(first.session, 'logout', context);
+    await store.deleteByPublicId('user-1', second.session.publicId, 'platform', context);
+    expect(announced).toEqual([
+      { userId: 'user-1', reason: 'logout', sessionIds: [first.session.publicId], keptSessionId: '' },
+      { userId: 'user-1', reason: 'platform', sessionIds: [second.session.publicId], keptSessionId: '' },
+    ]);
+
+    // Past maxPerUser, the least recently used goes, announced as such.
+    now += 1;
+    const fourth = await create();
+    now += 1;
+    const fifth = await create();
+    now += 1;
+    await create();
+    expect(announced[2]).toMatchObject({ reason: 'session_limit', sessionIds: [third.session.publicId] });
+
+    // An announcement that fails leaves the sessions alive: never ended unannounced.
+    announceFailure = new AppError('service:unavailable');
+    await expect(store.deleteAllForUser('user-1', { reason: 'email_changed', keepPublicId: fifth.session.publicId }, context)).rejects.toMatchObject({
+      code: 'service:unavailable',
+    });
+    expect(await auth(fourth.cookieValue)).toBeDefined();
+
+    // A change identity announced itself ends sessions without a second announcement.
+    const before = announced.length;
+    await store.deleteAllForUser('user-1', { reason: 'announced_by_identity' }, context);
+    expect(announced).toHaveLength(before);
+    expect(await list('user-1')).toEqual([]);
+  });
+
+  it('records a re-authentication, a pending first factor, and keeps every method the session proved', async () => {
+    const { cookieValue, session } = await create();
+    expect(session.proofMethods).toEqual(['pwd']);
+    await store.markFirstFactor(session, 'fed');
+    const pending = (await auth(cookieValue))!;
+    expect(pending.pendingFirstFactor).toEqual({ method: 'fed', at: now });
+    expect(pending.authenticatedAt).toBe(session.authenticatedAt);
+
+    now += 1_000;
+    await store.markAuthenticated(pending, ['fed', 'otp', 'mfa']);
+    const stepped = (await auth(cookieValue))!;
+    expect(stepped).toMatchObject({ authenticatedAt: now, proofMethods: ['fed', 'otp', 'mfa'], methods: ['pwd', 'fed', 'otp', 'mfa'] });
+    expect(stepped.pendingFirstFactor).toBeUndefined();
   });
 });

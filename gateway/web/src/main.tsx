@@ -12,7 +12,7 @@ import { PostPage } from './pages/post-page';
 import { SearchPage } from './pages/search-page';
 import { SignInPage } from './pages/sign-in-page';
 import { SignUpPage } from './pages/sign-up-page';
-import { ConfirmEmailChangePage, ResetPasswordPage, VerifyEmailPage } from './pages/mailed-link-pages';
+import { CancelEmailChangePage, ConfirmEmailChangePage, ResetPasswordPage, VerifyEmailPage } from './pages/mailed-link-pages';
 import { Link, useLocation } from './router';
 import { SessionProvider } from './session';
 
@@ -31,6 +31,7 @@ function Routes() {
   if (path === '/verify-email') return <VerifyEmailPage token={query.get('token') ?? ''} />;
   if (path === '/reset-password') return <ResetPasswordPage token={query.get('token') ?? ''} />;
   if (path === '/confirm-email-change') return <ConfirmEmailChangePage token={query.get('token') ?? ''} />;
+  if (path === '/cancel-email-change') return <CancelEmailChangePage token={query.get('token') ?? ''} />;
   if (path === '/forgot-password') return <ForgotPasswordPage />;
   if (path === '/complete-signup') return <CompleteSignupPage />;
   if (callback) return <OAuthCallbackPage provider={callback[1]!} code={query.get('code') ?? ''} state={query.get('state') ?? ''} error={query.get('error')} />;

@@ -16,6 +16,8 @@ interface SessionContext {
    * who they are and runs it once more.
    */
   readonly withRecentProof: <T>(change: () => Promise<T>) => Promise<T>;
+  /** Asks the user to prove who they are now; rejects when they cancel. */
+  readonly confirmIdentity: () => Promise<void>;
 }
 
 const Session = createContext<SessionContext | undefined>(undefined);
@@ -44,20 +46,29 @@ export function SessionProvider(props: { children: ComponentChildren }) {
     refresh().catch(() => setUser(null));
   }, [refresh]);
 
-  const withRecentProof = useCallback(async <T,>(change: () => Promise<T>): Promise<T> => {
-    try {
-      return await change();
-    } catch (error) {
-      if (!isApiError(error, 'auth:reauthentication_required')) throw error;
-      await new Promise<void>((resolve, reject) => {
+  const confirmIdentity = useCallback(
+    () =>
+      new Promise<void>((resolve, reject) => {
         pending.current = { resolve, reject };
         setAsking(true);
-      });
-      return change();
-    }
-  }, []);
+      }),
+    [],
+  );
 
-  const context = useMemo(() => ({ user, setUser, refresh, withRecentProof }), [user, refresh, withRecentProof]);
+  const withRecentProof = useCallback(
+    async <T,>(change: () => Promise<T>): Promise<T> => {
+      try {
+        return await change();
+      } catch (error) {
+        if (!isApiError(error, 'auth:reauthentication_required')) throw error;
+        await confirmIdentity();
+        return change();
+      }
+    },
+    [confirmIdentity],
+  );
+
+  const context = useMemo(() => ({ user, setUser, refresh, withRecentProof, confirmIdentity }), [user, refresh, withRecentProof, confirmIdentity]);
   const finish = (proved: boolean) => {
     setAsking(false);
     const waiting = pending.current;

@@ -1,5 +1,73 @@
 // Generated from the gateway's OpenAPI document by `pnpm gen` (openapi-typescript). Do not edit.
 export interface paths {
+    "/v0/auth/cancel-email-change": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a requested email change with the token mailed to the current address; its confirmation link stops working. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The token from the mail link. */
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description No content. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/auth/change-email": {
         parameters: {
             query?: never;
@@ -9,7 +77,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mail a confirmation link to the new address; the email changes when it is used. */
+        /** Mail a confirmation link to the new address, and to the current one a link that cancels the change; the email changes when the first is used. */
         post: {
             parameters: {
                 query?: never;
@@ -900,7 +968,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Prove again who you are through a linked provider, with a code and a `reauthenticate` state. */
+        /** Prove again who you are through a linked provider, with a code and a `reauthenticate` state. With TOTP on it proves the first factor only: 400 auth:second_factor_required, then POST /v0/auth/reauthenticate with a code within 5 minutes. */
         post: {
             parameters: {
                 query?: never;
@@ -1063,7 +1131,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Remove a provider from the account; refused for the last way to sign in. */
+        /** Remove a provider from the account after a recent re-authentication; refused for the last way to sign in. */
         post: {
             parameters: {
                 query?: never;
@@ -1097,6 +1165,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1369,9 +1446,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            passkey: components["schemas"]["Passkey"];
-                        };
+                        "application/json": components["schemas"]["Passkey"];
                     };
                 };
                 /** @description Default Response */
@@ -1668,9 +1743,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            passkey: components["schemas"]["Passkey"];
-                        };
+                        "application/json": components["schemas"]["Passkey"];
                     };
                 };
                 /** @description Default Response */
@@ -1735,7 +1808,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Prove again who you are (password, a TOTP or backup code, or a passkey): privileged changes need a recent proof. */
+        /** Prove again who you are, as strongly as a sign-in: the password (with a TOTP or backup code when TOTP is on), a code after a provider re-authentication, or a passkey. Privileged changes need a recent proof. */
         post: {
             parameters: {
                 query?: never;
@@ -1905,7 +1978,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a new password with the token from the reset mail; every session of the account ends. */
+        /** Set a new password with the token from the reset mail; every session of the account ends, and passkeys and provider links added in the hours before go. */
         post: {
             parameters: {
                 query?: never;
@@ -2239,7 +2312,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn TOTP off; needs a current TOTP code. */
+        /** Turn TOTP off; needs a current TOTP code and a recent proof as strong as a sign-in. */
         post: {
             parameters: {
                 query?: never;
@@ -2274,6 +2347,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3297,7 +3379,7 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete the account, its sessions, second factor, provider links and posts (with their content). */
+        /** Delete the account, its sessions, second factor, passkeys, provider links and posts (with their content). Without a password, after a recent re-authentication. */
         delete: {
             parameters: {
                 query?: never;
@@ -3310,8 +3392,6 @@ export interface paths {
                     "application/json": {
                         /** @description A TOTP code or a backup code; required when TOTP is on. */
                         code?: string;
-                        /** @description The account’s own handle; required when it has neither. */
-                        handle?: string;
                         /** @description Required when the account has a password. */
                         password?: string;
                     } | null;
@@ -3336,6 +3416,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3705,7 +3794,7 @@ export interface components {
         /** @description RFC 9457 problem details with the API error code. */
         Problem: {
             /** @enum {string} */
-            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:token_invalid" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
+            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
             detail: string;
             errors?: {
                 field: string;
@@ -3719,7 +3808,7 @@ export interface components {
         /** @description RFC 9457 problem details with the API error code. */
         ProblemInput: {
             /** @enum {string} */
-            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:token_invalid" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
+            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
             detail: string;
             errors?: {
                 field: string;

@@ -45,6 +45,11 @@ export const errorCatalogue = {
     GrpcStatus.PERMISSION_DENIED,
     'Prove again who you are (POST /v0/auth/reauthenticate), then repeat the request.',
   ),
+  'auth:second_factor_required': define(
+    400,
+    GrpcStatus.FAILED_PRECONDITION,
+    'This account has two-factor authentication: give the password and a code together, a code after a provider, or use a passkey.',
+  ),
   'auth:token_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, 'The token is unknown, used or expired.'),
   // users
   'user:handle_taken': define(409, GrpcStatus.ALREADY_EXISTS, 'That handle is taken.'),

@@ -13,7 +13,7 @@ export interface BusPermissions {
 
 /** The jobs and domain events each producer writes into its outbox. */
 const producedJobs: Record<Exclude<BusUser, 'jobs'>, readonly string[]> = {
-  identity: [jobSubjects.sendMail, jobSubjects.userDeleted, jobSubjects.sessionsRevoked, 'events.user.>', 'events.session.>'],
+  identity: [jobSubjects.sendMail, jobSubjects.userDeleted, jobSubjects.passwordReset, jobSubjects.sessionsRevoked, 'events.user.>', 'events.session.>'],
   oauth: [jobSubjects.sendMail],
   totp: [jobSubjects.sendMail],
   posts: [jobSubjects.indexPost, jobSubjects.deleteContent, 'events.post.>'],

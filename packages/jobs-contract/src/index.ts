@@ -7,6 +7,6 @@ export {
   type DeleteContentJob,
 } from './post-jobs';
 export { searchIndex } from './search-index';
-export { userDeletedJobSchema, type UserDeletedJob } from './account-jobs';
+export { passwordResetJobSchema, userDeletedJobSchema, type PasswordResetJob, type UserDeletedJob } from './account-jobs';
 export { sessionsRevokedJobSchema, type SessionsRevokedJob } from './session-jobs';
 export { jobSubjects, type JobSubject } from './job-subjects';

@@ -9,6 +9,8 @@ export const jobSubjects = {
   deleteContent: 'jobs.content.delete',
   /** Identity's `user.deleted`: the worker removes what other units keep of the account. */
   userDeleted: 'jobs.user.deleted',
+  /** Identity's password reset: the worker removes recently added ways in and mails the reset notice. */
+  passwordReset: 'jobs.user.reset',
   /** Identity's credential change: the worker ends the sessions of earlier credential epochs. */
   sessionsRevoked: 'jobs.sessions.revoked',
 } as const;

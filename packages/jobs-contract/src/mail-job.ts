@@ -27,6 +27,13 @@ export const mailJobSchema = z.discriminatedUnion('template', [
   z.object({ template: z.literal('verify_email'), ...recipient, token: z.string().min(16) }),
   z.object({ template: z.literal('reset_password'), ...recipient, token: z.string().min(16) }),
   z.object({ template: z.literal('confirm_email_change'), ...recipient, token: z.string().min(16) }),
+  /** To the old address when a change is asked for: the token cancels it. */
+  z.object({ template: z.literal('email_change_requested'), ...recipient, token: z.string().min(16), new_email: z.email() }),
+  /**
+   * An automatic provider link dropped a password set before the address was
+   * verified (perhaps a squatter's): the token sets a new one, as a reset does.
+   */
+  z.object({ template: z.literal('password_dropped'), ...recipient, token: z.string().min(16), provider: z.string() }),
   z.object({
     template: z.literal('security_notice'),
     ...recipient,
@@ -37,6 +44,9 @@ export const mailJobSchema = z.discriminatedUnion('template', [
     provider: z.string().optional(),
     /** For passkey notices: the name the passkey has in the account. */
     passkey_name: z.string().max(64).optional(),
+    /** For `password_reset`: the ways in the reset removed, and those the account keeps. */
+    removed_methods: z.array(z.string().max(100)).max(200).optional(),
+    remaining_methods: z.array(z.string().max(100)).max(200).optional(),
   }),
 ]);
 

@@ -3,14 +3,13 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import { queueEvent } from '@latchkey/domain-events';
-import { endSessionsBefore } from '@latchkey/session-keys';
 import { normalizeEmail } from './account-rules';
 import { recordAdminAction, type AdminAction } from './audit-log';
 import type { IdentityDeps } from './identity-deps';
 import { removeAccount } from './account-deletion';
 import { queueMail } from './mail-queue';
 import { issueToken } from './one-time-tokens';
-import { queueSessionsRevoked } from './session-revocation';
+import { endSessionsNow, queueSessionsRevoked } from './session-revocation';
 import { findUserByEmail, findUserByHandle, findUserById, raiseSessionEpoch, setDisabled, type UserRecord } from './user-store';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -37,17 +36,6 @@ export async function findUser(
   else throw AppError.validation([{ field: 'key', message: 'give an id, an email or a handle' }]);
   if (!user) throw new AppError('user:not_found');
   return user;
-}
-
-/**
- * Ends now the account's sessions started before credential epoch `epoch`
- * (all of them for Infinity), the outbox job queued with the change being
- * what makes it certain: a Redis outage here leaves it to the worker.
- */
-async function endSessionsNow(deps: IdentityDeps, userId: string, epoch: number, context: RequestContext): Promise<void> {
-  await endSessionsBefore(deps.sessions.redis, deps.sessions.keyPrefix, userId, epoch).catch((error: unknown) =>
-    context.logger.warn({ err: error, user_id: userId }, 'could not end sessions now; the revocation job will'),
-  );
 }
 
 /** One admin action on one account: locked, changed, audited and its jobs queued in one transaction. */

@@ -32,6 +32,8 @@ export async function removeAccount(db: pg.ClientBase, user: UserRecord, reason:
   await db.query('DELETE FROM identity.users WHERE id = $1', [user.id]);
   await enqueueJob(db, jobSubjects.userDeleted, { user_id: user.id }, { requestId: context.requestId });
   await queueEvent(db, 'user.deleted', { userId: user.id, reason }, context);
+  // Consumers that mirror sessions (back-channel logout) need not know what a deletion implies.
+  await queueEvent(db, 'session.revoked', { userId: user.id, reason: 'account_deleted', sessionIds: [], keptSessionId: '' }, context);
   await queueSecurityNotice(db, user, 'account_deleted', context);
 }
 

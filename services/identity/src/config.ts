@@ -27,6 +27,11 @@ export const configSchema = z.object({
   AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME: env.int(1, 1),
   AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME: env.int(15, 1),
   AUTH_EMAIL_CHANGE_TOKEN_EXPIRE_TIME: env.int(15, 1),
+  /**
+   * A password reset removes the passkeys and provider links added this
+   * many hours before it (docs/security.md, "A reset takes back").
+   */
+  AUTH_RESET_REVOKES_METHODS_HOURS: env.int(72, 0, 8_760),
   ARGON2_MEMORY_KIB: env.int(ARGON2_FLOOR.memoryKiB, ARGON2_FLOOR.memoryKiB),
   ARGON2_TIME_COST: env.int(ARGON2_FLOOR.timeCost, ARGON2_FLOOR.timeCost),
   ARGON2_PARALLELISM: env.int(ARGON2_FLOOR.parallelism, ARGON2_FLOOR.parallelism, 16),

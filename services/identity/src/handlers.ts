@@ -1,7 +1,7 @@
 import { type identityV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
-import { confirmEmailChange, requestEmailChange } from './email-change';
+import { cancelEmailChange, confirmEmailChange, requestEmailChange } from './email-change';
 import type { IdentityDeps } from './identity-deps';
 import { changePassword, checkCurrentPassword } from './password-change';
 import { deleteUser, purgeUnverifiedUsers } from './account-deletion';
@@ -11,6 +11,8 @@ import { createVerifiedUser, registerUser, sendVerificationEmail, verifyEmail } 
 import { findUserByEmail, findUserById } from './user-store';
 import { normalizeEmail } from './account-rules';
 import { toUserMessage } from './user-message';
+import { prepareProviderLink } from './provider-link';
+import { recordSessionsEnded } from './session-revocation';
 
 type IdentityHandlers = ServiceHandlers<typeof identityV1.IdentityServiceService>;
 
@@ -47,13 +49,35 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
       return {};
     },
     async resetPassword(request, context) {
-      return resetPassword(deps, request, context);
+      const reset = await resetPassword(deps, request, context);
+      return {
+        userId: reset.userId,
+        email: reset.email,
+        resetId: reset.resetId,
+        resetAt: reset.resetAt,
+        methodsAddedAfter: reset.methodsAddedAfter,
+      };
     },
     async changePassword(request, context) {
       return changePassword(deps, request, context);
     },
     async requestEmailChange(request, context) {
       await requestEmailChange(deps, request, context);
+      return {};
+    },
+    async cancelEmailChange({ token }, context) {
+      await cancelEmailChange(deps, token, context);
+      return {};
+    },
+    async prepareProviderLink({ userId, provider }, context) {
+      const { user, passwordDropped } = await prepareProviderLink(deps, { userId, provider }, context).catch((error: unknown) => {
+        rethrowMalformedId(error);
+        throw new AppError('auth:unauthorized');
+      });
+      return { user: toUserMessage(user), passwordDropped };
+    },
+    async recordSessionsEnded(request, context) {
+      await recordSessionsEnded(deps, request, context);
       return {};
     },
     async checkPassword({ userId, password }) {

@@ -8,6 +8,8 @@ export interface IdentityDeps {
   readonly hasher: PasswordHasher;
   /** The gateway's session store, where admin actions end sessions at once. */
   readonly sessions: { readonly redis: RedisClient; readonly keyPrefix: string };
+  /** AUTH_RESET_REVOKES_METHODS_HOURS: how far back a password reset takes back added ways in. */
+  readonly resetRevokesMethodsHours: number;
   /** Token lifetimes in minutes (AUTH_*_EXPIRE_TIME). */
   readonly tokenTtlMinutes: {
     readonly verifyEmail: number;

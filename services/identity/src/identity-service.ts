@@ -37,6 +37,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     pool,
     hasher,
     sessions: { redis, keyPrefix: config.REDIS_KEY_PREFIX },
+    resetRevokesMethodsHours: config.AUTH_RESET_REVOKES_METHODS_HOURS,
     tokenTtlMinutes: {
       verifyEmail: config.AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME,
       resetPassword: config.AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME,

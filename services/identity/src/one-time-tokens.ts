@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { generateOpaqueToken, opaqueTokenDigest } from '@latchkey/opaque-token';
 
-export type TokenPurpose = 'verify_email' | 'reset_password' | 'change_email';
+export type TokenPurpose = 'verify_email' | 'reset_password' | 'change_email' | 'cancel_email_change';
 
 export interface ConsumedToken {
   userId: string;
@@ -61,6 +61,16 @@ export async function peekToken(
   );
   const row = rows[0];
   return row ? { userId: row.user_id, newEmail: row.new_email } : undefined;
+}
+
+/**
+ * Withdraws every pending email change of the account: its confirmation
+ * links and the links that would cancel it. A password reset or change
+ * does this, so that a change an intruder asked for cannot be completed
+ * once the owner took the account back.
+ */
+export async function withdrawEmailChanges(db: pg.ClientBase, userId: string): Promise<void> {
+  await db.query(`DELETE FROM identity.one_time_tokens WHERE user_id = $1 AND purpose IN ('change_email', 'cancel_email_change')`, [userId]);
 }
 
 /** Removes expired tokens; used tokens are already gone. */

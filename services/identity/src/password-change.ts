@@ -5,6 +5,7 @@ import { assertValid, checkPassword } from './account-rules';
 import type { IdentityDeps } from './identity-deps';
 import { queueSecurityNotice } from './mail-queue';
 import { queueSessionsRevoked } from './session-revocation';
+import { withdrawEmailChanges } from './one-time-tokens';
 import { findUserById, setPasswordHash, type UserRecord } from './user-store';
 
 /**
@@ -31,6 +32,8 @@ export async function changePassword(
   return withTransaction(deps.pool, context, async (db) => {
     const updated = await setPasswordHash(db, user.id, passwordHash);
     if (!updated) throw new AppError('auth:unauthorized');
+    // An email change asked for from a stolen session must not outlive the owner's new password.
+    await withdrawEmailChanges(db, updated.id);
     await queueSecurityNotice(db, updated, 'password_changed', context);
     await queueSessionsRevoked(db, updated, 'password_changed', context);
     return { sessionEpoch: updated.session_epoch };

@@ -2,7 +2,7 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { normalizeEmail } from './account-rules';
 import type { IdentityDeps } from './identity-deps';
-import { findUserByEmail, setPasswordHash, type UserRecord } from './user-store';
+import { findUserByEmail, upgradePasswordHash, type UserRecord } from './user-store';
 
 /**
  * Checks credentials in the order of docs/api.md, "Authentication": password first, then
@@ -19,11 +19,12 @@ export async function authenticatePassword(
     ? await deps.hasher.verify(user.password_hash, input.password)
     : await deps.hasher.verifyAgainstDummy(input.password);
   if (!user || !check.valid) throw new AppError('auth:invalid_credentials');
-  if (check.needsRehash) {
+  if (check.needsRehash && user.password_hash) {
+    const previousHash = user.password_hash;
     // The login succeeds either way; a stale hash is upgraded at the next try.
     await deps.hasher
       .hash(input.password)
-      .then((hash) => setPasswordHash(deps.pool, user.id, hash))
+      .then((hash) => upgradePasswordHash(deps.pool, user.id, previousHash, hash))
       .catch((error: unknown) => context.logger.warn({ err: error }, 'could not upgrade a password hash'));
   }
   if (!user.email_verified_at) throw new AppError('auth:email_not_verified');

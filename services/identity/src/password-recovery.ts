@@ -1,12 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
+import { jobSubjects, type PasswordResetJob } from '@latchkey/jobs-contract';
+import { enqueueJob } from '@latchkey/outbox';
 import { assertValid, checkEmail, checkPassword, normalizeEmail } from './account-rules';
 import type { IdentityDeps } from './identity-deps';
-import { queueMail, queueSecurityNotice } from './mail-queue';
+import { queueMail } from './mail-queue';
 import { queueSessionsRevoked } from './session-revocation';
-import { consumeToken, issueToken, peekToken } from './one-time-tokens';
+import { consumeToken, issueToken, peekToken, withdrawEmailChanges } from './one-time-tokens';
 import { findUserByEmail, findUserById, setPasswordHash } from './user-store';
+
+const HOUR_MS = 60 * 60 * 1000;
 
 /** Queues a reset mail when an account has this email; silent otherwise. */
 export async function requestPasswordReset(deps: IdentityDeps, email: string, context: RequestContext): Promise<void> {
@@ -19,17 +24,32 @@ export async function requestPasswordReset(deps: IdentityDeps, email: string, co
   });
 }
 
+/** What the caller of a reset needs to end the account's sessions and take back recent ways in at once. */
+export interface PasswordReset {
+  readonly userId: string;
+  readonly email: string;
+  readonly resetId: string;
+  readonly resetAt: Date;
+  readonly methodsAddedAfter: Date;
+}
+
 /**
  * Sets a new password from a mailed token. The token is checked without
  * being used until the new password is known to be acceptable, so a typo
  * in the password does not burn the link. Receiving the mail proves the
  * address, so an unverified email counts verified afterwards.
+ *
+ * The mailbox is all a reset proves, and whoever held the account before
+ * it may have added a way in of their own: the passkeys and provider links
+ * of the last AUTH_RESET_REVOKES_METHODS_HOURS go (the `user.reset` job,
+ * queued here, which also mails the notice naming them), and so do pending
+ * email changes, which would otherwise move the account away again.
  */
 export async function resetPassword(
   deps: IdentityDeps,
   input: { token: string; newPassword: string },
   context: RequestContext,
-): Promise<{ userId: string; email: string }> {
+): Promise<PasswordReset> {
   const pending = await peekToken(deps.pool, input.token, 'reset_password');
   const owner = pending && (await findUserById(deps.pool, pending.userId));
   if (!owner) throw new AppError('auth:token_invalid');
@@ -38,9 +58,24 @@ export async function resetPassword(
   return withTransaction(deps.pool, context, async (db) => {
     const consumed = await consumeToken(db, input.token, 'reset_password');
     const user = consumed && (await setPasswordHash(db, consumed.userId, passwordHash, { markEmailVerified: true }));
-    if (!user) throw new AppError('auth:token_invalid');
-    await queueSecurityNotice(db, user, 'password_reset', context);
+    if (!user?.password_set_at) throw new AppError('auth:token_invalid');
+    await withdrawEmailChanges(db, user.id);
     await queueSessionsRevoked(db, user, 'password_reset', context);
-    return { userId: user.id, email: user.email };
+    const resetAt = user.password_set_at;
+    const reset: PasswordReset = {
+      userId: user.id,
+      email: user.email,
+      resetId: randomUUID(),
+      resetAt,
+      methodsAddedAfter: new Date(resetAt.getTime() - deps.resetRevokesMethodsHours * HOUR_MS),
+    };
+    const job: PasswordResetJob = {
+      user_id: reset.userId,
+      reset_id: reset.resetId,
+      methods_added_after: reset.methodsAddedAfter.toISOString(),
+      reset_at: reset.resetAt.toISOString(),
+    };
+    await enqueueJob(db, jobSubjects.passwordReset, job, { requestId: context.requestId });
+    return reset;
   });
 }

@@ -1,9 +1,16 @@
 import type pg from 'pg';
+import { AppError, type FieldError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { jobSubjects, type SessionsRevokedJob } from '@latchkey/jobs-contract';
 import { queueEvent } from '@latchkey/domain-events';
+import { withTransaction } from '@latchkey/db';
 import { enqueueJob } from '@latchkey/outbox';
+import { endSessionsBefore } from '@latchkey/session-keys';
+import type { IdentityDeps } from './identity-deps';
 import type { UserRecord } from './user-store';
+
+/** Changes that end every session started before them, by raising the credential epoch. */
+export type CredentialChange = 'password_changed' | 'password_reset' | 'password_dropped' | 'account_disabled' | 'admin';
 
 /**
  * Queues, in the transaction of a credential change, the job that ends the
@@ -14,10 +21,57 @@ import type { UserRecord } from './user-store';
 export async function queueSessionsRevoked(
   db: pg.ClientBase,
   user: Pick<UserRecord, 'id' | 'session_epoch'>,
-  reason: 'password_changed' | 'password_reset' | 'account_disabled' | 'admin',
+  reason: CredentialChange,
   context: RequestContext,
 ): Promise<void> {
   const job: SessionsRevokedJob = { user_id: user.id, session_epoch: user.session_epoch };
   await enqueueJob(db, jobSubjects.sessionsRevoked, job, { requestId: context.requestId });
-  await queueEvent(db, 'session.revoked', { userId: user.id, reason }, context);
+  await queueEvent(db, 'session.revoked', { userId: user.id, reason, sessionIds: [], keptSessionId: '' }, context);
+}
+
+/** Why the gateway ends sessions one by one (proto/events/v1/events.proto, SessionRevoked). */
+const namedSessionReasons = new Set(['logout', 'session_revoked', 'totp_enabled', 'provider_linked', 'email_changed', 'session_limit', 'platform']);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The gateway's public session ids: 16 random bytes, base64url. */
+const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
+/** More than a user may hold (AUTH_SESSION_MAX_PER_USER is at most 10,000). */
+const MAX_SESSION_IDS = 10_000;
+
+/**
+ * `session.revoked` for sessions the gateway ends one by one, which it keeps
+ * in Redis and so cannot announce through an outbox of its own.
+ */
+export async function recordSessionsEnded(
+  deps: Pick<IdentityDeps, 'pool'>,
+  input: { userId: string; reason: string; sessionIds: readonly string[]; keptSessionId: string },
+  context: RequestContext,
+): Promise<void> {
+  const errors: FieldError[] = [];
+  if (!UUID.test(input.userId)) errors.push({ field: 'user_id', message: 'must be a UUID' });
+  if (!namedSessionReasons.has(input.reason)) errors.push({ field: 'reason', message: `must be one of ${[...namedSessionReasons].join(', ')}` });
+  if (input.sessionIds.length === 0 || input.sessionIds.length > MAX_SESSION_IDS || !input.sessionIds.every((id) => SESSION_ID.test(id))) {
+    errors.push({ field: 'session_ids', message: `must be 1 to ${MAX_SESSION_IDS} session ids` });
+  }
+  if (input.keptSessionId !== '' && !SESSION_ID.test(input.keptSessionId)) errors.push({ field: 'kept_session_id', message: 'must be a session id' });
+  if (errors.length > 0) throw AppError.validation(errors);
+  await withTransaction(deps.pool, context, (db) =>
+    queueEvent(
+      db,
+      'session.revoked',
+      { userId: input.userId.toLowerCase(), reason: input.reason, sessionIds: [...input.sessionIds], keptSessionId: input.keptSessionId },
+      context,
+    ),
+  );
+}
+
+/**
+ * Ends now the account's sessions started before credential epoch `epoch`
+ * (all of them for Infinity), the outbox job queued with the change being
+ * what makes it certain: a Redis outage here leaves it to the worker.
+ */
+export async function endSessionsNow(deps: Pick<IdentityDeps, 'sessions'>, userId: string, epoch: number, context: RequestContext): Promise<void> {
+  await endSessionsBefore(deps.sessions.redis, deps.sessions.keyPrefix, userId, epoch).catch((error: unknown) =>
+    context.logger.warn({ err: error, user_id: userId }, 'could not end sessions now; the revocation job will'),
+  );
 }

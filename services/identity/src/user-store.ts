@@ -6,6 +6,8 @@ export interface UserRecord {
   handle: string;
   email: string;
   password_hash: string | null;
+  /** When the password in force was set; null without a password. */
+  password_set_at: Date | null;
   email_verified_at: Date | null;
   created_at: Date;
   session_epoch: number;
@@ -13,7 +15,7 @@ export interface UserRecord {
   disabled_reason: string | null;
 }
 
-const COLUMNS = 'id, handle, email, password_hash, email_verified_at, created_at, session_epoch, disabled_at, disabled_reason';
+const COLUMNS = 'id, handle, email, password_hash, password_set_at, email_verified_at, created_at, session_epoch, disabled_at, disabled_reason';
 
 export async function findUserById(db: pg.ClientBase | pg.Pool, id: string, lock = false): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
@@ -33,8 +35,8 @@ export async function insertUser(
   user: { id: string; handle: string; email: string; passwordHash: string | null; emailVerified: boolean },
 ): Promise<UserRecord> {
   const { rows } = await db.query<UserRecord>(
-    `INSERT INTO identity.users (id, handle, email, password_hash, email_verified_at)
-     VALUES ($1, $2, $3, $4, CASE WHEN $5 THEN now() END)
+    `INSERT INTO identity.users (id, handle, email, password_hash, password_set_at, email_verified_at)
+     VALUES ($1, $2, $3, $4, CASE WHEN $4::text IS NOT NULL THEN now() END, CASE WHEN $5 THEN now() END)
      RETURNING ${COLUMNS}`,
     [user.id, user.handle, user.email, user.passwordHash, user.emailVerified],
   );
@@ -50,6 +52,7 @@ export async function setPasswordHash(
   const { rows } = await db.query<UserRecord>(
     `UPDATE identity.users
         SET password_hash = $2,
+            password_set_at = now(),
             email_verified_at = CASE WHEN $3 THEN coalesce(email_verified_at, now()) ELSE email_verified_at END,
             -- Every session started with the old password belongs to an earlier epoch.
             session_epoch = session_epoch + 1,
@@ -57,6 +60,29 @@ export async function setPasswordHash(
       WHERE id = $1
       RETURNING ${COLUMNS}`,
     [id, passwordHash, options.markEmailVerified ?? false],
+  );
+  return rows[0];
+}
+
+/**
+ * Replaces a hash of the same password by one with stronger parameters:
+ * the password is unchanged, so its sessions, epoch and age are too. Only
+ * while the hash is still `previousHash`, so that a password changed
+ * meanwhile is not put back.
+ */
+export async function upgradePasswordHash(db: pg.Pool, id: string, previousHash: string, passwordHash: string): Promise<void> {
+  await db.query('UPDATE identity.users SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [id, previousHash, passwordHash]);
+}
+
+/**
+ * Drops the password: it can no longer sign in, and every session started
+ * with it belongs to an earlier epoch.
+ */
+export async function dropPassword(db: pg.ClientBase, id: string): Promise<UserRecord | undefined> {
+  const { rows } = await db.query<UserRecord>(
+    `UPDATE identity.users SET password_hash = NULL, password_set_at = NULL, session_epoch = session_epoch + 1, updated_at = now()
+      WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id],
   );
   return rows[0];
 }

@@ -1,9 +1,9 @@
 import type { RedisClient } from '@latchkey/db';
 import type { identityV1, oauthV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
-import { AppError } from '@latchkey/errors';
 import type { ServiceClient } from '@latchkey/grpc-kit';
 import { jobSubjects, userDeletedJobSchema, type UserDeletedJob } from '@latchkey/jobs-contract';
 import { endSessionsBefore } from '@latchkey/session-keys';
+import { findAccount } from './account-lookup';
 import type { JobDefinition } from './job-consumer';
 
 export interface AccountCleanupDeps {
@@ -30,7 +30,7 @@ export function accountCleanupJob(deps: AccountCleanupDeps): JobDefinition<UserD
     schema: userDeletedJobSchema,
     async handle(job, context) {
       // The bus is not trusted on its own: only an account identity no longer has is cleaned up.
-      if (await accountExists(deps, job.user_id, context)) {
+      if (await findAccount(deps.identity, job.user_id, context)) {
         context.logger.warn({ user_id: job.user_id }, 'user.deleted for an account that exists; nothing deleted');
         return 'refused';
       }
@@ -45,18 +45,4 @@ export function accountCleanupJob(deps: AccountCleanupDeps): JobDefinition<UserD
     redactForDeadLetter: (payload) => payload,
     retriesUntilDone: true,
   };
-}
-
-async function accountExists(
-  deps: Pick<AccountCleanupDeps, 'identity'>,
-  userId: string,
-  context: Parameters<JobDefinition<UserDeletedJob>['handle']>[1],
-): Promise<boolean> {
-  try {
-    await deps.identity.getUser({ userId }, context);
-    return true;
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'auth:unauthorized') return false;
-    throw error;
-  }
 }

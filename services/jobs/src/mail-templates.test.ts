@@ -69,4 +69,35 @@ describe('renderMail()', () => {
       'reset your password',
     );
   });
+
+  it('names what a reset took back and what the account keeps', () => {
+    const text = renderMail(
+      {
+        template: 'security_notice',
+        ...recipient,
+        notice: 'password_reset',
+        removed_methods: ['passkey "Unknown key"', 'GitHub'],
+        remaining_methods: ['passkey "Work laptop"', 'Google'],
+      },
+      APP,
+    ).text;
+    expect(text).toContain('were removed, in case they were not yours: passkey "Unknown key", GitHub.');
+    expect(text).toContain('signed in to with: your new password, passkey "Work laptop", Google.');
+    const nothingRemoved = renderMail({ template: 'security_notice', ...recipient, notice: 'password_reset', removed_methods: [], remaining_methods: [] }, APP).text;
+    expect(nothingRemoved).not.toContain('were removed');
+    expect(nothingRemoved).toContain('signed in to with: your new password.');
+  });
+
+  it('announces an email change to the old address with a link that cancels it', () => {
+    const mail = renderMail({ template: 'email_change_requested', ...recipient, token: TOKEN, new_email: 'new@example.test' }, APP);
+    expect(mail.text).toContain('to new@example.test');
+    expect(mail.text).toContain(`${APP}/cancel-email-change?token=${TOKEN}\n`);
+  });
+
+  it('explains a dropped password and links to setting a new one', () => {
+    const mail = renderMail({ template: 'password_dropped', ...recipient, token: TOKEN, provider: 'google' }, APP);
+    expect(mail.subject).toBe('Set a new password for your account');
+    expect(mail.text).toContain('signed in to with Google');
+    expect(mail.text).toContain(`${APP}/reset-password?token=${TOKEN}\n`);
+  });
 });

@@ -30,6 +30,23 @@ function passkeyName(name: string | undefined): string {
   return name === undefined ? '' : ` ("${name}")`;
 }
 
+/**
+ * What a reset took back and what the account keeps (docs/security.md, "A
+ * reset takes back what an intruder added"), as the worker described them.
+ */
+function resetMethods(job: NoticeJob): string[] {
+  const removed = job.removed_methods ?? [];
+  const remaining = job.remaining_methods ?? [];
+  const lines: string[] = [];
+  if (removed.length > 0) {
+    lines.push(`Ways to sign in that were added shortly before the reset were removed, in case they were not yours: ${removed.join(', ')}. Add them again if they were.`);
+  }
+  if (job.remaining_methods !== undefined) {
+    lines.push(`Your account can now be signed in to with: your new password${remaining.length > 0 ? `, ${remaining.join(', ')}` : ''}.`);
+  }
+  return lines;
+}
+
 /** Token lifetimes belong to identity's configuration, which the worker does not read. */
 const EXPIRY = 'This link expires soon and works only once.';
 
@@ -58,7 +75,10 @@ function noticeText(job: NoticeJob, publicAppUrl: string): NoticeText {
     },
     password_reset: {
       subject: 'Your password was reset',
-      happened: 'The password of your account was just reset with a link sent to this address, and every session was signed out.',
+      happened: [
+        'The password of your account was just reset with a link sent to this address, and every session was signed out.',
+        ...resetMethods(job),
+      ].join('\n\n'),
       ifNotYou: `If this was not you, someone can read your mail: secure your mailbox, then reset your password again from the sign-in page at ${publicAppUrl}.`,
     },
     email_changed: {
@@ -143,6 +163,26 @@ export function renderMail(job: MailJob, publicAppUrl: string): RenderedMail {
           'Open this link to make this address the email address of your account:',
           tokenLink(publicAppUrl, 'confirm-email-change', job.token),
           `${EXPIRY} If you did not ask for this, ignore this mail: nothing changes.`,
+        ]),
+      };
+    case 'email_change_requested':
+      return {
+        subject: 'A change of your email address was requested',
+        text: compose(job.handle, [
+          `Someone, hopefully you, asked to change the email address of your account to ${job.new_email}. It changes only when the link mailed to that address is opened.`,
+          'If this was not you, cancel the change now with this link, then reset your password and review your active sessions:',
+          tokenLink(publicAppUrl, 'cancel-email-change', job.token),
+          'The link works once, for as long as the change can be confirmed.',
+        ]),
+      };
+    case 'password_dropped':
+      return {
+        subject: 'Set a new password for your account',
+        text: compose(job.handle, [
+          `Your account was just signed in to with ${providerName(job.provider)}, which vouches that this address is yours. The password of the account had been chosen before this address was verified, so it may have been set by someone else who registered your address: it was removed, and every session was signed out.`,
+          'You can keep signing in with that provider. To sign in with a password again, choose a new one with this link:',
+          tokenLink(publicAppUrl, 'reset-password', job.token),
+          `${EXPIRY} You can also ask for a new link from the sign-in page at ${publicAppUrl}.`,
         ]),
       };
     case 'security_notice': {

@@ -25,10 +25,11 @@ export function messageIdForJob(jobId: string): string {
 }
 
 /**
- * Sends one mail job at most once per job id, as far as the completed_jobs
- * record reaches: a redelivery after the mail went out is skipped.
+ * Sends one mail at most once per job id, as far as the completed_jobs
+ * record reaches: a redelivery after the mail went out is skipped. The mail
+ * job's own, and a job's that mails as its last step.
  */
-async function sendEmail(deps: SendEmailDeps, job: MailJob, context: JobContext): Promise<JobOutcome> {
+export async function sendEmail(deps: SendEmailDeps, job: MailJob, context: JobContext): Promise<JobOutcome> {
   if (await isJobCompleted(deps.pool, context.jobId)) return 'duplicate';
   const { subject, text } = renderMail(job, deps.publicAppUrl);
   await deps.mailer.send({ to: job.to, subject, text, messageId: messageIdForJob(context.jobId) });

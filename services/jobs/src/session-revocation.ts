@@ -4,11 +4,14 @@ import { endSessionsBefore } from '@latchkey/session-keys';
 import type { JobDefinition } from './job-consumer';
 
 /**
- * Identity's `sessions.revoked`, queued with a password reset or change:
- * ends the account's sessions of earlier credential epochs. The gateway
- * already ended them when it answered; this makes it so when it could not
- * (Redis away, the process gone between the commit and its cleanup), and
- * leaves the session the change started, which carries the new epoch.
+ * Identity's `sessions.revoked`, queued with a credential change (a
+ * password reset or change, a disable): ends the account's sessions of
+ * earlier credential epochs. The gateway already ended them when it
+ * answered; this makes it so when it could not (Redis away, the process
+ * gone between the commit and its cleanup), and leaves the session the
+ * change started, which carries the new epoch. It retries until done, like
+ * the account cleanup: an outage of Redis delays it, never parks it (the
+ * gateway refuses such sessions meanwhile by their epoch).
  */
 export function sessionRevocationJob(deps: { readonly redis: RedisClient; readonly redisKeyPrefix: string }): JobDefinition<SessionsRevokedJob> {
   return {
@@ -21,5 +24,6 @@ export function sessionRevocationJob(deps: { readonly redis: RedisClient; readon
       return 'completed';
     },
     redactForDeadLetter: (payload) => payload,
+    retriesUntilDone: true,
   };
 }

@@ -19,6 +19,7 @@ import { DeadLetters } from './dead-letters';
 import { createMailer } from './mailer';
 import { JOBS_SCHEMA } from './migrate';
 import { startTombstonePurge } from './search-index';
+import { passwordResetCleanupJob } from './password-reset-cleanup';
 import { sendEmailJob } from './send-email';
 import { sessionRevocationJob } from './session-revocation';
 import { startUnverifiedAccountPurge } from './unverified-account-purge';
@@ -166,12 +167,14 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
       logger,
     );
     teardown.push(() => unverifiedPurge.stop());
+    const mail = { pool, mailer, publicAppUrl: config.PUBLIC_APP_URL };
     const consumers = [
-      consumerFor(sendEmailJob({ pool, mailer, publicAppUrl: config.PUBLIC_APP_URL })),
+      consumerFor(sendEmailJob(mail)),
       consumerFor(indexPostJob({ pool, content })),
       consumerFor(deleteContentJob({ pool, content, posts })),
       consumerFor(accountCleanupJob({ identity, posts, totp, oauth, passkeys, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
       consumerFor(sessionRevocationJob({ redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
+      consumerFor(passwordResetCleanupJob({ identity, passkeys, oauth, mail })),
     ];
     for (const consumer of consumers) {
       await consumer.start();

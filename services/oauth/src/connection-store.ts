@@ -41,14 +41,15 @@ export async function findConnectionsOfUser(db: Queryable, userId: string, lock 
   return rows;
 }
 
+/** Adds a connection; `createdAccount` for the one a provider sign-up made the account with. */
 export async function insertConnection(
   db: Queryable,
-  connection: { provider: ProviderName; providerUserId: string; userId: string; email: string },
+  connection: { provider: ProviderName; providerUserId: string; userId: string; email: string; createdAccount?: boolean },
 ): Promise<ConnectionRecord> {
   const { rows } = await db.query<ConnectionRecord>(
-    `INSERT INTO oauth.user_oauth_connections (provider, provider_user_id, user_id, email)
-     VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
-    [connection.provider, connection.providerUserId, connection.userId, connection.email],
+    `INSERT INTO oauth.user_oauth_connections (provider, provider_user_id, user_id, email, created_account)
+     VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+    [connection.provider, connection.providerUserId, connection.userId, connection.email, connection.createdAccount ?? false],
   );
   return rows[0] as ConnectionRecord;
 }
@@ -61,8 +62,10 @@ export async function deleteConnection(db: Queryable, userId: string, provider: 
   return (rowCount ?? 0) > 0;
 }
 
+/** Every connection of the user, and what resets remember of removed ones. */
 export async function deleteConnectionsOfUser(db: Queryable, userId: string): Promise<number> {
   const { rowCount } = await db.query('DELETE FROM oauth.user_oauth_connections WHERE user_id = $1', [userId]);
+  await db.query('DELETE FROM oauth.reset_removals WHERE user_id = $1', [userId]);
   return rowCount ?? 0;
 }
 

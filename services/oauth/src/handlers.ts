@@ -13,6 +13,7 @@ import {
 } from './oauth-messages';
 import { confirmIdentity, deleteUserData, linkProvider, listConnections, unlinkProvider } from './provider-linking';
 import { completeLogin, completeSignup } from './user-resolution';
+import { removeRecentConnections } from './reset-removals';
 
 type OAuthHandlers = ServiceHandlers<typeof oauthV1.OAuthServiceService>;
 
@@ -76,6 +77,12 @@ export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
         context,
       );
       return {};
+    },
+    async removeRecentConnections(request, context) {
+      const input = { ...request, userId: requireUserId(request.userId), resetId: requireUserId(request.resetId, 'reset_id') };
+      const { removed, remaining } = await removeRecentConnections(deps, input, context);
+      if (removed.length > 0) context.logger.info({ user_id: input.userId, removed_connections: removed.length }, 'connections removed by a password reset');
+      return { removed: [...removed], remaining: [...remaining] };
     },
     async deleteUserData({ userId }) {
       await deleteUserData(deps, requireUserId(userId));

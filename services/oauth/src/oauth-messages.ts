@@ -40,7 +40,9 @@ export function toConnectionMessage(record: ConnectionRecord): oauthV1.Connectio
 }
 
 export function toLoginMessage(outcome: LoginOutcome): oauthV1.CompleteLoginResponse {
-  if (outcome.kind === 'signed_in') return { signedIn: { userId: outcome.userId, linkedNow: outcome.linkedNow } };
+  if (outcome.kind === 'signed_in') {
+    return { signedIn: { userId: outcome.user.id, linkedNow: outcome.linkedNow, user: outcome.user, passwordDropped: outcome.passwordDropped } };
+  }
   return {
     pendingSignup: {
       pendingToken: outcome.pendingToken,

@@ -32,6 +32,16 @@ export async function getAccount(deps: OAuthDeps, userId: string, context: Reque
   return user;
 }
 
+/** The account from identity.v1, or undefined when it was deleted. */
+export async function findAccount(deps: OAuthDeps, userId: string, context: RequestContext): Promise<identityV1.User | undefined> {
+  try {
+    return await getAccount(deps, userId, context);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'auth:unauthorized') return undefined;
+    throw error;
+  }
+}
+
 /**
  * Adds a connection and queues the `oauth_linked` notice to the account's
  * address in one transaction. A provider identity belongs to one account,

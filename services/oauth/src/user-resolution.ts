@@ -2,13 +2,19 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import type { identityV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { redeemAuthorization } from './authorization';
-import { connectionConflict, findConnectionByIdentity, insertConnection } from './connection-store';
+import { connectionConflict, deleteConnection, findConnectionByIdentity, insertConnection } from './connection-store';
 import type { OAuthDeps } from './oauth-deps';
-import { addConnection, verifiedEmail } from './provider-linking';
+import { addConnection, findAccount, verifiedEmail } from './provider-linking';
 import type { ProviderIdentity, ProviderName } from './providers/provider';
 
 export type LoginOutcome =
-  | { readonly kind: 'signed_in'; readonly userId: string; readonly linkedNow: boolean }
+  | {
+      readonly kind: 'signed_in';
+      readonly user: identityV1.User;
+      readonly linkedNow: boolean;
+      /** Linking dropped a password that predates the email's verification (identity.v1 PrepareProviderLink). */
+      readonly passwordDropped: boolean;
+    }
   | {
       readonly kind: 'pending_signup';
       readonly pendingToken: string;
@@ -37,6 +43,9 @@ export async function completeLogin(
  * How a provider sign-in finds its account (docs/api.md, "Sign-in with a provider (OAuth)"):
  * a known provider identity signs in; else an account with the provider's
  * verified email gets the connection and signs in; else a pending signup.
+ * A connection whose account was deleted counts as absent (the cleanup job
+ * removes it in its own time): it goes now, and the identity may sign up
+ * again.
  */
 async function resolveUser(
   deps: OAuthDeps,
@@ -45,13 +54,17 @@ async function resolveUser(
   context: RequestContext,
 ): Promise<LoginOutcome> {
   const known = await findConnectionByIdentity(deps.pool, provider, identity.providerUserId);
-  if (known) return { kind: 'signed_in', userId: known.user_id, linkedNow: false };
+  if (known) {
+    const account = await findAccount(deps, known.user_id, context);
+    if (account) return { kind: 'signed_in', user: account, linkedNow: false, passwordDropped: false };
+    await deleteConnection(deps.pool, known.user_id, provider);
+  }
 
   const email = verifiedEmail(identity);
   const { user } = await deps.identity.getUserByEmail({ email }, context);
   if (user) {
-    await linkAutomatically(deps, user, { provider, providerUserId: identity.providerUserId, email }, context);
-    return { kind: 'signed_in', userId: user.id, linkedNow: true };
+    const linked = await linkAutomatically(deps, user, { provider, providerUserId: identity.providerUserId, email }, context);
+    return { kind: 'signed_in', user: linked.user, linkedNow: true, passwordDropped: linked.passwordDropped };
   }
 
   const signup = { provider, providerUserId: identity.providerUserId, email, name: identity.name, avatarUrl: identity.avatarUrl };
@@ -61,24 +74,31 @@ async function resolveUser(
 
 /**
  * Links by email only when both sides vouch for the address. The account's
- * own email must be verified as well: otherwise whoever registered the
- * address without owning it (and knows that account's password) would share
- * the account the real owner signs into with the provider, the
- * "pre-account takeover" of Sudhodanan and Paverd (USENIX Security 2022).
+ * own email must be verified as well, and a password set before it was
+ * verified is dropped first (identity.v1 PrepareProviderLink): otherwise
+ * whoever registered the address without owning it (and knows that
+ * account's password) would share the account the real owner signs into
+ * with the provider, the "pre-account takeover" of Sudhodanan and Paverd
+ * (USENIX Security 2022). Identity commits first: should the connection then
+ * fail, the owner has lost nothing but a password they are mailed a link to
+ * set again.
  */
 async function linkAutomatically(
   deps: OAuthDeps,
   account: identityV1.User,
   connection: { provider: ProviderName; providerUserId: string; email: string },
   context: RequestContext,
-): Promise<void> {
+): Promise<{ user: identityV1.User; passwordDropped: boolean }> {
   if (!account.emailVerifiedAt) {
     throw new AppError(
       'oauth:email_not_verified',
       'The account with this email address has not verified it yet; sign in with the password and verify the email first.',
     );
   }
-  await addConnection(deps, account, connection, context);
+  const { user, passwordDropped } = await deps.identity.prepareProviderLink({ userId: account.id, provider: connection.provider }, context);
+  if (!user) throw new Error('identity.v1 PrepareProviderLink answered without a user');
+  await addConnection(deps, user, connection, context);
+  return { user, passwordDropped };
 }
 
 /**
@@ -123,6 +143,7 @@ export async function completeSignup(
     providerUserId: pending.providerUserId,
     userId: account.id,
     email: pending.email,
+    createdAccount: true,
   }).catch((error: unknown) => {
     throw connectionConflict(error) ?? error;
   });

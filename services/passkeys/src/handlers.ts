@@ -5,6 +5,7 @@ import { countPasskeys, deleteUserData, deleteUserPasskey, listPasskeys, renameU
 import { passkeyMessage } from './passkey-message';
 import { beginRegistration, finishRegistration } from './passkey-registration';
 import type { PasskeysDeps } from './passkeys-deps';
+import { removeRecentPasskeys } from './reset-removals';
 
 type PasskeysHandlers = ServiceHandlers<typeof passkeysV1.PasskeysServiceService>;
 
@@ -44,6 +45,11 @@ export function passkeysHandlers(deps: PasskeysDeps): PasskeysHandlers {
     },
     async countPasskeys({ userId }) {
       return { count: await countPasskeys(deps, userId) };
+    },
+    async removeRecentPasskeys(request, context) {
+      const { removed, remaining } = await removeRecentPasskeys(deps, request, context);
+      if (removed.length > 0) context.logger.info({ user_id: request.userId, removed_passkeys: removed.length }, 'passkeys removed by a password reset');
+      return { removed: [...removed], remaining: [...remaining] };
     },
     async deleteUserData({ userId }, context) {
       await deleteUserData(deps, userId);

@@ -137,6 +137,8 @@ export async function deletePasskey(db: Queryable, userId: string, id: string): 
   await db.query('DELETE FROM passkeys.passkeys WHERE user_id = $1 AND id = $2', [userId, id]);
 }
 
+/** Every passkey of the user, and what resets remember of removed ones. */
 export async function deletePasskeysOfUser(db: Queryable, userId: string): Promise<void> {
   await db.query('DELETE FROM passkeys.passkeys WHERE user_id = $1', [userId]);
+  await db.query('DELETE FROM passkeys.reset_removals WHERE user_id = $1', [userId]);
 }

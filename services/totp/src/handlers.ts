@@ -36,23 +36,23 @@ export function totpHandlers(deps: TotpDeps): TotpHandlers {
       context.logger.info({ user_id: request.userId }, 'backup codes regenerated');
       return { backupCodes };
     },
-    async createLoginChallenge({ userId }) {
-      const { token, expiresAt } = await createLoginChallenge(deps, userId);
+    async createLoginChallenge({ userId, sessionEpoch }) {
+      const { token, expiresAt } = await createLoginChallenge(deps, userId, sessionEpoch);
       return { tempToken: token, expiresAt };
     },
-    async beginLogin({ userId, firstFactor }) {
+    async beginLogin({ userId, firstFactor, sessionEpoch }) {
       if (firstFactor !== '' && firstFactor !== 'pwd' && firstFactor !== 'fed') {
         throw AppError.validation([{ field: 'first_factor', message: 'must be pwd or fed' }]);
       }
-      const challenge = await beginLogin(deps, userId, firstFactor === 'fed' ? 'fed' : 'pwd');
+      const challenge = await beginLogin(deps, userId, { firstFactor: firstFactor === 'fed' ? 'fed' : 'pwd', sessionEpoch });
       return challenge
         ? { totpRequired: true, tempToken: challenge.token, expiresAt: challenge.expiresAt }
         : { totpRequired: false, tempToken: '' };
     },
     async verifyLoginChallenge(request, context) {
-      const { userId, firstFactor } = await verifyLoginChallenge(deps, request);
+      const { userId, firstFactor, sessionEpoch } = await verifyLoginChallenge(deps, request);
       context.logger.info({ user_id: userId, proof: request.code === undefined ? 'backup_code' : 'totp' }, 'login challenge passed');
-      return { userId, firstFactor };
+      return { userId, firstFactor, sessionEpoch };
     },
     async confirmSecondFactor(request, context) {
       await confirmSecondFactor(deps, request);

@@ -14,15 +14,15 @@ const EXPIRED_RECORD_RETENTION_SECONDS = 3_600;
  * Takes one attempt of a challenge, atomically: of any number of parallel
  * guesses at most MAX_CHALLENGE_ATTEMPTS get through. Answers
  * {'unknown'}, {'dead'}, {'expired'} or {'reserved', user_id, attempt,
- * first_factor}.
+ * first_factor, session_epoch}.
  */
 const RESERVE_SCRIPT = `
-local record = redis.call('HMGET', KEYS[1], 'user_id', 'expires_at', 'attempts', 'first_factor')
+local record = redis.call('HMGET', KEYS[1], 'user_id', 'expires_at', 'attempts', 'first_factor', 'session_epoch')
 if not record[1] then return {'unknown'} end
 if tonumber(record[3]) >= tonumber(ARGV[2]) then return {'dead'} end
 if tonumber(record[2]) <= tonumber(ARGV[1]) then return {'expired'} end
 local attempt = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
-return {'reserved', record[1], attempt, record[4] or 'pwd'}`;
+return {'reserved', record[1], attempt, record[4] or 'pwd', tonumber(record[5] or '0')}`;
 
 /** Gives an attempt back when it did not test a code (the user was rate limited, or no backup code was left). */
 const RELEASE_SCRIPT = `
@@ -34,15 +34,22 @@ return 0`;
 /** How the first factor of a sign-in was proved (RFC 8176): a password, or an identity provider. */
 export type FirstFactor = 'pwd' | 'fed';
 
+/** What a challenge remembers of the first step of its sign-in. */
+export interface FirstStep {
+  readonly firstFactor: FirstFactor;
+  /** The account's credential epoch when the first factor was proved. */
+  readonly sessionEpoch: number;
+}
+
 export type AttemptReservation =
-  | { readonly outcome: 'reserved'; readonly userId: string; readonly attempt: number; readonly firstFactor: FirstFactor }
+  | ({ readonly outcome: 'reserved'; readonly userId: string; readonly attempt: number } & FirstStep)
   | { readonly outcome: 'unknown' | 'dead' | 'expired' };
 
 function parseReservation(reply: unknown): AttemptReservation {
   if (!Array.isArray(reply)) throw new Error('unexpected reply from the challenge script');
-  const [outcome, userId, attempt, firstFactor] = reply as unknown[];
-  if (outcome === 'reserved' && typeof userId === 'string' && typeof attempt === 'number') {
-    return { outcome, userId, attempt, firstFactor: firstFactor === 'fed' ? 'fed' : 'pwd' };
+  const [outcome, userId, attempt, firstFactor, sessionEpoch] = reply as unknown[];
+  if (outcome === 'reserved' && typeof userId === 'string' && typeof attempt === 'number' && typeof sessionEpoch === 'number') {
+    return { outcome, userId, attempt, firstFactor: firstFactor === 'fed' ? 'fed' : 'pwd', sessionEpoch };
   }
   if (outcome === 'unknown' || outcome === 'dead' || outcome === 'expired') return { outcome };
   throw new Error('unexpected reply from the challenge script');
@@ -80,7 +87,7 @@ export class LoginChallenges {
     return `${this.keyPrefix}totp:challenges-of:${userId}`;
   }
 
-  async issue(userId: string, nowMs: number, firstFactor: FirstFactor = 'pwd'): Promise<{ token: string; expiresAt: Date }> {
+  async issue(userId: string, nowMs: number, firstStep: FirstStep): Promise<{ token: string; expiresAt: Date }> {
     const token = generateOpaqueToken();
     const tokenHash = hashOpaqueToken(token);
     const expiresAtMs = nowMs + this.ttlSeconds * 1000;
@@ -94,7 +101,7 @@ export class LoginChallenges {
     await execTransaction(
       this.redis
         .multi()
-        .hset(key, { user_id: userId, attempts: 0, expires_at: expiresAtMs, first_factor: firstFactor })
+        .hset(key, { user_id: userId, attempts: 0, expires_at: expiresAtMs, first_factor: firstStep.firstFactor, session_epoch: firstStep.sessionEpoch })
         .expire(key, retentionSeconds),
     );
     return { token, expiresAt: new Date(expiresAtMs) };

@@ -1,7 +1,7 @@
 import { AppError, type FieldError } from '@latchkey/errors';
 import { acceptAuthenticatorCode, useBackupCode } from './code-acceptance';
 import { assertValid, checkBackupCode, checkToken, checkTotpCode, checkUserId } from './input-rules';
-import { MAX_CHALLENGE_ATTEMPTS, type FirstFactor } from './login-challenges';
+import { MAX_CHALLENGE_ATTEMPTS, type FirstStep } from './login-challenges';
 import type { TotpDeps } from './totp-deps';
 import { findCredential } from './totp-store';
 
@@ -15,10 +15,11 @@ export type LoginProof = { readonly code: string } | { readonly backupCode: stri
 export async function createLoginChallenge(
   deps: TotpDeps,
   userId: string,
+  sessionEpoch: number,
 ): Promise<{ token: string; expiresAt: Date }> {
-  assertValid(checkUserId(userId));
+  assertValid(checkUserId(userId), checkSessionEpoch(sessionEpoch));
   if (!(await findCredential(deps.pool, userId))) throw new AppError('totp:not_enabled');
-  return deps.loginChallenges.issue(userId, deps.now());
+  return deps.loginChallenges.issue(userId, deps.now(), { firstFactor: 'pwd', sessionEpoch });
 }
 
 /**
@@ -28,16 +29,23 @@ export async function createLoginChallenge(
 export async function beginLogin(
   deps: TotpDeps,
   userId: string,
-  firstFactor: FirstFactor = 'pwd',
+  firstStep: FirstStep,
 ): Promise<{ token: string; expiresAt: Date } | undefined> {
-  assertValid(checkUserId(userId));
+  assertValid(checkUserId(userId), checkSessionEpoch(firstStep.sessionEpoch));
   if (!(await findCredential(deps.pool, userId))) return undefined;
-  return deps.loginChallenges.issue(userId, deps.now(), firstFactor);
+  return deps.loginChallenges.issue(userId, deps.now(), firstStep);
+}
+
+/** Epochs start at 0 and only grow (identity.v1 User.session_epoch). */
+function checkSessionEpoch(sessionEpoch: number): FieldError[] {
+  return Number.isInteger(sessionEpoch) && sessionEpoch >= 0 ? [] : [{ field: 'session_epoch', message: 'must be a non-negative integer' }];
 }
 
 /**
  * Completes a login: checks the proof against the token's user and answers
- * that user's id and the first factor of its sign-in. docs/api.md, "Second factor (TOTP)": single use (success ends the token), dead
+ * that user's id, the first factor of its sign-in and the credential epoch
+ * it was proved under, which the caller compares with the account's: a
+ * challenge outlives no password change, reset or disable. docs/api.md, "Second factor (TOTP)": single use (success ends the token), dead
  * after 5 wrong codes (the fifth answers `totp:invalid_code`, later uses
  * `totp:temp_token_invalid`), `totp:temp_token_expired` once expired.
  *
@@ -53,7 +61,7 @@ export async function beginLogin(
 export async function verifyLoginChallenge(
   deps: TotpDeps,
   input: { tempToken: string; code?: string | undefined; backupCode?: string | undefined },
-): Promise<{ userId: string; firstFactor: FirstFactor }> {
+): Promise<{ userId: string } & FirstStep> {
   const { tempToken } = input;
   const proof = toLoginProof(input);
   const fields = [...checkToken(tempToken, 'temp_token'), ...checkProof(proof)];
@@ -62,7 +70,7 @@ export async function verifyLoginChallenge(
   const reservation = await deps.loginChallenges.reserveAttempt(tempToken, deps.now());
   if (reservation.outcome === 'expired') throw new AppError('totp:temp_token_expired');
   if (reservation.outcome !== 'reserved') throw new AppError('totp:temp_token_invalid');
-  const { userId, attempt, firstFactor } = reservation;
+  const { userId, attempt, firstFactor, sessionEpoch } = reservation;
 
   try {
     await deps.failureLimit.guard(userId, async () => {
@@ -77,7 +85,7 @@ export async function verifyLoginChallenge(
     throw error;
   }
   if (!(await deps.loginChallenges.end(tempToken))) throw new AppError('totp:temp_token_invalid');
-  return { userId, firstFactor };
+  return { userId, firstFactor, sessionEpoch };
 }
 
 export function toLoginProof(input: { code?: string | undefined; backupCode?: string | undefined }): LoginProof | undefined {

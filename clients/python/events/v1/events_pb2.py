@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x65vents/v1/events.proto\x12\tevents.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd8\x04\n\x05\x45vent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\r\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nrequest_id\x18\x05 \x01(\t\x12\x34\n\x0fuser_registered\x18\n \x01(\x0b\x32\x19.events.v1.UserRegisteredH\x00\x12;\n\x13user_email_verified\x18\x0b \x01(\x0b\x32\x1c.events.v1.UserEmailVerifiedH\x00\x12\x39\n\x12user_email_changed\x18\x0c \x01(\x0b\x32\x1b.events.v1.UserEmailChangedH\x00\x12.\n\x0cuser_deleted\x18\r \x01(\x0b\x32\x16.events.v1.UserDeletedH\x00\x12\x30\n\ruser_disabled\x18\x0e \x01(\x0b\x32\x17.events.v1.UserDisabledH\x00\x12\x34\n\x0fsession_revoked\x18\x0f \x01(\x0b\x32\x19.events.v1.SessionRevokedH\x00\x12.\n\x0cpost_created\x18\x10 \x01(\x0b\x32\x16.events.v1.PostCreatedH\x00\x12.\n\x0cpost_updated\x18\x11 \x01(\x0b\x32\x16.events.v1.PostUpdatedH\x00\x12.\n\x0cpost_deleted\x18\x12 \x01(\x0b\x32\x16.events.v1.PostDeletedH\x00\x42\t\n\x07payload\"1\n\x0eUserRegistered\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06method\x18\x02 \x01(\t\"$\n\x11UserEmailVerified\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"#\n\x10UserEmailChanged\x12\x0f\n\x07user_id\x18\x01 \x01(\t\".\n\x0bUserDeleted\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\x1f\n\x0cUserDisabled\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"1\n\x0eSessionRevoked\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"1\n\x0bPostCreated\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x11\n\tauthor_id\x18\x02 \x01(\t\"1\n\x0bPostUpdated\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x11\n\tauthor_id\x18\x02 \x01(\t\"1\n\x0bPostDeleted\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x11\n\tauthor_id\x18\x02 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x65vents/v1/events.proto\x12\tevents.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd8\x04\n\x05\x45vent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\r\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nrequest_id\x18\x05 \x01(\t\x12\x34\n\x0fuser_registered\x18\n \x01(\x0b\x32\x19.events.v1.UserRegisteredH\x00\x12;\n\x13user_email_verified\x18\x0b \x01(\x0b\x32\x1c.events.v1.UserEmailVerifiedH\x00\x12\x39\n\x12user_email_changed\x18\x0c \x01(\x0b\x32\x1b.events.v1.UserEmailChangedH\x00\x12.\n\x0cuser_deleted\x18\r \x01(\x0b\x32\x16.events.v1.UserDeletedH\x00\x12\x30\n\ruser_disabled\x18\x0e \x01(\x0b\x32\x17.events.v1.UserDisabledH\x00\x12\x34\n\x0fsession_revoked\x18\x0f \x01(\x0b\x32\x19.events.v1.SessionRevokedH\x00\x12.\n\x0cpost_created\x18\x10 \x01(\x0b\x32\x16.events.v1.PostCreatedH\x00\x12.\n\x0cpost_updated\x18\x11 \x01(\x0b\x32\x16.events.v1.PostUpdatedH\x00\x12.\n\x0cpost_deleted\x18\x12 \x01(\x0b\x32\x16.events.v1.PostDeletedH\x00\x42\t\n\x07payload\"1\n\x0eUserRegistered\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06method\x18\x02 \x01(\t\"$\n\x11UserEmailVerified\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"#\n\x10UserEmailChanged\x12\x0f\n\x07user_id\x18\x01 \x01(\t\".\n\x0bUserDeleted\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\x1f\n\x0cUserDisabled\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"_\n\x0eSessionRevoked\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x13\n\x0bsession_ids\x18\x03 \x03(\t\x12\x17\n\x0fkept_session_id\x18\x04 \x01(\t\"1\n\x0bPostCreated\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x11\n\tauthor_id\x18\x02 \x01(\t\"1\n\x0bPostUpdated\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x11\n\tauthor_id\x18\x02 \x01(\t\"1\n\x0bPostDeleted\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x11\n\tauthor_id\x18\x02 \x01(\tb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'events.v1.events_pb2', globals())
@@ -34,11 +34,11 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _USERDISABLED._serialized_start=847
   _USERDISABLED._serialized_end=878
   _SESSIONREVOKED._serialized_start=880
-  _SESSIONREVOKED._serialized_end=929
-  _POSTCREATED._serialized_start=931
-  _POSTCREATED._serialized_end=980
-  _POSTUPDATED._serialized_start=982
-  _POSTUPDATED._serialized_end=1031
-  _POSTDELETED._serialized_start=1033
-  _POSTDELETED._serialized_end=1082
+  _SESSIONREVOKED._serialized_end=975
+  _POSTCREATED._serialized_start=977
+  _POSTCREATED._serialized_end=1026
+  _POSTUPDATED._serialized_start=1028
+  _POSTUPDATED._serialized_end=1077
+  _POSTDELETED._serialized_start=1079
+  _POSTDELETED._serialized_end=1128
 # @@protoc_insertion_point(module_scope)

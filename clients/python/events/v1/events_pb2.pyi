@@ -1,7 +1,8 @@
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -62,12 +63,16 @@ class PostUpdated(_message.Message):
     def __init__(self, post_id: _Optional[str] = ..., author_id: _Optional[str] = ...) -> None: ...
 
 class SessionRevoked(_message.Message):
-    __slots__ = ["reason", "user_id"]
+    __slots__ = ["kept_session_id", "reason", "session_ids", "user_id"]
+    KEPT_SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    SESSION_IDS_FIELD_NUMBER: _ClassVar[int]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
+    kept_session_id: str
     reason: str
+    session_ids: _containers.RepeatedScalarFieldContainer[str]
     user_id: str
-    def __init__(self, user_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+    def __init__(self, user_id: _Optional[str] = ..., reason: _Optional[str] = ..., session_ids: _Optional[_Iterable[str]] = ..., kept_session_id: _Optional[str] = ...) -> None: ...
 
 class UserDeleted(_message.Message):
     __slots__ = ["reason", "user_id"]

@@ -41,7 +41,7 @@ export function ConnectionsSection() {
                     disabled={action.busy}
                     onClick={() =>
                       void action.run(async () => {
-                        await unwrap(api.POST('/v0/auth/oauth/connections/unlink', { body: { provider: provider.id } }));
+                        await withRecentProof(() => unwrap(api.POST('/v0/auth/oauth/connections/unlink', { body: { provider: provider.id } })));
                         await load();
                         await refresh();
                       })

@@ -5,12 +5,15 @@ import { Field, Form, ProblemMessage, useAction } from '../components/form';
 import { navigate } from '../router';
 import { useSession } from '../session';
 
-/** docs/api.md, "Deleting the account": the proof asked for depends on what the account has. */
+/**
+ * docs/api.md, "Deleting the account": the proof asked for depends on what
+ * the account has; one without a password confirms it is the owner in the
+ * re-authentication dialog instead.
+ */
 export function DeleteAccountSection(props: { user: User }) {
-  const { setUser } = useSession();
+  const { setUser, withRecentProof } = useSession();
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
-  const [handle, setHandle] = useState('');
   const action = useAction();
   const { has_password: hasPassword, totp_enabled: totpEnabled } = props.user;
   return (
@@ -24,12 +27,8 @@ export function DeleteAccountSection(props: { user: User }) {
         label="Delete account"
         onSubmit={() =>
           void action.run(async () => {
-            const body = {
-              ...(hasPassword ? { password } : {}),
-              ...(totpEnabled ? { code: code.trim() } : {}),
-              ...(!hasPassword && !totpEnabled ? { handle } : {}),
-            };
-            await unwrap(api.DELETE('/v0/users/me', { body }));
+            const body = { ...(hasPassword ? { password } : {}), ...(totpEnabled ? { code: code.trim() } : {}) };
+            await withRecentProof(() => unwrap(api.DELETE('/v0/users/me', { body })));
             setUser(null);
             navigate('/');
           })
@@ -37,9 +36,6 @@ export function DeleteAccountSection(props: { user: User }) {
       >
         {hasPassword ? <Field label="Password" name="password" type="password" autoComplete="current-password" value={password} onValue={setPassword} required error={action.error} /> : null}
         {totpEnabled ? <Field label="Authenticator or backup code" name="code" autoComplete="one-time-code" value={code} onValue={setCode} required error={action.error} /> : null}
-        {!hasPassword && !totpEnabled ? (
-          <Field label={`Type your handle (${props.user.handle}) to confirm`} name="handle" value={handle} onValue={setHandle} required error={action.error} />
-        ) : null}
       </Form>
     </section>
   );

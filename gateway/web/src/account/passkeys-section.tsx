@@ -41,7 +41,7 @@ export function PasskeysSection() {
           label="Add a passkey"
           onSubmit={() =>
             void action.run(async () => {
-              const { passkey } = await withRecentProof(() => addPasskey(name));
+              const passkey = await withRecentProof(() => addPasskey(name));
               setAdded(passkey.name);
               setName('');
               await changed();

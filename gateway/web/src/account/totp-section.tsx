@@ -1,6 +1,6 @@
 import type { paths } from '@latchkey/client';
 import { useEffect, useState } from 'preact/hooks';
-import { api, unwrap } from '../api';
+import { api, isApiError, unwrap } from '../api';
 import { Field, Form, Notice, ProblemMessage, useAction } from '../components/form';
 import { useSession } from '../session';
 
@@ -9,11 +9,13 @@ type Setup = paths['/v0/auth/totp/setup']['post']['responses'][200]['content']['
 
 /** docs/api.md, "Second factor (TOTP)": set up with the QR code, see the backup codes once, regenerate, turn off. */
 export function TotpSection() {
-  const { refresh, withRecentProof } = useSession();
+  const { refresh, withRecentProof, confirmIdentity } = useSession();
   const [status, setStatus] = useState<TotpStatus | undefined>();
   const [setup, setSetup] = useState<Setup | undefined>();
   const [codes, setCodes] = useState<string[] | undefined>();
   const [code, setCode] = useState('');
+  /** Set once a confirmation spent the code typed for turning TOTP off. */
+  const [nextCode, setNextCode] = useState(false);
   const action = useAction();
 
   const load = () => unwrap(api.GET('/v0/auth/totp/status')).then(setStatus);
@@ -25,6 +27,7 @@ export function TotpSection() {
     setCodes(backupCodes);
     setSetup(undefined);
     setCode('');
+    setNextCode(false);
     await load();
     await refresh();
   };
@@ -33,6 +36,7 @@ export function TotpSection() {
     <section aria-labelledby="totp-title">
       <h2 id="totp-title">Two-factor authentication</h2>
       <ProblemMessage error={action.error} />
+      {nextCode ? <Notice>Confirmed. A code works only once: enter the next code your app shows, then turn off again.</Notice> : null}
       {codes ? (
         <div class="backup-codes">
           <Notice>Save these backup codes somewhere safe. Each works once, and they are not shown again.</Notice>
@@ -89,7 +93,16 @@ export function TotpSection() {
             disabled={action.busy}
             onClick={() =>
               void action.run(async () => {
-                await unwrap(api.POST('/v0/auth/totp/disable', { body: { code: code.trim() } }));
+                try {
+                  await unwrap(api.POST('/v0/auth/totp/disable', { body: { code: code.trim() } }));
+                } catch (error) {
+                  if (!isApiError(error, 'auth:reauthentication_required')) throw error;
+                  // The confirmation spends a code, and a code works once: the next one turns TOTP off.
+                  await confirmIdentity();
+                  setCode('');
+                  setNextCode(true);
+                  return;
+                }
                 await done();
               })
             }

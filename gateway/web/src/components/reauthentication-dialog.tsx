@@ -7,11 +7,18 @@ import { Field, Form, ProblemMessage, useAction } from './form';
 
 type ReauthenticationProof = NonNullable<paths['/v0/auth/reauthenticate']['post']['requestBody']>['content']['application/json'];
 
+/** A typed code: six digits are an authenticator code, anything else a backup code. */
+export function secondFactorOf(typed: string): { code: string } | { backup_code: string } {
+  const code = typed.trim();
+  return /^\d{6}$/.test(code) ? { code } : { backup_code: code };
+}
+
 /**
  * docs/api.md, "Re-authentication": a privileged change asked for a recent
- * proof. The user gives one of the proofs the account has: its password, a
- * TOTP or backup code, a passkey, or a linked provider (which leaves the
- * page, and brings the user back to try again).
+ * proof as strong as a sign-in. The user gives what signs the account in:
+ * its password (with a TOTP or backup code when TOTP is on), a passkey, or
+ * a linked provider (which leaves the page, asks for a code on its return
+ * when TOTP is on, and brings the user back to try again).
  */
 export function ReauthenticationDialog(props: { user: User; onDone: (proved: boolean) => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -35,21 +42,19 @@ export function ReauthenticationDialog(props: { user: User; onDone: (proved: boo
   return (
     <dialog ref={dialog} class="dialog" aria-labelledby="reauth-title" onCancel={() => props.onDone(false)}>
       <h2 id="reauth-title">Confirm it is you</h2>
-      <p>This change needs a recent proof of who you are.</p>
+      <p>This change needs a recent proof of who you are, as strong as signing in{props.user.totp_enabled ? ': your password and a code, or a passkey' : ''}.</p>
       <ProblemMessage error={action.error} />
       {props.user.has_password ? (
-        <Form submit="Confirm with password" busy={action.busy} onSubmit={() => void prove({ password })} label="Confirm with your password">
-          <Field label="Password" name="password" type="password" autoComplete="current-password" value={password} onValue={setPassword} required error={action.error} />
-        </Form>
-      ) : null}
-      {props.user.totp_enabled ? (
         <Form
-          submit="Confirm with code"
+          submit={props.user.totp_enabled ? 'Confirm with password and code' : 'Confirm with password'}
           busy={action.busy}
-          label="Confirm with an authenticator code"
-          onSubmit={() => void prove(/^\d{6}$/.test(code.trim()) ? { code: code.trim() } : { backup_code: code.trim() })}
+          onSubmit={() => void prove(props.user.totp_enabled ? { password, ...secondFactorOf(code) } : { password })}
+          label="Confirm with your password"
         >
-          <Field label="Authenticator or backup code" name="code" autoComplete="one-time-code" value={code} onValue={setCode} required error={action.error} />
+          <Field label="Password" name="password" type="password" autoComplete="current-password" value={password} onValue={setPassword} required error={action.error} />
+          {props.user.totp_enabled ? (
+            <Field label="Authenticator or backup code" name="code" autoComplete="one-time-code" value={code} onValue={setCode} required error={action.error} />
+          ) : null}
         </Form>
       ) : null}
       {props.user.passkeys_count > 0 && passkeysSupported() ? (

@@ -76,6 +76,36 @@ export function ConfirmEmailChangePage(props: { token: string }) {
   );
 }
 
+/** The link mailed to the current address with an email-change request: it withdraws the change. */
+export function CancelEmailChangePage(props: { token: string }) {
+  const token = useMailedToken(props.token);
+  const [done, setDone] = useState(false);
+  const action = useAction();
+  useOneShot(() =>
+    action.run(async () => {
+      await unwrap(api.POST('/v0/auth/cancel-email-change', { body: { token } }));
+      setDone(true);
+    }),
+  );
+  return (
+    <Page title="Cancel the email change">
+      {done ? (
+        <>
+          <Notice>The email change was cancelled: your account keeps this address.</Notice>
+          <p>
+            If you did not ask for it, someone else may be signed in to your account: <Link href="/forgot-password">reset your password</Link>, which
+            signs every session out.
+          </p>
+        </>
+      ) : action.busy ? (
+        <p>Checking your link…</p>
+      ) : null}
+      <ProblemMessage error={action.error} />
+      {action.error ? <p>The link may have expired, been used, or the change was already confirmed or cancelled.</p> : null}
+    </Page>
+  );
+}
+
 export function ResetPasswordPage(props: { token: string }) {
   const token = useMailedToken(props.token);
   const [password, setPassword] = useState('');
@@ -87,6 +117,11 @@ export function ResetPasswordPage(props: { token: string }) {
         <Notice>
           Your password is changed and every session was signed out. <Link href="/sign-in">Sign in</Link> with the new one.
         </Notice>
+        <p>
+          A reset link proves only that you read the mail, so anything someone else may have added while they had your account went too: passkeys and
+          sign-in providers added in the hours before the reset were removed, and pending email changes were cancelled. The notice we just mailed you
+          names what was removed and what your account keeps; add back what was yours from your <Link href="/account">account</Link>.
+        </p>
       </Page>
     );
   }

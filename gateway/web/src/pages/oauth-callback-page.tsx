@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, unwrap } from '../api';
-import { ProblemMessage } from '../components/form';
+import { Field, Form, ProblemMessage, useAction } from '../components/form';
+import { secondFactorOf } from '../components/reauthentication-dialog';
 import { Page } from '../components/page';
 import { takePendingFlow } from '../oauth';
 import { forgetQuery, Link, navigate } from '../router';
@@ -16,6 +17,8 @@ import { pendingSignup, totpStep } from '../sign-in-steps';
 export function OAuthCallbackPage(props: { provider: string; code: string; state: string; error: string | null }) {
   const { setUser, refresh } = useSession();
   const [error, setError] = useState<ApiError | undefined>();
+  /** Where to go once a provider re-authentication of an account with TOTP got its code. */
+  const [codeThenReturnTo, setCodeThenReturnTo] = useState<string | undefined>();
   const started = useRef(false);
 
   useEffect(() => {
@@ -34,7 +37,13 @@ export function OAuthCallbackPage(props: { provider: string; code: string; state
         return navigate(flow.returnTo, { replace: true });
       }
       if (flow.purpose === 'reauthenticate') {
-        await unwrap(api.POST('/v0/auth/oauth/{provider}/reauthenticate', { params: path, body }));
+        try {
+          await unwrap(api.POST('/v0/auth/oauth/{provider}/reauthenticate', { params: path, body }));
+        } catch (caught) {
+          // TOTP is on: the provider proved the first factor; a code completes the proof.
+          if (caught instanceof ApiError && caught.code === 'auth:second_factor_required') return setCodeThenReturnTo(flow.returnTo);
+          throw caught;
+        }
         return navigate(flow.returnTo, { replace: true });
       }
       const answer = await unwrap(api.POST('/v0/auth/oauth/{provider}/login', { params: path, body }));
@@ -52,6 +61,7 @@ export function OAuthCallbackPage(props: { provider: string; code: string; state
     finish().catch((caught: unknown) => setError(caught instanceof ApiError ? caught : new ApiError({ title: String(caught), status: 0, code: 'internal:error' })));
   }, [props, setUser, refresh]);
 
+  if (codeThenReturnTo !== undefined) return <SecondFactorStep returnTo={codeThenReturnTo} />;
   return (
     <Page title="Signing in">
       {error ? (
@@ -64,6 +74,31 @@ export function OAuthCallbackPage(props: { provider: string; code: string; state
       ) : (
         <p>One moment…</p>
       )}
+    </Page>
+  );
+}
+
+/** The code that completes a provider re-authentication of an account with TOTP, within 5 minutes. */
+function SecondFactorStep(props: { returnTo: string }) {
+  const [code, setCode] = useState('');
+  const action = useAction();
+  return (
+    <Page title="Enter your code">
+      <p>Your account has two-factor authentication: enter a code from your authenticator app, or a backup code, to finish confirming it is you.</p>
+      <ProblemMessage error={action.error} />
+      <Form
+        submit="Confirm"
+        busy={action.busy}
+        label="Confirm with an authenticator code"
+        onSubmit={() =>
+          void action.run(async () => {
+            await unwrap(api.POST('/v0/auth/reauthenticate', { body: secondFactorOf(code) }));
+            navigate(props.returnTo, { replace: true });
+          })
+        }
+      >
+        <Field label="Authenticator or backup code" name="code" autoComplete="one-time-code" value={code} onValue={setCode} required error={action.error} />
+      </Form>
     </Page>
   );
 }

@@ -1,4 +1,5 @@
 import { connect, AckPolicy, type NatsConnection, type JsMsg } from 'nats';
+import argon2 from 'argon2';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { adminV1, identityV1 } from '@latchkey/contracts';
@@ -53,7 +54,10 @@ function mailTo(to: string, template: MailJob['template']): Promise<MailJob> {
   });
 }
 
-async function tokenFor(to: string, template: 'verify_email' | 'reset_password' | 'confirm_email_change'): Promise<string> {
+async function tokenFor(
+  to: string,
+  template: 'verify_email' | 'reset_password' | 'confirm_email_change' | 'email_change_requested' | 'password_dropped',
+): Promise<string> {
   const job = await mailTo(to, template);
   if (!('token' in job)) throw new Error('no token');
   return job.token;
@@ -102,10 +106,15 @@ beforeAll(async () => {
   await jsm.consumers.add(names.jobsStream, { durable_name: 'test', ack_policy: AckPolicy.Explicit });
   const consumer = await nats.jetstream().consumers.get(names.jobsStream, 'test');
   const messages = await consumer.consume();
-  subscription = messages;
-  void (async () => {
-    for await (const message of messages) record(message);
-  })();
+  await waitFor(() => jsm.streams.info(names.eventsStream), { description: 'the events stream' });
+  await jsm.consumers.add(names.eventsStream, { durable_name: 'test', ack_policy: AckPolicy.Explicit });
+  const events = await (await nats.jetstream().consumers.get(names.eventsStream, 'test')).consume();
+  subscription = { stop: () => [messages, events].forEach((stream) => stream.stop()) };
+  for (const stream of [messages, events]) {
+    void (async () => {
+      for await (const message of stream) record(message);
+    })();
+  }
 });
 
 /** Keeps the mail jobs, the user ids of `user.deleted` jobs, and any other job. */
@@ -229,6 +238,27 @@ describe('password login', () => {
     expect((await errorOf(client.authenticatePassword(account))).code).toBe('auth:email_not_verified');
   });
 
+  it('upgrades a hash made with weaker parameters without counting it a password change', async () => {
+    const account = await registerVerified();
+    const weak = await argon2.hash(password, { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 });
+    await db.query('UPDATE users SET password_hash = $2 WHERE id = $1', [account.user.id, weak]);
+    const before = await db.query<{ session_epoch: number; password_set_at: Date }>('SELECT session_epoch, password_set_at FROM users WHERE id = $1', [account.user.id]);
+    const { user } = await client.authenticatePassword(account);
+    // The sessions of an unchanged password stay: the new session carries the same epoch.
+    expect(user!.sessionEpoch).toBe(before.rows[0]!.session_epoch);
+    const after = await waitFor(async () => {
+      const { rows } = await db.query<{ password_hash: string; session_epoch: number; password_set_at: Date }>(
+        'SELECT password_hash, session_epoch, password_set_at FROM users WHERE id = $1',
+        [account.user.id],
+      );
+      return rows[0]!.password_hash === weak ? undefined : rows[0]!;
+    });
+    expect(after.password_hash).toContain('t=3');
+    expect(after.session_epoch).toBe(before.rows[0]!.session_epoch);
+    expect(after.password_set_at).toEqual(before.rows[0]!.password_set_at);
+    await expect(client.authenticatePassword(account)).resolves.toBeDefined();
+  });
+
   it('signs in a verified account with its email in any case', async () => {
     const account = await registerVerified();
     const { user } = await client.authenticatePassword({ email: account.email.toUpperCase(), password });
@@ -277,7 +307,7 @@ describe('password login', () => {
 });
 
 describe('password reset', () => {
-  it('resets with a mailed token once, verifies the email and sends a notice', async () => {
+  it('resets with a mailed token once, verifies the email, and queues the job that takes back recent ways in and mails the notice', async () => {
     const account = newAccount();
     const { user } = await client.registerUser(account);
     await client.requestPasswordReset({ email: account.email.toUpperCase() });
@@ -286,15 +316,33 @@ describe('password reset', () => {
     const invalid = await errorOf(client.resetPassword({ token, newPassword: 'short' }));
     expect(invalid.fields).toEqual([{ field: 'new_password', message: 'must be 8-128 characters' }]);
 
-    const { userId } = await client.resetPassword({ token, newPassword: 'a brand new password' });
-    expect(userId).toBe(user!.id);
+    const reset = await client.resetPassword({ token, newPassword: 'a brand new password' });
+    expect(reset.userId).toBe(user!.id);
+    // AUTH_RESET_REVOKES_METHODS_HOURS, 72 by default, before the reset.
+    expect(reset.resetAt!.getTime() - reset.methodsAddedAfter!.getTime()).toBe(72 * 3_600_000);
     expect((await errorOf(client.resetPassword({ token, newPassword: 'another new password' }))).code).toBe(
       'auth:token_invalid',
     );
-    const notice = await mailTo(user!.email, 'security_notice');
-    expect(notice).toMatchObject({ notice: 'password_reset' });
+    const job = await waitFor(() => otherJobs.find((other) => other.subject.endsWith(jobSubjects.passwordReset) && (other.payload as { user_id: string }).user_id === user!.id), {
+      description: 'the user.reset job',
+    });
+    expect(job.payload).toEqual({
+      user_id: user!.id,
+      reset_id: reset.resetId,
+      methods_added_after: reset.methodsAddedAfter!.toISOString(),
+      reset_at: reset.resetAt!.toISOString(),
+    });
     const { user: signedIn } = await client.authenticatePassword({ email: account.email, password: 'a brand new password' });
     expect(signedIn!.emailVerifiedAt).toBeInstanceOf(Date);
+  });
+
+  it('withdraws a pending email change: its confirmation link no longer works', async () => {
+    const account = await registerVerified();
+    await client.requestEmailChange({ userId: account.user.id, currentPassword: password, newEmail: `away.${account.user.handle}@example.org` });
+    const confirm = await tokenFor(`away.${account.user.handle}@example.org`, 'confirm_email_change');
+    await client.requestPasswordReset({ email: account.email });
+    await client.resetPassword({ token: await tokenFor(account.user.email, 'reset_password'), newPassword: 'taken back at last' });
+    expect((await errorOf(client.confirmEmailChange({ token: confirm }))).code).toBe('auth:token_invalid');
   });
 
   it('answers the same for an unknown email and mails nothing', async () => {
@@ -316,9 +364,18 @@ describe('password change', () => {
     await expect(client.authenticatePassword({ email: account.email, password: 'a new password' })).resolves.toBeDefined();
   });
 
+  it('withdraws a pending email change', async () => {
+    const account = await registerVerified();
+    const newEmail = `elsewhere.${account.user.handle}@example.org`;
+    await client.requestEmailChange({ userId: account.user.id, currentPassword: password, newEmail });
+    const confirm = await tokenFor(newEmail, 'confirm_email_change');
+    await client.changePassword({ userId: account.user.id, currentPassword: password, newPassword: 'owner is back' });
+    expect((await errorOf(client.confirmEmailChange({ token: confirm }))).code).toBe('auth:token_invalid');
+  });
+
   it('refuses an account without a password', async () => {
     const account = await registerVerified();
-    await db.query('UPDATE users SET password_hash = NULL WHERE id = $1', [account.user.id]);
+    await db.query('UPDATE users SET password_hash = NULL, password_set_at = NULL WHERE id = $1', [account.user.id]);
     const error = await errorOf(
       client.changePassword({ userId: account.user.id, currentPassword: password, newPassword: 'a new password' }),
     );
@@ -327,6 +384,27 @@ describe('password change', () => {
 });
 
 describe('email change', () => {
+  it('announces a requested change to the old address with a link that cancels it', async () => {
+    const account = await registerVerified();
+    const newEmail = `next.${account.user.handle}@example.org`;
+    await client.requestEmailChange({ userId: account.user.id, currentPassword: password, newEmail });
+    const announcement = await mailTo(account.user.email, 'email_change_requested');
+    expect(announcement).toMatchObject({ new_email: newEmail, handle: account.user.handle });
+    const confirm = await tokenFor(newEmail, 'confirm_email_change');
+    const cancel = await tokenFor(account.user.email, 'email_change_requested');
+    await client.cancelEmailChange({ token: cancel });
+    expect((await errorOf(client.confirmEmailChange({ token: confirm }))).code).toBe('auth:token_invalid');
+    expect((await errorOf(client.cancelEmailChange({ token: cancel }))).code).toBe('auth:token_invalid');
+    // A confirmation link is no cancel link, nor the other way round.
+    await client.requestEmailChange({ userId: account.user.id, currentPassword: password, newEmail });
+    const second = await waitFor(async () => {
+      const token = await tokenFor(newEmail, 'confirm_email_change');
+      return token === confirm ? undefined : token;
+    });
+    expect((await errorOf(client.cancelEmailChange({ token: second }))).code).toBe('auth:token_invalid');
+    await client.confirmEmailChange({ token: second });
+  });
+
   it('moves the account after confirmation and tells the old address', async () => {
     const account = await registerVerified();
     const newEmail = `moved.${account.user.handle}@example.org`;
@@ -375,6 +453,56 @@ describe('accounts vouched for by a provider', () => {
     expect((await errorOf(client.createVerifiedUser({ handle: account.handle, email: 'other@example.com' }))).code).toBe(
       'user:handle_taken',
     );
+  });
+});
+
+describe('preparing an automatic provider link', () => {
+  it('drops a password set before the email was verified, ends every session, and mails a link to set a new one', async () => {
+    const account = await registerVerified();
+    const before = (await client.getUser({ userId: account.user.id })).user!;
+    const { user, passwordDropped } = await client.prepareProviderLink({ userId: account.user.id, provider: 'google' });
+    expect(passwordDropped).toBe(true);
+    expect(user).toMatchObject({ hasPassword: false, sessionEpoch: before.sessionEpoch + 1 });
+    expect((await errorOf(client.authenticatePassword(account))).code).toBe('auth:invalid_credentials');
+    const revoked = await waitFor(
+      () => otherJobs.find((job) => job.subject.endsWith(jobSubjects.sessionsRevoked) && (job.payload as { user_id: string }).user_id === account.user.id),
+      { description: 'the sessions.revoked job' },
+    );
+    expect(revoked.payload).toEqual({ user_id: account.user.id, session_epoch: before.sessionEpoch + 1 });
+    expect(await mailTo(account.user.email, 'password_dropped')).toMatchObject({ provider: 'google' });
+    // The link sets a password the owner chose after proving the address: the next link keeps it.
+    await client.resetPassword({ token: await tokenFor(account.user.email, 'password_dropped'), newPassword: 'chosen by the owner' });
+    await expect(client.prepareProviderLink({ userId: account.user.id, provider: 'github' })).resolves.toMatchObject({ passwordDropped: false });
+    await expect(client.authenticatePassword({ email: account.email, password: 'chosen by the owner' })).resolves.toBeDefined();
+  });
+
+  it('keeps a password changed after the verification, and refuses an unverified or unknown account', async () => {
+    const account = await registerVerified();
+    await client.changePassword({ userId: account.user.id, currentPassword: password, newPassword: 'changed after verifying' });
+    await expect(client.prepareProviderLink({ userId: account.user.id, provider: 'google' })).resolves.toMatchObject({
+      passwordDropped: false,
+      user: { hasPassword: true },
+    });
+    const unverified = newAccount();
+    const { user } = await client.registerUser(unverified);
+    expect((await errorOf(client.prepareProviderLink({ userId: user!.id, provider: 'google' }))).code).toBe('oauth:email_not_verified');
+    expect((await errorOf(client.prepareProviderLink({ userId: '00000000-0000-4000-8000-000000000000', provider: 'google' }))).code).toBe('auth:unauthorized');
+    expect((await errorOf(client.prepareProviderLink({ userId: 'not-a-uuid', provider: 'google' }))).code).toBe('auth:unauthorized');
+  });
+});
+
+describe('sessions the gateway ends', () => {
+  it('publishes session.revoked naming them, and refuses what is not a gateway session', async () => {
+    const userId = '0b9f5a34-6a8f-4a43-9a1c-2d1f6f4f7b10';
+    const sessionId = 'A'.repeat(22);
+    await client.recordSessionsEnded({ userId, reason: 'logout', sessionIds: [sessionId], keptSessionId: '' });
+    const event = await waitFor(
+      () => otherJobs.find((job) => job.subject.endsWith('events.session.revoked') && JSON.stringify(job.payload).includes(sessionId)),
+      { description: 'the session.revoked event' },
+    );
+    expect(event.payload).toMatchObject({ type: 'session.revoked', sessionRevoked: { userId, reason: 'logout', sessionIds: [sessionId] } });
+    const invalid = await errorOf(client.recordSessionsEnded({ userId: 'nope', reason: 'bored', sessionIds: [], keptSessionId: 'x' }));
+    expect(invalid.fields.map((field) => field.field)).toEqual(['user_id', 'reason', 'session_ids', 'kept_session_id']);
   });
 });
 

@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { connect, AckPolicy, type NatsConnection, type JsMsg } from 'nats';
 import pg from 'pg';
 import { identityV1, oauthV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import { mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
+import { jobSubjects, mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
 import { topology } from '@latchkey/job-streams';
 import type { Running } from '@latchkey/runtime';
 import { createLogger, type Logger } from '@latchkey/telemetry';
@@ -161,8 +161,9 @@ beforeAll(async () => {
   db = new pg.Pool({ connectionString: database.url, options: '-c search_path=oauth' });
 }, 60_000);
 
+/** Keeps the mails; identity's other jobs (a dropped password's session revocation) pass by. */
 function record(message: JsMsg): void {
-  jobs.push(mailJobSchema.parse(message.json()));
+  if (message.subject.endsWith(jobSubjects.sendMail)) jobs.push(mailJobSchema.parse(message.json()));
   message.ack();
 }
 
@@ -407,16 +408,39 @@ describe.each(['google', 'github'] as const)('user resolution with %s', (provide
     expect(connections).toEqual([
       { provider: enumOf[provider], providerUserId: who.providerUserId, email: who.email, linkedAt: expect.any(Date) },
     ]);
-    expect((await login(who)).signedIn).toEqual({ userId, linkedNow: false });
+    expect((await login(who)).signedIn).toEqual({ userId, linkedNow: false, user, passwordDropped: false });
   });
 
   it('links an existing verified account by its email, signs it in and mails a notice', async () => {
     const account = await registerAccount();
     const who = newIdentity(provider, { email: account.email.toUpperCase() });
-    expect((await login(who)).signedIn).toEqual({ userId: account.id, linkedNow: true });
+    // Its password was chosen before the address was verified, perhaps by a squatter: it goes.
+    expect((await login(who)).signedIn).toMatchObject({
+      userId: account.id,
+      linkedNow: true,
+      passwordDropped: true,
+      user: { id: account.id, hasPassword: false, sessionEpoch: account.sessionEpoch + 1 },
+    });
     expect(await notice(account.email, 'oauth_linked', provider)).toMatchObject({ handle: account.handle });
-    expect((await login(who)).signedIn).toEqual({ userId: account.id, linkedNow: false });
+    expect(await mailTo(account.email, 'password_dropped')).toMatchObject({ provider });
+    expect((await login(who)).signedIn).toMatchObject({ userId: account.id, linkedNow: false, passwordDropped: false });
     expect((await oauth.listConnections({ userId: account.id })).connections).toHaveLength(1);
+  });
+
+  it('keeps a password its owner set after verifying the address', async () => {
+    const account = await registerAccount();
+    await identity.changePassword({ userId: account.id, currentPassword: PASSWORD, newPassword: 'the owner chose this' });
+    const who = newIdentity(provider, { email: account.email });
+    expect((await login(who)).signedIn).toMatchObject({ userId: account.id, linkedNow: true, passwordDropped: false, user: { hasPassword: true } });
+  });
+
+  it('counts a connection to a deleted account as absent until the cleanup removes it', async () => {
+    const who = newIdentity(provider);
+    const userId = await signUp(who);
+    await identity.deleteUser({ userId });
+    const again = await login(who);
+    expect(again.pendingSignup).toMatchObject({ email: who.email });
+    expect(await oauth.listConnections({ userId })).toEqual({ connections: [] });
   });
 
   it('refuses an email the provider does not vouch for, creating nothing', async () => {
@@ -513,7 +537,7 @@ describe.each(['google', 'github'] as const)('user resolution with %s', (provide
     // The notice goes to the account's address, not the provider's.
     await notice(account.email, 'oauth_linked', provider);
     expect((await oauth.listConnections({ userId: account.id })).connections).toEqual([connection]);
-    expect((await login(who)).signedIn).toEqual({ userId: account.id, linkedNow: false });
+    expect((await login(who)).signedIn).toMatchObject({ userId: account.id, linkedNow: false });
 
     const intruder = await registerAccount();
     expect(await codeOf(link(who, intruder.id))).toBe('oauth:already_linked');
@@ -562,6 +586,43 @@ describe.each(['google', 'github'] as const)('user resolution with %s', (provide
   });
 });
 
+describe('password resets', () => {
+  const HOUR = 3_600_000;
+  const windowOf = (userId: string, resetId = randomUUID()) => ({
+    userId,
+    resetId,
+    addedAfter: new Date(Date.now() - 72 * HOUR),
+    addedBefore: new Date(Date.now() + 1_000),
+  });
+
+  it('take back the links of the window, answering the same for the same reset', async () => {
+    const account = await registerAccount();
+    const google = newIdentity('google');
+    await link(google, account.id);
+    const github = newIdentity('github');
+    await link(github, account.id);
+    // Linked before the window: it stays.
+    await db.query("UPDATE user_oauth_connections SET linked_at = now() - interval '73 hours' WHERE user_id = $1 AND provider = 'github'", [account.id]);
+    const window = windowOf(account.id);
+    expect(await oauth.removeRecentConnections(window)).toEqual({ removed: ['google'], remaining: ['github'] });
+    expect(await oauth.removeRecentConnections(window)).toEqual({ removed: ['google'], remaining: ['github'] });
+    expect((await oauth.listConnections({ userId: account.id })).connections.map((connection) => connection.provider)).toEqual([enumOf.github]);
+    // Another reset names only what it removed itself.
+    expect(await oauth.removeRecentConnections(windowOf(account.id))).toEqual({ removed: [], remaining: ['github'] });
+  });
+
+  it('never take back the connection a provider sign-up created the account with', async () => {
+    const userId = await signUp(newIdentity('google'));
+    await link(newIdentity('github'), userId);
+    expect(await oauth.removeRecentConnections(windowOf(userId))).toEqual({ removed: ['github'], remaining: ['google'] });
+  });
+
+  it('need a user, a reset id and the window', async () => {
+    expect(await codeOf(oauth.removeRecentConnections({ userId: 'nope', resetId: randomUUID() }))).toBe('validation:invalid_input');
+    expect(await codeOf(oauth.removeRecentConnections({ userId: randomUUID(), resetId: randomUUID() }))).toBe('validation:invalid_input');
+  });
+});
+
 describe('pending signups and states that expire', () => {
   it('refuses an unknown or expired pending token', async () => {
     expect(await codeOf(oauth.completeSignup({ pendingToken: 'unknown', handle: unique('h_') }))).toBe(
@@ -603,7 +664,7 @@ describe('the last way into an account', () => {
 
   it('lets an account with a password remove its only connection', async () => {
     const account = await registerAccount();
-    await login(githubIdentity({ email: account.email }));
+    await link(githubIdentity(), account.id);
     await oauth.unlinkProvider({ userId: account.id, provider: Provider.PROVIDER_GITHUB, passkeysCount: 0 });
     expect((await oauth.listConnections({ userId: account.id })).connections).toEqual([]);
   });

@@ -150,7 +150,7 @@ async function enrolledAccount(on: TotpClient = client) {
 }
 
 async function challenge(userId: string, on: TotpClient = client): Promise<string> {
-  return remember((await on.createLoginChallenge({ userId })).tempToken);
+  return remember((await on.createLoginChallenge({ userId, sessionEpoch: 0 })).tempToken);
 }
 
 beforeAll(async () => {
@@ -366,6 +366,7 @@ describe('login challenge', () => {
     await expect(client.verifyLoginChallenge({ tempToken: await challenge(account.userId), code: fresh })).resolves.toEqual({
       userId: account.userId,
       firstFactor: 'pwd',
+      sessionEpoch: 0,
     });
   });
 
@@ -396,7 +397,7 @@ describe('login challenge', () => {
     const typed = backupCode.replace('-', '').toUpperCase();
     await expect(
       client.verifyLoginChallenge({ tempToken: await challenge(account.userId), backupCode: typed }),
-    ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd' });
+    ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: 0 });
     expect(await codeOf(client.verifyLoginChallenge({ tempToken: await challenge(account.userId), backupCode }))).toBe(
       'totp:invalid_code',
     );
@@ -430,6 +431,7 @@ describe('login challenge', () => {
     await expect(client.verifyLoginChallenge({ tempToken, code: remember(codeFor(account.secret)) })).resolves.toEqual({
       userId: account.userId,
       firstFactor: 'pwd',
+      sessionEpoch: 0,
     });
   });
 
@@ -471,22 +473,27 @@ describe('login challenge', () => {
   });
 
   it('begins a login in one call: no challenge without TOTP, a working one with it', async () => {
-    expect(await client.beginLogin({ userId: randomUUID(), firstFactor: 'pwd' })).toEqual({ totpRequired: false, tempToken: '' });
-    expect(await codeOf(client.beginLogin({ userId: 'not-a-uuid', firstFactor: 'pwd' }))).toBe('validation:invalid_input');
+    expect(await client.beginLogin({ userId: randomUUID(), firstFactor: 'pwd', sessionEpoch: 0 })).toEqual({ totpRequired: false, tempToken: '' });
+    expect(await codeOf(client.beginLogin({ userId: 'not-a-uuid', firstFactor: 'pwd', sessionEpoch: 0 }))).toBe('validation:invalid_input');
 
     const account = await enrolledAccount();
-    expect(await codeOf(client.beginLogin({ userId: account.userId, firstFactor: 'sms' }))).toBe('validation:invalid_input');
-    // A provider sign-in: the first factor comes back with the user, for the session's methods.
-    const begun = await client.beginLogin({ userId: account.userId, firstFactor: 'fed' });
+    expect(await codeOf(client.beginLogin({ userId: account.userId, firstFactor: 'sms', sessionEpoch: 0 }))).toBe('validation:invalid_input');
+    expect(await codeOf(client.beginLogin({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: -1 }))).toBe('validation:invalid_input');
+    // A provider sign-in: the first factor and the epoch come back with the user, for the session and its revocation check.
+    const begun = await client.beginLogin({ userId: account.userId, firstFactor: 'fed', sessionEpoch: 7 });
     expect(begun).toMatchObject({ totpRequired: true, tempToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
     expect(begun.expiresAt!.getTime()).toBeGreaterThan(Date.now());
     const code = remember(codeFor(account.secret));
-    expect(await client.verifyLoginChallenge({ tempToken: remember(begun.tempToken), code })).toEqual({ userId: account.userId, firstFactor: 'fed' });
+    expect(await client.verifyLoginChallenge({ tempToken: remember(begun.tempToken), code })).toEqual({
+      userId: account.userId,
+      firstFactor: 'fed',
+      sessionEpoch: 7,
+    });
   });
 
   it('refuses a challenge for a user without TOTP, and input that is not a code', async () => {
-    expect(await codeOf(client.createLoginChallenge({ userId: randomUUID() }))).toBe('totp:not_enabled');
-    expect(await codeOf(client.createLoginChallenge({ userId: 'not-a-uuid' }))).toBe('validation:invalid_input');
+    expect(await codeOf(client.createLoginChallenge({ userId: randomUUID(), sessionEpoch: 0 }))).toBe('totp:not_enabled');
+    expect(await codeOf(client.createLoginChallenge({ userId: 'not-a-uuid', sessionEpoch: 0 }))).toBe('validation:invalid_input');
     const account = await enrolledAccount();
     const tempToken = await challenge(account.userId);
     const invalid = async (request: { code?: string; backupCode?: string }) =>
@@ -521,7 +528,7 @@ describe('regenerate and disable', () => {
     }
     await expect(
       client.verifyLoginChallenge({ tempToken: await challenge(account.userId), backupCode: backupCodes[0]! }),
-    ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd' });
+    ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: 0 });
   });
 
   it('disables with a current TOTP code only, removes everything and mails a notice', async () => {
@@ -550,7 +557,7 @@ describe('regenerate and disable', () => {
     const code = remember(codeFor(account.secret));
     expect(await codeOf(client.disable({ ...request, code }))).toBe('totp:not_enabled');
     expect(await codeOf(client.regenerateBackupCodes({ ...request, code }))).toBe('totp:not_enabled');
-    expect(await codeOf(client.createLoginChallenge({ userId: account.userId }))).toBe('totp:not_enabled');
+    expect(await codeOf(client.createLoginChallenge({ userId: account.userId, sessionEpoch: 0 }))).toBe('totp:not_enabled');
     expect(await codeOf(client.verifyLoginChallenge({ tempToken: openChallenge, code }))).toBe('totp:temp_token_invalid');
   });
 });
@@ -581,6 +588,7 @@ describe('rate limit', () => {
     await expect(client.verifyLoginChallenge({ tempToken: loginToken, code: right })).resolves.toEqual({
       userId: account.userId,
       firstFactor: 'pwd',
+      sessionEpoch: 0,
     });
   });
 });
@@ -617,14 +625,14 @@ describe('key rotation', () => {
           tempToken: await challenge(account.userId, rotatedClient),
           backupCode: account.backupCodes[0]!,
         }),
-      ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd' });
+      ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: 0 });
       // Re-sealed under the new key, the secret keeps working there.
       await expect(
         rotatedClient.verifyLoginChallenge({
           tempToken: await challenge(account.userId, rotatedClient),
           code: remember(codeFor(account.secret)),
         }),
-      ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd' });
+      ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: 0 });
     } finally {
       rotatedClient.close();
       await rotated.stop();

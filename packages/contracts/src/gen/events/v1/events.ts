@@ -102,16 +102,36 @@ export interface UserDisabled {
   userId: string;
 }
 
-/** SessionRevoked: sessions of a user were ended by a change to the account. */
+/**
+ * SessionRevoked: sessions of a user ended, however they ended; a
+ * consumer that mirrors sessions (an OpenID Provider's back-channel logout,
+ * a security monitor) sees every one.
+ */
 export interface SessionRevoked {
   /** The account id (UUID). */
   userId: string;
   /**
-   * "password_changed", "password_reset", "account_disabled" or "admin"
-   * (admin.v1 RevokeAllSessions). Every session started before it ended;
-   * a password change keeps the session that made it, under a new id.
+   * Why. Credential changes, which end every session started before them:
+   * "password_changed" (the session that made the change goes on under a
+   * new id), "password_reset", "password_dropped" (a provider was linked by
+   * the verified email to an account whose password predates the
+   * verification), "account_disabled", "account_deleted", "admin" (admin.v1
+   * RevokeAllSessions). Sessions ended one by one, named in session_ids:
+   * "logout", "session_revoked" (its owner ended it), "totp_enabled",
+   * "provider_linked" and
+   * "email_changed" (every other session ends after such a change),
+   * "session_limit" (the least recently used past AUTH_SESSION_MAX_PER_USER),
+   * "platform" (sessions.v1 RevokeSession or RevokeAllSessions).
    */
   reason: string;
+  /**
+   * The public ids (sessions.v1 session_id) of the sessions that ended.
+   * Empty for a credential change: every session of the user started before
+   * the change ended.
+   */
+  sessionIds: string[];
+  /** When others ended, the session that stays (its public id); else empty. */
+  keptSessionId: string;
 }
 
 /** PostCreated: a post was published. */
@@ -890,7 +910,7 @@ export const UserDisabled: MessageFns<UserDisabled> = {
 };
 
 function createBaseSessionRevoked(): SessionRevoked {
-  return { userId: "", reason: "" };
+  return { userId: "", reason: "", sessionIds: [], keptSessionId: "" };
 }
 
 export const SessionRevoked: MessageFns<SessionRevoked> = {
@@ -900,6 +920,12 @@ export const SessionRevoked: MessageFns<SessionRevoked> = {
     }
     if (message.reason !== "") {
       writer.uint32(18).string(message.reason);
+    }
+    for (const v of message.sessionIds) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.keptSessionId !== "") {
+      writer.uint32(34).string(message.keptSessionId);
     }
     return writer;
   },
@@ -933,6 +959,22 @@ export const SessionRevoked: MessageFns<SessionRevoked> = {
             message.reason = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionIds.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.keptSessionId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -953,6 +995,16 @@ export const SessionRevoked: MessageFns<SessionRevoked> = {
         ? globalThis.String(object.user_id)
         : "",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      sessionIds: globalThis.Array.isArray(object?.sessionIds)
+        ? object.sessionIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.session_ids)
+        ? object.session_ids.map((e: any) => globalThis.String(e))
+        : [],
+      keptSessionId: isSet(object.keptSessionId)
+        ? globalThis.String(object.keptSessionId)
+        : isSet(object.kept_session_id)
+        ? globalThis.String(object.kept_session_id)
+        : "",
     };
   },
 
@@ -964,6 +1016,12 @@ export const SessionRevoked: MessageFns<SessionRevoked> = {
     if (message.reason !== "") {
       obj.reason = message.reason;
     }
+    if (message.sessionIds?.length) {
+      obj.sessionIds = message.sessionIds;
+    }
+    if (message.keptSessionId !== "") {
+      obj.keptSessionId = message.keptSessionId;
+    }
     return obj;
   },
 
@@ -974,6 +1032,8 @@ export const SessionRevoked: MessageFns<SessionRevoked> = {
     const message = createBaseSessionRevoked();
     message.userId = object.userId ?? "";
     message.reason = object.reason ?? "";
+    message.sessionIds = object.sessionIds?.map((e) => e) || [];
+    message.keptSessionId = object.keptSessionId ?? "";
     return message;
   },
 };

@@ -174,6 +174,20 @@ export interface ResetPasswordResponse {
    * counted against it, since the new password was proved by the mailbox.
    */
   email: string;
+  /**
+   * Identifies this reset to passkeys.v1 RemoveRecentPasskeys and oauth.v1
+   * RemoveRecentConnections, which answer the same for the same reset.
+   */
+  resetId: string;
+  /** When the reset happened: methods added from then on stay. */
+  resetAt?:
+    | Date
+    | undefined;
+  /**
+   * Methods added after this instant (AUTH_RESET_REVOKES_METHODS_HOURS
+   * before reset_at) and before reset_at are removed.
+   */
+  methodsAddedAfter?: Date | undefined;
 }
 
 /** ChangePasswordRequest carries both passwords of an authenticated user. */
@@ -207,6 +221,54 @@ export interface RequestEmailChangeRequest {
 
 /** RequestEmailChangeResponse is empty on success. */
 export interface RequestEmailChangeResponse {
+}
+
+/** CancelEmailChangeRequest carries the token mailed to the old address. */
+export interface CancelEmailChangeRequest {
+  /** The raw token, as mailed. */
+  token: string;
+}
+
+/** CancelEmailChangeResponse is empty once the change is withdrawn. */
+export interface CancelEmailChangeResponse {
+}
+
+/** PrepareProviderLinkRequest names the account about to be linked. */
+export interface PrepareProviderLinkRequest {
+  /** The account found by the provider's verified email (UUID). */
+  userId: string;
+  /** The provider about to be linked ("google", "github"), for the mail. */
+  provider: string;
+}
+
+/** PrepareProviderLinkResponse says what the link may rely on. */
+export interface PrepareProviderLinkResponse {
+  /** The account after the check: without a password when it was dropped. */
+  user?:
+    | User
+    | undefined;
+  /** Whether a password was dropped (and every session ended). */
+  passwordDropped: boolean;
+}
+
+/** RecordSessionsEndedRequest names the sessions that end and why. */
+export interface RecordSessionsEndedRequest {
+  /** The account whose sessions end (UUID). */
+  userId: string;
+  /**
+   * Why, as events.v1 SessionRevoked.reason: "logout", "session_revoked",
+   * "totp_enabled", "provider_linked", "email_changed", "session_limit" or
+   * "platform".
+   */
+  reason: string;
+  /** Public ids of the sessions that end; at least one. */
+  sessionIds: string[];
+  /** The caller's own session, which stays, when others end; else empty. */
+  keptSessionId: string;
+}
+
+/** RecordSessionsEndedResponse is empty once the event is queued. */
+export interface RecordSessionsEndedResponse {
 }
 
 /** CheckPasswordRequest carries a password to check against an account. */
@@ -1699,7 +1761,7 @@ export const ResetPasswordRequest: MessageFns<ResetPasswordRequest> = {
 };
 
 function createBaseResetPasswordResponse(): ResetPasswordResponse {
-  return { userId: "", email: "" };
+  return { userId: "", email: "", resetId: "", resetAt: undefined, methodsAddedAfter: undefined };
 }
 
 export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
@@ -1709,6 +1771,15 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
     }
     if (message.email !== "") {
       writer.uint32(18).string(message.email);
+    }
+    if (message.resetId !== "") {
+      writer.uint32(26).string(message.resetId);
+    }
+    if (message.resetAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.resetAt), writer.uint32(34).fork()).join();
+    }
+    if (message.methodsAddedAfter !== undefined) {
+      Timestamp.encode(toTimestamp(message.methodsAddedAfter), writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -1742,6 +1813,30 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
             message.email = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.resetId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.resetAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.methodsAddedAfter = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1762,6 +1857,21 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
         ? globalThis.String(object.user_id)
         : "",
       email: isSet(object.email) ? globalThis.String(object.email) : "",
+      resetId: isSet(object.resetId)
+        ? globalThis.String(object.resetId)
+        : isSet(object.reset_id)
+        ? globalThis.String(object.reset_id)
+        : "",
+      resetAt: isSet(object.resetAt)
+        ? fromJsonTimestamp(object.resetAt)
+        : isSet(object.reset_at)
+        ? fromJsonTimestamp(object.reset_at)
+        : undefined,
+      methodsAddedAfter: isSet(object.methodsAddedAfter)
+        ? fromJsonTimestamp(object.methodsAddedAfter)
+        : isSet(object.methods_added_after)
+        ? fromJsonTimestamp(object.methods_added_after)
+        : undefined,
     };
   },
 
@@ -1773,6 +1883,15 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
     if (message.email !== "") {
       obj.email = message.email;
     }
+    if (message.resetId !== "") {
+      obj.resetId = message.resetId;
+    }
+    if (message.resetAt !== undefined) {
+      obj.resetAt = message.resetAt.toISOString();
+    }
+    if (message.methodsAddedAfter !== undefined) {
+      obj.methodsAddedAfter = message.methodsAddedAfter.toISOString();
+    }
     return obj;
   },
 
@@ -1783,6 +1902,9 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
     const message = createBaseResetPasswordResponse();
     message.userId = object.userId ?? "";
     message.email = object.email ?? "";
+    message.resetId = object.resetId ?? "";
+    message.resetAt = object.resetAt ?? undefined;
+    message.methodsAddedAfter = object.methodsAddedAfter ?? undefined;
     return message;
   },
 };
@@ -2134,6 +2256,484 @@ export const RequestEmailChangeResponse: MessageFns<RequestEmailChangeResponse> 
   },
   fromPartial<I extends Exact<DeepPartial<RequestEmailChangeResponse>, I>>(_: I): RequestEmailChangeResponse {
     const message = createBaseRequestEmailChangeResponse();
+    return message;
+  },
+};
+
+function createBaseCancelEmailChangeRequest(): CancelEmailChangeRequest {
+  return { token: "" };
+}
+
+export const CancelEmailChangeRequest: MessageFns<CancelEmailChangeRequest> = {
+  encode(message: CancelEmailChangeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelEmailChangeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelEmailChangeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelEmailChangeRequest {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: CancelEmailChangeRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelEmailChangeRequest>, I>>(base?: I): CancelEmailChangeRequest {
+    return CancelEmailChangeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelEmailChangeRequest>, I>>(object: I): CancelEmailChangeRequest {
+    const message = createBaseCancelEmailChangeRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseCancelEmailChangeResponse(): CancelEmailChangeResponse {
+  return {};
+}
+
+export const CancelEmailChangeResponse: MessageFns<CancelEmailChangeResponse> = {
+  encode(_: CancelEmailChangeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelEmailChangeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelEmailChangeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CancelEmailChangeResponse {
+    return {};
+  },
+
+  toJSON(_: CancelEmailChangeResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelEmailChangeResponse>, I>>(base?: I): CancelEmailChangeResponse {
+    return CancelEmailChangeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelEmailChangeResponse>, I>>(_: I): CancelEmailChangeResponse {
+    const message = createBaseCancelEmailChangeResponse();
+    return message;
+  },
+};
+
+function createBasePrepareProviderLinkRequest(): PrepareProviderLinkRequest {
+  return { userId: "", provider: "" };
+}
+
+export const PrepareProviderLinkRequest: MessageFns<PrepareProviderLinkRequest> = {
+  encode(message: PrepareProviderLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.provider !== "") {
+      writer.uint32(18).string(message.provider);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PrepareProviderLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePrepareProviderLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PrepareProviderLinkRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+    };
+  },
+
+  toJSON(message: PrepareProviderLinkRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PrepareProviderLinkRequest>, I>>(base?: I): PrepareProviderLinkRequest {
+    return PrepareProviderLinkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PrepareProviderLinkRequest>, I>>(object: I): PrepareProviderLinkRequest {
+    const message = createBasePrepareProviderLinkRequest();
+    message.userId = object.userId ?? "";
+    message.provider = object.provider ?? "";
+    return message;
+  },
+};
+
+function createBasePrepareProviderLinkResponse(): PrepareProviderLinkResponse {
+  return { user: undefined, passwordDropped: false };
+}
+
+export const PrepareProviderLinkResponse: MessageFns<PrepareProviderLinkResponse> = {
+  encode(message: PrepareProviderLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.passwordDropped !== false) {
+      writer.uint32(16).bool(message.passwordDropped);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PrepareProviderLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePrepareProviderLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.passwordDropped = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PrepareProviderLinkResponse {
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      passwordDropped: isSet(object.passwordDropped)
+        ? globalThis.Boolean(object.passwordDropped)
+        : isSet(object.password_dropped)
+        ? globalThis.Boolean(object.password_dropped)
+        : false,
+    };
+  },
+
+  toJSON(message: PrepareProviderLinkResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.passwordDropped !== false) {
+      obj.passwordDropped = message.passwordDropped;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PrepareProviderLinkResponse>, I>>(base?: I): PrepareProviderLinkResponse {
+    return PrepareProviderLinkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PrepareProviderLinkResponse>, I>>(object: I): PrepareProviderLinkResponse {
+    const message = createBasePrepareProviderLinkResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.passwordDropped = object.passwordDropped ?? false;
+    return message;
+  },
+};
+
+function createBaseRecordSessionsEndedRequest(): RecordSessionsEndedRequest {
+  return { userId: "", reason: "", sessionIds: [], keptSessionId: "" };
+}
+
+export const RecordSessionsEndedRequest: MessageFns<RecordSessionsEndedRequest> = {
+  encode(message: RecordSessionsEndedRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    for (const v of message.sessionIds) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.keptSessionId !== "") {
+      writer.uint32(34).string(message.keptSessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordSessionsEndedRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordSessionsEndedRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionIds.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.keptSessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordSessionsEndedRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      sessionIds: globalThis.Array.isArray(object?.sessionIds)
+        ? object.sessionIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.session_ids)
+        ? object.session_ids.map((e: any) => globalThis.String(e))
+        : [],
+      keptSessionId: isSet(object.keptSessionId)
+        ? globalThis.String(object.keptSessionId)
+        : isSet(object.kept_session_id)
+        ? globalThis.String(object.kept_session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RecordSessionsEndedRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.sessionIds?.length) {
+      obj.sessionIds = message.sessionIds;
+    }
+    if (message.keptSessionId !== "") {
+      obj.keptSessionId = message.keptSessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordSessionsEndedRequest>, I>>(base?: I): RecordSessionsEndedRequest {
+    return RecordSessionsEndedRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordSessionsEndedRequest>, I>>(object: I): RecordSessionsEndedRequest {
+    const message = createBaseRecordSessionsEndedRequest();
+    message.userId = object.userId ?? "";
+    message.reason = object.reason ?? "";
+    message.sessionIds = object.sessionIds?.map((e) => e) || [];
+    message.keptSessionId = object.keptSessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordSessionsEndedResponse(): RecordSessionsEndedResponse {
+  return {};
+}
+
+export const RecordSessionsEndedResponse: MessageFns<RecordSessionsEndedResponse> = {
+  encode(_: RecordSessionsEndedResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordSessionsEndedResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordSessionsEndedResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RecordSessionsEndedResponse {
+    return {};
+  },
+
+  toJSON(_: RecordSessionsEndedResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordSessionsEndedResponse>, I>>(base?: I): RecordSessionsEndedResponse {
+    return RecordSessionsEndedResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordSessionsEndedResponse>, I>>(_: I): RecordSessionsEndedResponse {
+    const message = createBaseRecordSessionsEndedResponse();
     return message;
   },
 };
@@ -2829,8 +3429,16 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): RequestPasswordResetResponse => RequestPasswordResetResponse.decode(value),
   },
   /**
-   * ResetPassword consumes a reset token and sets a new password. The
-   * caller must end every session of the returned user.
+   * ResetPassword consumes a reset token and sets a new password. In the
+   * same transaction it cancels pending email changes and queues the
+   * `sessions.revoked` job and the `user.password_reset` job, which removes
+   * the passkeys and provider links added in the
+   * AUTH_RESET_REVOKES_METHODS_HOURS before the reset and then mails the
+   * notice naming what was removed and what remains. The caller must end
+   * every session of the returned user, and should remove those methods
+   * itself at once (passkeys.v1 RemoveRecentPasskeys, oauth.v1
+   * RemoveRecentConnections, with the answered window and reset id), so
+   * that an intruder's method stops working before the job runs.
    * Errors: auth:token_invalid, validation:invalid_input.
    */
   resetPassword: {
@@ -2844,8 +3452,9 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): ResetPasswordResponse => ResetPasswordResponse.decode(value),
   },
   /**
-   * ChangePassword replaces the password after checking the current one.
-   * The caller must end the user's other sessions.
+   * ChangePassword replaces the password after checking the current one,
+   * and cancels pending email changes. The caller must end the user's
+   * other sessions.
    * Errors: auth:wrong_password, auth:password_not_set, validation:invalid_input.
    */
   changePassword: {
@@ -2860,8 +3469,10 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): ChangePasswordResponse => ChangePasswordResponse.decode(value),
   },
   /**
-   * RequestEmailChange checks the current password and mails a confirmation
-   * token to the new address. The email changes only on confirmation.
+   * RequestEmailChange checks the current password, mails a confirmation
+   * token to the new address and announces the change to the current
+   * address with a token that cancels it (CancelEmailChange). The email
+   * changes only on confirmation.
    * Errors: auth:wrong_password, auth:password_not_set, user:email_taken,
    * validation:invalid_input.
    */
@@ -2875,6 +3486,63 @@ export const IdentityServiceService = {
     responseSerialize: (value: RequestEmailChangeResponse): Buffer =>
       Buffer.from(RequestEmailChangeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RequestEmailChangeResponse => RequestEmailChangeResponse.decode(value),
+  },
+  /**
+   * CancelEmailChange consumes the token mailed to the old address with an
+   * email-change request and withdraws every pending email change of the
+   * account, so that their confirmation tokens answer auth:token_invalid.
+   * Errors: auth:token_invalid.
+   */
+  cancelEmailChange: {
+    path: "/identity.v1.IdentityService/CancelEmailChange" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelEmailChangeRequest): Buffer =>
+      Buffer.from(CancelEmailChangeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelEmailChangeRequest => CancelEmailChangeRequest.decode(value),
+    responseSerialize: (value: CancelEmailChangeResponse): Buffer =>
+      Buffer.from(CancelEmailChangeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelEmailChangeResponse => CancelEmailChangeResponse.decode(value),
+  },
+  /**
+   * PrepareProviderLink is asked before a provider identity is linked to
+   * the account by its verified email, without a prompt. A password set
+   * before the address was verified may be a squatter's (whoever registered
+   * the address first): it is dropped, every session ends (a new epoch, the
+   * `sessions.revoked` job and event) and the address is mailed a link to
+   * set a new password. Answers the account as it is afterwards.
+   * Errors: auth:unauthorized (no such account), oauth:email_not_verified
+   * (the account's email is not verified: nothing may be linked by it).
+   */
+  prepareProviderLink: {
+    path: "/identity.v1.IdentityService/PrepareProviderLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PrepareProviderLinkRequest): Buffer =>
+      Buffer.from(PrepareProviderLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PrepareProviderLinkRequest => PrepareProviderLinkRequest.decode(value),
+    responseSerialize: (value: PrepareProviderLinkResponse): Buffer =>
+      Buffer.from(PrepareProviderLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PrepareProviderLinkResponse => PrepareProviderLinkResponse.decode(value),
+  },
+  /**
+   * RecordSessionsEnded publishes `session.revoked` (events.v1) for
+   * sessions the caller, which keeps them, ended or is about to end: a
+   * logout, one session revoked, the others revoked. Called before the
+   * sessions are deleted, so that a failure leaves them alive rather than
+   * ended unannounced.
+   * Errors: validation:invalid_input.
+   */
+  recordSessionsEnded: {
+    path: "/identity.v1.IdentityService/RecordSessionsEnded" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordSessionsEndedRequest): Buffer =>
+      Buffer.from(RecordSessionsEndedRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordSessionsEndedRequest => RecordSessionsEndedRequest.decode(value),
+    responseSerialize: (value: RecordSessionsEndedResponse): Buffer =>
+      Buffer.from(RecordSessionsEndedResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordSessionsEndedResponse => RecordSessionsEndedResponse.decode(value),
   },
   /**
    * CheckPassword confirms that the caller knows the account's password,
@@ -2992,24 +3660,62 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   requestPasswordReset: handleUnaryCall<RequestPasswordResetRequest, RequestPasswordResetResponse>;
   /**
-   * ResetPassword consumes a reset token and sets a new password. The
-   * caller must end every session of the returned user.
+   * ResetPassword consumes a reset token and sets a new password. In the
+   * same transaction it cancels pending email changes and queues the
+   * `sessions.revoked` job and the `user.password_reset` job, which removes
+   * the passkeys and provider links added in the
+   * AUTH_RESET_REVOKES_METHODS_HOURS before the reset and then mails the
+   * notice naming what was removed and what remains. The caller must end
+   * every session of the returned user, and should remove those methods
+   * itself at once (passkeys.v1 RemoveRecentPasskeys, oauth.v1
+   * RemoveRecentConnections, with the answered window and reset id), so
+   * that an intruder's method stops working before the job runs.
    * Errors: auth:token_invalid, validation:invalid_input.
    */
   resetPassword: handleUnaryCall<ResetPasswordRequest, ResetPasswordResponse>;
   /**
-   * ChangePassword replaces the password after checking the current one.
-   * The caller must end the user's other sessions.
+   * ChangePassword replaces the password after checking the current one,
+   * and cancels pending email changes. The caller must end the user's
+   * other sessions.
    * Errors: auth:wrong_password, auth:password_not_set, validation:invalid_input.
    */
   changePassword: handleUnaryCall<ChangePasswordRequest, ChangePasswordResponse>;
   /**
-   * RequestEmailChange checks the current password and mails a confirmation
-   * token to the new address. The email changes only on confirmation.
+   * RequestEmailChange checks the current password, mails a confirmation
+   * token to the new address and announces the change to the current
+   * address with a token that cancels it (CancelEmailChange). The email
+   * changes only on confirmation.
    * Errors: auth:wrong_password, auth:password_not_set, user:email_taken,
    * validation:invalid_input.
    */
   requestEmailChange: handleUnaryCall<RequestEmailChangeRequest, RequestEmailChangeResponse>;
+  /**
+   * CancelEmailChange consumes the token mailed to the old address with an
+   * email-change request and withdraws every pending email change of the
+   * account, so that their confirmation tokens answer auth:token_invalid.
+   * Errors: auth:token_invalid.
+   */
+  cancelEmailChange: handleUnaryCall<CancelEmailChangeRequest, CancelEmailChangeResponse>;
+  /**
+   * PrepareProviderLink is asked before a provider identity is linked to
+   * the account by its verified email, without a prompt. A password set
+   * before the address was verified may be a squatter's (whoever registered
+   * the address first): it is dropped, every session ends (a new epoch, the
+   * `sessions.revoked` job and event) and the address is mailed a link to
+   * set a new password. Answers the account as it is afterwards.
+   * Errors: auth:unauthorized (no such account), oauth:email_not_verified
+   * (the account's email is not verified: nothing may be linked by it).
+   */
+  prepareProviderLink: handleUnaryCall<PrepareProviderLinkRequest, PrepareProviderLinkResponse>;
+  /**
+   * RecordSessionsEnded publishes `session.revoked` (events.v1) for
+   * sessions the caller, which keeps them, ended or is about to end: a
+   * logout, one session revoked, the others revoked. Called before the
+   * sessions are deleted, so that a failure leaves them alive rather than
+   * ended unannounced.
+   * Errors: validation:invalid_input.
+   */
+  recordSessionsEnded: handleUnaryCall<RecordSessionsEndedRequest, RecordSessionsEndedResponse>;
   /**
    * CheckPassword confirms that the caller knows the account's password,
    * before an operation that asks for it again (deleting the account).
@@ -3201,8 +3907,16 @@ export interface IdentityServiceClient extends Client {
     callback: (error: ServiceError | null, response: RequestPasswordResetResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ResetPassword consumes a reset token and sets a new password. The
-   * caller must end every session of the returned user.
+   * ResetPassword consumes a reset token and sets a new password. In the
+   * same transaction it cancels pending email changes and queues the
+   * `sessions.revoked` job and the `user.password_reset` job, which removes
+   * the passkeys and provider links added in the
+   * AUTH_RESET_REVOKES_METHODS_HOURS before the reset and then mails the
+   * notice naming what was removed and what remains. The caller must end
+   * every session of the returned user, and should remove those methods
+   * itself at once (passkeys.v1 RemoveRecentPasskeys, oauth.v1
+   * RemoveRecentConnections, with the answered window and reset id), so
+   * that an intruder's method stops working before the job runs.
    * Errors: auth:token_invalid, validation:invalid_input.
    */
   resetPassword(
@@ -3221,8 +3935,9 @@ export interface IdentityServiceClient extends Client {
     callback: (error: ServiceError | null, response: ResetPasswordResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ChangePassword replaces the password after checking the current one.
-   * The caller must end the user's other sessions.
+   * ChangePassword replaces the password after checking the current one,
+   * and cancels pending email changes. The caller must end the user's
+   * other sessions.
    * Errors: auth:wrong_password, auth:password_not_set, validation:invalid_input.
    */
   changePassword(
@@ -3241,8 +3956,10 @@ export interface IdentityServiceClient extends Client {
     callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
   ): ClientUnaryCall;
   /**
-   * RequestEmailChange checks the current password and mails a confirmation
-   * token to the new address. The email changes only on confirmation.
+   * RequestEmailChange checks the current password, mails a confirmation
+   * token to the new address and announces the change to the current
+   * address with a token that cancels it (CancelEmailChange). The email
+   * changes only on confirmation.
    * Errors: auth:wrong_password, auth:password_not_set, user:email_taken,
    * validation:invalid_input.
    */
@@ -3260,6 +3977,75 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RequestEmailChangeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CancelEmailChange consumes the token mailed to the old address with an
+   * email-change request and withdraws every pending email change of the
+   * account, so that their confirmation tokens answer auth:token_invalid.
+   * Errors: auth:token_invalid.
+   */
+  cancelEmailChange(
+    request: CancelEmailChangeRequest,
+    callback: (error: ServiceError | null, response: CancelEmailChangeResponse) => void,
+  ): ClientUnaryCall;
+  cancelEmailChange(
+    request: CancelEmailChangeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CancelEmailChangeResponse) => void,
+  ): ClientUnaryCall;
+  cancelEmailChange(
+    request: CancelEmailChangeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CancelEmailChangeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * PrepareProviderLink is asked before a provider identity is linked to
+   * the account by its verified email, without a prompt. A password set
+   * before the address was verified may be a squatter's (whoever registered
+   * the address first): it is dropped, every session ends (a new epoch, the
+   * `sessions.revoked` job and event) and the address is mailed a link to
+   * set a new password. Answers the account as it is afterwards.
+   * Errors: auth:unauthorized (no such account), oauth:email_not_verified
+   * (the account's email is not verified: nothing may be linked by it).
+   */
+  prepareProviderLink(
+    request: PrepareProviderLinkRequest,
+    callback: (error: ServiceError | null, response: PrepareProviderLinkResponse) => void,
+  ): ClientUnaryCall;
+  prepareProviderLink(
+    request: PrepareProviderLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PrepareProviderLinkResponse) => void,
+  ): ClientUnaryCall;
+  prepareProviderLink(
+    request: PrepareProviderLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PrepareProviderLinkResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RecordSessionsEnded publishes `session.revoked` (events.v1) for
+   * sessions the caller, which keeps them, ended or is about to end: a
+   * logout, one session revoked, the others revoked. Called before the
+   * sessions are deleted, so that a failure leaves them alive rather than
+   * ended unannounced.
+   * Errors: validation:invalid_input.
+   */
+  recordSessionsEnded(
+    request: RecordSessionsEndedRequest,
+    callback: (error: ServiceError | null, response: RecordSessionsEndedResponse) => void,
+  ): ClientUnaryCall;
+  recordSessionsEnded(
+    request: RecordSessionsEndedRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordSessionsEndedResponse) => void,
+  ): ClientUnaryCall;
+  recordSessionsEnded(
+    request: RecordSessionsEndedRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordSessionsEndedResponse) => void,
   ): ClientUnaryCall;
   /**
    * CheckPassword confirms that the caller knows the account's password,

@@ -218,6 +218,18 @@ export interface SignedIn {
    * provider-verified email).
    */
   linkedNow: boolean;
+  /**
+   * The account as identity.v1 answered it during this login (after
+   * PrepareProviderLink when linked now), so that the caller need not ask.
+   */
+  user?:
+    | User
+    | undefined;
+  /**
+   * True when linking dropped a password set before the email was verified
+   * (identity.v1 PrepareProviderLink): every session of the account ended.
+   */
+  passwordDropped: boolean;
 }
 
 /** PendingSignup is a new user who still has to choose a handle. */
@@ -353,6 +365,28 @@ export interface DeleteUserDataRequest {
 
 /** DeleteUserDataResponse is empty on success. */
 export interface DeleteUserDataResponse {
+}
+
+/** RemoveRecentConnectionsRequest names the reset and its window. */
+export interface RemoveRecentConnectionsRequest {
+  /** The account whose password was reset (UUID). */
+  userId: string;
+  /** identity.v1 ResetPasswordResponse.reset_id (UUID). */
+  resetId: string;
+  /** Connections linked after this instant ... */
+  addedAfter?:
+    | Date
+    | undefined;
+  /** ... and before this one (the reset) are removed. */
+  addedBefore?: Date | undefined;
+}
+
+/** RemoveRecentConnectionsResponse says what the reset took and what it left. */
+export interface RemoveRecentConnectionsResponse {
+  /** Providers ("google", "github") whose connection this reset removed. */
+  removed: string[];
+  /** Providers still linked to the account. */
+  remaining: string[];
 }
 
 function createBaseConnection(): Connection {
@@ -973,7 +1007,7 @@ export const CompleteLoginRequest: MessageFns<CompleteLoginRequest> = {
 };
 
 function createBaseSignedIn(): SignedIn {
-  return { userId: "", linkedNow: false };
+  return { userId: "", linkedNow: false, user: undefined, passwordDropped: false };
 }
 
 export const SignedIn: MessageFns<SignedIn> = {
@@ -983,6 +1017,12 @@ export const SignedIn: MessageFns<SignedIn> = {
     }
     if (message.linkedNow !== false) {
       writer.uint32(16).bool(message.linkedNow);
+    }
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(26).fork()).join();
+    }
+    if (message.passwordDropped !== false) {
+      writer.uint32(32).bool(message.passwordDropped);
     }
     return writer;
   },
@@ -1016,6 +1056,22 @@ export const SignedIn: MessageFns<SignedIn> = {
             message.linkedNow = reader.bool();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.passwordDropped = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1040,6 +1096,12 @@ export const SignedIn: MessageFns<SignedIn> = {
         : isSet(object.linked_now)
         ? globalThis.Boolean(object.linked_now)
         : false,
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      passwordDropped: isSet(object.passwordDropped)
+        ? globalThis.Boolean(object.passwordDropped)
+        : isSet(object.password_dropped)
+        ? globalThis.Boolean(object.password_dropped)
+        : false,
     };
   },
 
@@ -1051,6 +1113,12 @@ export const SignedIn: MessageFns<SignedIn> = {
     if (message.linkedNow !== false) {
       obj.linkedNow = message.linkedNow;
     }
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.passwordDropped !== false) {
+      obj.passwordDropped = message.passwordDropped;
+    }
     return obj;
   },
 
@@ -1061,6 +1129,8 @@ export const SignedIn: MessageFns<SignedIn> = {
     const message = createBaseSignedIn();
     message.userId = object.userId ?? "";
     message.linkedNow = object.linkedNow ?? false;
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.passwordDropped = object.passwordDropped ?? false;
     return message;
   },
 };
@@ -2335,6 +2405,230 @@ export const DeleteUserDataResponse: MessageFns<DeleteUserDataResponse> = {
   },
 };
 
+function createBaseRemoveRecentConnectionsRequest(): RemoveRecentConnectionsRequest {
+  return { userId: "", resetId: "", addedAfter: undefined, addedBefore: undefined };
+}
+
+export const RemoveRecentConnectionsRequest: MessageFns<RemoveRecentConnectionsRequest> = {
+  encode(message: RemoveRecentConnectionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.resetId !== "") {
+      writer.uint32(18).string(message.resetId);
+    }
+    if (message.addedAfter !== undefined) {
+      Timestamp.encode(toTimestamp(message.addedAfter), writer.uint32(26).fork()).join();
+    }
+    if (message.addedBefore !== undefined) {
+      Timestamp.encode(toTimestamp(message.addedBefore), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveRecentConnectionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveRecentConnectionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resetId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.addedAfter = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.addedBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveRecentConnectionsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      resetId: isSet(object.resetId)
+        ? globalThis.String(object.resetId)
+        : isSet(object.reset_id)
+        ? globalThis.String(object.reset_id)
+        : "",
+      addedAfter: isSet(object.addedAfter)
+        ? fromJsonTimestamp(object.addedAfter)
+        : isSet(object.added_after)
+        ? fromJsonTimestamp(object.added_after)
+        : undefined,
+      addedBefore: isSet(object.addedBefore)
+        ? fromJsonTimestamp(object.addedBefore)
+        : isSet(object.added_before)
+        ? fromJsonTimestamp(object.added_before)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RemoveRecentConnectionsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.resetId !== "") {
+      obj.resetId = message.resetId;
+    }
+    if (message.addedAfter !== undefined) {
+      obj.addedAfter = message.addedAfter.toISOString();
+    }
+    if (message.addedBefore !== undefined) {
+      obj.addedBefore = message.addedBefore.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveRecentConnectionsRequest>, I>>(base?: I): RemoveRecentConnectionsRequest {
+    return RemoveRecentConnectionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveRecentConnectionsRequest>, I>>(
+    object: I,
+  ): RemoveRecentConnectionsRequest {
+    const message = createBaseRemoveRecentConnectionsRequest();
+    message.userId = object.userId ?? "";
+    message.resetId = object.resetId ?? "";
+    message.addedAfter = object.addedAfter ?? undefined;
+    message.addedBefore = object.addedBefore ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveRecentConnectionsResponse(): RemoveRecentConnectionsResponse {
+  return { removed: [], remaining: [] };
+}
+
+export const RemoveRecentConnectionsResponse: MessageFns<RemoveRecentConnectionsResponse> = {
+  encode(message: RemoveRecentConnectionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.removed) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.remaining) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveRecentConnectionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveRecentConnectionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.removed.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.remaining.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveRecentConnectionsResponse {
+    return {
+      removed: globalThis.Array.isArray(object?.removed) ? object.removed.map((e: any) => globalThis.String(e)) : [],
+      remaining: globalThis.Array.isArray(object?.remaining)
+        ? object.remaining.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RemoveRecentConnectionsResponse): unknown {
+    const obj: any = {};
+    if (message.removed?.length) {
+      obj.removed = message.removed;
+    }
+    if (message.remaining?.length) {
+      obj.remaining = message.remaining;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveRecentConnectionsResponse>, I>>(base?: I): RemoveRecentConnectionsResponse {
+    return RemoveRecentConnectionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveRecentConnectionsResponse>, I>>(
+    object: I,
+  ): RemoveRecentConnectionsResponse {
+    const message = createBaseRemoveRecentConnectionsResponse();
+    message.removed = object.removed?.map((e) => e) || [];
+    message.remaining = object.remaining?.map((e) => e) || [];
+    return message;
+  },
+};
+
 /**
  * OAuthService is called by the gateway. Errors carry an API error code in
  * the `latchkey-error-code` trailer (for example `oauth:state_invalid`).
@@ -2489,6 +2783,27 @@ export const OAuthServiceService = {
     responseDeserialize: (value: Buffer): UnlinkProviderResponse => UnlinkProviderResponse.decode(value),
   },
   /**
+   * RemoveRecentConnections removes, for a password reset, the user's
+   * connections linked after `added_after` and before `added_before`,
+   * except the one the account was created with, and remembers them under
+   * `reset_id`, so that every call for the same reset answers the same
+   * removed list whoever called first. No notice is queued: the reset's
+   * notice names them.
+   * Errors: validation:invalid_input.
+   */
+  removeRecentConnections: {
+    path: "/oauth.v1.OAuthService/RemoveRecentConnections" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveRecentConnectionsRequest): Buffer =>
+      Buffer.from(RemoveRecentConnectionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveRecentConnectionsRequest => RemoveRecentConnectionsRequest.decode(value),
+    responseSerialize: (value: RemoveRecentConnectionsResponse): Buffer =>
+      Buffer.from(RemoveRecentConnectionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveRecentConnectionsResponse =>
+      RemoveRecentConnectionsResponse.decode(value),
+  },
+  /**
    * DeleteUserData removes every connection of a user, for account
    * deletion. Calling it again, or for an unknown user, succeeds.
    * Errors: validation:invalid_input.
@@ -2574,6 +2889,16 @@ export interface OAuthServiceServer extends UntypedServiceImplementation {
    * validation:invalid_input.
    */
   unlinkProvider: handleUnaryCall<UnlinkProviderRequest, UnlinkProviderResponse>;
+  /**
+   * RemoveRecentConnections removes, for a password reset, the user's
+   * connections linked after `added_after` and before `added_before`,
+   * except the one the account was created with, and remembers them under
+   * `reset_id`, so that every call for the same reset answers the same
+   * removed list whoever called first. No notice is queued: the reset's
+   * notice names them.
+   * Errors: validation:invalid_input.
+   */
+  removeRecentConnections: handleUnaryCall<RemoveRecentConnectionsRequest, RemoveRecentConnectionsResponse>;
   /**
    * DeleteUserData removes every connection of a user, for account
    * deletion. Calling it again, or for an unknown user, succeeds.
@@ -2761,6 +3086,30 @@ export interface OAuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UnlinkProviderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RemoveRecentConnections removes, for a password reset, the user's
+   * connections linked after `added_after` and before `added_before`,
+   * except the one the account was created with, and remembers them under
+   * `reset_id`, so that every call for the same reset answers the same
+   * removed list whoever called first. No notice is queued: the reset's
+   * notice names them.
+   * Errors: validation:invalid_input.
+   */
+  removeRecentConnections(
+    request: RemoveRecentConnectionsRequest,
+    callback: (error: ServiceError | null, response: RemoveRecentConnectionsResponse) => void,
+  ): ClientUnaryCall;
+  removeRecentConnections(
+    request: RemoveRecentConnectionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveRecentConnectionsResponse) => void,
+  ): ClientUnaryCall;
+  removeRecentConnections(
+    request: RemoveRecentConnectionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveRecentConnectionsResponse) => void,
   ): ClientUnaryCall;
   /**
    * DeleteUserData removes every connection of a user, for account

@@ -185,6 +185,28 @@ export interface DeleteUserDataRequest {
 export interface DeleteUserDataResponse {
 }
 
+/** RemoveRecentPasskeysRequest names the reset and its window. */
+export interface RemoveRecentPasskeysRequest {
+  /** The account whose password was reset (UUID). */
+  userId: string;
+  /** identity.v1 ResetPasswordResponse.reset_id (UUID). */
+  resetId: string;
+  /** Passkeys registered after this instant ... */
+  addedAfter?:
+    | Date
+    | undefined;
+  /** ... and before this one (the reset) are removed. */
+  addedBefore?: Date | undefined;
+}
+
+/** RemoveRecentPasskeysResponse says what the reset took and what it left. */
+export interface RemoveRecentPasskeysResponse {
+  /** Names of the passkeys this reset removed, oldest first. */
+  removed: string[];
+  /** Names of the passkeys the account keeps, oldest first. */
+  remaining: string[];
+}
+
 function createBasePasskey(): Passkey {
   return {
     id: "",
@@ -1819,6 +1841,226 @@ export const DeleteUserDataResponse: MessageFns<DeleteUserDataResponse> = {
   },
 };
 
+function createBaseRemoveRecentPasskeysRequest(): RemoveRecentPasskeysRequest {
+  return { userId: "", resetId: "", addedAfter: undefined, addedBefore: undefined };
+}
+
+export const RemoveRecentPasskeysRequest: MessageFns<RemoveRecentPasskeysRequest> = {
+  encode(message: RemoveRecentPasskeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.resetId !== "") {
+      writer.uint32(18).string(message.resetId);
+    }
+    if (message.addedAfter !== undefined) {
+      Timestamp.encode(toTimestamp(message.addedAfter), writer.uint32(26).fork()).join();
+    }
+    if (message.addedBefore !== undefined) {
+      Timestamp.encode(toTimestamp(message.addedBefore), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveRecentPasskeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveRecentPasskeysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resetId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.addedAfter = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.addedBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveRecentPasskeysRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      resetId: isSet(object.resetId)
+        ? globalThis.String(object.resetId)
+        : isSet(object.reset_id)
+        ? globalThis.String(object.reset_id)
+        : "",
+      addedAfter: isSet(object.addedAfter)
+        ? fromJsonTimestamp(object.addedAfter)
+        : isSet(object.added_after)
+        ? fromJsonTimestamp(object.added_after)
+        : undefined,
+      addedBefore: isSet(object.addedBefore)
+        ? fromJsonTimestamp(object.addedBefore)
+        : isSet(object.added_before)
+        ? fromJsonTimestamp(object.added_before)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RemoveRecentPasskeysRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.resetId !== "") {
+      obj.resetId = message.resetId;
+    }
+    if (message.addedAfter !== undefined) {
+      obj.addedAfter = message.addedAfter.toISOString();
+    }
+    if (message.addedBefore !== undefined) {
+      obj.addedBefore = message.addedBefore.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveRecentPasskeysRequest>, I>>(base?: I): RemoveRecentPasskeysRequest {
+    return RemoveRecentPasskeysRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveRecentPasskeysRequest>, I>>(object: I): RemoveRecentPasskeysRequest {
+    const message = createBaseRemoveRecentPasskeysRequest();
+    message.userId = object.userId ?? "";
+    message.resetId = object.resetId ?? "";
+    message.addedAfter = object.addedAfter ?? undefined;
+    message.addedBefore = object.addedBefore ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveRecentPasskeysResponse(): RemoveRecentPasskeysResponse {
+  return { removed: [], remaining: [] };
+}
+
+export const RemoveRecentPasskeysResponse: MessageFns<RemoveRecentPasskeysResponse> = {
+  encode(message: RemoveRecentPasskeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.removed) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.remaining) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveRecentPasskeysResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveRecentPasskeysResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.removed.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.remaining.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveRecentPasskeysResponse {
+    return {
+      removed: globalThis.Array.isArray(object?.removed) ? object.removed.map((e: any) => globalThis.String(e)) : [],
+      remaining: globalThis.Array.isArray(object?.remaining)
+        ? object.remaining.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RemoveRecentPasskeysResponse): unknown {
+    const obj: any = {};
+    if (message.removed?.length) {
+      obj.removed = message.removed;
+    }
+    if (message.remaining?.length) {
+      obj.remaining = message.remaining;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveRecentPasskeysResponse>, I>>(base?: I): RemoveRecentPasskeysResponse {
+    return RemoveRecentPasskeysResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveRecentPasskeysResponse>, I>>(object: I): RemoveRecentPasskeysResponse {
+    const message = createBaseRemoveRecentPasskeysResponse();
+    message.removed = object.removed?.map((e) => e) || [];
+    message.remaining = object.remaining?.map((e) => e) || [];
+    return message;
+  },
+};
+
 /**
  * PasskeysService is called by the gateway, by oauth.v1 (whether an account
  * still has a passkey to sign in with) and by the jobs worker (account
@@ -1972,6 +2214,26 @@ export const PasskeysServiceService = {
     responseDeserialize: (value: Buffer): CountPasskeysResponse => CountPasskeysResponse.decode(value),
   },
   /**
+   * RemoveRecentPasskeys removes, for a password reset, the user's passkeys
+   * registered after `added_after` and before `added_before` (an intruder's,
+   * perhaps: the reset proves only the mailbox), and remembers them under
+   * `reset_id`, so that every call for the same reset answers the same
+   * removed list whoever called first. No notice is queued: the reset's
+   * notice names them.
+   * Errors: validation:invalid_input.
+   */
+  removeRecentPasskeys: {
+    path: "/passkeys.v1.PasskeysService/RemoveRecentPasskeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveRecentPasskeysRequest): Buffer =>
+      Buffer.from(RemoveRecentPasskeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveRecentPasskeysRequest => RemoveRecentPasskeysRequest.decode(value),
+    responseSerialize: (value: RemoveRecentPasskeysResponse): Buffer =>
+      Buffer.from(RemoveRecentPasskeysResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveRecentPasskeysResponse => RemoveRecentPasskeysResponse.decode(value),
+  },
+  /**
    * DeleteUserData removes every passkey of a user, for account deletion.
    * Calling it again, or for an unknown user, succeeds.
    * Errors: validation:invalid_input.
@@ -2058,6 +2320,16 @@ export interface PasskeysServiceServer extends UntypedServiceImplementation {
    * Errors: validation:invalid_input.
    */
   countPasskeys: handleUnaryCall<CountPasskeysRequest, CountPasskeysResponse>;
+  /**
+   * RemoveRecentPasskeys removes, for a password reset, the user's passkeys
+   * registered after `added_after` and before `added_before` (an intruder's,
+   * perhaps: the reset proves only the mailbox), and remembers them under
+   * `reset_id`, so that every call for the same reset answers the same
+   * removed list whoever called first. No notice is queued: the reset's
+   * notice names them.
+   * Errors: validation:invalid_input.
+   */
+  removeRecentPasskeys: handleUnaryCall<RemoveRecentPasskeysRequest, RemoveRecentPasskeysResponse>;
   /**
    * DeleteUserData removes every passkey of a user, for account deletion.
    * Calling it again, or for an unknown user, succeeds.
@@ -2246,6 +2518,30 @@ export interface PasskeysServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CountPasskeysResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RemoveRecentPasskeys removes, for a password reset, the user's passkeys
+   * registered after `added_after` and before `added_before` (an intruder's,
+   * perhaps: the reset proves only the mailbox), and remembers them under
+   * `reset_id`, so that every call for the same reset answers the same
+   * removed list whoever called first. No notice is queued: the reset's
+   * notice names them.
+   * Errors: validation:invalid_input.
+   */
+  removeRecentPasskeys(
+    request: RemoveRecentPasskeysRequest,
+    callback: (error: ServiceError | null, response: RemoveRecentPasskeysResponse) => void,
+  ): ClientUnaryCall;
+  removeRecentPasskeys(
+    request: RemoveRecentPasskeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveRecentPasskeysResponse) => void,
+  ): ClientUnaryCall;
+  removeRecentPasskeys(
+    request: RemoveRecentPasskeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveRecentPasskeysResponse) => void,
   ): ClientUnaryCall;
   /**
    * DeleteUserData removes every passkey of a user, for account deletion.

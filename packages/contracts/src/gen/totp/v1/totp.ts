@@ -122,6 +122,8 @@ export interface RegenerateBackupCodesResponse {
 export interface CreateLoginChallengeRequest {
   /** The account id (UUID). */
   userId: string;
+  /** As BeginLoginRequest.session_epoch. */
+  sessionEpoch: number;
 }
 
 /** CreateLoginChallengeResponse holds the temporary login token. */
@@ -143,6 +145,13 @@ export interface BeginLoginRequest {
    * session can say every method its sign-in used. Empty is "pwd".
    */
   firstFactor: string;
+  /**
+   * The account's credential epoch (identity.v1 User.session_epoch) when
+   * the first factor was proved. Kept with the login token and answered by
+   * VerifyLoginChallenge, so that the caller refuses a challenge that a
+   * password change, reset or disable made since has outlived.
+   */
+  sessionEpoch: number;
 }
 
 /**
@@ -179,6 +188,11 @@ export interface VerifyLoginChallengeResponse {
   userId: string;
   /** The first factor given to BeginLogin or CreateLoginChallenge. */
   firstFactor: string;
+  /**
+   * The credential epoch given to BeginLogin: the caller refuses the
+   * sign-in when the account's epoch is higher now.
+   */
+  sessionEpoch: number;
 }
 
 /** ConfirmSecondFactorRequest carries what the user typed. */
@@ -1239,13 +1253,16 @@ export const RegenerateBackupCodesResponse: MessageFns<RegenerateBackupCodesResp
 };
 
 function createBaseCreateLoginChallengeRequest(): CreateLoginChallengeRequest {
-  return { userId: "" };
+  return { userId: "", sessionEpoch: 0 };
 }
 
 export const CreateLoginChallengeRequest: MessageFns<CreateLoginChallengeRequest> = {
   encode(message: CreateLoginChallengeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionEpoch !== 0) {
+      writer.uint32(16).int32(message.sessionEpoch);
     }
     return writer;
   },
@@ -1271,6 +1288,14 @@ export const CreateLoginChallengeRequest: MessageFns<CreateLoginChallengeRequest
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sessionEpoch = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1290,6 +1315,11 @@ export const CreateLoginChallengeRequest: MessageFns<CreateLoginChallengeRequest
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      sessionEpoch: isSet(object.sessionEpoch)
+        ? globalThis.Number(object.sessionEpoch)
+        : isSet(object.session_epoch)
+        ? globalThis.Number(object.session_epoch)
+        : 0,
     };
   },
 
@@ -1297,6 +1327,9 @@ export const CreateLoginChallengeRequest: MessageFns<CreateLoginChallengeRequest
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.sessionEpoch !== 0) {
+      obj.sessionEpoch = Math.round(message.sessionEpoch);
     }
     return obj;
   },
@@ -1307,6 +1340,7 @@ export const CreateLoginChallengeRequest: MessageFns<CreateLoginChallengeRequest
   fromPartial<I extends Exact<DeepPartial<CreateLoginChallengeRequest>, I>>(object: I): CreateLoginChallengeRequest {
     const message = createBaseCreateLoginChallengeRequest();
     message.userId = object.userId ?? "";
+    message.sessionEpoch = object.sessionEpoch ?? 0;
     return message;
   },
 };
@@ -1405,7 +1439,7 @@ export const CreateLoginChallengeResponse: MessageFns<CreateLoginChallengeRespon
 };
 
 function createBaseBeginLoginRequest(): BeginLoginRequest {
-  return { userId: "", firstFactor: "" };
+  return { userId: "", firstFactor: "", sessionEpoch: 0 };
 }
 
 export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
@@ -1415,6 +1449,9 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
     }
     if (message.firstFactor !== "") {
       writer.uint32(18).string(message.firstFactor);
+    }
+    if (message.sessionEpoch !== 0) {
+      writer.uint32(24).int32(message.sessionEpoch);
     }
     return writer;
   },
@@ -1448,6 +1485,14 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
             message.firstFactor = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.sessionEpoch = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1472,6 +1517,11 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
         : isSet(object.first_factor)
         ? globalThis.String(object.first_factor)
         : "",
+      sessionEpoch: isSet(object.sessionEpoch)
+        ? globalThis.Number(object.sessionEpoch)
+        : isSet(object.session_epoch)
+        ? globalThis.Number(object.session_epoch)
+        : 0,
     };
   },
 
@@ -1483,6 +1533,9 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
     if (message.firstFactor !== "") {
       obj.firstFactor = message.firstFactor;
     }
+    if (message.sessionEpoch !== 0) {
+      obj.sessionEpoch = Math.round(message.sessionEpoch);
+    }
     return obj;
   },
 
@@ -1493,6 +1546,7 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
     const message = createBaseBeginLoginRequest();
     message.userId = object.userId ?? "";
     message.firstFactor = object.firstFactor ?? "";
+    message.sessionEpoch = object.sessionEpoch ?? 0;
     return message;
   },
 };
@@ -1720,7 +1774,7 @@ export const VerifyLoginChallengeRequest: MessageFns<VerifyLoginChallengeRequest
 };
 
 function createBaseVerifyLoginChallengeResponse(): VerifyLoginChallengeResponse {
-  return { userId: "", firstFactor: "" };
+  return { userId: "", firstFactor: "", sessionEpoch: 0 };
 }
 
 export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeResponse> = {
@@ -1730,6 +1784,9 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
     }
     if (message.firstFactor !== "") {
       writer.uint32(18).string(message.firstFactor);
+    }
+    if (message.sessionEpoch !== 0) {
+      writer.uint32(24).int32(message.sessionEpoch);
     }
     return writer;
   },
@@ -1763,6 +1820,14 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
             message.firstFactor = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.sessionEpoch = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1787,6 +1852,11 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
         : isSet(object.first_factor)
         ? globalThis.String(object.first_factor)
         : "",
+      sessionEpoch: isSet(object.sessionEpoch)
+        ? globalThis.Number(object.sessionEpoch)
+        : isSet(object.session_epoch)
+        ? globalThis.Number(object.session_epoch)
+        : 0,
     };
   },
 
@@ -1798,6 +1868,9 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
     if (message.firstFactor !== "") {
       obj.firstFactor = message.firstFactor;
     }
+    if (message.sessionEpoch !== 0) {
+      obj.sessionEpoch = Math.round(message.sessionEpoch);
+    }
     return obj;
   },
 
@@ -1808,6 +1881,7 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
     const message = createBaseVerifyLoginChallengeResponse();
     message.userId = object.userId ?? "";
     message.firstFactor = object.firstFactor ?? "";
+    message.sessionEpoch = object.sessionEpoch ?? 0;
     return message;
   },
 };
