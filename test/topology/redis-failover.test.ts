@@ -49,9 +49,12 @@ describe('a Sentinel group losing its master', () => {
     const { oldPort, newPort } = await sentinel.failOver();
     expect(newPort).not.toBe(oldPort);
     await untilMe(account.client, 200, 60_000);
-    // Writes too: a new sign-in stores a session on the new master.
+    // Writes too, through every unit the sign-in passes: each follows the promoted replica on its own.
     const again = new ApiClient(stack.gatewayUrl);
-    expect((await again.post('/v0/auth/login', { email: account.email, password: PASSWORD })).status).toBe(200);
+    await waitFor(
+      async () => ((await again.post('/v0/auth/login', { email: account.email, password: PASSWORD })).status === 200 ? true : undefined),
+      { timeoutMs: 60_000, intervalMs: 250, description: 'a sign-in after the failover' },
+    );
     expect((await again.get('/v0/users/me')).status).toBe(200);
   });
 });
