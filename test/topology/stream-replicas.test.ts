@@ -37,5 +37,6 @@ it('brings existing streams to the configured replicas at start, keeping their m
     expect(info.cluster?.replicas?.length).toBeGreaterThanOrEqual(2);
   }
   expect((await jsm.streams.info(names.jobsStream)).state.messages).toBe(1);
-  for (const stream of [names.jobsStream, names.deadLetterStream, names.eventsStream]) await jsm.streams.delete(stream);
+  // The cluster is the project's and goes with it; a delete it is too busy for now is no failure of this test.
+  for (const stream of [names.jobsStream, names.deadLetterStream, names.eventsStream]) await jsm.streams.delete(stream).catch(() => undefined);
 });
