@@ -934,9 +934,13 @@ export const SessionsServiceService = {
    * IntrospectSession resolves a session token (the value of the session
    * cookie a client sent the calling service) to its session. A token that
    * is malformed, unknown, expired or ended answers active = false, not an
-   * error, as OAuth 2.0 token introspection does (RFC 7662). Introspection
+   * error, as OAuth 2.0 token introspection does (RFC 7662); so does one
+   * that a credential change revoked or whose account is disabled or
+   * deleted, even while the session store still holds it. Introspection
    * does not count as activity: it neither extends the session nor moves
    * its last_seen_at.
+   * Errors: service:unavailable when the session store, or identity for
+   * an account this gateway has not seen in the last minute, cannot answer.
    */
   introspectSession: {
     path: "/sessions.v1.SessionsService/IntrospectSession" as const,
@@ -1001,9 +1005,13 @@ export interface SessionsServiceServer extends UntypedServiceImplementation {
    * IntrospectSession resolves a session token (the value of the session
    * cookie a client sent the calling service) to its session. A token that
    * is malformed, unknown, expired or ended answers active = false, not an
-   * error, as OAuth 2.0 token introspection does (RFC 7662). Introspection
+   * error, as OAuth 2.0 token introspection does (RFC 7662); so does one
+   * that a credential change revoked or whose account is disabled or
+   * deleted, even while the session store still holds it. Introspection
    * does not count as activity: it neither extends the session nor moves
    * its last_seen_at.
+   * Errors: service:unavailable when the session store, or identity for
+   * an account this gateway has not seen in the last minute, cannot answer.
    */
   introspectSession: handleUnaryCall<IntrospectSessionRequest, IntrospectSessionResponse>;
   /**
@@ -1030,9 +1038,13 @@ export interface SessionsServiceClient extends Client {
    * IntrospectSession resolves a session token (the value of the session
    * cookie a client sent the calling service) to its session. A token that
    * is malformed, unknown, expired or ended answers active = false, not an
-   * error, as OAuth 2.0 token introspection does (RFC 7662). Introspection
+   * error, as OAuth 2.0 token introspection does (RFC 7662); so does one
+   * that a credential change revoked or whose account is disabled or
+   * deleted, even while the session store still holds it. Introspection
    * does not count as activity: it neither extends the session nor moves
    * its last_seen_at.
+   * Errors: service:unavailable when the session store, or identity for
+   * an account this gateway has not seen in the last minute, cannot answer.
    */
   introspectSession(
     request: IntrospectSessionRequest,
