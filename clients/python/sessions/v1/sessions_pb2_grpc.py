@@ -51,9 +51,13 @@ class SessionsServiceServicer(object):
         """IntrospectSession resolves a session token (the value of the session
         cookie a client sent the calling service) to its session. A token that
         is malformed, unknown, expired or ended answers active = false, not an
-        error, as OAuth 2.0 token introspection does (RFC 7662). Introspection
+        error, as OAuth 2.0 token introspection does (RFC 7662); so does one
+        that a credential change revoked or whose account is disabled or
+        deleted, even while the session store still holds it. Introspection
         does not count as activity: it neither extends the session nor moves
         its last_seen_at.
+        Errors: service:unavailable when the session store, or identity for
+        an account this gateway has not seen in the last minute, cannot answer.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
