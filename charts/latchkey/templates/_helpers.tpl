@@ -174,7 +174,7 @@ which test/deployment/nats-authorization.test.ts holds this to.
 {{- end -}}
 {{- end -}}
 {{- $produced := dict
-  "identity" (list "jobs.mail.send" "jobs.user.deleted" "jobs.sessions.revoked" "events.user.>" "events.session.>")
+  "identity" (list "jobs.mail.send" "jobs.user.deleted" "jobs.user.reset" "jobs.sessions.revoked" "events.user.>" "events.session.>")
   "oauth" (list "jobs.mail.send")
   "totp" (list "jobs.mail.send")
   "passkeys" (list "jobs.mail.send")
