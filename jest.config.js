@@ -14,12 +14,20 @@ const packages = readdirSync(path.join(__dirname, 'packages'));
  */
 const esmOnly = ['otplib', '@otplib', '@noble', '@scure', 'openid-client', 'oauth4webapi', 'jose'];
 
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * End-to-end suites that run a second time, in the `topology` project, on
+ * the engines of a production topology (test/topology/topology-setup.ts):
+ * the ones that exercise sessions, rate limits, second factors, mails and
+ * posts without reaching into Redis, NATS or PostgreSQL themselves.
+ */
+const onProductionTopology = ['posts', 'account-lifecycle', 'session-revocation', 'totp', 'rate-limits'].map(
+  (name) => `<rootDir>/test/e2e/${name}.test.ts`,
+);
+
+/** What both projects share. */
+const common = {
   testEnvironment: 'node',
   rootDir: __dirname,
-  testMatch: ['<rootDir>/**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/\\.data/'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }],
     '^.+\\.(m|c)?js$': ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' }, swcrc: false }],
@@ -28,8 +36,34 @@ module.exports = {
   moduleNameMapper: {
     [`^@latchkey/(${packages.join('|')})$`]: '<rootDir>/packages/$1/src/index.ts',
   },
-  globalSetup: '<rootDir>/packages/test-kit/src/global-setup.ts',
-  globalTeardown: '<rootDir>/packages/test-kit/src/global-teardown.ts',
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
   testTimeout: 30_000,
   maxWorkers: 2,
+  projects: [
+    {
+      ...common,
+      displayName: 'default',
+      testMatch: ['<rootDir>/**/*.test.ts'],
+      // test/topology runs in its own project, with engines of its own.
+      testPathIgnorePatterns: ['/node_modules/', '/dist/', '/\\.data/', '<rootDir>/test/topology/'],
+      globalSetup: '<rootDir>/packages/test-kit/src/global-setup.ts',
+      globalTeardown: '<rootDir>/packages/test-kit/src/global-teardown.ts',
+    },
+    {
+      // Heavy (a Redis Cluster, a NATS cluster, PostgreSQL with a replica
+      // behind PgBouncer, failovers): run once, on the machine's Node only;
+      // test/runtime/jest-on-image-node.mjs leaves it out (README.md, "Tests").
+      ...common,
+      displayName: 'topology',
+      testMatch: ['<rootDir>/test/topology/**/*.test.ts', ...onProductionTopology],
+      testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+      globalSetup: '<rootDir>/test/topology/topology-setup.ts',
+      globalTeardown: '<rootDir>/test/topology/topology-teardown.ts',
+      // Read by test/support/topology.ts: only this project's files use the shared engines.
+      globals: { LATCHKEY_TOPOLOGY_PROJECT: true },
+    },
+  ],
 };

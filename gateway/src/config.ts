@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import {
-  backingServices,
   env,
   grpcServiceVariables,
   loadConfig,
@@ -9,6 +8,8 @@ import {
   platformCaGiven,
   platformCaProblem,
   processVariables,
+  redisModeProblems,
+  redisVariables,
   signingKeysSchema,
 } from '@latchkey/config';
 import { clientEntriesSchema, clientSecretsSchema, withClientSecrets, type ClientEntry } from '@latchkey/oidc-clients';
@@ -39,8 +40,7 @@ export const configSchema = z.object({
    */
   SESSIONS_GRPC_ALLOWED_CALLERS: env.csv(),
   ...platformApiVariables,
-  REDIS_URL: backingServices.REDIS_URL,
-  REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
+  ...redisVariables,
   IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
   OAUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
   TOTP_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'),
@@ -113,6 +113,7 @@ export const configSchema = z.object({
     path: ['SESSION_COOKIE_NAME'],
   })
   .refine(platformCaGiven, platformCaProblem)
+  .superRefine(redisModeProblems)
   .superRefine((config, context) => {
     const clients = withClientSecrets(config.OIDC_CLIENTS, config.OIDC_CLIENT_SECRETS);
     if (isProblemList(clients)) for (const problem of clients) context.addIssue({ code: 'custom', path: ['OIDC_CLIENTS'], message: problem });

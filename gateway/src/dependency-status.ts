@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@latchkey/db';
 import { Gauge, type Registry } from 'prom-client';
 import type { HealthProbe } from '@latchkey/grpc-kit';
 
@@ -8,7 +8,7 @@ export interface DependencyCheck {
   check(): Promise<boolean>;
 }
 
-export function redisCheck(redis: Redis): DependencyCheck {
+export function redisCheck(redis: RedisClient): DependencyCheck {
   return {
     name: 'redis',
     check: () =>

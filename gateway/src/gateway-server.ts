@@ -11,7 +11,7 @@ import { sessionsHandlers } from './sessions/sessions-service';
 /** Connects Redis and the service channels once, builds the app and listens. */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<Running> {
   // Fail fast while Redis is away or hung, so that requests answer 503 instead of waiting.
-  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-gateway', logger, failFast: true });
+  const redis = createRedisClient(config, { connectionName: 'latchkey-gateway', logger, failFast: true });
   await settledConnection(redis, 3_000);
 
   const { deps, drain, close } = createGatewayDeps(config, logger, redis);

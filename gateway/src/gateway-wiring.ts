@@ -1,5 +1,5 @@
+import type { RedisClient } from '@latchkey/db';
 import { Counter } from 'prom-client';
-import type { Redis } from 'ioredis';
 import { identityV1, oauthV1, oidcV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
 import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
@@ -34,7 +34,7 @@ const ACCOUNT_STATE_MAX_ENTRIES = 100_000;
 export function createGatewayDeps(
   config: GatewayConfig,
   logger: Logger,
-  redis: Redis,
+  redis: RedisClient,
 ): { deps: GatewayDeps; drain: () => void; close: () => void } {
   const tls = tlsFilesOf(config);
   const clientOptions = { tls };

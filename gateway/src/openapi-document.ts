@@ -25,7 +25,8 @@ export async function openApiDocument(): Promise<unknown> {
     LOG_LEVEL: 'silent',
   });
   const logger = createLogger({ service: 'gateway', level: 'silent' });
-  const redis = new Redis(config.REDIS_URL, { lazyConnect: true });
+  // Never connected: building the routes needs a client, not a server.
+  const redis = new Redis({ lazyConnect: true });
   const { deps, close } = createGatewayDeps(config, logger, redis);
   const app = await buildApp(deps);
   try {

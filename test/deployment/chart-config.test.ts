@@ -60,12 +60,17 @@ const credentials = [
   'GITHUB_CLIENT_SECRET',
 ];
 
-/** Variables a process cannot start without (no default, not optional). */
+/**
+ * Variables a process cannot start without (no default, not optional), in
+ * the chart's default REDIS_MODE, standalone, which needs REDIS_URL
+ * (packages/config's redisModeProblems).
+ */
 function requiredVariables(schema: z.ZodObject): string[] {
-  return Object.entries(schema.shape)
+  const required = Object.entries(schema.shape)
     .filter(([, field]) => !(field as z.ZodType).safeParse(undefined).success)
-    .map(([name]) => name)
-    .sort();
+    .map(([name]) => name);
+  if ('REDIS_MODE' in schema.shape) required.push('REDIS_URL');
+  return required.sort();
 }
 
 
@@ -261,7 +266,17 @@ describe('oauth in production', () => {
   function environmentWithSecrets(secrets: Record<string, string>): Record<string, string> {
     const environment = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', 'latchkey-oauth')));
     expect([...environment.external.keys()].sort()).toEqual(
-      ['DATABASE_URL', 'GITHUB_CLIENT_SECRET', 'GOOGLE_CLIENT_SECRET', 'NATS_PASSWORD', 'NATS_URL', 'REDIS_URL'].sort(),
+      [
+        'DATABASE_URL',
+        'DATABASE_SESSION_URL',
+        'GITHUB_CLIENT_SECRET',
+        'GOOGLE_CLIENT_SECRET',
+        'NATS_PASSWORD',
+        'NATS_URL',
+        'REDIS_PASSWORD',
+        'REDIS_SENTINEL_PASSWORD',
+        'REDIS_URL',
+      ].sort(),
     );
     return {
       ...environment.values,
@@ -298,5 +313,57 @@ describe('oauth in production', () => {
       expect(new URL(uri).protocol).toBe('https:');
       expect(new URL(uri).search).toBe('');
     }
+  });
+});
+
+describe('a production topology (docs/operations.md, "Production topology")', () => {
+  const topology = [
+    'config.REDIS_MODE=cluster',
+    'config.REDIS_CLUSTER_NODES=redis-0.redis:6379\\,redis-1.redis:6379\\,redis-2.redis:6379',
+    'config.REDIS_TLS=true',
+    'config.NATS_STREAM_REPLICAS=3',
+    'config.NATS_TLS_CA_FILE=/etc/nats-ca/ca.crt',
+    'secrets.values.NATS_URL=tls://nats-0.nats:4222\\,tls://nats-1.nats:4222\\,tls://nats-2.nats:4222',
+    'secrets.values.REDIS_URL=',
+    'secrets.values.REDIS_PASSWORD=redis-secret',
+    'secrets.values.DATABASE_URL=postgres://latchkey:pw@pgbouncer:6432/latchkey',
+    'secrets.values.DATABASE_SESSION_URL=postgres://latchkey:pw@db-rw:5432/latchkey',
+    'secrets.values.DATABASE_READ_URL=postgres://latchkey:pw@db-ro:5432/latchkey',
+  ];
+
+  test('hands every unit the settings it reads, and each process starts with them', () => {
+    const objects = renderChart({ set: topology });
+    const secret = findObject(objects, 'Secret', 'latchkey-secrets');
+    const secretValues = Object.fromEntries(
+      Object.entries((secret.data ?? {}) as Record<string, string>).map(([key, value]) => [key, Buffer.from(value, 'base64').toString()]),
+    );
+    for (const unit of catalogue) {
+      const environment = containerEnvironment(objects, mainContainer(findObject(objects, 'Deployment', `latchkey-${unit.name}`)));
+      const values: Record<string, string | undefined> = { ...environment.values };
+      for (const [name, ref] of environment.external) values[name] = ref.secret === 'latchkey-secrets' ? secretValues[ref.key] : undefined;
+      const config = processes[unit.name]!.load(values) as Record<string, unknown>;
+      expect({ unit: unit.name, mode: config.REDIS_MODE, nodes: config.REDIS_CLUSTER_NODES, password: config.REDIS_PASSWORD }).toEqual({
+        unit: unit.name,
+        mode: 'cluster',
+        nodes: ['redis-0.redis:6379', 'redis-1.redis:6379', 'redis-2.redis:6379'],
+        password: 'redis-secret',
+      });
+      if (unit.name === 'gateway') continue;
+      expect({ unit: unit.name, nats: config.NATS_URL, replicas: config.NATS_STREAM_REPLICAS, session: config.DATABASE_SESSION_URL }).toEqual({
+        unit: unit.name,
+        nats: ['tls://nats-0.nats:4222', 'tls://nats-1.nats:4222', 'tls://nats-2.nats:4222'],
+        replicas: 3,
+        session: 'postgres://latchkey:pw@db-rw:5432/latchkey',
+      });
+      expect({ unit: unit.name, read: config.DATABASE_READ_URL }).toEqual({
+        unit: unit.name,
+        read: unit.name === 'posts' ? 'postgres://latchkey:pw@db-ro:5432/latchkey' : undefined,
+      });
+    }
+  });
+
+  test('the values schema refuses a Redis mode without its nodes', () => {
+    expect(() => renderChart({ set: ['config.REDIS_MODE=sentinel'] })).toThrow(/REDIS_SENTINELS|REDIS_SENTINEL_MASTER/);
+    expect(() => renderChart({ set: ['config.REDIS_MODE=cluster'] })).toThrow(/REDIS_CLUSTER_NODES/);
   });
 });

@@ -397,7 +397,7 @@ describe('production values', () => {
     expect(new Set(refs)).toEqual(new Set(['latchkey-env', 'latchkey-nats-users']));
   });
 
-  test('S3 keys, OpenSearch credentials, retired TOTP keys and OpenID client secrets are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {
+  test('S3 keys, OpenSearch credentials, retired TOTP keys, OpenID client secrets and the topology settings are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {
     const objects = objectsOf('production');
     const optional = new Set([
       'S3_ACCESS_KEY_ID',
@@ -406,6 +406,11 @@ describe('production values', () => {
       'OPENSEARCH_PASSWORD',
       'TOTP_PREVIOUS_ENCRYPTION_KEYS',
       'OIDC_CLIENT_SECRETS',
+      // docs/operations.md, "Production topology": each has a default (DATABASE_URL, none).
+      'DATABASE_SESSION_URL',
+      'DATABASE_READ_URL',
+      'REDIS_PASSWORD',
+      'REDIS_SENTINEL_PASSWORD',
     ]);
     const references = objects
       .filter((object) => object.kind === 'Deployment' || object.kind === 'Job')

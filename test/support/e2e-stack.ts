@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from 'nats';
+import pg from 'pg';
 import { launchStack, type RunningStack } from '@latchkey/stack';
 import { dropTestDatabase, testDatabaseAdminUrl, testNatsUrl, testRedisUrl, uniqueName } from '@latchkey/test-kit';
 import { topology } from '@latchkey/job-streams';
+import { sharedTopology, topologyEnv, type TopologyAddresses } from './topology';
 
 export interface E2eStack extends RunningStack {
   /** Every line every process wrote so far, for checks that secrets never reach logs. */
@@ -28,13 +30,27 @@ export async function startE2eStack(
     readonly unitEnv?: (unit: string) => Record<string, string>;
     /** The subject prefix, for a test with a NATS server of its own; default the stack's unique name. */
     readonly natsSubjectPrefix?: string;
+    /**
+     * Engines of a production topology (test/support/topology.ts) instead of
+     * the machine's services; by default those of the topology project's
+     * global setup when the test runs there (LATCHKEY_TOPOLOGY).
+     */
+    readonly topology?: TopologyAddresses | undefined;
   } = {},
 ): Promise<E2eStack> {
   const name = uniqueName(label);
   const scratch = mkdtempSync(path.join(tmpdir(), `latchkey-${label}-`));
-  const adminUrl = testDatabaseAdminUrl();
+  const addresses = options.topology ?? sharedTopology();
+  const adminUrl = addresses?.databaseAdminUrl ?? testDatabaseAdminUrl();
+  const natsUrl = addresses?.natsUrls ?? testNatsUrl();
   const databaseUrl = new URL(adminUrl);
   databaseUrl.pathname = `/${name}`;
+  if (addresses) {
+    // Created on the primary itself: PgBouncer reaches only databases that exist.
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`).finally(() => admin.end());
+  }
   const stack = await launchStack({
     env: {
       PATH: process.env.PATH,
@@ -43,8 +59,9 @@ export async function startE2eStack(
       LOG_LEVEL: 'info',
       DATABASE_URL: databaseUrl.toString(),
       REDIS_URL: testRedisUrl(),
-      NATS_URL: testNatsUrl(),
+      NATS_URL: natsUrl,
       OTEL_SDK_DISABLED: 'true',
+      ...(addresses ? topologyEnv(addresses, name) : {}),
       ...env,
     },
     ...(options.unitEnv ? { unitEnv: options.unitEnv } : {}),
@@ -65,7 +82,7 @@ export async function startE2eStack(
     },
     async destroy() {
       await stack.stop();
-      const nats = await connect({ servers: testNatsUrl() });
+      const nats = await connect({ servers: natsUrl.split(',') });
       const jsm = await nats.jetstreamManager();
       const names = topology(name);
       await jsm.streams.delete(names.jobsStream).catch(() => undefined);

@@ -393,6 +393,14 @@ only.
 {{- end -}}
 
 {{/*
+"true" when a unit's required secret is not needed by the configuration:
+REDIS_URL outside REDIS_MODE standalone. It is then read as an optional key.
+*/}}
+{{- define "latchkey.secretUnneeded" -}}
+{{- if and (eq .key "REDIS_URL") (ne (toString (.root.Values.config.REDIS_MODE | default "standalone")) "standalone") -}}true{{- end -}}
+{{- end -}}
+
+{{/*
 env entries that read the unit's secret variables from a Secret. Optional
 ones are marked so: a key missing from the Secret leaves the variable unset
 instead of stopping the pod. With config.NODE_ENV production, an optional
@@ -404,6 +412,7 @@ unit and secretName.
 {{- $production := eq (toString .root.Values.config.NODE_ENV) "production" -}}
 {{- $refs := .root.Values.secrets.refs | default dict -}}
 {{- $unit := .unit -}}
+{{- $root := .root -}}
 {{- range $key := .unit.secrets }}
 {{- $ref := get $refs $key | default dict }}
 - name: {{ $key }}
@@ -411,6 +420,9 @@ unit and secretName.
     secretKeyRef:
       name: {{ $ref.name | default $secretName }}
       key: {{ $ref.key | default $key }}
+      {{- if include "latchkey.secretUnneeded" (dict "root" $root "key" $key) }}
+      optional: true
+      {{- end }}
 {{- end -}}
 {{- range $key := .unit.optionalSecrets }}
 {{- $ref := get $refs $key | default dict }}
@@ -624,7 +636,7 @@ units refuse them in production too (packages/config).
 {{- if not (hasKey $root.Values.secrets.values $key) -}}
 {{- fail (printf "units.%s.secrets lists %s, which is not a key of secrets.values" $name $key) -}}
 {{- end -}}
-{{- if and (not $root.Values.secrets.existingSecret) (not (hasKey ($root.Values.secrets.refs | default dict) $key)) (eq (include "latchkey.envValue" (index $root.Values.secrets.values $key)) "") -}}
+{{- if and (not $root.Values.secrets.existingSecret) (not (hasKey ($root.Values.secrets.refs | default dict) $key)) (eq (include "latchkey.envValue" (index $root.Values.secrets.values $key)) "") (not (include "latchkey.secretUnneeded" (dict "root" $root "key" $key))) -}}
 {{- fail (printf "secrets.values.%s is required by units.%s (or set secrets.existingSecret)" $key $name) -}}
 {{- end -}}
 {{- end -}}

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
-import { defineRedisScript, type RedisScript } from '@latchkey/db';
+import { defineRedisScript, type RedisScript, type RedisClient } from '@latchkey/db';
 import type { RequestContext } from '@latchkey/grpc-kit';
 
 /** How often a removal waiting for another one of the same account asks again. */
@@ -29,7 +28,7 @@ export class SignInMethodLock {
   private readonly release: RedisScript;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {
     this.release = defineRedisScript(redis, RELEASE_SCRIPT);

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { normalizeEmail } from '@latchkey/account-fields';
-import { defineRedisScript, type RedisScript } from '@latchkey/db';
+import { defineRedisScript, type RedisScript, type RedisClient } from '@latchkey/db';
 import type { RateDecision } from './rate-limiter';
 
 /** The field of an account's hash that counts its failures from every client. */
@@ -65,7 +64,7 @@ export class LoginFailures {
   private readonly succeededScript: RedisScript;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly settings: LoginFailureSettings,
   ) {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { defineRedisScript, type RedisScript } from '@latchkey/db';
+import { defineRedisScript, type RedisScript, type RedisClient } from '@latchkey/db';
 
 export interface RateDecision {
   readonly allowed: boolean;
@@ -26,7 +25,7 @@ export class RateLimiter {
   private readonly hitScript: RedisScript;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly prefix: string,
   ) {
     this.hitScript = defineRedisScript(redis, HIT_SCRIPT);

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@latchkey/db';
 
 /**
  * prompt=login asks for a sign-in newer than the request: what the
@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
  */
 export class InteractionProofs {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

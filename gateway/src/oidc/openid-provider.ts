@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@latchkey/db';
 import type Provider from 'oidc-provider';
 import type { Account, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { AppError } from '@latchkey/errors';
@@ -48,7 +48,7 @@ const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 export interface OpenIdProviderDeps {
   readonly config: GatewayConfig;
   readonly logger: Logger;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly identity: IdentityClient;
   readonly oidc: OidcClient;
   readonly sessions: SessionStore;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@latchkey/db';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { AppError } from '@latchkey/errors';
 import { startRequestContext, type RequestContext } from '@latchkey/grpc-kit';
@@ -18,7 +18,7 @@ const ephemeralModels = new Set(['Interaction', 'Session', 'ReplayDetection']);
 const STORAGE_BUDGET_MS = 5_000;
 
 export interface StorageDeps {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly prefix: string;
   readonly oidc: OidcClient;
   readonly clients: ClientRegistry;
@@ -49,9 +49,9 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
         );
         return;
       }
-      const multi = deps.redis.multi().set(this.key(id), JSON.stringify(payload), 'EX', Math.max(1, expiresIn));
-      if (this.name === 'Session' && payload.uid) multi.set(this.key(`uid:${payload.uid}`), id, 'EX', Math.max(1, expiresIn));
-      await multi.exec();
+      // Two keys, two slots on a Redis Cluster: the record first, so that the uid never points at nothing.
+      await deps.redis.set(this.key(id), JSON.stringify(payload), 'EX', Math.max(1, expiresIn));
+      if (this.name === 'Session' && payload.uid) await deps.redis.set(this.key(`uid:${payload.uid}`), id, 'EX', Math.max(1, expiresIn));
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {

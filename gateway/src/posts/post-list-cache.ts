@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@latchkey/db';
 import { readPostListVersion } from '@latchkey/post-list-version';
 
 /**
@@ -29,7 +29,7 @@ interface KeptPage<Page> {
 export class PostListCache<Page> {
   private readonly pages = new Map<number | undefined, KeptPage<Page>>();
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly redisKeyPrefix: string,
     private readonly options: { now?: () => number; onOutcome?: (outcome: PostListCacheOutcome) => void } = {},
   ) {}

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { execTransaction } from '@latchkey/db';
+import { execTransaction, getEach, type RedisClient } from '@latchkey/db';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import { endSessions, sessionKey, userSessionsKey } from '@latchkey/session-keys';
-import type { Redis } from 'ioredis';
 import type { UserView } from '../accounts/user-view';
 import type { AccountLookup, AccountStates } from './account-states';
 
@@ -151,7 +150,7 @@ export function slidingRefresh(
  */
 export class SessionStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly policy: SessionPolicy,
     /** The accounts' credential epochs and disabled flags, which every use of a session is held to. */
@@ -190,17 +189,21 @@ export class SessionStore {
       profile: input.profile && { view: input.profile, storedAt: now },
     };
     const index = this.indexKey(session.userId);
-    // A refused write (Redis full under noeviction) must fail the sign-in, not hand out a cookie for nothing.
+    // The index entry first: the record and the index live in different
+    // slots of a Redis Cluster, and a session must never exist that ending
+    // all of a user's sessions cannot find. An entry whose record was never
+    // written is pruned by list().
     const replies = await execTransaction(
       this.redis
         .multi()
-        .set(this.sessionKey(session.tokenHash), encode(session), 'PXAT', Math.min(session.expiresAt, session.maxExpiresAt))
         .hset(index, session.publicId, session.tokenHash)
         // The index lives as long as the longest session it can hold.
         .pexpireat(index, session.maxExpiresAt)
         .hlen(index),
     );
-    const held = Number(replies[3] ?? 0);
+    // A refused write (Redis full under noeviction) must fail the sign-in, not hand out a cookie for nothing.
+    await this.redis.set(this.sessionKey(session.tokenHash), encode(session), 'PXAT', Math.min(session.expiresAt, session.maxExpiresAt));
+    const held = Number(replies[2] ?? 0);
     if (held > this.policy.maxPerUser) await this.trim(session.userId, session.publicId, context);
     return { cookieValue, session };
   }
@@ -317,14 +320,20 @@ export class SessionStore {
     const index = await this.redis.hgetall(this.indexKey(userId));
     const tokenHashes = Object.values(index);
     if (tokenHashes.length === 0) return;
-    const values = await this.redis.mget(tokenHashes.map((tokenHash) => this.sessionKey(tokenHash)));
-    const rewrite = this.redis.multi();
-    tokenHashes.forEach((tokenHash, position) => {
-      const raw = values[position];
-      const session = raw ? decode(tokenHash, raw) : undefined;
-      if (session?.profile) rewrite.set(this.sessionKey(tokenHash), encode({ ...session, profile: undefined }), 'KEEPTTL', 'XX');
-    });
-    await execTransaction(rewrite);
+    const values = await getEach(
+      this.redis,
+      tokenHashes.map((tokenHash) => this.sessionKey(tokenHash)),
+    );
+    // One SET per session, each in its own slot; XX keeps a session ended meanwhile ended.
+    await Promise.all(
+      tokenHashes.map((tokenHash, position) => {
+        const raw = values[position];
+        const session = raw ? decode(tokenHash, raw) : undefined;
+        return session?.profile
+          ? this.redis.set(this.sessionKey(tokenHash), encode({ ...session, profile: undefined }), 'KEEPTTL', 'XX')
+          : Promise.resolve(null);
+      }),
+    );
   }
 
   /** Live sessions of a user, pruning index entries whose session expired. */
@@ -332,7 +341,10 @@ export class SessionStore {
     const index = await this.redis.hgetall(this.indexKey(userId));
     const entries = Object.entries(index);
     if (entries.length === 0) return [];
-    const values = await this.redis.mget(entries.map(([, tokenHash]) => this.sessionKey(tokenHash)));
+    const values = await getEach(
+      this.redis,
+      entries.map(([, tokenHash]) => this.sessionKey(tokenHash)),
+    );
     const sessions: Session[] = [];
     const dead: string[] = [];
     const now = this.clock();

@@ -36,24 +36,134 @@ export const processVariables = {
   OTEL_EXPORTER_OTLP_ENDPOINT: env.url(['http', 'https']).optional(),
 };
 
-/** Backing-service addresses, named as in README.md, "Configuration". */
-export const backingServices = {
-  DATABASE_URL: env.url(['postgres', 'postgresql']),
-  REDIS_URL: env.url(['redis', 'rediss']),
+/** `host:port`, as Sentinel and Cluster seed lists name their nodes. */
+const HOST_PORT = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
+
+/** A comma-separated list of `host:port`, at least one. */
+const hostPortList = () =>
+  z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0),
+    )
+    .refine((items) => items.length > 0 && items.every((item) => HOST_PORT.test(item)), {
+      message: 'must be a comma-separated list of host:port',
+    });
+
+/** NATS_URL: one server or several, comma-separated, each a nats or tls URL. */
+const natsServerList = () =>
+  z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0),
+    )
+    .refine(
+      (items) =>
+        items.length > 0 &&
+        items.every((item) => {
+          try {
+            return ['nats', 'tls'].includes(new URL(item).protocol.replace(/:$/, ''));
+          } catch {
+            return false;
+          }
+        }),
+      { message: 'must be a nats or tls URL, or several separated by commas' },
+    );
+
+/**
+ * How a unit reaches Redis (docs/operations.md, "Production topology"):
+ * one server (`standalone`, REDIS_URL), a Sentinel group that names the
+ * master (`sentinel`), or a Redis Cluster (`cluster`). Credentials and TLS
+ * apply in every mode. Each unit's schema spreads these and refines itself
+ * with `redisModeProblems`.
+ */
+export const redisVariables = {
+  REDIS_MODE: z.enum(['standalone', 'sentinel', 'cluster']).default('standalone'),
+  REDIS_URL: env.url(['redis', 'rediss']).optional(),
+  REDIS_SENTINELS: hostPortList().optional(),
+  REDIS_SENTINEL_MASTER: z.string().min(1).optional(),
+  REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+  REDIS_CLUSTER_NODES: hostPortList().optional(),
+  REDIS_USERNAME: z.string().min(1).optional(),
+  REDIS_PASSWORD: z.string().min(1).optional(),
+  REDIS_TLS: env.bool(false),
   /** Prefix for every Redis key, so that several installations can share one Redis. */
   REDIS_KEY_PREFIX: z.string().default('latchkey:'),
-  NATS_URL: env.url(['nats', 'tls']),
+};
+
+/** The parsed Redis settings, as `createRedisClient` of @latchkey/db takes them. */
+export type RedisSettings = z.output<z.ZodObject<typeof redisVariables>>;
+
+/**
+ * The settings each REDIS_MODE needs, checked once at start; a unit's
+ * schema calls it from `superRefine` so that a missing one is named with
+ * the rest of the bad variables.
+ */
+export function redisModeProblems(config: RedisSettings, context: z.RefinementCtx): void {
+  const require = (name: keyof RedisSettings) => {
+    if (config[name] === undefined) context.addIssue({ code: 'custom', path: [name], message: `is required when REDIS_MODE=${config.REDIS_MODE}` });
+  };
+  if (config.REDIS_MODE === 'standalone') require('REDIS_URL');
+  if (config.REDIS_MODE === 'sentinel') {
+    require('REDIS_SENTINELS');
+    require('REDIS_SENTINEL_MASTER');
+  }
+  if (config.REDIS_MODE === 'cluster') require('REDIS_CLUSTER_NODES');
+}
+
+/**
+ * How a unit reaches NATS: the servers (several for a cluster; the client
+ * fails over between them and learns the others from the cluster), the
+ * replicas of the streams and consumers the units create, and the
+ * credentials (docs/operations.md, "NATS permissions").
+ */
+export const natsVariables = {
+  NATS_URL: natsServerList(),
   /**
    * The unit's own NATS user and password, both or neither (docs/operations.md, "NATS permissions");
    * unset on a developer's machine, whose NATS takes anonymous connections.
    */
   NATS_USER: z.string().regex(/^[a-z][a-z0-9_-]*$/, 'must be a unit name').optional(),
   NATS_PASSWORD: z.string().min(1).optional(),
+  /** A decentralized-auth credentials file (JWT and NKey seed), as Synadia Cloud and `nsc` issue. */
+  NATS_CREDS_FILE: z.string().min(1).optional(),
+  /** An NKey seed file, for a server that authenticates users by their NKey. */
+  NATS_NKEY_SEED_FILE: z.string().min(1).optional(),
+  /** PEM bundle of the CAs the servers' certificates are checked against; TLS is then required. */
+  NATS_TLS_CA_FILE: z.string().min(1).optional(),
+  /** Replicas of every stream and consumer the units create: 1, or 3 (or 5) on a NATS cluster. */
+  NATS_STREAM_REPLICAS: env.int(1, 1, 5),
   /** Prefix of JetStream stream and subject names, so that several installations can share one NATS. */
   NATS_SUBJECT_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9_]*$/, 'must be lower-case letters, digits or _')
     .default('latchkey'),
+};
+
+/**
+ * How a unit reaches PostgreSQL. DATABASE_URL may be PgBouncer in
+ * transaction mode: the units keep no session state outside a transaction.
+ * What needs a session of its own (the migrations' advisory lock, the
+ * outbox's LISTEN) uses DATABASE_SESSION_URL, by default DATABASE_URL.
+ */
+export const databaseVariables = {
+  DATABASE_URL: env.url(['postgres', 'postgresql']),
+  DATABASE_SESSION_URL: env.url(['postgres', 'postgresql']).optional(),
+};
+
+/** Backing-service addresses, named as in README.md, "Configuration". */
+export const backingServices = {
+  ...databaseVariables,
+  /** A read replica for post reads, lists and search (posts only; docs/operations.md, "Production topology"). */
+  DATABASE_READ_URL: env.url(['postgres', 'postgresql']).optional(),
+  ...redisVariables,
+  ...natsVariables,
 };
 
 /** Mutual TLS between units: what a unit presents and trusts, re-read while it runs. */

@@ -1,6 +1,7 @@
-export { createPool, quoteIdentifier, type PoolSettings } from './pool';
+export { createPool, quoteIdentifier, schemaOf, type PoolSettings } from './pool';
 export { withTransaction, isUniqueViolation, type TimeBudget } from './transaction';
 export { readMigrations, runMigrations, type Migration } from './migrations';
-export { createRedisClient, settledConnection } from './redis-client';
+export { createRedisClient, settledConnection, type RedisClient, type RedisClientOptions, type RedisSettings } from './redis-client';
 export { defineRedisScript, type RedisScript } from './redis-script';
 export { execTransaction } from './redis-transaction';
+export { getEach, deleteEach } from './redis-slots';

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client';
 
 /** The reply is `unknown`: Lua can answer anything, so each caller checks or casts its own. */
 export type RedisScript = (keys: readonly string[], args?: readonly (string | number)[]) => Promise<unknown>;
 
 /** Spelled out here because ioredis cannot type a command defined at run time. */
-type DefinedCommand = (this: Redis, keyCount: number, ...keysThenArgs: (string | number)[]) => Promise<unknown>;
+type DefinedCommand = (this: RedisClient, keyCount: number, ...keysThenArgs: (string | number)[]) => Promise<unknown>;
 
 /**
  * A Lua script that ioredis sends as EVALSHA, so a call carries a 40-character
@@ -17,7 +17,7 @@ type DefinedCommand = (this: Redis, keyCount: number, ...keysThenArgs: (string |
  * the parts of a service share one client, where two scripts under one name
  * would silently replace each other; defining the same script twice is harmless.
  */
-export function defineRedisScript(redis: Redis, lua: string): RedisScript {
+export function defineRedisScript(redis: RedisClient, lua: string): RedisScript {
   const name = `script_${createHash('sha1').update(lua).digest('hex')}`;
   redis.defineCommand(name, { lua });
   const command = (redis as unknown as Record<string, unknown>)[name] as DefinedCommand;

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { schemaOf } from './pool';
 
 /**
  * The time a piece of work may take: the request context of
@@ -16,7 +17,9 @@ export interface TimeBudget {
  * Runs `work` in one transaction: committed when it resolves, rolled back
  * when it throws. Its statements may run only until the budget's deadline,
  * and a budget that aborted before COMMIT rolls the work back: a caller that
- * gave up (and answered 503) must find nothing changed.
+ * gave up (and answered 503) must find nothing changed. Unqualified names
+ * resolve in the pool's schema (`createPool`): the setting lives as long as
+ * the transaction, as PgBouncer in transaction mode requires.
  */
 export async function withTransaction<T>(
   pool: pg.Pool,
@@ -26,8 +29,10 @@ export async function withTransaction<T>(
   budget.signal.throwIfAborted();
   const client = await pool.connect();
   try {
-    // One round trip: the simple query protocol runs both statements.
-    await client.query(`BEGIN; SET LOCAL statement_timeout = ${String(statementTimeoutMs(budget))}`);
+    // One round trip: the simple query protocol runs every statement.
+    const schema = schemaOf(pool);
+    const searchPath = schema === undefined ? '' : `; SET LOCAL search_path TO ${schema}`;
+    await client.query(`BEGIN; SET LOCAL statement_timeout = ${String(statementTimeoutMs(budget))}${searchPath}`);
     const result = await work(client);
     budget.signal.throwIfAborted();
     await client.query('COMMIT');

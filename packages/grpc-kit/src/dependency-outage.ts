@@ -22,8 +22,11 @@ export function isDependencyOutage(error: unknown): boolean {
   // Redis answering that it cannot write now: full under `noeviction`, loading its data, a replica
   // during failover (docs/operations.md, "Redis memory").
   if (error.name === 'ReplyError' && /^(OOM|LOADING|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN) /.test(error.message)) return true;
+  // A Redis Cluster none of whose nodes answers, or whose slots are moving between them.
+  if (error.name === 'ClusterAllFailedError' || /^Too many Cluster redirections/.test(error.message)) return true;
   if (
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Stream isn't writeable|Connection is closed|Command timed out/i.test(
+    // pg's own bound on a statement outside a transaction (packages/db's createPool), and a connection the server ended.
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Stream isn't writeable|Connection is closed|Command timed out|Query read timeout|Client was closed and is not queryable/i.test(
       error.message,
     )
   ) {

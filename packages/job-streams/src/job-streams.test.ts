@@ -55,3 +55,11 @@ test('runs again at every start without losing queued jobs, and restores setting
   expect(jobs.state.messages).toBe(1);
   expect(jobs.config.max_age).toBe(7 * 24 * 60 * 60 * 1e9);
 });
+
+test('says which stream and why when the servers cannot give it the replicas asked for', async () => {
+  const jsm = await nats.jetstreamManager();
+  // One server without a cluster: NATS_STREAM_REPLICAS=3 cannot be met, and waiting does not change that.
+  await expect(ensureStreams(jsm, prefix, 3)).rejects.toThrow(
+    new RegExp(`could not create stream ${topology(prefix).jobsStream} with 3 replicas \\(NATS_STREAM_REPLICAS\\)`),
+  );
+});

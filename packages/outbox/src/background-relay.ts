@@ -6,6 +6,8 @@ import { OutboxRelay } from './outbox-relay';
 
 export interface BackgroundRelayOptions {
   readonly pool: pg.Pool;
+  /** DATABASE_SESSION_URL (default DATABASE_URL): a connection of its own for LISTEN. */
+  readonly listenUrl: string;
   readonly schema: string;
   /** NATS_URL, and the unit's own credentials when the installation gives them. */
   readonly bus: BusSettings;
@@ -56,6 +58,7 @@ export function startBackgroundRelay(options: BackgroundRelayOptions): Backgroun
     }
     relay = new OutboxRelay({
       pool: options.pool,
+      listenUrl: options.listenUrl,
       schema: options.schema,
       jetstream: connection.jetstream(),
       subjectPrefix: options.subjectPrefix,

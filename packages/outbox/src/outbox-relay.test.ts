@@ -42,7 +42,7 @@ beforeAll(async () => {
 beforeEach(async () => {
   prefix = uniqueName('outbox').replace(/[^a-z0-9]/gi, '_').toLowerCase();
   await ensureStreams(jsm, prefix);
-  relay = new OutboxRelay({ pool, schema, jetstream: nats.jetstream(), subjectPrefix: prefix, logger, pollIntervalMs: 50 });
+  relay = new OutboxRelay({ pool, listenUrl: database.url, schema, jetstream: nats.jetstream(), subjectPrefix: prefix, logger, pollIntervalMs: 50 });
 });
 
 afterEach(async () => {

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { headers as natsHeaders, type JetStreamClient } from 'nats';
 import type { Logger } from '@latchkey/telemetry';
 import { topology } from '@latchkey/job-streams';
@@ -6,6 +6,12 @@ import { OUTBOX_CHANNEL } from './enqueue';
 
 export interface OutboxRelayOptions {
   readonly pool: pg.Pool;
+  /**
+   * Where the relay LISTENs for new rows: a connection of its own, which
+   * PgBouncer in transaction mode cannot give (DATABASE_SESSION_URL, by
+   * default DATABASE_URL). Without it, or while it is away, the relay polls.
+   */
+  readonly listenUrl?: string | undefined;
   /** The schema whose outbox this relay empties. */
   readonly schema: string;
   readonly jetstream: JetStreamClient;
@@ -37,7 +43,7 @@ export class OutboxRelay {
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
   private readonly maxBackoffMs: number;
-  private listener: pg.PoolClient | undefined;
+  private listener: pg.Client | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private draining: Promise<void> | undefined;
@@ -52,7 +58,7 @@ export class OutboxRelay {
 
   start(): void {
     this.running = true;
-    void this.listen();
+    if (this.options.listenUrl !== undefined) void this.listen(this.options.listenUrl);
     this.kick();
   }
 
@@ -65,7 +71,7 @@ export class OutboxRelay {
     this.listener = undefined;
     if (listener) {
       listener.removeAllListeners('notification');
-      listener.release(true);
+      await listener.end().catch(() => undefined);
     }
   }
 
@@ -146,23 +152,27 @@ export class OutboxRelay {
     }
   }
 
-  private async listen(): Promise<void> {
+  private async listen(url: string): Promise<void> {
     while (this.running && !this.listener) {
+      const client = new pg.Client({ connectionString: url, application_name: `latchkey-${this.options.schema}-outbox` });
       try {
-        const client = await this.options.pool.connect();
         client.on('notification', (message) => {
           if (message.channel === OUTBOX_CHANNEL && message.payload === this.options.schema) this.kick();
         });
         client.on('error', (error) => {
           this.options.logger.warn({ err: error }, 'outbox listener lost its connection');
           if (this.listener === client) this.listener = undefined;
-          client.release(true);
-          if (this.running) setTimeout(() => void this.listen(), 1_000);
+          void client.end().catch(() => undefined);
+          if (this.running) setTimeout(() => void this.listen(url), 1_000);
         });
+        await client.connect();
         await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
         this.listener = client;
+        // Rows committed while no one listened are not announced again.
+        this.kick();
         if (!this.running) await this.stop();
       } catch (error) {
+        await client.end().catch(() => undefined);
         this.options.logger.warn({ err: error }, 'outbox listener could not connect; polling meanwhile');
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }

@@ -1,5 +1,5 @@
+import type { RedisClient } from '@latchkey/db';
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 
 /**
  * The version of the post list, shared through Redis between the posts
@@ -20,11 +20,11 @@ export function postListVersionKey(redisKeyPrefix: string): string {
  * Sets a new random version. Set, not incremented, so that a Redis that
  * restarts empty can never bring back a version a reader has already seen.
  */
-export async function publishPostListVersion(redis: Redis, redisKeyPrefix: string): Promise<void> {
+export async function publishPostListVersion(redis: RedisClient, redisKeyPrefix: string): Promise<void> {
   await redis.set(postListVersionKey(redisKeyPrefix), randomBytes(12).toString('base64url'));
 }
 
 /** The current version; null while none is published (a new or emptied Redis). */
-export function readPostListVersion(redis: Redis, redisKeyPrefix: string): Promise<string | null> {
+export function readPostListVersion(redis: RedisClient, redisKeyPrefix: string): Promise<string | null> {
   return redis.get(postListVersionKey(redisKeyPrefix));
 }

@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { execTransaction } from '@latchkey/db';
+import { deleteEach, getEach, type RedisClient } from '@latchkey/db';
 
 /**
  * Where sessions live in Redis, shared by the gateway, which keeps them,
@@ -29,20 +28,25 @@ export function sessionEpochOf(raw: string): number {
   }
 }
 
-/** Ends the given sessions of `userId`: their records and their index entries, in one transaction. */
+/**
+ * Ends the given sessions of `userId`: their records, then their index
+ * entries. Records and index hash to different slots of a Redis Cluster,
+ * so this is not one transaction; a failure between the two leaves index
+ * entries of ended sessions, which listing prunes, never a live session
+ * that the index has lost.
+ */
 export async function endSessions(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   userId: string,
   sessions: readonly { readonly publicId: string; readonly tokenHash: string }[],
 ): Promise<void> {
   if (sessions.length === 0) return;
-  await execTransaction(
-    redis
-      .multi()
-      .del(...sessions.map(({ tokenHash }) => sessionKey(prefix, tokenHash)))
-      .hdel(userSessionsKey(prefix, userId), ...sessions.map(({ publicId }) => publicId)),
+  await deleteEach(
+    redis,
+    sessions.map(({ tokenHash }) => sessionKey(prefix, tokenHash)),
   );
+  await redis.hdel(userSessionsKey(prefix, userId), ...sessions.map(({ publicId }) => publicId));
 }
 
 /**
@@ -51,11 +55,14 @@ export async function endSessions(
  * already gone; answers how many ended. A session started after the
  * change carries the new epoch and stays.
  */
-export async function endSessionsBefore(redis: Redis, prefix: string, userId: string, epoch: number): Promise<number> {
+export async function endSessionsBefore(redis: RedisClient, prefix: string, userId: string, epoch: number): Promise<number> {
   const index = await redis.hgetall(userSessionsKey(prefix, userId));
   const entries = Object.entries(index);
   if (entries.length === 0) return 0;
-  const values = await redis.mget(entries.map(([, tokenHash]) => sessionKey(prefix, tokenHash)));
+  const values = await getEach(
+    redis,
+    entries.map(([, tokenHash]) => sessionKey(prefix, tokenHash)),
+  );
   const doomed = entries
     .map(([publicId, tokenHash], position) => ({ publicId, tokenHash, raw: values[position] ?? null }))
     .filter(({ raw }) => raw === null || sessionEpochOf(raw) < epoch);

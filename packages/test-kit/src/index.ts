@@ -7,6 +7,12 @@ export { startSmtpSink, tokenFromMail, type SmtpSink, type ReceivedMail } from '
 export { startProcess, type ManagedProcess } from './managed-process';
 export { runNodeScript, type CommandResult } from './run-command';
 export { startOwnNatsServer, type OwnNatsServer } from './nats-server';
+export { startNatsCluster, type OwnNatsCluster, type NatsClusterServer } from './nats-cluster';
+export { startRedisCluster, type OwnRedisCluster, type RedisClusterNode } from './redis-cluster';
+export { startSentinelGroup, type OwnSentinelGroup } from './redis-sentinel';
+export { startOwnRedisServer, type OwnRedisServer } from './redis-server';
+export { startPostgresCluster, type OwnPostgresCluster, type PostgresServer } from './postgres-cluster';
+export { startPgBouncer, type OwnPgBouncer } from './pgbouncer';
 export { startS3Server, type S3Server } from './s3-server';
 export { startHungRedis, type HungRedis } from './hung-redis';
 export { createTestServiceClient, testRequestContext, type TestServiceClient } from './service-test-client';

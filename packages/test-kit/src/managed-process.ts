@@ -17,12 +17,18 @@ export function startProcess(
   name: string,
   command: string,
   args: readonly string[],
-  options: { cwd: string; env: Record<string, string | undefined> },
+  options: {
+    cwd: string;
+    env: Record<string, string | undefined>;
+    /** Another OS user to run as (PostgreSQL and PgBouncer refuse root). */
+    user?: { readonly uid: number; readonly gid: number } | undefined;
+  },
 ): ManagedProcess {
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.user ? { uid: options.user.uid, gid: options.user.gid } : {}),
   });
   let text = '';
   child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString()));

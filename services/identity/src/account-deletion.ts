@@ -29,7 +29,7 @@ export async function deleteUser(deps: IdentityDeps, userId: string, context: Re
  * notice to its address. The user's own deletion and an administrator's.
  */
 export async function removeAccount(db: pg.ClientBase, user: UserRecord, reason: 'user' | 'admin', context: RequestContext): Promise<void> {
-  await db.query('DELETE FROM users WHERE id = $1', [user.id]);
+  await db.query('DELETE FROM identity.users WHERE id = $1', [user.id]);
   await enqueueJob(db, jobSubjects.userDeleted, { user_id: user.id }, { requestId: context.requestId });
   await queueEvent(db, 'user.deleted', { userId: user.id, reason }, context);
   // Consumers that mirror sessions (back-channel logout) need not know what a deletion implies.
@@ -54,8 +54,8 @@ export async function purgeUnverifiedUsers(
   }
   return withTransaction(deps.pool, context, async (db) => {
     const { rows } = await db.query<{ id: string }>(
-      `DELETE FROM users WHERE id IN (
-         SELECT id FROM users
+      `DELETE FROM identity.users WHERE id IN (
+         SELECT id FROM identity.users
           WHERE email_verified_at IS NULL AND created_at < $1
           ORDER BY created_at
           LIMIT $2

@@ -48,7 +48,7 @@ export async function recordAdminAction(
   entry: Actor & { action: AdminAction; userIds: readonly (string | null)[]; reason?: string; clientId?: string },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO admin_audit_log (id, operator, caller, action, user_id, reason, client_id)
+    `INSERT INTO identity.admin_audit_log (id, operator, caller, action, user_id, reason, client_id)
      SELECT id, $1, $2, $3, user_id, $4, $7 FROM unnest($5::uuid[], $6::uuid[]) AS entry (id, user_id)`,
     [entry.operator, entry.caller, entry.action, entry.reason ?? '', entry.userIds.map(() => uuidv7()), entry.userIds, entry.clientId ?? null],
   );
@@ -71,7 +71,7 @@ export async function listAuditPage(
   }
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
   const { rows } = await db.query<AuditRecord>(
-    `SELECT id, at, operator, caller, action, user_id, reason, client_id FROM admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
+    `SELECT id, at, operator, caller, action, user_id, reason, client_id FROM identity.admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
     values,
   );
   return rows;

@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import {
-  backingServices,
+  databaseVariables,
   env,
   grpcServiceVariables,
   loadConfig,
+  natsVariables,
   platformApiVariables,
   platformCaGiven,
   platformCaProblem,
   processVariables,
+  redisModeProblems,
+  redisVariables,
 } from '@latchkey/config';
 import { adminAllowedCallersSchema } from './admin-allowed-callers';
 
@@ -26,15 +29,11 @@ export const configSchema = z
     GRPC_PORT: env.port(50051),
     /** admin.v1, on a listener of its own: open to the platform clients' certificates only (docs/integration.md). */
     ADMIN_GRPC_PORT: env.port(50061),
-    DATABASE_URL: backingServices.DATABASE_URL,
+    ...databaseVariables,
     DATABASE_POOL_MAX: env.int(10, 1, 200),
-    NATS_URL: backingServices.NATS_URL,
-    NATS_USER: backingServices.NATS_USER,
-    NATS_PASSWORD: backingServices.NATS_PASSWORD,
-    NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+    ...natsVariables,
     /** The gateway's session store: disabling an account ends its sessions there at once. */
-    REDIS_URL: backingServices.REDIS_URL,
-    REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
+    ...redisVariables,
     /**
      * With mutual TLS, per admin.v1 RPC the platform clients (by a subject
      * alternative name of their certificate) that may call it
@@ -54,7 +53,8 @@ export const configSchema = z
     ARGON2_TIME_COST: env.int(ARGON2_FLOOR.timeCost, ARGON2_FLOOR.timeCost),
     ARGON2_PARALLELISM: env.int(ARGON2_FLOOR.parallelism, ARGON2_FLOOR.parallelism, 16),
   })
-  .refine(platformCaGiven, platformCaProblem);
+  .refine(platformCaGiven, platformCaProblem)
+  .superRefine(redisModeProblems);
 
 export type IdentityConfig = z.output<typeof configSchema>;
 

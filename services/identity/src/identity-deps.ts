@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@latchkey/db';
 import type pg from 'pg';
 import type { PasswordHasher } from './password-hasher';
 
@@ -7,7 +7,7 @@ export interface IdentityDeps {
   readonly pool: pg.Pool;
   readonly hasher: PasswordHasher;
   /** The gateway's session store, where admin actions end sessions at once. */
-  readonly sessions: { readonly redis: Redis; readonly keyPrefix: string };
+  readonly sessions: { readonly redis: RedisClient; readonly keyPrefix: string };
   /** AUTH_RESET_REVOKES_METHODS_HOURS: how far back a password reset takes back added ways in. */
   readonly resetRevokesMethodsHours: number;
   /** Token lifetimes in minutes (AUTH_*_EXPIRE_TIME). */

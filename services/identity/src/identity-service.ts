@@ -34,7 +34,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     timeCost: config.ARGON2_TIME_COST,
     parallelism: config.ARGON2_PARALLELISM,
   });
-  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-identity', logger });
+  const redis = createRedisClient(config, { connectionName: 'latchkey-identity', logger });
   const deps = {
     pool,
     hasher,
@@ -49,6 +49,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
 
   const relay = startBackgroundRelay({
     pool,
+    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
     schema: IDENTITY_SCHEMA,
     bus: config,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,

@@ -21,9 +21,9 @@ export async function issueToken(
   newEmail: string | null = null,
 ): Promise<string> {
   const token = generateOpaqueToken();
-  await db.query('DELETE FROM one_time_tokens WHERE user_id = $1 AND purpose = $2', [userId, purpose]);
+  await db.query('DELETE FROM identity.one_time_tokens WHERE user_id = $1 AND purpose = $2', [userId, purpose]);
   await db.query(
-    `INSERT INTO one_time_tokens (token_hash, user_id, purpose, new_email, expires_at)
+    `INSERT INTO identity.one_time_tokens (token_hash, user_id, purpose, new_email, expires_at)
      VALUES ($1, $2, $3, $4, now() + make_interval(mins => $5))`,
     [opaqueTokenDigest(token), userId, purpose, newEmail, ttlMinutes],
   );
@@ -40,7 +40,7 @@ export async function consumeToken(
   purpose: TokenPurpose,
 ): Promise<ConsumedToken | undefined> {
   const { rows } = await db.query<{ user_id: string; new_email: string | null; live: boolean }>(
-    `DELETE FROM one_time_tokens WHERE token_hash = $1 AND purpose = $2
+    `DELETE FROM identity.one_time_tokens WHERE token_hash = $1 AND purpose = $2
      RETURNING user_id, new_email, expires_at > now() AS live`,
     [opaqueTokenDigest(token), purpose],
   );
@@ -55,7 +55,7 @@ export async function peekToken(
   purpose: TokenPurpose,
 ): Promise<ConsumedToken | undefined> {
   const { rows } = await db.query<{ user_id: string; new_email: string | null }>(
-    `SELECT user_id, new_email FROM one_time_tokens
+    `SELECT user_id, new_email FROM identity.one_time_tokens
       WHERE token_hash = $1 AND purpose = $2 AND expires_at > now()`,
     [opaqueTokenDigest(token), purpose],
   );
@@ -70,11 +70,11 @@ export async function peekToken(
  * once the owner took the account back.
  */
 export async function withdrawEmailChanges(db: pg.ClientBase, userId: string): Promise<void> {
-  await db.query(`DELETE FROM one_time_tokens WHERE user_id = $1 AND purpose IN ('change_email', 'cancel_email_change')`, [userId]);
+  await db.query(`DELETE FROM identity.one_time_tokens WHERE user_id = $1 AND purpose IN ('change_email', 'cancel_email_change')`, [userId]);
 }
 
 /** Removes expired tokens; used tokens are already gone. */
 export async function deleteExpiredTokens(db: pg.Pool): Promise<number> {
-  const { rowCount } = await db.query('DELETE FROM one_time_tokens WHERE expires_at < now()');
+  const { rowCount } = await db.query('DELETE FROM identity.one_time_tokens WHERE expires_at < now()');
   return rowCount ?? 0;
 }

@@ -19,14 +19,14 @@ const COLUMNS = 'id, handle, email, password_hash, password_set_at, email_verifi
 
 export async function findUserById(db: pg.ClientBase | pg.Pool, id: string, lock = false): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
-    `SELECT ${COLUMNS} FROM users WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+    `SELECT ${COLUMNS} FROM identity.users WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
     [id],
   );
   return rows[0];
 }
 
 export async function findUserByEmail(db: pg.ClientBase | pg.Pool, email: string): Promise<UserRecord | undefined> {
-  const { rows } = await db.query<UserRecord>(`SELECT ${COLUMNS} FROM users WHERE email = $1`, [email]);
+  const { rows } = await db.query<UserRecord>(`SELECT ${COLUMNS} FROM identity.users WHERE email = $1`, [email]);
   return rows[0];
 }
 
@@ -35,7 +35,7 @@ export async function insertUser(
   user: { id: string; handle: string; email: string; passwordHash: string | null; emailVerified: boolean },
 ): Promise<UserRecord> {
   const { rows } = await db.query<UserRecord>(
-    `INSERT INTO users (id, handle, email, password_hash, password_set_at, email_verified_at)
+    `INSERT INTO identity.users (id, handle, email, password_hash, password_set_at, email_verified_at)
      VALUES ($1, $2, $3, $4, CASE WHEN $4::text IS NOT NULL THEN now() END, CASE WHEN $5 THEN now() END)
      RETURNING ${COLUMNS}`,
     [user.id, user.handle, user.email, user.passwordHash, user.emailVerified],
@@ -50,7 +50,7 @@ export async function setPasswordHash(
   options: { markEmailVerified?: boolean } = {},
 ): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
-    `UPDATE users
+    `UPDATE identity.users
         SET password_hash = $2,
             password_set_at = now(),
             email_verified_at = CASE WHEN $3 THEN coalesce(email_verified_at, now()) ELSE email_verified_at END,
@@ -71,7 +71,7 @@ export async function setPasswordHash(
  * meanwhile is not put back.
  */
 export async function upgradePasswordHash(db: pg.Pool, id: string, previousHash: string, passwordHash: string): Promise<void> {
-  await db.query('UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [id, previousHash, passwordHash]);
+  await db.query('UPDATE identity.users SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [id, previousHash, passwordHash]);
 }
 
 /**
@@ -80,7 +80,7 @@ export async function upgradePasswordHash(db: pg.Pool, id: string, previousHash:
  */
 export async function dropPassword(db: pg.ClientBase, id: string): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
-    `UPDATE users SET password_hash = NULL, password_set_at = NULL, session_epoch = session_epoch + 1, updated_at = now()
+    `UPDATE identity.users SET password_hash = NULL, password_set_at = NULL, session_epoch = session_epoch + 1, updated_at = now()
       WHERE id = $1 RETURNING ${COLUMNS}`,
     [id],
   );
@@ -89,7 +89,7 @@ export async function dropPassword(db: pg.ClientBase, id: string): Promise<UserR
 
 export async function markEmailVerified(db: pg.ClientBase, id: string): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
-    `UPDATE users SET email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
+    `UPDATE identity.users SET email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
       WHERE id = $1 RETURNING ${COLUMNS}`,
     [id],
   );
@@ -99,7 +99,7 @@ export async function markEmailVerified(db: pg.ClientBase, id: string): Promise<
 /** Moves the account to a confirmed address, which counts as verified. */
 export async function setVerifiedEmail(db: pg.ClientBase, id: string, email: string): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
-    `UPDATE users SET email = $2, email_verified_at = now(), updated_at = now()
+    `UPDATE identity.users SET email = $2, email_verified_at = now(), updated_at = now()
       WHERE id = $1 RETURNING ${COLUMNS}`,
     [id, email],
   );
@@ -107,7 +107,7 @@ export async function setVerifiedEmail(db: pg.ClientBase, id: string, email: str
 }
 
 export async function findUserByHandle(db: pg.ClientBase | pg.Pool, handle: string): Promise<UserRecord | undefined> {
-  const { rows } = await db.query<UserRecord>(`SELECT ${COLUMNS} FROM users WHERE handle = $1`, [handle]);
+  const { rows } = await db.query<UserRecord>(`SELECT ${COLUMNS} FROM identity.users WHERE handle = $1`, [handle]);
   return rows[0];
 }
 
@@ -119,10 +119,10 @@ export async function listUsersPage(
 ): Promise<UserRecord[]> {
   const { rows } = after
     ? await db.query<UserRecord>(
-        `SELECT ${COLUMNS} FROM users WHERE (created_at, id) < ($2, $3) ORDER BY created_at DESC, id DESC LIMIT $1`,
+        `SELECT ${COLUMNS} FROM identity.users WHERE (created_at, id) < ($2, $3) ORDER BY created_at DESC, id DESC LIMIT $1`,
         [limit, after.createdAt, after.id],
       )
-    : await db.query<UserRecord>(`SELECT ${COLUMNS} FROM users ORDER BY created_at DESC, id DESC LIMIT $1`, [limit]);
+    : await db.query<UserRecord>(`SELECT ${COLUMNS} FROM identity.users ORDER BY created_at DESC, id DESC LIMIT $1`, [limit]);
   return rows;
 }
 
@@ -134,8 +134,8 @@ export async function listUsersPage(
 export async function setDisabled(db: pg.ClientBase, id: string, reason: string | null): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
     reason === null
-      ? `UPDATE users SET disabled_at = NULL, disabled_reason = NULL, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`
-      : `UPDATE users SET disabled_at = coalesce(disabled_at, now()), disabled_reason = $2,
+      ? `UPDATE identity.users SET disabled_at = NULL, disabled_reason = NULL, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`
+      : `UPDATE identity.users SET disabled_at = coalesce(disabled_at, now()), disabled_reason = $2,
                           session_epoch = session_epoch + 1, updated_at = now()
           WHERE id = $1 RETURNING ${COLUMNS}`,
     reason === null ? [id] : [id, reason],
@@ -146,7 +146,7 @@ export async function setDisabled(db: pg.ClientBase, id: string, reason: string 
 /** Raises the session epoch alone: every session started before ends. */
 export async function raiseSessionEpoch(db: pg.ClientBase, id: string): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
-    `UPDATE users SET session_epoch = session_epoch + 1, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+    `UPDATE identity.users SET session_epoch = session_epoch + 1, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
     [id],
   );
   return rows[0];

@@ -1,7 +1,7 @@
+import type { RedisClient } from '@latchkey/db';
 import type { identityV1, oauthV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
 import type { ServiceClient } from '@latchkey/grpc-kit';
 import { jobSubjects, userDeletedJobSchema, type UserDeletedJob } from '@latchkey/jobs-contract';
-import type { Redis } from 'ioredis';
 import { endSessionsBefore } from '@latchkey/session-keys';
 import { findAccount } from './account-lookup';
 import type { JobDefinition } from './job-consumer';
@@ -9,7 +9,7 @@ import type { JobDefinition } from './job-consumer';
 export interface AccountCleanupDeps {
   readonly identity: ServiceClient<typeof identityV1.IdentityServiceService>;
   /** The gateway's sessions, which the account's must leave even if the gateway could not end them. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly redisKeyPrefix: string;
   readonly posts: ServiceClient<typeof postsV1.PostsServiceService>;
   readonly totp: ServiceClient<typeof totpV1.TotpServiceService>;

@@ -12,18 +12,18 @@ export const COMPLETED_JOB_RETENTION_DAYS = 7;
 const CLEANUP_INTERVAL_MS = 60 * 60 * 1_000;
 
 export async function isJobCompleted(pool: pg.Pool, jobId: string): Promise<boolean> {
-  const { rowCount } = await pool.query('SELECT 1 FROM completed_jobs WHERE job_id = $1', [jobId]);
+  const { rowCount } = await pool.query('SELECT 1 FROM jobs.completed_jobs WHERE job_id = $1', [jobId]);
   return (rowCount ?? 0) > 0;
 }
 
 export async function recordCompletedJob(pool: pg.Pool, jobId: string): Promise<void> {
-  await pool.query('INSERT INTO completed_jobs (job_id) VALUES ($1) ON CONFLICT (job_id) DO NOTHING', [jobId]);
+  await pool.query('INSERT INTO jobs.completed_jobs (job_id) VALUES ($1) ON CONFLICT (job_id) DO NOTHING', [jobId]);
 }
 
 /** Deletes ids older than the retention; returns how many went. */
 export async function deleteExpiredCompletedJobs(pool: pg.Pool): Promise<number> {
   const { rowCount } = await pool.query(
-    'DELETE FROM completed_jobs WHERE completed_at < now() - make_interval(days => $1)',
+    'DELETE FROM jobs.completed_jobs WHERE completed_at < now() - make_interval(days => $1)',
     [COMPLETED_JOB_RETENTION_DAYS],
   );
   return rowCount ?? 0;

@@ -1,21 +1,17 @@
 import { z } from 'zod';
 import { objectStoreVariables, s3CredentialsPaired, s3CredentialsProblem } from '@latchkey/object-store';
-import { backingServices, env, grpcServiceVariables, loadConfig, mutualTlsVariables, processVariables, signingKeysSchema } from '@latchkey/config';
+import { databaseVariables, env, grpcServiceVariables, loadConfig, mutualTlsVariables, natsVariables, processVariables, redisModeProblems, redisVariables, signingKeysSchema } from '@latchkey/config';
 import { checkSearchEngineSettings, searchEngineVariables } from '@latchkey/search-engine';
 
 /** Everything the jobs worker reads from its environment. */
 export const configSchema = z
   .object({
     ...processVariables,
-    DATABASE_URL: backingServices.DATABASE_URL,
+    ...databaseVariables,
     DATABASE_POOL_MAX: env.int(5, 1, 200),
-    NATS_URL: backingServices.NATS_URL,
-    NATS_USER: backingServices.NATS_USER,
-    NATS_PASSWORD: backingServices.NATS_PASSWORD,
-    NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+    ...natsVariables,
     /** Where the gateway keeps sessions: the worker ends those a credential change or account deletion revoked. */
-    REDIS_URL: backingServices.REDIS_URL,
-    REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
+    ...redisVariables,
     SMTP_URL: env.url(['smtp', 'smtps']),
     MAIL_FROM: z.string().min(3).default('Latchkey <no-reply@localhost>'),
     PUBLIC_APP_URL: env.url(['http', 'https']),
@@ -56,6 +52,7 @@ export const configSchema = z
   })
   .refine(s3CredentialsPaired, s3CredentialsProblem)
   .superRefine(checkSearchEngineSettings)
+  .superRefine(redisModeProblems)
   .refine((config) => !config.OIDC_ENABLED || config.AUTH_JWT_SIGNING_KEYS !== undefined, {
     message: 'is required when OIDC_ENABLED is true: logout tokens are signed with it',
     path: ['AUTH_JWT_SIGNING_KEYS'],

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { backingServices, loadConfig } from '@latchkey/config';
+import { databaseVariables, loadConfig, natsVariables } from '@latchkey/config';
 import { createPool } from '@latchkey/db';
 import { operatorOfCommandLine } from '@latchkey/grpc-kit';
 import { connectToBus } from '@latchkey/job-streams';
@@ -19,12 +19,9 @@ import { JOBS_SCHEMA } from './migrate';
  * too, and `audit` reads that log.
  */
 const busSchema = z.object({
-  NATS_URL: backingServices.NATS_URL,
-  NATS_USER: backingServices.NATS_USER,
-  NATS_PASSWORD: backingServices.NATS_PASSWORD,
-  NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+  ...natsVariables,
 });
-const databaseSchema = z.object({ DATABASE_URL: backingServices.DATABASE_URL });
+const databaseSchema = z.object({ DATABASE_URL: databaseVariables.DATABASE_URL });
 
 const USAGE = `usage: jobs dlq list
        jobs dlq replay <seq> [--operator <who>]

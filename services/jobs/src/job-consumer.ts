@@ -80,6 +80,8 @@ export interface JobConsumerOptions<Payload> {
   /** Jobs of this kind that run at once in this process. */
   readonly concurrency: number;
   readonly retryBaseMs: number;
+  /** Replicas of the durable consumer (NATS_STREAM_REPLICAS), as of its stream; default 1. */
+  readonly replicas?: number;
 }
 
 type ParsedPayload<Payload> = { valid: true; payload: Payload } | { valid: false; problem: string };
@@ -139,7 +141,8 @@ export class JobConsumer<Payload> {
   private async open(): Promise<ConsumerMessages> {
     const { jetstream, jetstreamManager, job, concurrency } = this.options;
     const stream = job.stream === 'events' ? this.names.eventsStream : this.names.jobsStream;
-    const settings = { ack_wait: nanos(ACK_WAIT_MS), max_deliver: -1 };
+    // Replicas as the stream's: a consumer on one server of three would stop the job kind with that server.
+    const settings = { ack_wait: nanos(ACK_WAIT_MS), max_deliver: -1, num_replicas: this.options.replicas ?? 1 };
     try {
       await jetstreamManager.consumers.info(stream, this.durableName);
       // Settings may have changed since the consumer was created.

@@ -19,7 +19,7 @@ void runProcess({
     migrate: async () => {
       const { migrateJobsSchema } = await import('./migrate');
       return async (config, logger) => {
-        const applied = await migrateJobsSchema(config.DATABASE_URL);
+        const applied = await migrateJobsSchema(config.DATABASE_SESSION_URL ?? config.DATABASE_URL);
         logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'schema up to date');
       };
     },

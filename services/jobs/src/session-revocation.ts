@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@latchkey/db';
 import { jobSubjects, sessionsRevokedJobSchema, type SessionsRevokedJob } from '@latchkey/jobs-contract';
 import { endSessionsBefore } from '@latchkey/session-keys';
 import type { JobDefinition } from './job-consumer';
@@ -13,7 +13,7 @@ import type { JobDefinition } from './job-consumer';
  * the account cleanup: an outage of Redis delays it, never parks it (the
  * gateway refuses such sessions meanwhile by their epoch).
  */
-export function sessionRevocationJob(deps: { readonly redis: Redis; readonly redisKeyPrefix: string }): JobDefinition<SessionsRevokedJob> {
+export function sessionRevocationJob(deps: { readonly redis: RedisClient; readonly redisKeyPrefix: string }): JobDefinition<SessionsRevokedJob> {
   return {
     name: 'session_revocation',
     subject: jobSubjects.sessionsRevoked,

@@ -115,10 +115,10 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     });
     void logConnectionEvents(nc, logger);
     const jetstreamManager = await nc.jetstreamManager();
-    await ensureStreams(jetstreamManager, config.NATS_SUBJECT_PREFIX);
+    await ensureStreams(jetstreamManager, config.NATS_SUBJECT_PREFIX, config.NATS_STREAM_REPLICAS);
 
     // Only the session jobs use Redis; a job that cannot reach it fails and is retried.
-    const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-jobs', logger, failFast: true });
+    const redis = createRedisClient(config, { connectionName: 'latchkey-jobs', logger, failFast: true });
     teardown.push(() => redis.quit().then(() => undefined, () => undefined));
 
     const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM });
@@ -173,6 +173,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
         jetstream: nc.jetstream(),
         jetstreamManager,
         subjectPrefix: config.NATS_SUBJECT_PREFIX,
+        replicas: config.NATS_STREAM_REPLICAS,
         job,
         metrics,
         logger,

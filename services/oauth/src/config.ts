@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+import { databaseVariables, env, grpcServiceVariables, loadConfig, natsVariables, processVariables, redisModeProblems, redisVariables } from '@latchkey/config';
 
 const providerUrl = env.url(['http', 'https']);
 
@@ -27,14 +27,10 @@ export const configSchema = z
     ...processVariables,
     ...grpcServiceVariables,
     GRPC_PORT: env.port(50052),
-    DATABASE_URL: backingServices.DATABASE_URL,
+    ...databaseVariables,
     DATABASE_POOL_MAX: env.int(10, 1, 200),
-    REDIS_URL: backingServices.REDIS_URL,
-    REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
-    NATS_URL: backingServices.NATS_URL,
-    NATS_USER: backingServices.NATS_USER,
-    NATS_PASSWORD: backingServices.NATS_PASSWORD,
-    NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+    ...redisVariables,
+    ...natsVariables,
     /** identity.v1, which owns the accounts this service finds and creates. */
     IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
 
@@ -84,7 +80,8 @@ export const configSchema = z
         context.addIssue({ code: 'custom', path: [name], message: 'must be an https URL when NODE_ENV=production' });
       }
     }
-  });
+  })
+  .superRefine(redisModeProblems);
 
 export type OAuthConfig = z.output<typeof configSchema>;
 

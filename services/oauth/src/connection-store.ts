@@ -22,7 +22,7 @@ export async function findConnectionByIdentity(
   providerUserId: string,
 ): Promise<ConnectionRecord | undefined> {
   const { rows } = await db.query<ConnectionRecord>(
-    `SELECT ${COLUMNS} FROM user_oauth_connections WHERE provider = $1 AND provider_user_id = $2`,
+    `SELECT ${COLUMNS} FROM oauth.user_oauth_connections WHERE provider = $1 AND provider_user_id = $2`,
     [provider, providerUserId],
   );
   return rows[0];
@@ -35,7 +35,7 @@ export async function findConnectionByIdentity(
  */
 export async function findConnectionsOfUser(db: Queryable, userId: string, lock = false): Promise<ConnectionRecord[]> {
   const { rows } = await db.query<ConnectionRecord>(
-    `SELECT ${COLUMNS} FROM user_oauth_connections WHERE user_id = $1 ORDER BY linked_at, provider${lock ? ' FOR UPDATE' : ''}`,
+    `SELECT ${COLUMNS} FROM oauth.user_oauth_connections WHERE user_id = $1 ORDER BY linked_at, provider${lock ? ' FOR UPDATE' : ''}`,
     [userId],
   );
   return rows;
@@ -47,7 +47,7 @@ export async function insertConnection(
   connection: { provider: ProviderName; providerUserId: string; userId: string; email: string; createdAccount?: boolean },
 ): Promise<ConnectionRecord> {
   const { rows } = await db.query<ConnectionRecord>(
-    `INSERT INTO user_oauth_connections (provider, provider_user_id, user_id, email, created_account)
+    `INSERT INTO oauth.user_oauth_connections (provider, provider_user_id, user_id, email, created_account)
      VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
     [connection.provider, connection.providerUserId, connection.userId, connection.email, connection.createdAccount ?? false],
   );
@@ -55,7 +55,7 @@ export async function insertConnection(
 }
 
 export async function deleteConnection(db: Queryable, userId: string, provider: ProviderName): Promise<boolean> {
-  const { rowCount } = await db.query('DELETE FROM user_oauth_connections WHERE user_id = $1 AND provider = $2', [
+  const { rowCount } = await db.query('DELETE FROM oauth.user_oauth_connections WHERE user_id = $1 AND provider = $2', [
     userId,
     provider,
   ]);
@@ -64,8 +64,8 @@ export async function deleteConnection(db: Queryable, userId: string, provider: 
 
 /** Every connection of the user, and what resets remember of removed ones. */
 export async function deleteConnectionsOfUser(db: Queryable, userId: string): Promise<number> {
-  const { rowCount } = await db.query('DELETE FROM user_oauth_connections WHERE user_id = $1', [userId]);
-  await db.query('DELETE FROM reset_removals WHERE user_id = $1', [userId]);
+  const { rowCount } = await db.query('DELETE FROM oauth.user_oauth_connections WHERE user_id = $1', [userId]);
+  await db.query('DELETE FROM oauth.reset_removals WHERE user_id = $1', [userId]);
   return rowCount ?? 0;
 }
 

@@ -27,7 +27,7 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     applicationName: 'latchkey-oauth',
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
   });
-  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-oauth', logger });
+  const redis = createRedisClient(config, { connectionName: 'latchkey-oauth', logger });
   const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { tls: tlsFilesOf(config) });
   const deps: OAuthDeps = {
     pool,
@@ -40,6 +40,7 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
 
   const relay = startBackgroundRelay({
     pool,
+    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
     schema: OAUTH_SCHEMA,
     bus: config,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,

@@ -1,6 +1,6 @@
+import type { RedisClient } from '@latchkey/db';
 import { timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { AppError } from '@latchkey/errors';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
@@ -43,7 +43,7 @@ const recordSchema = z.object({
  */
 export class OAuthStates {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keyPrefix: string,
     private readonly ttlSeconds: number,
   ) {}

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@latchkey/db';
 import { z } from 'zod';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import { providerNames } from './providers/provider';
@@ -24,7 +24,7 @@ export type PendingSignup = z.infer<typeof recordSchema>;
  */
 export class PendingSignups {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keyPrefix: string,
     private readonly ttlMinutes: number,
   ) {}

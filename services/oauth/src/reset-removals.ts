@@ -34,18 +34,18 @@ export async function removeRecentConnections(
     await findConnectionsOfUser(db, input.userId, true);
     await db.query(
       `WITH removed AS (
-         DELETE FROM user_oauth_connections
+         DELETE FROM oauth.user_oauth_connections
           WHERE user_id = $1 AND NOT created_account AND linked_at > $3 AND linked_at < $4
          RETURNING provider, provider_user_id, linked_at
        )
-       INSERT INTO reset_removals (reset_id, user_id, provider, provider_user_id, linked_at)
+       INSERT INTO oauth.reset_removals (reset_id, user_id, provider, provider_user_id, linked_at)
        SELECT $2, $1, provider, provider_user_id, linked_at FROM removed
        ON CONFLICT DO NOTHING`,
       [input.userId, input.resetId, input.addedAfter, input.addedBefore],
     );
-    await db.query(`DELETE FROM reset_removals WHERE removed_at < now() - make_interval(days => $1)`, [REMOVALS_KEPT_DAYS]);
+    await db.query(`DELETE FROM oauth.reset_removals WHERE removed_at < now() - make_interval(days => $1)`, [REMOVALS_KEPT_DAYS]);
     const { rows } = await db.query<{ provider: string }>(
-      'SELECT provider FROM reset_removals WHERE reset_id = $1 AND user_id = $2 ORDER BY linked_at, provider',
+      'SELECT provider FROM oauth.reset_removals WHERE reset_id = $1 AND user_id = $2 ORDER BY linked_at, provider',
       [input.resetId, input.userId],
     );
     const remaining = await findConnectionsOfUser(db, input.userId);

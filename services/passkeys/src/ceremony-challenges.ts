@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@latchkey/db';
 
 /** docs/api.md, "Passkeys": a ceremony's challenge lives 5 minutes and works once. */
 export const CHALLENGE_TTL_SECONDS = 300;
@@ -15,7 +15,7 @@ export type Ceremony = { readonly kind: 'registration'; readonly userId: string 
  */
 export class CeremonyChallenges {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keyPrefix: string,
   ) {}
 

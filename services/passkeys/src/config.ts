@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+import { databaseVariables, env, grpcServiceVariables, loadConfig, natsVariables, processVariables, redisModeProblems, redisVariables } from '@latchkey/config';
 
 /** A web origin as browsers write it in clientDataJSON: scheme, host, port if not the default; no path. */
 const origin = z.string().refine(
@@ -29,14 +29,10 @@ export const configSchema = z
     ...processVariables,
     ...grpcServiceVariables,
     GRPC_PORT: env.port(50056),
-    DATABASE_URL: backingServices.DATABASE_URL,
+    ...databaseVariables,
     DATABASE_POOL_MAX: env.int(10, 1, 200),
-    REDIS_URL: backingServices.REDIS_URL,
-    REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
-    NATS_URL: backingServices.NATS_URL,
-    NATS_USER: backingServices.NATS_USER,
-    NATS_PASSWORD: backingServices.NATS_PASSWORD,
-    NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+    ...redisVariables,
+    ...natsVariables,
     /** identity.v1: the account's email for notices, and whether it has a password. */
     IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
     /** oauth.v1: whether the account can still sign in through a provider. */
@@ -70,7 +66,8 @@ export const configSchema = z
         context.addIssue({ code: 'custom', path: ['WEBAUTHN_ORIGINS'], message: 'must be https origins when NODE_ENV=production' });
       }
     }
-  });
+  })
+  .superRefine(redisModeProblems);
 
 export type PasskeysConfig = z.output<typeof configSchema>;
 

@@ -65,19 +65,19 @@ function toPasskey(row: PasskeyRow): StoredPasskey {
  */
 export async function findPasskeysOfUser(db: Queryable, userId: string, lock = false): Promise<StoredPasskey[]> {
   const { rows } = await db.query<PasskeyRow>(
-    `SELECT ${COLUMNS} FROM passkeys WHERE user_id = $1 ORDER BY created_at, id${lock ? ' FOR UPDATE' : ''}`,
+    `SELECT ${COLUMNS} FROM passkeys.passkeys WHERE user_id = $1 ORDER BY created_at, id${lock ? ' FOR UPDATE' : ''}`,
     [userId],
   );
   return rows.map(toPasskey);
 }
 
 export async function findPasskeyByCredentialId(db: Queryable, credentialId: Buffer): Promise<StoredPasskey | undefined> {
-  const { rows } = await db.query<PasskeyRow>(`SELECT ${COLUMNS} FROM passkeys WHERE credential_id = $1`, [credentialId]);
+  const { rows } = await db.query<PasskeyRow>(`SELECT ${COLUMNS} FROM passkeys.passkeys WHERE credential_id = $1`, [credentialId]);
   return rows[0] && toPasskey(rows[0]);
 }
 
 export async function countPasskeysOfUser(db: Queryable, userId: string): Promise<number> {
-  const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM passkeys WHERE user_id = $1', [userId]);
+  const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM passkeys.passkeys WHERE user_id = $1', [userId]);
   return rows[0]?.count ?? 0;
 }
 
@@ -91,7 +91,7 @@ export async function insertPasskey(
   passkey: Omit<StoredPasskey, 'id' | 'createdAt' | 'lastUsedAt' | 'suspectedCloneAt'>,
 ): Promise<StoredPasskey | undefined> {
   const { rows } = await db.query<PasskeyRow>(
-    `INSERT INTO passkeys (user_id, credential_id, public_key, sign_count, transports, aaguid, backup_eligible, backed_up, name)
+    `INSERT INTO passkeys.passkeys (user_id, credential_id, public_key, sign_count, transports, aaguid, backup_eligible, backed_up, name)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      ON CONFLICT (credential_id) DO NOTHING
      RETURNING ${COLUMNS}`,
@@ -121,7 +121,7 @@ export async function recordUse(
   use: { id: string; previousSignCount: number; signCount: number; backedUp: boolean },
 ): Promise<StoredPasskey | undefined> {
   const { rows } = await db.query<PasskeyRow>(
-    `UPDATE passkeys SET sign_count = $3, backed_up = $4, last_used_at = now()
+    `UPDATE passkeys.passkeys SET sign_count = $3, backed_up = $4, last_used_at = now()
       WHERE id = $1 AND sign_count = $2 AND suspected_clone_at IS NULL
       RETURNING ${COLUMNS}`,
     [use.id, use.previousSignCount, use.signCount, use.backedUp],
@@ -141,18 +141,18 @@ export async function markSuspectedClone(db: Queryable, id: string): Promise<boo
 
 export async function renamePasskey(db: Queryable, userId: string, id: string, name: string): Promise<StoredPasskey | undefined> {
   const { rows } = await db.query<PasskeyRow>(
-    `UPDATE passkeys SET name = $3 WHERE user_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+    `UPDATE passkeys.passkeys SET name = $3 WHERE user_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
     [userId, id, name],
   );
   return rows[0] && toPasskey(rows[0]);
 }
 
 export async function deletePasskey(db: Queryable, userId: string, id: string): Promise<void> {
-  await db.query('DELETE FROM passkeys WHERE user_id = $1 AND id = $2', [userId, id]);
+  await db.query('DELETE FROM passkeys.passkeys WHERE user_id = $1 AND id = $2', [userId, id]);
 }
 
 /** Every passkey of the user, and what resets remember of removed ones. */
 export async function deletePasskeysOfUser(db: Queryable, userId: string): Promise<void> {
-  await db.query('DELETE FROM passkeys WHERE user_id = $1', [userId]);
-  await db.query('DELETE FROM reset_removals WHERE user_id = $1', [userId]);
+  await db.query('DELETE FROM passkeys.passkeys WHERE user_id = $1', [userId]);
+  await db.query('DELETE FROM passkeys.reset_removals WHERE user_id = $1', [userId]);
 }

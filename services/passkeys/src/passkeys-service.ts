@@ -26,7 +26,7 @@ export async function startPasskeysService(config: PasskeysConfig, logger: Logge
     applicationName: 'latchkey-passkeys',
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
   });
-  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-passkeys', logger });
+  const redis = createRedisClient(config, { connectionName: 'latchkey-passkeys', logger });
   const tls = tlsFilesOf(config);
   const deps: PasskeysDeps = {
     pool,
@@ -38,6 +38,7 @@ export async function startPasskeysService(config: PasskeysConfig, logger: Logge
 
   const relay = startBackgroundRelay({
     pool,
+    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
     schema: PASSKEYS_SCHEMA,
     bus: config,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,

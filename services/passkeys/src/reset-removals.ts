@@ -36,17 +36,17 @@ export async function removeRecentPasskeys(
     await findPasskeysOfUser(db, input.userId, true);
     await db.query(
       `WITH removed AS (
-         DELETE FROM passkeys WHERE user_id = $1 AND created_at > $3 AND created_at < $4
+         DELETE FROM passkeys.passkeys WHERE user_id = $1 AND created_at > $3 AND created_at < $4
          RETURNING id, name, created_at
        )
-       INSERT INTO reset_removals (reset_id, user_id, passkey_id, name, registered_at)
+       INSERT INTO passkeys.reset_removals (reset_id, user_id, passkey_id, name, registered_at)
        SELECT $2, $1, id, name, created_at FROM removed
        ON CONFLICT DO NOTHING`,
       [input.userId, input.resetId, input.addedAfter, input.addedBefore],
     );
-    await db.query(`DELETE FROM reset_removals WHERE removed_at < now() - make_interval(days => $1)`, [REMOVALS_KEPT_DAYS]);
+    await db.query(`DELETE FROM passkeys.reset_removals WHERE removed_at < now() - make_interval(days => $1)`, [REMOVALS_KEPT_DAYS]);
     const { rows } = await db.query<{ name: string }>(
-      'SELECT name FROM reset_removals WHERE reset_id = $1 AND user_id = $2 ORDER BY registered_at, passkey_id',
+      'SELECT name FROM passkeys.reset_removals WHERE reset_id = $1 AND user_id = $2 ORDER BY registered_at, passkey_id',
       [input.resetId, input.userId],
     );
     const remaining = await findPasskeysOfUser(db, input.userId);

@@ -21,7 +21,7 @@ export async function recordPostAction(
   entry: { actorId: string; action: PostAction; postId: string },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO action_logs (id, actor_id, action, resource_type, resource_id) VALUES ($1, $2, $3, 'post', $4)`,
+    `INSERT INTO posts.action_logs (id, actor_id, action, resource_type, resource_id) VALUES ($1, $2, $3, 'post', $4)`,
     [uuidv7(), entry.actorId, entry.action, entry.postId],
   );
 }
@@ -32,7 +32,7 @@ export async function listActionLogPage(
   page: { actorId: string; afterId: string | undefined; limit: number },
 ): Promise<ActionLogRecord[]> {
   const { rows } = await db.query<ActionLogRecord>(
-    `SELECT id, action, resource_type, resource_id, created_at FROM action_logs
+    `SELECT id, action, resource_type, resource_id, created_at FROM posts.action_logs
       WHERE actor_id = $1 AND ($2::uuid IS NULL OR id < $2::uuid)
       ORDER BY id DESC
       LIMIT $3`,
@@ -42,7 +42,7 @@ export async function listActionLogPage(
 }
 
 export async function deleteActionLogsOf(db: pg.ClientBase, actorId: string): Promise<void> {
-  await db.query('DELETE FROM action_logs WHERE actor_id = $1', [actorId]);
+  await db.query('DELETE FROM posts.action_logs WHERE actor_id = $1', [actorId]);
 }
 
 /** One page of what a user did, newest first. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { objectStoreVariables, s3CredentialsPaired, s3CredentialsProblem } from '@latchkey/object-store';
-import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+import { backingServices, databaseVariables, env, grpcServiceVariables, loadConfig, natsVariables, processVariables, redisModeProblems, redisVariables } from '@latchkey/config';
 import { checkSearchEngineSettings, searchEngineVariables } from '@latchkey/search-engine';
 
 /**
@@ -17,15 +17,13 @@ export const configSchema = z
     ...processVariables,
     ...grpcServiceVariables,
     GRPC_PORT: env.port(50054),
-    DATABASE_URL: backingServices.DATABASE_URL,
+    ...databaseVariables,
+    /** A streaming replica for post reads, lists and search; an author still reads their own writes. */
+    DATABASE_READ_URL: backingServices.DATABASE_READ_URL,
     DATABASE_POOL_MAX: env.int(10, 1, 200),
-    NATS_URL: backingServices.NATS_URL,
-    NATS_USER: backingServices.NATS_USER,
-    NATS_PASSWORD: backingServices.NATS_PASSWORD,
-    NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+    ...natsVariables,
     /** Where the version of the post list is published for the gateways' page caches. */
-    REDIS_URL: backingServices.REDIS_URL,
-    REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
+    ...redisVariables,
     ...objectStoreVariables,
     POSTS_MAX_CONTENT_BYTES: env.int(1_048_576, 1, MAX_CONTENT_LIMIT_BYTES),
     /**
@@ -41,7 +39,8 @@ export const configSchema = z
     ...searchEngineVariables,
   })
   .refine(s3CredentialsPaired, s3CredentialsProblem)
-  .superRefine(checkSearchEngineSettings);
+  .superRefine(checkSearchEngineSettings)
+  .superRefine(redisModeProblems);
 
 export type PostsConfig = z.output<typeof configSchema>;
 

@@ -13,12 +13,14 @@ type PostsHandlers = ServiceHandlers<typeof postsV1.PostsServiceService>;
 
 /**
  * One thin function per RPC: unpack the request, call the operation, shape
- * the reply. Writes publish a new list version before they answer.
+ * the reply. Writes record their position for the replica reads and
+ * publish a new list version before they answer.
  */
 export function postsHandlers(deps: PostsDeps): PostsHandlers {
   return {
     async createPost(request, context) {
       const post = await createPost(deps, request, context);
+      await deps.reads.written();
       await deps.listVersion.changed();
       return { post: toPostMessage(post) };
     },
@@ -27,11 +29,13 @@ export function postsHandlers(deps: PostsDeps): PostsHandlers {
     },
     async updatePost(request, context) {
       const post = await updatePost(deps, request, context);
+      await deps.reads.written();
       await deps.listVersion.changed();
       return { post: toPostMessage(post) };
     },
     async deletePost(request, context) {
       await deletePost(deps, request, context);
+      await deps.reads.written();
       await deps.listVersion.changed();
       return {};
     },
@@ -49,7 +53,10 @@ export function postsHandlers(deps: PostsDeps): PostsHandlers {
     },
     async deleteUserPosts({ userId }, context) {
       const deletedPosts = await deleteUserPosts(deps, userId, context);
-      if (deletedPosts > 0) await deps.listVersion.changed();
+      if (deletedPosts > 0) {
+        await deps.reads.written();
+        await deps.listVersion.changed();
+      }
       return { deletedPosts };
     },
   };

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@latchkey/db';
 import { publishPostListVersion } from '@latchkey/post-list-version';
 import type { Logger } from '@latchkey/telemetry';
 
@@ -10,7 +10,7 @@ import type { Logger } from '@latchkey/telemetry';
  */
 export class PostListVersion {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly redisKeyPrefix: string,
     private readonly logger: Logger,
   ) {}

@@ -33,7 +33,7 @@ const COLUMNS = `p.id, p.author_id, a.handle AS author_handle, p.title, p.storag
  */
 export async function upsertAuthor(db: pg.ClientBase, author: { id: string; handle: string }): Promise<{ deleted: boolean }> {
   const { rows } = await db.query<{ deleted_at: Date | null }>(
-    `INSERT INTO authors (id, handle) VALUES ($1, $2)
+    `INSERT INTO posts.authors (id, handle) VALUES ($1, $2)
      ON CONFLICT (id) DO UPDATE
         SET handle = CASE WHEN authors.deleted_at IS NULL THEN EXCLUDED.handle ELSE authors.handle END,
             updated_at = CASE WHEN authors.handle IS DISTINCT FROM EXCLUDED.handle THEN now() ELSE authors.updated_at END
@@ -46,7 +46,7 @@ export async function upsertAuthor(db: pg.ClientBase, author: { id: string; hand
 /** The first step of the account cascade: from its commit on, no post can be created for the author. */
 export async function markAuthorDeleted(db: pg.ClientBase, id: string): Promise<void> {
   await db.query(
-    `INSERT INTO authors (id, handle, deleted_at) VALUES ($1, '', now())
+    `INSERT INTO posts.authors (id, handle, deleted_at) VALUES ($1, '', now())
      ON CONFLICT (id) DO UPDATE SET handle = '', deleted_at = COALESCE(authors.deleted_at, now()), updated_at = now()`,
     [id],
   );
@@ -58,9 +58,9 @@ export async function insertPost(
 ): Promise<PostRecord> {
   const { rows } = await db.query<PostRecord>(
     `WITH p AS (
-       INSERT INTO posts (id, author_id, title, storage_key) VALUES ($1, $2, $3, $4) RETURNING *
+       INSERT INTO posts.posts (id, author_id, title, storage_key) VALUES ($1, $2, $3, $4) RETURNING *
      )
-     SELECT ${COLUMNS} FROM p JOIN authors a ON a.id = p.author_id`,
+     SELECT ${COLUMNS} FROM p JOIN posts.authors a ON a.id = p.author_id`,
     [post.id, post.authorId, post.title, post.storageKey],
   );
   return rows[0] as PostRecord;
@@ -69,7 +69,7 @@ export async function insertPost(
 /** One post; `lock` holds its row until the transaction ends, so that edits of one post run one at a time. */
 export async function findPost(db: Queryable, id: string, lock = false): Promise<PostRecord | undefined> {
   const { rows } = await db.query<PostRecord>(
-    `SELECT ${COLUMNS} FROM posts p JOIN authors a ON a.id = p.author_id WHERE p.id = $1${lock ? ' FOR UPDATE OF p' : ''}`,
+    `SELECT ${COLUMNS} FROM posts.posts p JOIN posts.authors a ON a.id = p.author_id WHERE p.id = $1${lock ? ' FOR UPDATE OF p' : ''}`,
     [id],
   );
   return rows[0];
@@ -84,7 +84,7 @@ export async function findPosts(db: Queryable, ids: readonly string[]): Promise<
 }
 
 export async function postExists(db: Queryable, id: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM posts WHERE id = $1', [id]);
+  const { rowCount } = await db.query('SELECT 1 FROM posts.posts WHERE id = $1', [id]);
   return (rowCount ?? 0) > 0;
 }
 
@@ -92,17 +92,17 @@ export async function postExists(db: Queryable, id: string): Promise<boolean> {
 export async function markPostEdited(db: pg.ClientBase, id: string, title: string | undefined): Promise<PostRecord> {
   const { rows } = await db.query<PostRecord>(
     `WITH p AS (
-       UPDATE posts SET title = coalesce($2, title), version = version + 1, updated_at = now()
+       UPDATE posts.posts SET title = coalesce($2, title), version = version + 1, updated_at = now()
         WHERE id = $1 RETURNING *
      )
-     SELECT ${COLUMNS} FROM p JOIN authors a ON a.id = p.author_id`,
+     SELECT ${COLUMNS} FROM p JOIN posts.authors a ON a.id = p.author_id`,
     [id, title ?? null],
   );
   return rows[0] as PostRecord;
 }
 
 export async function deletePostRow(db: pg.ClientBase, id: string): Promise<void> {
-  await db.query('DELETE FROM posts WHERE id = $1', [id]);
+  await db.query('DELETE FROM posts.posts WHERE id = $1', [id]);
 }
 
 /**
@@ -112,8 +112,8 @@ export async function deletePostRow(db: pg.ClientBase, id: string): Promise<void
  */
 export async function deleteAuthorPostBatch(db: pg.ClientBase, authorId: string, batchSize: number): Promise<DeletedPost[]> {
   const { rows } = await db.query<DeletedPost>(
-    `DELETE FROM posts WHERE id IN (
-       SELECT id FROM posts WHERE author_id = $1 ORDER BY id LIMIT $2 FOR UPDATE
+    `DELETE FROM posts.posts WHERE id IN (
+       SELECT id FROM posts.posts WHERE author_id = $1 ORDER BY id LIMIT $2 FOR UPDATE
      ) RETURNING id, storage_key, version`,
     [authorId, batchSize],
   );
@@ -126,7 +126,7 @@ export async function listPostPage(
   page: { afterId: string | undefined; authorId: string | undefined; limit: number },
 ): Promise<PostRecord[]> {
   const { rows } = await db.query<PostRecord>(
-    `SELECT ${COLUMNS} FROM posts p JOIN authors a ON a.id = p.author_id
+    `SELECT ${COLUMNS} FROM posts.posts p JOIN posts.authors a ON a.id = p.author_id
       WHERE ($1::uuid IS NULL OR p.id < $1::uuid)
         AND ($2::uuid IS NULL OR p.author_id = $2::uuid)
       ORDER BY p.id DESC

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { withTransaction, type TimeBudget } from '@latchkey/db';
 import { searchIndex } from '@latchkey/jobs-contract';
 import type { PostSearchEngine, PostSearchPageRequest, RankedPost } from './post-search-engine';
+import type { ReadRouting } from './read-routing';
 
 /**
  * Reads the full-text index the jobs worker keeps in schema `search`
@@ -44,8 +45,8 @@ async function searchPostPage(db: pg.PoolClient, search: PostSearchPageRequest &
      SELECT p.id, p.author_id, a.handle AS author_handle, p.title, p.storage_key, p.version,
             p.created_at, p.updated_at, page.rank::text AS rank
        FROM page
-       JOIN posts p ON p.id = page.post_id
-       JOIN authors a ON a.id = p.author_id
+       JOIN posts.posts p ON p.id = page.post_id
+       JOIN posts.authors a ON a.id = p.author_id
       ORDER BY page.rank DESC, page.post_id DESC`,
     [
       searchIndex.textSearchConfig,
@@ -59,19 +60,28 @@ async function searchPostPage(db: pg.PoolClient, search: PostSearchPageRequest &
   return rows;
 }
 
-/** The embedded engine: the `search` schema of the database, on the search pool (SEARCH_POOL_MAX). */
+/**
+ * The embedded engine: the `search` schema of the database, on the search
+ * pool (SEARCH_POOL_MAX), or on the read replica's when it has every write
+ * answered so far (read-routing.ts).
+ */
 export class PostgresPostSearch implements PostSearchEngine {
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pools: { readonly searchPool: pg.Pool; readonly replicaSearchPool: pg.Pool | undefined; readonly reads: ReadRouting },
     /** SEARCH_RANK_CANDIDATES. */
     private readonly candidates: number,
   ) {}
 
   searchPage(request: PostSearchPageRequest, budget: TimeBudget): Promise<RankedPost[]> {
-    return withTransaction(this.pool, budget, (db) => searchPostPage(db, { ...request, candidates: this.candidates }));
+    const search = { ...request, candidates: this.candidates };
+    return this.pools.reads.read(
+      (replica) => searchPostPage(replica, search),
+      () => withTransaction(this.pools.searchPool, budget, (db) => searchPostPage(db, search)),
+      { timeoutMs: budget.deadline - Date.now(), replica: this.pools.replicaSearchPool },
+    );
   }
 
-  close(): Promise<void> {
-    return this.pool.end();
+  async close(): Promise<void> {
+    await Promise.all([this.pools.searchPool.end(), this.pools.replicaSearchPool?.end()]);
   }
 }

@@ -2,12 +2,15 @@ import type pg from 'pg';
 import type { ContentStore } from '@latchkey/object-store';
 import type { PostListVersion } from './list-version';
 import type { PostSearchEngine } from './post-search-engine';
+import type { ReadRouting } from './read-routing';
 
 /** What the post operations need, built once at start. */
 export interface PostsDeps {
   readonly pool: pg.Pool;
   readonly content: ContentStore;
   readonly listVersion: PostListVersion;
+  /** Where reads run: the replica when it has every answered write (DATABASE_READ_URL), else `pool`. */
+  readonly reads: ReadRouting;
   /** POSTS_MAX_CONTENT_BYTES. */
   readonly maxContentBytes: number;
   readonly search: PostSearchSettings;

@@ -9,6 +9,7 @@ import type { PostsConfig } from './config';
 import { ContentStore, createS3Client } from '@latchkey/object-store';
 import { postsHandlers } from './handlers';
 import { PostListVersion } from './list-version';
+import { ReadRouting } from './read-routing';
 import { callersOf } from '@latchkey/units';
 import { createOpenSearchClient } from '@latchkey/search-engine';
 import { OpenSearchPostSearch } from './opensearch-post-search';
@@ -17,11 +18,14 @@ import { PostgresPostSearch } from './postgres-post-search';
 
 export const POSTS_SCHEMA = 'posts';
 
-/** SEARCH_ENGINE's implementation; it owns the search pool and closes it. */
-function searchEngine(config: PostsConfig, searchPool: pg.Pool): PostSearchEngine {
-  if (config.SEARCH_ENGINE === 'postgres') return new PostgresPostSearch(searchPool, config.SEARCH_RANK_CANDIDATES);
+/** SEARCH_ENGINE's implementation; it owns the search pools and closes them. */
+function searchEngine(
+  config: PostsConfig,
+  pools: { readonly searchPool: pg.Pool; readonly replicaSearchPool: pg.Pool | undefined; readonly reads: ReadRouting },
+): PostSearchEngine {
+  if (config.SEARCH_ENGINE === 'postgres') return new PostgresPostSearch(pools, config.SEARCH_RANK_CANDIDATES);
   const client = createOpenSearchClient(config, { requestTimeoutMs: config.SEARCH_STATEMENT_TIMEOUT_MS });
-  return new OpenSearchPostSearch(client, config.OPENSEARCH_INDEX, searchPool);
+  return new OpenSearchPostSearch(client, config.OPENSEARCH_INDEX, pools.searchPool);
 }
 
 /**
@@ -45,22 +49,47 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
     applicationName: 'latchkey-posts-search',
     onIdleError: (error) => logger.warn({ err: error }, 'idle search connection failed'),
   });
+  // Reads, lists and searches on the replica, each with pools the size of the primary's.
+  const replicaUrl = config.DATABASE_READ_URL;
+  const replicaPool =
+    replicaUrl === undefined
+      ? undefined
+      : createPool({
+          connectionString: replicaUrl,
+          schema: POSTS_SCHEMA,
+          max: config.DATABASE_POOL_MAX,
+          applicationName: 'latchkey-posts-read',
+          onIdleError: (error) => logger.warn({ err: error }, 'idle replica connection failed'),
+        });
+  const replicaSearchPool =
+    replicaUrl === undefined
+      ? undefined
+      : createPool({
+          connectionString: replicaUrl,
+          schema: POSTS_SCHEMA,
+          max: config.SEARCH_POOL_MAX,
+          applicationName: 'latchkey-posts-search-read',
+          onIdleError: (error) => logger.warn({ err: error }, 'idle replica search connection failed'),
+        });
   // A create waits on the store: one that does not answer must become a 503 in seconds.
   const s3 = createS3Client(config, { connectionTimeoutMs: 2_000, requestTimeoutMs: 10_000, maxAttempts: 2 });
   // Only list versions go to Redis: a write must not wait for it, nor fail without it.
-  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-posts', logger, failFast: true });
+  const redis = createRedisClient(config, { connectionName: 'latchkey-posts', logger, failFast: true });
   // The first writes would otherwise miss their list version while the connection is being made.
   await settledConnection(redis, 3_000);
+  const reads = new ReadRouting(pool, replicaPool, redis, config.REDIS_KEY_PREFIX, logger);
   const deps = {
     pool,
     content: new ContentStore({ client: s3, bucket: config.S3_BUCKET, logger }),
     listVersion: new PostListVersion(redis, config.REDIS_KEY_PREFIX, logger),
+    reads,
     maxContentBytes: config.POSTS_MAX_CONTENT_BYTES,
-    search: { engine: searchEngine(config, searchPool), statementTimeoutMs: config.SEARCH_STATEMENT_TIMEOUT_MS },
+    search: { engine: searchEngine(config, { searchPool, replicaSearchPool, reads }), statementTimeoutMs: config.SEARCH_STATEMENT_TIMEOUT_MS },
   };
 
   const relay = startBackgroundRelay({
     pool,
+    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
     schema: POSTS_SCHEMA,
     bus: config,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,
@@ -90,7 +119,7 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
       await relay.stop();
       s3.destroy();
       redis.disconnect();
-      await Promise.all([pool.end(), deps.search.engine.close()]);
+      await Promise.all([pool.end(), replicaPool?.end(), deps.search.engine.close()]);
     },
   };
 }

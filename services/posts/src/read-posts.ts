@@ -12,7 +12,10 @@ import type { PostsDeps } from './posts-deps';
  */
 export async function getPost(deps: PostsDeps, postId: string, context: RequestContext): Promise<PostWithContent> {
   assertValid(checkUuid(postId, 'id'));
-  const post = await findPost(deps.pool, postId);
+  const post = await deps.reads.read(
+    (replica) => findPost(replica, postId),
+    () => findPost(deps.pool, postId),
+  );
   if (!post) throw new AppError('post:not_found');
   const content = await deps.content.read(post.storage_key, { signal: context.signal });
   if (content === undefined) {
@@ -30,10 +33,10 @@ export async function listPosts(
 ): Promise<{ items: PostRecord[]; nextCursor: string }> {
   assertValid(checkPageSize(request.limit), request.authorId === undefined ? [] : checkUuid(request.authorId, 'author_id'));
   const limit = pageSize(request.limit);
-  const rows = await listPostPage(deps.pool, {
-    afterId: decodeIdCursor(request.cursor),
-    authorId: request.authorId?.toLowerCase(),
-    limit: limit + 1,
-  });
+  const page = { afterId: decodeIdCursor(request.cursor), authorId: request.authorId?.toLowerCase(), limit: limit + 1 };
+  const rows = await deps.reads.read(
+    (replica) => listPostPage(replica, page),
+    () => listPostPage(deps.pool, page),
+  );
   return toPage(rows, limit, (post) => encodeIdCursor(post.id));
 }

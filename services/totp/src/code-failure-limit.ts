@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { defineRedisScript, type RedisScript } from '@latchkey/db';
+import { defineRedisScript, type RedisScript, type RedisClient } from '@latchkey/db';
 import { AppError } from '@latchkey/errors';
 
 /**
@@ -36,7 +35,7 @@ export class CodeFailureLimit {
   private readonly refundScript: RedisScript;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keyPrefix: string,
     private readonly settings: { readonly maxFailures: number; readonly windowSeconds: number },
   ) {

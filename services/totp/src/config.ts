@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { backingServices, env, grpcServiceVariables, loadConfig, processVariables } from '@latchkey/config';
+import { databaseVariables, env, grpcServiceVariables, loadConfig, natsVariables, processVariables, redisModeProblems, redisVariables } from '@latchkey/config';
 
 const ENCRYPTION_KEY_BYTES = 32;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -33,14 +33,10 @@ export const configSchema = z.object({
   ...processVariables,
   ...grpcServiceVariables,
   GRPC_PORT: env.port(50053),
-  DATABASE_URL: backingServices.DATABASE_URL,
+  ...databaseVariables,
   DATABASE_POOL_MAX: env.int(10, 1, 200),
-  REDIS_URL: backingServices.REDIS_URL,
-  REDIS_KEY_PREFIX: backingServices.REDIS_KEY_PREFIX,
-  NATS_URL: backingServices.NATS_URL,
-  NATS_USER: backingServices.NATS_USER,
-  NATS_PASSWORD: backingServices.NATS_PASSWORD,
-  NATS_SUBJECT_PREFIX: backingServices.NATS_SUBJECT_PREFIX,
+  ...redisVariables,
+  ...natsVariables,
   /** The issuer shown by authenticator apps (docs/api.md, "Second factor (TOTP)"). */
   TOTP_ISSUER: z.string().trim().min(1).default('Latchkey'),
   /** Encrypts TOTP secrets at rest and keys the backup code hashes. */
@@ -51,7 +47,7 @@ export const configSchema = z.object({
   /** docs/api.md, "Rate limits": 10 wrong TOTP codes per user per 15 minutes. */
   RATE_LIMIT_TOTP_FAILURES: env.int(10, 1, 1_000),
   RATE_LIMIT_TOTP_WINDOW_SECONDS: env.int(900, 1, 86_400),
-});
+}).superRefine(redisModeProblems);
 
 export type TotpConfig = z.output<typeof configSchema>;
 

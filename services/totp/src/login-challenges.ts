@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { defineRedisScript, execTransaction, type RedisScript } from '@latchkey/db';
+import { defineRedisScript, deleteEach, execTransaction, type RedisScript, type RedisClient } from '@latchkey/db';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 
 /** docs/api.md, "Second factor (TOTP)": the temporary token dies after 5 wrong codes. */
@@ -67,7 +66,7 @@ export class LoginChallenges {
   private readonly releaseScript: RedisScript;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keyPrefix: string,
     private readonly ttlSeconds: number,
   ) {
@@ -95,13 +94,15 @@ export class LoginChallenges {
     const retentionSeconds = this.ttlSeconds + EXPIRED_RECORD_RETENTION_SECONDS;
     const key = this.keyForHash(tokenHash);
     const index = this.userIndexKey(userId);
+    // The index first (record and index are in different slots of a Redis
+    // Cluster): deleteFor must find every record, and an entry whose record
+    // was never written costs nothing.
+    await execTransaction(this.redis.multi().sadd(index, tokenHash).expire(index, retentionSeconds));
     await execTransaction(
       this.redis
         .multi()
         .hset(key, { user_id: userId, attempts: 0, expires_at: expiresAtMs, first_factor: firstStep.firstFactor, session_epoch: firstStep.sessionEpoch })
-        .expire(key, retentionSeconds)
-        .sadd(index, tokenHash)
-        .expire(index, retentionSeconds),
+        .expire(key, retentionSeconds),
     );
     return { token, expiresAt: new Date(expiresAtMs) };
   }
@@ -126,6 +127,10 @@ export class LoginChallenges {
   async deleteFor(userId: string): Promise<void> {
     const index = this.userIndexKey(userId);
     const hashes = await this.redis.smembers(index);
-    await this.redis.del(index, ...hashes.map((hash) => this.keyForHash(hash)));
+    await deleteEach(
+      this.redis,
+      hashes.map((hash) => this.keyForHash(hash)),
+    );
+    await this.redis.del(index);
   }
 }

@@ -5,9 +5,10 @@ import type { TotpConfig } from './config';
 import { TOTP_SCHEMA } from './totp-service';
 
 /** `totp migrate`: brings schema `totp` up to date, then exits. */
-export async function migrate(config: Pick<TotpConfig, 'DATABASE_URL'>, logger: Logger): Promise<void> {
+export async function migrate(config: Pick<TotpConfig, 'DATABASE_URL' | 'DATABASE_SESSION_URL'>, logger: Logger): Promise<void> {
   await migrateServiceSchema({
-    databaseUrl: config.DATABASE_URL,
+    // The advisory lock is held across statements: a session of its own, not a transaction pool's.
+    databaseUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
     schema: TOTP_SCHEMA,
     directory: path.resolve(__dirname, '../migrations'),
     logger,

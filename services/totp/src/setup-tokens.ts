@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { defineRedisScript, execTransaction, type RedisScript } from '@latchkey/db';
+import { defineRedisScript, execTransaction, type RedisScript, type RedisClient } from '@latchkey/db';
 import { generateOpaqueToken, hashOpaqueToken, sameTokenHash } from '@latchkey/opaque-token';
 import type { SealedSecret } from './secret-box';
 
@@ -23,7 +22,7 @@ export class SetupTokens {
   private readonly consumeScript: RedisScript;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keyPrefix: string,
   ) {
     this.consumeScript = defineRedisScript(redis, CONSUME_SCRIPT);

@@ -38,7 +38,7 @@ export async function startTotpService(
     applicationName: 'latchkey-totp',
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
   });
-  const redis = createRedisClient(config.REDIS_URL, { connectionName: 'latchkey-totp', logger });
+  const redis = createRedisClient(config, { connectionName: 'latchkey-totp', logger });
   const deps: TotpDeps = {
     pool,
     secretBox: new SecretBox(config.TOTP_ENCRYPTION_KEY, config.TOTP_PREVIOUS_ENCRYPTION_KEYS),
@@ -55,6 +55,7 @@ export async function startTotpService(
 
   const relay = startBackgroundRelay({
     pool,
+    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
     schema: TOTP_SCHEMA,
     bus: config,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,

@@ -34,7 +34,7 @@ function toCredential(row: CredentialRow): TotpCredential {
 export async function findCredential(db: Queryable, userId: string): Promise<TotpCredential | undefined> {
   const { rows } = await db.query<CredentialRow>(
     `SELECT user_id, secret_ciphertext, key_id, enabled_at, last_used_step
-       FROM totp_credentials WHERE user_id = $1`,
+       FROM totp.totp_credentials WHERE user_id = $1`,
     [userId],
   );
   return rows[0] && toCredential(rows[0]);
@@ -50,7 +50,7 @@ export async function insertCredential(
   credential: { userId: string; sealedSecret: SealedSecret; acceptedStep: number },
 ): Promise<TotpCredential | undefined> {
   const { rows } = await db.query<CredentialRow>(
-    `INSERT INTO totp_credentials (user_id, secret_ciphertext, key_id, last_used_step)
+    `INSERT INTO totp.totp_credentials (user_id, secret_ciphertext, key_id, last_used_step)
      VALUES ($1, $2, $3, $4)
      ON CONFLICT (user_id) DO NOTHING
      RETURNING user_id, secret_ciphertext, key_id, enabled_at, last_used_step`,
@@ -72,7 +72,7 @@ export async function acceptTimeStep(
   resealed?: SealedSecret,
 ): Promise<boolean> {
   const { rowCount } = await db.query(
-    `UPDATE totp_credentials
+    `UPDATE totp.totp_credentials
         SET last_used_step = $2,
             secret_ciphertext = coalesce($3, secret_ciphertext),
             key_id = coalesce($4, key_id),
@@ -85,7 +85,7 @@ export async function acceptTimeStep(
 
 /** Removes the credential and, by cascade, its backup codes. */
 export async function deleteCredential(db: Queryable, userId: string): Promise<boolean> {
-  const { rowCount } = await db.query('DELETE FROM totp_credentials WHERE user_id = $1', [userId]);
+  const { rowCount } = await db.query('DELETE FROM totp.totp_credentials WHERE user_id = $1', [userId]);
   return rowCount === 1;
 }
 
@@ -95,9 +95,9 @@ export async function replaceBackupCodes(
   userId: string,
   hashes: readonly BackupCodeHash[],
 ): Promise<void> {
-  await db.query('DELETE FROM backup_codes WHERE user_id = $1', [userId]);
+  await db.query('DELETE FROM totp.backup_codes WHERE user_id = $1', [userId]);
   await db.query(
-    `INSERT INTO backup_codes (user_id, code_hash, key_id)
+    `INSERT INTO totp.backup_codes (user_id, code_hash, key_id)
      SELECT $1, code_hash, key_id FROM unnest($2::bytea[], $3::text[]) AS given (code_hash, key_id)`,
     [userId, hashes.map((h) => h.hash), hashes.map((h) => h.keyId)],
   );
@@ -110,7 +110,7 @@ export async function replaceBackupCodes(
  */
 export async function consumeBackupCode(db: Queryable, userId: string, candidates: readonly Buffer[]): Promise<boolean> {
   const { rowCount } = await db.query(
-    'DELETE FROM backup_codes WHERE user_id = $1 AND code_hash = ANY($2::bytea[]) RETURNING code_hash',
+    'DELETE FROM totp.backup_codes WHERE user_id = $1 AND code_hash = ANY($2::bytea[]) RETURNING code_hash',
     [userId, candidates],
   );
   return (rowCount ?? 0) > 0;
@@ -118,7 +118,7 @@ export async function consumeBackupCode(db: Queryable, userId: string, candidate
 
 export async function countBackupCodes(db: Queryable, userId: string): Promise<number> {
   const { rows } = await db.query<{ remaining: number }>(
-    'SELECT count(*)::int AS remaining FROM backup_codes WHERE user_id = $1',
+    'SELECT count(*)::int AS remaining FROM totp.backup_codes WHERE user_id = $1',
     [userId],
   );
   return rows[0]?.remaining ?? 0;

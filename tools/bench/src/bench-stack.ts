@@ -29,6 +29,12 @@ export interface BenchTarget {
   readonly metricsUrls: ReadonlyMap<string, string>;
   /** Where the bare server finds the same Redis keys, tables and objects. */
   readonly baseline: Omit<BareServerConfig, 'type'>;
+  /**
+   * What the launched stack's gateway was started with (the stack's
+   * environment and the units' addresses), for a second gateway of the same
+   * stack; undefined for an external stack.
+   */
+  readonly gatewayEnvironment: Readonly<Record<string, string>> | undefined;
   /** The identity service's Argon2id parameters. */
   readonly argon2: { readonly memoryKiB: number; readonly timeCost: number; readonly parallelism: number };
   /** libuv's thread pool size in the stack's processes: how many hashes identity runs at once. */
@@ -154,6 +160,11 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
   }
   const stackEnv = stack.env;
   const gatewayGrpcPort = stack.processes.get('gateway')?.ports.GRPC_PORT;
+  const unitAddresses = Object.fromEntries(
+    [...stack.processes.values()]
+      .filter((unit) => unit.name !== 'gateway' && unit.ports.GRPC_PORT !== undefined)
+      .map((unit) => [`${unit.name.toUpperCase()}_GRPC_ADDRESS`, `127.0.0.1:${String(unit.ports.GRPC_PORT)}`]),
+  );
   const smtp = stack.smtp;
   let closed: Promise<void> | undefined;
   return {
@@ -162,6 +173,7 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
     kind: 'launched',
     processes,
     metricsUrls,
+    gatewayEnvironment: { ...stackEnv, ...unitAddresses },
     baseline: baselineConfig(stackEnv),
     argon2: argon2Parameters(stackEnv),
     threadPoolSize: threadPoolSize(stackEnv),
@@ -251,6 +263,7 @@ function externalTarget(url: string, env: NodeJS.ProcessEnv): BenchTarget {
     kind: 'external',
     processes: parseProcessList(env.BENCH_PIDS),
     metricsUrls: new Map(),
+    gatewayEnvironment: undefined,
     baseline: baselineConfig(env),
     argon2: argon2Parameters(env),
     threadPoolSize: threadPoolSize(env),

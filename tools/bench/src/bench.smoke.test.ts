@@ -3,15 +3,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { formatReport, writeReport, type BenchReport } from './report';
 import { runBench } from './run-bench';
-import { scenarioNames } from './scenarios';
+import { optInScenarios, scenarioNames as allScenarioNames } from './scenarios';
 
 /**
  * Keeps the harness working: every scenario for about a second against a
  * real throwaway stack (its own database, prefixes and random ports, so it
  * runs beside other tests). It checks that each scenario yields a filled
  * row, a baseline and no errors; performance numbers are not asserted.
- * Needs `pnpm build` first, like the end-to-end tests.
+ * Needs `pnpm build` first, like the end-to-end tests. me-cluster, which
+ * starts a Redis Cluster, runs once, in the topology project
+ * (test/topology/bench-cluster.test.ts).
  */
+const scenarioNames = allScenarioNames.filter((name) => !optInScenarios.includes(name));
 
 let report: BenchReport;
 const scratch = mkdtempSync(path.join(tmpdir(), 'latchkey-bench-smoke-'));

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultBenchOptions, defaultRounds, defaultWarmupSeconds } from './run-bench';
-import { isScenarioName, scenarioNames, type ScenarioName } from './scenarios';
+import { isScenarioName, optInScenarios, scenarioNames, type ScenarioName } from './scenarios';
 
 export const usage = `usage: pnpm bench [options]
 
@@ -11,7 +11,8 @@ measures each scenario against its bare baseline in the same run.
   --duration <s>       seconds per measured run (default ${defaultBenchOptions.durationSeconds})
   --rounds <n>         slices per scenario, alternating gateway and baseline (default: one per 2 s)
   --warmup <s>         seconds of warm-up per side before the slices (default: a fifth of --duration, 1-3)
-  --scenarios <a,b>    some of ${scenarioNames.join(', ')} (default all)
+  --scenarios <a,b>    some of ${scenarioNames.join(', ')} (default all but ${optInScenarios.join(', ')},
+                       which starts a Redis Cluster and a second gateway on it: docs/performance.md)
   --connections <n>    concurrent connections (default ${defaultBenchOptions.connections})
   --users <n>          seeded users, whose sessions and logins rotate (default ${defaultBenchOptions.users})
   --posts <n>          seeded posts, whose ids rotate (default ${defaultBenchOptions.posts})
@@ -73,7 +74,9 @@ export function parseCliOptions(args: readonly string[], defaultResultsDir: stri
   const requested = values.scenarios?.split(',').map((name) => name.trim()).filter((name) => name.length > 0);
   const unknown = requested?.filter((name) => !isScenarioName(name)) ?? [];
   if (unknown.length > 0) throw new Error(`--scenarios: unknown ${unknown.join(', ')} (known: ${scenarioNames.join(', ')})`);
-  const scenarios = requested ? scenarioNames.filter((name) => requested.includes(name)) : [...scenarioNames];
+  const scenarios = requested
+    ? scenarioNames.filter((name) => requested.includes(name))
+    : scenarioNames.filter((name) => !optInScenarios.includes(name));
   if (scenarios.length === 0) throw new Error('--scenarios: name at least one scenario');
   const warmupSeconds =
     values.warmup === '0' ? 0 : positive('warmup', values.warmup, defaultWarmupSeconds(durationSeconds), false);

@@ -20,6 +20,7 @@ import type { RelevanceProbe } from './search-corpus';
 import { removeSeed, seed, type Seed } from './seed';
 import { mergeTimings, readTimings, timingsBetween, type OperationTiming } from './service-metrics';
 import { evaluateTargets } from './targets';
+import { startRedisGateways, type RedisGateways } from './redis-gateways';
 
 export interface BenchOptions {
   /** Seconds of measured load per side (gateway, baseline) of each scenario. */
@@ -198,6 +199,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   progress(`gateway at ${target.gatewayUrl} (${target.kind} stack)`);
 
   let seeded: Seed | undefined;
+  let redisGateways: RedisGateways | undefined;
   let bare: RunningBareServer | undefined;
   let argon2: Argon2Rate | undefined;
   let peer: RunningPeer | undefined;
@@ -235,6 +237,11 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         progress('peer: skipped; it keeps its accounts in a schema of the database, so it runs only beside a launched stack');
       }
     }
+    if (selected.some((scenario) => scenario.name === 'me-cluster')) {
+      redisGateways = await startRedisGateways(target);
+      await redisGateways.copySessions(seeded.users.map((user) => user.cookie));
+      progress(`gateways on one Redis at ${redisGateways.standalone.url} and on a Redis Cluster at ${redisGateways.cluster.url}`);
+    }
     const idleAfterSeeding = await waitForIdle(target, ticksPerSecond, options.idleTimeoutMs);
     progress(idleAfterSeeding ? 'stack idle after seeding' : 'stack still busy after seeding; measuring anyway');
 
@@ -244,6 +251,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       bareServerUrl: bare?.url,
       bareGrpcAddress: bare?.grpcAddress,
       peer: peer ? { url: peer.url, users: peer.users } : undefined,
+      standaloneGatewayUrl: redisGateways?.standalone.url,
+      clusterGatewayUrl: redisGateways?.cluster.url,
       seed: seeded,
       connections: options.connections,
       createRate: options.createRate,
@@ -292,8 +301,19 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         progress(`${scenario.name}: prepared in ${Date.now() - prepared} ms`);
       }
       const startedIdle = await waitForIdle(target, ticksPerSecond, options.idleTimeoutMs);
-      const gatewaySide = httpSide(scenario.label, scenario.gateway(context), target.processes, target.metricsUrls);
-      const baselineSide = baselineOf(scenario, context, target, { bare, argon2, httpSide });
+      // me-cluster's gateways are the two more ones; the services behind them are the stack's.
+      const servedBy = (gateway: { pid: number }): WatchedProcess[] => [
+        { name: 'gateway', role: 'stack', pid: gateway.pid },
+        ...target.processes.filter((p) => p.name !== 'gateway'),
+      ];
+      const gatewaySide =
+        scenario.name === 'me-cluster' && redisGateways
+          ? httpSide(scenario.label, scenario.gateway(context), servedBy(redisGateways.cluster))
+          : httpSide(scenario.label, scenario.gateway(context), target.processes, target.metricsUrls);
+      const baselineSide =
+        scenario.baseline.kind === 'gateway' && redisGateways
+          ? httpSide(scenario.baseline.label, scenario.baseline.load(context), servedBy(redisGateways.standalone))
+          : baselineOf(scenario, context, target, { bare, argon2, httpSide });
       const peerSide = scenario.peer && peer ? httpSide(scenario.peer.label, scenario.peer.load(context), [peerProcess(peer)]) : undefined;
       const gatewayTally = new Tally();
       const baselineTally = baselineSide ? new Tally() : undefined;
@@ -351,6 +371,12 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 
     const processes = await peakMemory([
       ...target.processes,
+      ...(redisGateways
+        ? [
+            { name: 'gateway (one Redis)', role: 'stack' as const, pid: redisGateways.standalone.pid },
+            { name: 'gateway (Redis Cluster)', role: 'stack' as const, pid: redisGateways.cluster.pid },
+          ]
+        : []),
       ...(bare ? [{ name: 'bare Fastify server', role: 'baseline' as const, pid: bare.pid }] : []),
       ...(argon2 ? [{ name: argon2Name(target), role: 'baseline' as const, pid: argon2.pid }] : []),
       ...(peer ? [peerProcess(peer)] : []),
@@ -378,7 +404,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       targets: evaluateTargets(results, processes, options.createRate),
     };
   } finally {
-    await Promise.allSettled([bare?.stop(), argon2?.stop(), peer?.stop(), loader?.stop()]);
+    await Promise.allSettled([bare?.stop(), argon2?.stop(), peer?.stop(), loader?.stop(), redisGateways?.stop()]);
     if (target.kind === 'external' && seeded) {
       await removeSeed(target, seeded.users).catch((error: unknown) =>
         progress(`could not remove the seeded accounts: ${String(error)}`),
@@ -414,6 +440,7 @@ function baselineOf(
 ): Side | undefined {
   const plan = scenario.baseline;
   if (plan.kind === 'none') return undefined;
+  if (plan.kind === 'gateway') throw new Error(`${scenario.name} needs the gateways of redis-gateways.ts`);
   if (plan.kind === 'http') {
     if (!tools.bare) throw new Error('the bare server is not running');
     const served: WatchedProcess[] = [{ name: 'bare Fastify server', role: 'baseline', pid: tools.bare.pid }];

@@ -10,6 +10,7 @@ import type { Seed } from './seed';
  */
 export const scenarioNames = [
   'me',
+  'me-cluster',
   'introspect',
   'token',
   'oidc-userinfo',
@@ -22,6 +23,12 @@ export const scenarioNames = [
   'search',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
+
+/**
+ * Scenarios that run only when named (--scenarios): me-cluster starts a
+ * Redis Cluster of 3 masters and 3 replicas and a second gateway on it.
+ */
+export const optInScenarios: readonly ScenarioName[] = ['me-cluster'];
 
 export function isScenarioName(name: string): name is ScenarioName {
   return (scenarioNames as readonly string[]).includes(name);
@@ -40,6 +47,12 @@ export interface ScenarioContext {
   readonly bareGrpcAddress: string | undefined;
   /** The peer (peer/better-auth-server.ts) and its accounts, when a selected scenario compares with it. */
   readonly peer: { readonly url: string; readonly users: readonly PeerUser[] } | undefined;
+  /**
+   * Two more gateways of the same stack (me-cluster), one on a Redis of its
+   * own and one on a Redis Cluster, holding the same sessions.
+   */
+  readonly standaloneGatewayUrl: string | undefined;
+  readonly clusterGatewayUrl: string | undefined;
   readonly seed: Seed;
   readonly connections: number;
   /** post-create's rate, creates per second over all connections. */
@@ -57,6 +70,8 @@ export type BaselinePlan =
   | { readonly kind: 'http'; readonly label: string; readonly load: (context: ScenarioContext) => LoadPlan }
   /** Raw Argon2id verifications with the identity service's parameters (baselines/argon2-rate.ts). */
   | { readonly kind: 'argon2'; readonly label: string }
+  /** The stack's own gateway, for a scenario that measures the gateway in another setting. */
+  | { readonly kind: 'gateway'; readonly label: string; readonly load: (context: ScenarioContext) => LoadPlan }
   | { readonly kind: 'none' };
 
 /** The same request to the peer, another implementation of the route, measured beside the gateway. */
@@ -118,16 +133,18 @@ const meBaseline: BaselinePlan = {
 
 const peerCookie = (cookie: string): Record<string, string> => ({ cookie: `${PEER_SESSION_COOKIE}=${cookie}` });
 
+/** GET /v0/users/me with every seeded session in turn, so that no single Redis key or cached row is all that is read. */
+const mePlan = (context: ScenarioContext, url: string): LoadPlan => ({
+  url,
+  connections: context.connections,
+  requests: context.seed.users.map((user) => ({ method: 'GET', path: '/v0/users/me', headers: sessionHeaders(user.cookie) })),
+});
+
 export const scenarios: readonly Scenario[] = [
   {
     name: 'me',
     label: 'GET /v0/users/me',
-    // Every seeded session in turn, so that no single Redis key or cached row is all that is read.
-    gateway: (context) => ({
-      url: context.gatewayUrl,
-      connections: context.connections,
-      requests: context.seed.users.map((user) => ({ method: 'GET', path: '/v0/users/me', headers: sessionHeaders(user.cookie) })),
-    }),
+    gateway: (context) => mePlan(context, context.gatewayUrl),
     baseline: meBaseline,
     peer: {
       label: 'Better Auth GET /api/auth/get-session',
@@ -136,6 +153,24 @@ export const scenarios: readonly Scenario[] = [
         connections: context.connections,
         requests: peerOf(context).users.map((user) => ({ method: 'GET', path: '/api/auth/get-session', headers: peerCookie(user.cookie) })),
       }),
+    },
+    warmsUp: true,
+  },
+  {
+    name: 'me-cluster',
+    label: 'GET /v0/users/me, Redis Cluster',
+    // The same sessions on a Redis Cluster (3 masters, 3 replicas), against a gateway started alike on one Redis.
+    gateway: (context) => {
+      if (!context.clusterGatewayUrl) throw new Error('the gateway on the Redis Cluster is not running');
+      return mePlan(context, context.clusterGatewayUrl);
+    },
+    baseline: {
+      kind: 'gateway',
+      label: 'GET /v0/users/me, one Redis',
+      load: (context) => {
+        if (!context.standaloneGatewayUrl) throw new Error('the gateway on one Redis is not running');
+        return mePlan(context, context.standaloneGatewayUrl);
+      },
     },
     warmsUp: true,
   },

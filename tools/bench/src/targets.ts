@@ -10,6 +10,7 @@ export const targets = {
   /** Gateway requests per second over the baseline's (the floor), at least. */
   minimumRatio: {
     me: 0.8,
+    'me-cluster': 0.9,
     introspect: 0.5,
     token: 0.5,
     'post-get': 0.7,

@@ -40,7 +40,12 @@ export function backingServiceAddress(
   environment: Readonly<Record<string, string>>,
 ): BackingServiceCheck {
   const { defaultPort, ...service } = services[name];
-  const url = new URL(environment[service.variable] ?? '');
+  // A Sentinel group or a Redis Cluster is named by host:port lists; the first node stands for it.
+  const mode = environment.REDIS_MODE;
+  const nodes = name === 'redis' && mode === 'sentinel' ? environment.REDIS_SENTINELS : name === 'redis' && mode === 'cluster' ? environment.REDIS_CLUSTER_NODES : undefined;
+  // NATS_URL may list several servers of a cluster; the first stands for it too.
+  const first = nodes === undefined ? (environment[service.variable] ?? '').split(',')[0]! : `redis://${nodes.split(',')[0]!.trim()}`;
+  const url = new URL(first.trim());
   // URL keeps IPv6 hosts in brackets; net.connect wants them bare.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1';
   return { ...service, host, port: url.port === '' ? defaultPort : Number(url.port) };
