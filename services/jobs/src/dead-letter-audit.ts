@@ -30,7 +30,7 @@ interface AuditRow {
  */
 export async function recordReplay(db: pg.Pool, entry: { operator: string; host: string; letter: DeadLetter }): Promise<void> {
   await db.query(
-    `INSERT INTO dead_letter_audit_log (operator, host, action, dead_letter_seq, subject, job_id) VALUES ($1, $2, 'replay', $3, $4, $5)`,
+    `INSERT INTO jobs.dead_letter_audit_log (operator, host, action, dead_letter_seq, subject, job_id) VALUES ($1, $2, 'replay', $3, $4, $5)`,
     [entry.operator, entry.host, entry.letter.seq, entry.letter.subject, entry.letter.jobId],
   );
 }
@@ -38,7 +38,7 @@ export async function recordReplay(db: pg.Pool, entry: { operator: string; host:
 /** The newest `limit` entries, newest first. */
 export async function listDeadLetterAudit(db: pg.Pool, limit: number): Promise<DeadLetterAuditEntry[]> {
   const { rows } = await db.query<AuditRow>(
-    'SELECT at, operator, host, action, dead_letter_seq, subject, job_id FROM dead_letter_audit_log ORDER BY at DESC, id DESC LIMIT $1',
+    'SELECT at, operator, host, action, dead_letter_seq, subject, job_id FROM jobs.dead_letter_audit_log ORDER BY at DESC, id DESC LIMIT $1',
     [limit],
   );
   return rows.map((row) => ({

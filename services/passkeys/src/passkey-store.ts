@@ -135,7 +135,7 @@ export async function recordUse(
  * the first counts, so that its owner is mailed once.
  */
 export async function markSuspectedClone(db: Queryable, id: string): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE passkeys SET suspected_clone_at = now() WHERE id = $1 AND suspected_clone_at IS NULL', [id]);
+  const { rowCount } = await db.query('UPDATE passkeys.passkeys SET suspected_clone_at = now() WHERE id = $1 AND suspected_clone_at IS NULL', [id]);
   return rowCount === 1;
 }
 

@@ -77,7 +77,7 @@ export async function findPost(db: Queryable, id: string, lock = false): Promise
 
 /** The posts among `ids` that exist, in no particular order. */
 export async function findPosts(db: Queryable, ids: readonly string[]): Promise<PostRecord[]> {
-  const { rows } = await db.query<PostRecord>(`SELECT ${COLUMNS} FROM posts p JOIN authors a ON a.id = p.author_id WHERE p.id = ANY($1::uuid[])`, [
+  const { rows } = await db.query<PostRecord>(`SELECT ${COLUMNS} FROM posts.posts p JOIN posts.authors a ON a.id = p.author_id WHERE p.id = ANY($1::uuid[])`, [
     ids,
   ]);
   return rows;

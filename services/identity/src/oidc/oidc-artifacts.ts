@@ -59,7 +59,7 @@ export async function saveArtifact(
   await withTransaction(deps.pool, context, async (db) => {
     if (userId !== undefined && !(await findUserById(db, userId))) throw new AppError('user:not_found');
     await db.query(
-      `INSERT INTO oidc_artifacts (kind, id, payload, user_id, client_id, grant_id, user_code, expires_at)
+      `INSERT INTO identity.oidc_artifacts (kind, id, payload, user_id, client_id, grant_id, user_code, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, user_id = EXCLUDED.user_id,
          grant_id = EXCLUDED.grant_id, user_code = EXCLUDED.user_code, expires_at = EXCLUDED.expires_at`,
@@ -81,7 +81,7 @@ export async function findArtifact(
   const kind = assertKind(input.kind);
   const byUserCode = input.userCode !== '';
   const { rows } = await db.query<{ payload: Record<string, unknown>; consumed: number | null }>(
-    `SELECT payload, extract(epoch FROM consumed_at)::bigint AS consumed FROM oidc_artifacts
+    `SELECT payload, extract(epoch FROM consumed_at)::bigint AS consumed FROM identity.oidc_artifacts
      WHERE kind = $1 AND ${byUserCode ? 'user_code' : 'id'} = $2 AND expires_at > now()`,
     [kind, byUserCode ? input.userCode : input.id],
   );
@@ -100,14 +100,14 @@ export async function consumeArtifact(deps: Pick<IdentityDeps, 'pool'>, input: {
   const kind = assertKind(input.kind);
   const reuse = await withTransaction(deps.pool, context, async (db) => {
     const { rows } = await db.query<{ consumed: boolean; grant_id: string | null; user_id: string | null; client_id: string; payload: ArtifactPayload }>(
-      `SELECT consumed_at IS NOT NULL AS consumed, grant_id, user_id, client_id, payload FROM oidc_artifacts
+      `SELECT consumed_at IS NOT NULL AS consumed, grant_id, user_id, client_id, payload FROM identity.oidc_artifacts
        WHERE kind = $1 AND id = $2 FOR UPDATE`,
       [kind, input.id],
     );
     const row = rows[0];
     if (!row) return false;
     if (!row.consumed) {
-      await db.query('UPDATE oidc_artifacts SET consumed_at = now() WHERE kind = $1 AND id = $2', [kind, input.id]);
+      await db.query('UPDATE identity.oidc_artifacts SET consumed_at = now() WHERE kind = $1 AND id = $2', [kind, input.id]);
       return false;
     }
     if (kind !== 'RefreshToken') return false;
@@ -128,29 +128,29 @@ export async function consumeArtifact(deps: Pick<IdentityDeps, 'pool'>, input: {
 
 /** A client's name for mails: its registered name, or its id for a client of the gateway's configuration. */
 async function clientNameOf(db: pg.ClientBase, clientId: string): Promise<string> {
-  const { rows } = await db.query<{ name: string | null }>(`SELECT metadata->>'client_name' AS name FROM oidc_clients WHERE client_id = $1`, [clientId]);
+  const { rows } = await db.query<{ name: string | null }>(`SELECT metadata->>'client_name' AS name FROM identity.oidc_clients WHERE client_id = $1`, [clientId]);
   return rows[0]?.name ?? clientId;
 }
 
 export async function destroyArtifact(db: pg.Pool, input: { kind: string; id: string }): Promise<void> {
-  await db.query('DELETE FROM oidc_artifacts WHERE kind = $1 AND id = $2', [assertKind(input.kind), input.id]);
+  await db.query('DELETE FROM identity.oidc_artifacts WHERE kind = $1 AND id = $2', [assertKind(input.kind), input.id]);
 }
 
 /** Deletes a grant and everything issued under it. */
 export async function revokeGrantIn(db: pg.ClientBase | pg.Pool, grantId: string): Promise<void> {
-  await db.query(`DELETE FROM oidc_artifacts WHERE grant_id = $1 OR (kind = 'Grant' AND id = $1)`, [grantId]);
+  await db.query(`DELETE FROM identity.oidc_artifacts WHERE grant_id = $1 OR (kind = 'Grant' AND id = $1)`, [grantId]);
 }
 
 /** Deletes every code and token issued under a grant, keeping the grant (the consent). */
 export async function revokeGrantTokens(db: pg.Pool, grantId: string): Promise<void> {
-  await db.query(`DELETE FROM oidc_artifacts WHERE grant_id = $1 AND kind <> 'Grant'`, [grantId]);
+  await db.query(`DELETE FROM identity.oidc_artifacts WHERE grant_id = $1 AND kind <> 'Grant'`, [grantId]);
 }
 
 /** The newest live grant of an account for a client. */
 export async function findUserGrant(db: pg.Pool, userId: string, clientId: string): Promise<string | undefined> {
   if (!UUID.test(userId)) return undefined;
   const { rows } = await db.query<{ id: string }>(
-    `SELECT id FROM oidc_artifacts WHERE kind = 'Grant' AND user_id = $1 AND client_id = $2 AND expires_at > now()
+    `SELECT id FROM identity.oidc_artifacts WHERE kind = 'Grant' AND user_id = $1 AND client_id = $2 AND expires_at > now()
      ORDER BY created_at DESC LIMIT 1`,
     [userId, clientId],
   );
@@ -164,7 +164,7 @@ export async function listUserGrants(
 ): Promise<{ clientId: string; scopes: string[]; createdAt: Date }[]> {
   if (!UUID.test(userId)) throw new AppError('validation:invalid_input', 'user_id must be a UUID');
   const { rows } = await db.query<{ client_id: string; scope: string | null; created_at: Date }>(
-    `SELECT client_id, payload->'openid'->>'scope' AS scope, created_at FROM oidc_artifacts
+    `SELECT client_id, payload->'openid'->>'scope' AS scope, created_at FROM identity.oidc_artifacts
      WHERE kind = 'Grant' AND user_id = $1 AND expires_at > now() ORDER BY created_at ASC`,
     [userId],
   );
@@ -182,10 +182,10 @@ export async function revokeUserGrants(deps: Pick<IdentityDeps, 'pool'>, userId:
   if (!UUID.test(userId)) throw new AppError('validation:invalid_input', 'user_id must be a UUID');
   const revoked = await withTransaction(deps.pool, context, async (db) => {
     const { rows } = await db.query<{ id: string }>(
-      `DELETE FROM oidc_artifacts WHERE kind = 'Grant' AND user_id = $1 AND client_id = $2 RETURNING id`,
+      `DELETE FROM identity.oidc_artifacts WHERE kind = 'Grant' AND user_id = $1 AND client_id = $2 RETURNING id`,
       [userId, clientId],
     );
-    await db.query('DELETE FROM oidc_artifacts WHERE user_id = $1 AND client_id = $2', [userId, clientId]);
+    await db.query('DELETE FROM identity.oidc_artifacts WHERE user_id = $1 AND client_id = $2', [userId, clientId]);
     return rows.length;
   });
   if (revoked === 0) throw new AppError('oidc:grant_not_found');
@@ -197,10 +197,10 @@ export async function revokeUserGrants(deps: Pick<IdentityDeps, 'pool'>, userId:
  * "Refresh tokens").
  */
 export async function revokeUserTokens(db: pg.ClientBase, userId: string): Promise<void> {
-  await db.query(`DELETE FROM oidc_artifacts WHERE user_id = $1 AND kind <> 'Grant'`, [userId]);
+  await db.query(`DELETE FROM identity.oidc_artifacts WHERE user_id = $1 AND kind <> 'Grant'`, [userId]);
 }
 
 /** Drops artifacts that expired: what nobody can use any more. */
 export async function deleteExpiredArtifacts(db: pg.Pool): Promise<void> {
-  await db.query('DELETE FROM oidc_artifacts WHERE expires_at < now()');
+  await db.query('DELETE FROM identity.oidc_artifacts WHERE expires_at < now()');
 }

@@ -30,12 +30,12 @@ function toClient(row: ClientRow): StoredClient {
 }
 
 export async function findStoredClient(db: pg.ClientBase | pg.Pool, clientId: string): Promise<StoredClient | undefined> {
-  const { rows } = await db.query<ClientRow>('SELECT * FROM oidc_clients WHERE client_id = $1', [clientId]);
+  const { rows } = await db.query<ClientRow>('SELECT * FROM identity.oidc_clients WHERE client_id = $1', [clientId]);
   return rows[0] && toClient(rows[0]);
 }
 
 export async function listStoredClients(db: pg.Pool): Promise<StoredClient[]> {
-  const { rows } = await db.query<ClientRow>('SELECT * FROM oidc_clients ORDER BY created_at, client_id');
+  const { rows } = await db.query<ClientRow>('SELECT * FROM identity.oidc_clients ORDER BY created_at, client_id');
   return rows.map(toClient);
 }
 
@@ -82,7 +82,7 @@ export async function createClient(
   try {
     return await withTransaction(deps.pool, context, async (db) => {
       const { rows } = await db.query<ClientRow>(
-        'INSERT INTO oidc_clients (client_id, metadata, secret_hash) VALUES ($1, $2, $3) RETURNING *',
+        'INSERT INTO identity.oidc_clients (client_id, metadata, secret_hash) VALUES ($1, $2, $3) RETURNING *',
         [entry.client_id, metadataOf(entry), secret === undefined ? null : hashClientSecret(secret)],
       );
       await recordAdminAction(db, { ...actor, action: 'create_client', userIds: [null], clientId: entry.client_id });
@@ -107,7 +107,7 @@ export async function updateClient(
     const secret = usesClientSecret(entry) && current.secretHash === undefined ? generateClientSecret() : undefined;
     const secretHash = usesClientSecret(entry) ? (secret === undefined ? current.secretHash : hashClientSecret(secret)) : undefined;
     const { rows } = await db.query<ClientRow>(
-      'UPDATE oidc_clients SET metadata = $2, secret_hash = $3, updated_at = now() WHERE client_id = $1 RETURNING *',
+      'UPDATE identity.oidc_clients SET metadata = $2, secret_hash = $3, updated_at = now() WHERE client_id = $1 RETURNING *',
       [input.clientId, metadataOf(entry), secretHash ?? null],
     );
     await recordAdminAction(db, { ...actor, action: 'update_client', userIds: [null], clientId: input.clientId });
@@ -120,9 +120,9 @@ export async function deleteClient(deps: Pick<IdentityDeps, 'pool'>, clientId: s
   const actor = actorOf(context);
   await withTransaction(deps.pool, context, async (db) => {
     await lockedClient(db, clientId);
-    await db.query('DELETE FROM oidc_artifacts WHERE client_id = $1', [clientId]);
-    await db.query('DELETE FROM oidc_session_clients WHERE client_id = $1', [clientId]);
-    await db.query('DELETE FROM oidc_clients WHERE client_id = $1', [clientId]);
+    await db.query('DELETE FROM identity.oidc_artifacts WHERE client_id = $1', [clientId]);
+    await db.query('DELETE FROM identity.oidc_session_clients WHERE client_id = $1', [clientId]);
+    await db.query('DELETE FROM identity.oidc_clients WHERE client_id = $1', [clientId]);
     await recordAdminAction(db, { ...actor, action: 'delete_client', userIds: [null], clientId });
   });
 }
@@ -134,14 +134,14 @@ export async function rotateClientSecret(deps: Pick<IdentityDeps, 'pool'>, clien
     const current = await lockedClient(db, clientId);
     if (current.secretHash === undefined) throw AppError.validation([{ field: 'client_id', message: 'this client has no secret' }]);
     const secret = generateClientSecret();
-    await db.query('UPDATE oidc_clients SET secret_hash = $2, updated_at = now() WHERE client_id = $1', [clientId, hashClientSecret(secret)]);
+    await db.query('UPDATE identity.oidc_clients SET secret_hash = $2, updated_at = now() WHERE client_id = $1', [clientId, hashClientSecret(secret)]);
     await recordAdminAction(db, { ...actor, action: 'rotate_client_secret', userIds: [null], clientId });
     return secret;
   });
 }
 
 async function lockedClient(db: pg.ClientBase, clientId: string): Promise<StoredClient> {
-  const { rows } = await db.query<ClientRow>('SELECT * FROM oidc_clients WHERE client_id = $1 FOR UPDATE', [clientId]);
+  const { rows } = await db.query<ClientRow>('SELECT * FROM identity.oidc_clients WHERE client_id = $1 FOR UPDATE', [clientId]);
   if (!rows[0]) throw new AppError('oidc:client_not_found');
   return toClient(rows[0]);
 }

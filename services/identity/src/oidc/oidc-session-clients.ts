@@ -22,7 +22,7 @@ export async function recordSessionClient(
 ): Promise<void> {
   const alg = input.settings.signingAlg === 'ES256' ? 'ES256' : 'EdDSA';
   await db.query(
-    `INSERT INTO oidc_session_clients (session_id, client_id, user_id, backchannel_logout_uri, session_required, signing_alg)
+    `INSERT INTO identity.oidc_session_clients (session_id, client_id, user_id, backchannel_logout_uri, session_required, signing_alg)
      VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (session_id, client_id) DO UPDATE SET backchannel_logout_uri = EXCLUDED.backchannel_logout_uri,
        session_required = EXCLUDED.session_required, signing_alg = EXCLUDED.signing_alg`,
@@ -49,18 +49,18 @@ export async function endSessions(
     const ended =
       input.sessionIds.length > 0
         ? await db.query<SessionClientRow>(
-            `DELETE FROM oidc_session_clients WHERE user_id = $1 AND session_id = ANY($2::text[]) RETURNING *`,
+            `DELETE FROM identity.oidc_session_clients WHERE user_id = $1 AND session_id = ANY($2::text[]) RETURNING *`,
             [input.userId, input.sessionIds],
           )
         : await db.query<SessionClientRow>(
-            `DELETE FROM oidc_session_clients WHERE user_id = $1 AND session_id <> $2 AND created_at <= $3 RETURNING *`,
+            `DELETE FROM identity.oidc_session_clients WHERE user_id = $1 AND session_id <> $2 AND created_at <= $3 RETURNING *`,
             [input.userId, input.keptSessionId, input.endedAt],
           );
     // The codes and access tokens those sessions got end with them; what offline_access got outlives them.
     const endedSessions = [...new Set(ended.rows.map((row) => row.session_id))];
     if (endedSessions.length > 0) {
       await db.query(
-        `DELETE FROM oidc_artifacts WHERE user_id = $1 AND kind IN ('AuthorizationCode', 'AccessToken')
+        `DELETE FROM identity.oidc_artifacts WHERE user_id = $1 AND kind IN ('AuthorizationCode', 'AccessToken')
            AND payload->>'sid' = ANY($2::text[]) AND NOT (' ' || coalesce(payload->>'scope', '') || ' ') LIKE '% offline_access %'`,
         [input.userId, endedSessions],
       );
