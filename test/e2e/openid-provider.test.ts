@@ -324,6 +324,11 @@ describe('single sign-on and its prompts', () => {
     const oneFactor = await signedInAccount(stack, 'onefactor');
     const refused = await browserOf(oneFactor).navigate((await authorizationRequest(mfaConfig, { prompt: 'none' })).url);
     expect(refused.url.searchParams.get('error')).toBe('login_required');
+    // With a page, the interaction says why, so that an account without a second factor is told to add one.
+    const asked = await browserOf(oneFactor).navigate((await authorizationRequest(mfaConfig, {})).url);
+    const interaction = await oneFactor.client.get(`/v0/oidc/interactions/${OidcBrowser.interactionUid(asked.url)}`);
+    expect(interaction.body).toMatchObject({ prompt: 'login', reauthentication_required: true, multi_factor_required: true });
+    expect((await oneFactor.client.get('/v0/users/me')).body).toMatchObject({ totp_enabled: false, passkeys_count: 0 });
 
     const account = await signedInAccount(stack, 'mfa');
     const setup = await account.client.post<{ secret: string; setup_token: string }>('/v0/auth/totp/setup');

@@ -96,6 +96,12 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
     return typeof metadata?.['client_name'] === 'string' ? metadata['client_name'] : clientId;
   }
 
+  /** Whether the client asks for a multi-factor sign-in that the session has not made. */
+  function needsMultiFactor(interaction: StoredInteraction, session: Session): boolean {
+    const acrValues = typeof interaction.params['acr_values'] === 'string' ? interaction.params['acr_values'].split(' ') : [];
+    return (interaction.prompt.reasons.includes('mfa_required') || acrValues.includes(ACR_MULTI_FACTOR)) && !isMultiFactor(session.methods);
+  }
+
   /** Whether the session must prove itself again before this interaction can be confirmed. */
   async function needsReauthentication(interaction: StoredInteraction, session: Session): Promise<boolean> {
     const { reasons } = interaction.prompt;
@@ -106,8 +112,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
     }
     const maxAge = Number(interaction.params['max_age']);
     if (reasons.includes('max_age') && Number.isFinite(maxAge) && Date.now() - session.authenticatedAt > maxAge * 1000) return true;
-    const acrValues = typeof interaction.params['acr_values'] === 'string' ? interaction.params['acr_values'].split(' ') : [];
-    return (reasons.includes('mfa_required') || acrValues.includes(ACR_MULTI_FACTOR)) && !isMultiFactor(session.methods);
+    return needsMultiFactor(interaction, session);
   }
 
   /** The account's grant for the client, created or extended to the requested scopes. */
@@ -157,6 +162,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
           client: { client_id: clientId, client_name: await clientNameOf(clientId) },
           scopes: scopesOf(interaction.params),
           reauthentication_required: reauthenticate,
+          multi_factor_required: current !== undefined && needsMultiFactor(interaction, current),
           consented: await consented(current, interaction, clientId, request),
         };
       },

@@ -20,6 +20,11 @@ export const interactionSchema = z
     reauthentication_required: z
       .boolean()
       .describe('The session must prove itself again first (prompt=login, max_age, or a client that requires multi-factor): POST /v0/auth/reauthenticate.'),
+    multi_factor_required: z
+      .boolean()
+      .describe(
+        'The client requires a multi-factor sign-in the session has not made: a passkey, or the password with a TOTP code. An account with neither must add one first.',
+      ),
     consented: z.boolean().describe('The user already allowed these scopes, or the client is first-party: confirming asks nothing more.'),
   })
   .meta({ id: 'OidcInteraction' });

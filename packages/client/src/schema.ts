@@ -4029,6 +4029,8 @@ export interface components {
             };
             /** @description The user already allowed these scopes, or the client is first-party: confirming asks nothing more. */
             consented: boolean;
+            /** @description The client requires a multi-factor sign-in the session has not made: a passkey, or the password with a TOTP code. An account with neither must add one first. */
+            multi_factor_required: boolean;
             /**
              * @description login: the browser must sign in (or re-authenticate); consent: the user allows the client.
              * @enum {string}
@@ -4047,6 +4049,8 @@ export interface components {
             };
             /** @description The user already allowed these scopes, or the client is first-party: confirming asks nothing more. */
             consented: boolean;
+            /** @description The client requires a multi-factor sign-in the session has not made: a passkey, or the password with a TOTP code. An account with neither must add one first. */
+            multi_factor_required: boolean;
             /**
              * @description login: the browser must sign in (or re-authenticate); consent: the user allows the client.
              * @enum {string}

@@ -62,6 +62,23 @@ export function OidcInteractionPage(props: { uid: string }) {
     );
   }
   if (automatic) return <p aria-busy="true">Signing you in to {name}…</p>;
+  // A proof the account cannot give: it has neither a passkey nor TOTP to make a multi-factor sign-in with.
+  if (interaction.multi_factor_required && !user.totp_enabled && user.passkeys_count === 0) {
+    return (
+      <Page title={`Sign in to ${name}`}>
+        <ProblemMessage error={action.error} />
+        <p>
+          <strong>{name}</strong> requires a two-factor sign-in, and your account has no second factor yet. Add a passkey or turn on two-factor
+          authentication on your <a href="/account">account page</a>, then sign in to {name} again.
+        </p>
+        <div class="button-row">
+          <button type="button" class="secondary" disabled={action.busy} onClick={() => void deny()}>
+            Go back to {name}
+          </button>
+        </div>
+      </Page>
+    );
+  }
   return (
     <Page title={`Sign in to ${name}`}>
       <ProblemMessage error={action.error} />
