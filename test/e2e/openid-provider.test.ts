@@ -138,6 +138,7 @@ describe('code flow with PKCE', () => {
       client: { client_id: 'web-app', client_name: 'Web App' },
       scopes: expect.arrayContaining(['openid', 'email', 'profile']),
       reauthentication_required: false,
+      multi_factor_required: false,
       consented: false,
     });
     // Without a session the page asks for a sign-in.
