@@ -526,6 +526,26 @@ describe('signing in to another application through Latchkey (docs/oidc.md)', ()
     await visitor.close();
   });
 
+  it('signs a new user up with Google from the interaction page and goes on to the application', async () => {
+    const config = await relyingParty(stack.gatewayUrl, 'browser-app');
+    const request = await authorizationRequest(config, { redirect_uri: callbacks.url });
+    const visitor = await Visitor.open('oidc-signup');
+    const email = `grace.${tag()}@example.com`;
+    await google.nextLogin({ idToken: { sub: `g-${tag()}`, email, email_verified: true, name: 'Grace Hopper' } });
+    await visitor.page.goto(request.url.toString());
+    await visitor.page.getByText('Sign in to continue to Browser App').waitFor();
+    await visitor.page.getByRole('button', { name: 'Sign in with Google' }).click();
+    await visitor.sees('Choose a handle');
+    await visitor.page.getByLabel('Handle', { exact: true }).fill(`grace_${tag()}`);
+    await visitor.page.getByRole('button', { name: 'Create account' }).click();
+    // Back on the application's sign-in request, not the account page.
+    await visitor.sees('Sign in to Browser App');
+    await visitor.page.getByRole('button', { name: 'Allow' }).click();
+    const tokens = await request.exchange(await callbacks.next());
+    expect(tokens.claims()).toMatchObject({ aud: 'browser-app', email });
+    await visitor.close();
+  });
+
   it('asks a signed-in user to confirm it is them for prompt=login, then signs the application in', async () => {
     const account = await signedInAccount(stack, 'webreauth');
     const visitor = await Visitor.open('oidc-reauth');

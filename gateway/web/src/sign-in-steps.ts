@@ -11,6 +11,8 @@ export interface PendingSignup {
   readonly pending_token: string;
   readonly email: string;
   readonly name?: string | null;
+  /** Where the sign-in that found no account was going (an application's sign-in request, say). */
+  readonly next?: string;
 }
 
 export const totpStep = {

@@ -5,6 +5,7 @@ import { Page } from '../components/page';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 import { pendingSignup } from '../sign-in-steps';
+import { safeNext } from './sign-in-page';
 
 /** docs/api.md, "Sign-in with a provider (OAuth)": a new provider user chooses a handle. */
 export function CompleteSignupPage() {
@@ -35,7 +36,7 @@ export function CompleteSignupPage() {
             const user = await unwrap(api.POST('/v0/auth/complete-signup', { body: { pending_token: signup.pending_token, handle } }));
             pendingSignup.clear();
             setUser(user);
-            navigate('/account');
+            navigate(safeNext(signup.next));
           })
         }
       >

@@ -53,7 +53,7 @@ export function OAuthCallbackPage(props: { provider: string; code: string; state
         return navigate(`/sign-in?next=${encodeURIComponent(flow.returnTo)}`, { replace: true });
       }
       if (answer.status === 'pending_signup') {
-        pendingSignup.keep({ pending_token: answer.pending_token, email: answer.email, name: answer.name });
+        pendingSignup.keep({ pending_token: answer.pending_token, email: answer.email, name: answer.name, next: flow.returnTo });
         return navigate('/complete-signup', { replace: true });
       }
       setUser(answer.user);

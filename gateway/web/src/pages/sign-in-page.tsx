@@ -9,8 +9,9 @@ import { Link, navigate } from '../router';
 import { useSession } from '../session';
 import { totpStep } from '../sign-in-steps';
 
-/** A page of this app to go to after signing in: never another site. */
-function safeNext(next: string): string {
+/** A page of this app to go to after signing in: never another site; the account page by default. */
+export function safeNext(next: string | undefined): string {
+  if (next === undefined) return '/account';
   return next.startsWith('/') && !next.startsWith('//') ? next : '/account';
 }
 
