@@ -4,6 +4,7 @@ import { startOwnRedisServer, testDatabaseAdminUrl, waitFor, type OwnRedisServer
 import { PASSWORD, signedInAccount } from '../support/accounts';
 import { ApiClient } from '../support/api-client';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { providerEnvironment, startGoogleFixture, type GoogleFixture } from '../support/oauth-providers';
 import { startTopology, type RunningTopology } from '../support/topology';
 
 /**
@@ -28,15 +29,17 @@ async function untilMe(client: ApiClient, status: number, timeoutMs: number): Pr
 
 describe('a Sentinel group losing its master', () => {
   let topology: RunningTopology;
+  let google: GoogleFixture;
   let stack: E2eStack;
 
   beforeAll(async () => {
-    topology = await startTopology({ redis: 'sentinel' });
-    stack = await startE2eStack('sentinel', {}, { topology: topology.addresses });
+    [topology, google] = await Promise.all([startTopology({ redis: 'sentinel' }), startGoogleFixture()]);
+    stack = await startE2eStack('sentinel', providerEnvironment('http://app.example.test', { google }), { topology: topology.addresses });
   });
 
   afterAll(async () => {
     await stack?.destroy();
+    await google?.stop();
     await topology?.stop();
   });
 
@@ -56,6 +59,14 @@ describe('a Sentinel group losing its master', () => {
       { timeoutMs: 60_000, intervalMs: 250, description: 'a sign-in after the failover' },
     );
     expect((await again.get('/v0/users/me')).status).toBe(200);
+    // And the units whose own state is in Redis: a TOTP setup (totp), a passkey challenge (passkeys), an OAuth state (oauth).
+    for (const [description, request] of [
+      ['a TOTP setup after the failover', () => again.post('/v0/auth/totp/setup')],
+      ['a passkey challenge after the failover', () => again.post('/v0/auth/passkeys/registration/options')],
+      ['an OAuth authorization after the failover', () => again.get('/v0/auth/oauth/google/authorize?purpose=link')],
+    ] as const) {
+      await waitFor(async () => ((await request()).status === 200 ? true : undefined), { timeoutMs: 30_000, intervalMs: 250, description });
+    }
   });
 });
 

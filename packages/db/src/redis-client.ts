@@ -72,6 +72,9 @@ export function createRedisClient(settings: RedisSettings, options: RedisClientO
     enableOfflineQueue: !options.failFast,
     ...(options.failFast ? { commandTimeout: 1_000 } : {}),
     connectTimeout: 5_000,
+    // A server that stops answering without closing the connection (a hung
+    // or partitioned master) is dropped and, with Sentinel, asked for again.
+    socketTimeout: 5_000,
     maxRetriesPerRequest: 2,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     ...(settings.REDIS_USERNAME === undefined ? {} : { username: settings.REDIS_USERNAME }),
@@ -89,8 +92,10 @@ export function createRedisClient(settings: RedisSettings, options: RedisClientO
       name: required(settings.REDIS_SENTINEL_MASTER, 'REDIS_SENTINEL_MASTER', mode),
       ...(settings.REDIS_SENTINEL_PASSWORD === undefined ? {} : { sentinelPassword: settings.REDIS_SENTINEL_PASSWORD }),
       ...(settings.REDIS_TLS ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
-      // Learns of a failover from the sentinels' +switch-master at once, not on the next failed command.
-      failoverDetector: true,
+      // No failoverDetector: its +switch-master notice, arriving while the
+      // client is reconnecting to the dead master, makes ioredis give up
+      // for good (status "end"). A killed master closes the connection and
+      // a hung one hits socketTimeout; either way the client asks again.
       sentinelRetryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
       reconnectOnError: reconnectOnReadOnly,
     });
