@@ -4,9 +4,9 @@
 // files and regions). It reads the compiled catalogue, so tools/build/build.mjs
 // runs first. With --check it fails when a committed file differs, so a
 // unit cannot be added to the catalogue and not to what deploys it.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { writeOrCheck } from './generated-files.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);
@@ -14,21 +14,4 @@ const { units } = require(path.join(root, 'packages/units/dist/index.js'));
 const { unitFiles } = require(path.join(root, 'tools/unit-files/dist/index.js'));
 const check = process.argv.includes('--check');
 
-const files = unitFiles(root, units);
-if (check) {
-  const stale = Object.entries(files).filter(([file, text]) => {
-    try {
-      return readFileSync(path.join(root, file), 'utf8') !== text;
-    } catch {
-      return true;
-    }
-  });
-  if (stale.length > 0) {
-    console.error(`Generated from the unit catalogue and stale; run \`pnpm gen\` and commit:\n  ${stale.map(([file]) => file).join('\n  ')}`);
-    process.exit(1);
-  }
-  console.log('the files generated from the unit catalogue are up to date');
-} else {
-  for (const [file, text] of Object.entries(files)) writeFileSync(path.join(root, file), text);
-  console.log(`generated ${Object.keys(files).join(', ')}`);
-}
+writeOrCheck(root, unitFiles(root, units), { check, what: 'What is generated from the unit catalogue' });
