@@ -5,18 +5,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { type z } from 'zod';
+import { z } from 'zod';
 import { testSigningKeys } from '@latchkey/test-kit';
 import { units as catalogue } from '@latchkey/units';
-import { configSchema as gatewaySchema, loadGatewayConfig } from '../../gateway/src/config';
-import { configSchema as identitySchema, loadIdentityConfig } from '../../services/identity/src/config';
 import { adminCliConfigSchema } from '../../services/identity/src/admin-cli-config';
-import { configSchema as jobsSchema, loadJobsConfig } from '../../services/jobs/src/config';
-import { configSchema as oauthSchema, loadOAuthConfig } from '../../services/oauth/src/config';
-import { configSchema as postsSchema, loadPostsConfig } from '../../services/posts/src/config';
-import { configSchema as totpSchema, loadTotpConfig } from '../../services/totp/src/config';
-import { configSchema as passkeysSchema, loadPasskeysConfig } from '../../services/passkeys/src/config';
-import { chartDir, devValues, findObject, type K8sObject, productionValues, renderChart } from './helm';
+import { chartDir, devValues, findObject, type K8sObject, productionValues, renderChart, repoRoot } from './helm';
 import { componentOf, containerEnvironment, mainContainer } from './workloads';
 
 interface ProcessConfig {
@@ -26,15 +19,23 @@ interface ProcessConfig {
   alsoRead?: z.ZodObject;
 }
 
-const processes: Record<string, ProcessConfig> = {
-  gateway: { schema: gatewaySchema, load: loadGatewayConfig },
-  identity: { schema: identitySchema, load: loadIdentityConfig, alsoRead: adminCliConfigSchema },
-  posts: { schema: postsSchema, load: loadPostsConfig },
-  totp: { schema: totpSchema, load: loadTotpConfig },
-  oauth: { schema: oauthSchema, load: loadOAuthConfig },
-  passkeys: { schema: passkeysSchema, load: loadPasskeysConfig },
-  jobs: { schema: jobsSchema, load: loadJobsConfig },
-};
+/**
+ * A unit's configuration, from its folder's src/config.ts: the schema it
+ * exports as configSchema and its one load<Unit>Config function.
+ */
+function processConfigOf(folder: string): ProcessConfig {
+  const exported = jest.requireActual<Record<string, unknown>>(path.join(repoRoot, folder, 'src', 'config'));
+  const loaders = Object.entries(exported).filter(([name, value]) => /^load\w+Config$/.test(name) && typeof value === 'function');
+  if (!(exported.configSchema instanceof z.ZodObject) || loaders.length !== 1) {
+    throw new Error(`${folder}/src/config.ts must export configSchema and one load<Unit>Config function`);
+  }
+  return { schema: exported.configSchema, load: loaders[0]![1] as ProcessConfig['load'] };
+}
+
+/** Every unit's process; latchkey-admin also runs in identity's pods. */
+const processes: Record<string, ProcessConfig> = Object.fromEntries(
+  catalogue.map((unit) => [unit.name, { ...processConfigOf(unit.folder), ...(unit.name === 'identity' ? { alsoRead: adminCliConfigSchema } : {}) }]),
+);
 
 /** The gRPC services, each listening on 50051 and reached at <UNIT>_GRPC_ADDRESS. */
 const grpcUnits = catalogue.filter((unit) => unit.kind === 'grpc').map((unit) => unit.name);
@@ -75,12 +76,12 @@ function requiredVariables(schema: z.ZodObject): string[] {
 
 
 test('the required variables are the ones this test expects (the schemas are read, not copied)', () => {
-  expect(requiredVariables(gatewaySchema)).toEqual(['AUTH_JWT_SIGNING_KEYS', 'PUBLIC_APP_URL', 'REDIS_URL']);
-  expect(requiredVariables(identitySchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL']);
-  expect(requiredVariables(postsSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL']);
-  expect(requiredVariables(totpSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL', 'TOTP_ENCRYPTION_KEY']);
-  expect(requiredVariables(oauthSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL']);
-  expect(requiredVariables(jobsSchema)).toEqual(['DATABASE_URL', 'NATS_URL', 'PUBLIC_APP_URL', 'REDIS_URL', 'SMTP_URL']);
+  expect(requiredVariables(processes.gateway!.schema)).toEqual(['AUTH_JWT_SIGNING_KEYS', 'PUBLIC_APP_URL', 'REDIS_URL']);
+  expect(requiredVariables(processes.identity!.schema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL']);
+  expect(requiredVariables(processes.posts!.schema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL']);
+  expect(requiredVariables(processes.totp!.schema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL', 'TOTP_ENCRYPTION_KEY']);
+  expect(requiredVariables(processes.oauth!.schema)).toEqual(['DATABASE_URL', 'NATS_URL', 'REDIS_URL']);
+  expect(requiredVariables(processes.jobs!.schema)).toEqual(['DATABASE_URL', 'NATS_URL', 'PUBLIC_APP_URL', 'REDIS_URL', 'SMTP_URL']);
 });
 
 test('a configuration is read here for every unit of the list', () => {
@@ -103,6 +104,14 @@ test.each(catalogue.map((unit) => [unit.name, unit] as const))('%s reads every s
       AUTH_JWT_SIGNING_KEYS: testSigningKeys(),
     };
     expect((load(required) as Record<string, unknown>)[grpc.variable]).toBe(50_051 + grpc.localOffset);
+  }
+});
+
+test("the secrets a process cannot start without are the catalogue's requiredSecrets, which the chart makes required keys", () => {
+  const values = parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8')) as { config: Record<string, unknown> };
+  for (const unit of catalogue) {
+    const requiredSecrets = requiredVariables(processes[unit.name]!.schema).filter((name) => !(name in values.config));
+    expect({ unit: unit.name, requiredSecrets }).toEqual({ unit: unit.name, requiredSecrets: [...unit.requiredSecrets].sort() });
   }
 });
 
@@ -291,7 +300,7 @@ describe('oauth in production', () => {
   test('values-production.yaml configures both providers: with the client secrets from the existingSecret, the process starts', () => {
     const environment = environmentWithSecrets({ GOOGLE_CLIENT_SECRET: 'google-secret', GITHUB_CLIENT_SECRET: 'github-secret' });
     expect(environment.NODE_ENV).toBe('production');
-    expect(() => loadOAuthConfig(environment)).not.toThrow();
+    expect(() => processes.oauth!.load(environment)).not.toThrow();
   });
 
   test('the client secrets are required keys of the existingSecret', () => {
@@ -300,7 +309,7 @@ describe('oauth in production', () => {
       expect(environment.external.get(name)).toEqual({ secret: 'latchkey-env', key: name, optional: false });
     }
     // Without them the process would refuse to start, so the pod must not start without them either.
-    expect(() => loadOAuthConfig(environmentWithSecrets({}))).toThrow(/GOOGLE_CLIENT_SECRET/);
+    expect(() => processes.oauth!.load(environmentWithSecrets({}))).toThrow(/GOOGLE_CLIENT_SECRET/);
   });
 
   test('the redirect URIs are pages of the client application (under PUBLIC_APP_URL), over https', () => {

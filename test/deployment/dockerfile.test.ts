@@ -3,9 +3,9 @@
 // chart runs, as a non-root user under tini.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
 import { units as catalogue } from '@latchkey/units';
-import { chartDir, repoRoot } from './helm';
+import { chartUnits } from './chart-units';
+import { repoRoot } from './helm';
 
 interface Stage {
   name: string;
@@ -42,9 +42,7 @@ const stage = (name: string): Stage => {
 };
 
 const units: Record<string, string> = Object.fromEntries(catalogue.map((unit) => [unit.name, unit.folder]));
-const values = parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8')) as {
-  units: Record<string, { args: string[]; ports: Record<string, { port: number; env?: string }> }>;
-};
+const values = { units: chartUnits() };
 
 test('every unit of the chart has a target here, and every unit here is in the chart', () => {
   expect(Object.keys(units).sort()).toEqual(Object.keys(values.units).sort());

@@ -1,46 +1,38 @@
 // The catalogue of packages/units is the one list of units. The stack is
-// built from it; everything that cannot import it (the chart, Skaffold, the
-// Dockerfile, the unit folders) is checked against it here, both ways: a
-// unit added to the list but not to one of them fails, and so does a unit
-// in one of them that the list does not have.
+// built from it, and `pnpm gen` generates from it what cannot import it
+// (the chart's catalogue.yaml, Skaffold's artifacts, the Dockerfile's
+// targets). Here the results are checked against the list, both ways, by
+// reading them as Helm, Skaffold and Docker do: a unit of the list missing
+// from one of them fails, and so does a unit in one of them that the list
+// does not have.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { callersOf, serveArgsOf, units } from '@latchkey/units';
-import { chartDir, renderChart, repoRoot, type K8sObject } from './helm';
+import { chartUnits } from './chart-units';
+import { renderChart, repoRoot, type K8sObject } from './helm';
 import { componentOf } from './workloads';
 
-interface ChartUnit {
-  kind: string;
-  args: string[];
-  ports: Record<string, { port: number; env: string }>;
-  calls?: string[];
-  grpcHealthService?: string;
-  config?: string[];
-  secrets?: string[];
-  optionalSecrets?: string[];
-  migrations?: { enabled?: boolean; args?: string[] };
-}
-
-const values = parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8')) as { units: Record<string, ChartUnit> };
+const declaredUnits = chartUnits();
 const names = units.map((unit) => unit.name);
 const sorted = (list: readonly string[]): string[] => [...list].sort();
 
 describe('the chart', () => {
   test('declares exactly the units of the list', () => {
-    expect(sorted(Object.keys(values.units))).toEqual(sorted(names));
+    expect(sorted(Object.keys(declaredUnits))).toEqual(sorted(names));
   });
 
   describe.each(units.map((unit) => [unit.name, unit] as const))('units.%s', (name, unit) => {
-    const declared = (): ChartUnit => {
-      const chartUnit = values.units[name];
-      if (!chartUnit) throw new Error(`charts/latchkey/values.yaml has no units.${name}`);
+    const declared = () => {
+      const chartUnit = declaredUnits[name];
+      if (!chartUnit) throw new Error(`charts/latchkey declares no unit ${name}`);
       return chartUnit;
     };
 
     test('has the kind, command, ports and health service of the list', () => {
       const chartUnit = declared();
       expect(chartUnit.kind).toBe(unit.kind);
+      expect(chartUnit.image.repository).toBe(`latchkey/${name}`);
       expect(chartUnit.args).toEqual(['node', 'dist/main.js', ...serveArgsOf(unit)]);
       expect(chartUnit.ports).toEqual(
         Object.fromEntries(unit.ports.map((port) => [port.name, { port: port.containerPort, env: port.variable }])),
@@ -59,6 +51,7 @@ describe('the chart', () => {
       const chartUnit = declared();
       const handed = [...(chartUnit.config ?? []), ...(chartUnit.secrets ?? []), ...(chartUnit.optionalSecrets ?? [])];
       expect(sorted(handed)).toEqual(sorted(unit.settings));
+      expect(sorted(chartUnit.secrets ?? [])).toEqual(sorted(unit.requiredSecrets));
     });
   });
 

@@ -6,10 +6,10 @@
 // only once the client has it). With
 // --check it fails when the committed files differ, so a route or schema
 // change cannot land without its client.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { writeOrCheck } from './generated-files.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);
@@ -23,20 +23,4 @@ const files = {
   'packages/client/src/schema.ts': banner + astToString(await openapiTS(document, { alphabetize: true })),
 };
 
-if (check) {
-  const stale = Object.entries(files).filter(([file, text]) => {
-    try {
-      return readFileSync(path.join(root, file), 'utf8') !== text;
-    } catch {
-      return true;
-    }
-  });
-  if (stale.length > 0) {
-    console.error(`The client is stale; run \`pnpm gen\` and commit:\n  ${stale.map(([file]) => file).join('\n  ')}`);
-    process.exit(1);
-  }
-  console.log('the HTTP client is up to date');
-} else {
-  for (const [file, text] of Object.entries(files)) writeFileSync(path.join(root, file), text);
-  console.log(`generated ${Object.keys(files).join(', ')}`);
-}
+writeOrCheck(root, files, { check, what: 'The HTTP client' });

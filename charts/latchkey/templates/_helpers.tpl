@@ -106,11 +106,17 @@ treat those as unset). Returns YAML; callers use fromYaml.
 {{- toYaml $out -}}
 {{- end -}}
 
-{{/* Every enabled unit, name => block merged over unitDefaults, as YAML. */}}
+{{/*
+Every enabled unit, name => its block as YAML: unitDefaults, then the unit
+as catalogue.yaml (generated from packages/units) declares it, then its
+block under `units` in the values.
+*/}}
 {{- define "latchkey.units" -}}
+{{- $catalogue := (.Files.Get "catalogue.yaml" | fromYaml).units | default dict -}}
 {{- $out := dict -}}
-{{- range $name, $unit := .Values.units -}}
-{{- $merged := include "latchkey.deepMerge" (dict "base" $.Values.unitDefaults "override" $unit) | fromYaml -}}
+{{- range $name := concat (keys $catalogue) (keys .Values.units) | uniq | sortAlpha -}}
+{{- $declared := include "latchkey.deepMerge" (dict "base" $.Values.unitDefaults "override" (index $catalogue $name | default dict)) | fromYaml -}}
+{{- $merged := include "latchkey.deepMerge" (dict "base" $declared "override" (index $.Values.units $name | default dict)) | fromYaml -}}
 {{- if $merged.enabled -}}
 {{- $_ := set $out $name $merged -}}
 {{- end -}}
@@ -220,15 +226,30 @@ the jobs worker). Such a unit gets the mTLS files when mtls is on.
 {{- if has "NATS_URL" .unit.secrets -}}true{{- end -}}
 {{- end -}}
 
+{{/*
+A unit's NATS password in natsAuth.passwords; one left out is the
+development default, which production refuses (latchkey.validate).
+*/}}
+{{- define "latchkey.natsPassword" -}}
+{{- $passwords := .root.Values.natsAuth.passwords | default dict -}}
+{{- if hasKey $passwords .name -}}
+{{- include "latchkey.envValue" (index $passwords .name) -}}
+{{- else -}}
+{{- printf "latchkey-dev-nats-%s" .name -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "latchkey.natsUsersSecretName" -}}
 {{- default (printf "%s-nats-users" (include "latchkey.fullname" .)) .Values.natsAuth.existingSecret -}}
 {{- end -}}
 
 {{/*
-What the NATS user of unit .name may publish and subscribe to, as YAML
-{publish: [...], subscribe: [...]}, for the subject prefix .prefix. The same
-rules as busPermissions in packages/job-streams/src/bus-permissions.ts,
-which test/deployment/nats-authorization.test.ts holds this to.
+What the NATS user of unit .name (block .unit) may publish and subscribe
+to, as YAML {publish: [...], subscribe: [...]}, for the subject prefix
+.prefix. The same rules as busPermissions in
+packages/job-streams/src/bus-permissions.ts, which
+test/deployment/nats-authorization.test.ts holds this to; what a producer
+publishes is its natsPublishes in catalogue.yaml, generated from there.
 */}}
 {{- define "latchkey.natsPermissions" -}}
 {{- $prefix := .prefix -}}
@@ -245,12 +266,6 @@ which test/deployment/nats-authorization.test.ts holds this to.
 {{- end -}}
 {{- end -}}
 {{- end -}}
-{{- $produced := dict
-  "identity" (list "jobs.mail.send" "jobs.user.deleted" "jobs.user.reset" "jobs.sessions.revoked" "jobs.oidc.logout" "events.user.>" "events.session.>")
-  "oauth" (list "jobs.mail.send")
-  "totp" (list "jobs.mail.send")
-  "passkeys" (list "jobs.mail.send")
-  "posts" (list "jobs.search.index" "jobs.content.delete" "events.post.>") -}}
 {{- if eq .name "jobs" -}}
 {{- range $action := list "INFO" "CREATE" "DURABLE.CREATE" "MSG.NEXT" -}}
 {{- $publish = append $publish (printf "$JS.API.CONSUMER.%s.%s.>" $action $jobs) -}}
@@ -266,7 +281,7 @@ which test/deployment/nats-authorization.test.ts holds this to.
 {{- end -}}
 {{- $publish = append $publish (printf "%s.jobs.>" $prefix) -}}
 {{- else -}}
-{{- range $subject := index $produced .name | default list -}}
+{{- range $subject := .unit.natsPublishes | default list -}}
 {{- $publish = append $publish (printf "%s.%s" $prefix $subject) -}}
 {{- end -}}
 {{- end -}}
@@ -589,6 +604,24 @@ units refuse them in production too (packages/config).
 {{- if eq (len $units) 0 -}}
 {{- fail "no unit is enabled" -}}
 {{- end -}}
+{{- /* The values schema sees only the blocks under `units`; the shape of each unit, catalogue.yaml merged in, is checked here. */ -}}
+{{- $portsOfKind := dict "http" (list "http" "metrics") "grpc" (list "grpc" "metrics") "worker" (list "metrics") -}}
+{{- range $name, $unit := $units -}}
+{{- if not (hasKey $portsOfKind (toString $unit.kind)) -}}
+{{- fail (printf "units.%s.kind must be http, grpc or worker (a unit that is not in catalogue.yaml declares its kind, image, args and ports)" $name) -}}
+{{- end -}}
+{{- if not (and $unit.image $unit.image.repository) -}}
+{{- fail (printf "units.%s.image.repository is required" $name) -}}
+{{- end -}}
+{{- if not $unit.args -}}
+{{- fail (printf "units.%s.args is required" $name) -}}
+{{- end -}}
+{{- range $port := index $portsOfKind $unit.kind -}}
+{{- if not (index ($unit.ports | default dict) $port) -}}
+{{- fail (printf "units.%s.ports.%s is required for a %s unit" $name $port $unit.kind) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- if and (eq (toString $root.Values.config.NODE_ENV) "production") (not $root.Values.mtls.enabled) -}}
 {{- fail "mtls.enabled is required when config.NODE_ENV is production: the units refuse to serve without their certificates (docs/operations.md, \"Mutual TLS\")" -}}
 {{- end -}}
@@ -608,7 +641,7 @@ units refuse them in production too (packages/config).
 {{- if $root.Values.natsAuth.enabled -}}
 {{- range $name, $unit := $units -}}
 {{- if and (include "latchkey.usesNats" (dict "unit" $unit)) (not $root.Values.natsAuth.existingSecret) -}}
-{{- $password := include "latchkey.envValue" (index $root.Values.natsAuth.passwords $name | default "") -}}
+{{- $password := include "latchkey.natsPassword" (dict "root" $root "name" $name) -}}
 {{- if eq $password "" -}}
 {{- fail (printf "natsAuth.passwords.%s is required by units.%s (or set natsAuth.existingSecret)" $name $name) -}}
 {{- end -}}

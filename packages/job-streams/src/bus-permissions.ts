@@ -21,8 +21,8 @@ export interface BusPermissions {
   readonly subscribe: readonly string[];
 }
 
-/** The jobs and domain events each producer writes into its outbox. */
-const producedJobs: Record<Exclude<BusUser, 'jobs'>, readonly string[]> = {
+/** The jobs and domain events each producer writes into its outbox (unprefixed; the chart prefixes them too). */
+export const producedJobs: Record<Exclude<BusUser, 'jobs'>, readonly string[]> = {
   identity: [
     jobSubjects.sendMail,
     jobSubjects.userDeleted,

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { addressVariableOf, callersOf, serveArgsOf, unitNamed, units } from './unit-catalogue';
 
 test('names are unique and every call names a gRPC unit of the list', () => {
@@ -39,4 +41,11 @@ test('callers, addresses and serve arguments follow the list', () => {
   expect(serveArgsOf(unitNamed('gateway'))).toEqual([]);
   expect(serveArgsOf(unitNamed('jobs'))).toEqual(['serve']);
   expect(() => unitNamed('nope')).toThrow(/no unit nope/);
+});
+
+test("a unit's required secrets are among its settings, and the commands its image carries are files of its folder", () => {
+  for (const unit of units) {
+    expect({ unit: unit.name, notRead: unit.requiredSecrets.filter((name) => !unit.settings.includes(name)) }).toEqual({ unit: unit.name, notRead: [] });
+    for (const command of unit.commands ?? []) expect(existsSync(path.join(__dirname, '../../..', unit.folder, command))).toBe(true);
+  }
 });

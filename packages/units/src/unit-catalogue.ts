@@ -1,9 +1,9 @@
 /**
  * Every deployable unit, declared once. The local stack is built from this
- * list; the chart's `units` block, its NetworkPolicies, the Skaffold
- * artifacts and the Dockerfile targets are checked against it by
- * `test/deployment/unit-catalogue.test.ts`, in both directions. Adding a
- * unit starts here (see "Adding a unit" in docs/architecture.md).
+ * list, and `pnpm gen` (tools/unit-files) generates from it what cannot
+ * import it: the chart's catalogue, the Skaffold artifacts, the Dockerfile
+ * targets and the development NATS users. Adding a unit starts here (see
+ * "Adding a unit" in docs/operations.md).
  */
 
 /**
@@ -59,6 +59,14 @@ export interface Unit {
    * `secrets`); its own settings with defaults stay in its config schema.
    */
   readonly settings: readonly string[];
+  /**
+   * The secrets among `settings` it cannot start without: a missing key
+   * stops its pod. The other secrets it reads are optional (the process
+   * default applies).
+   */
+  readonly requiredSecrets: readonly string[];
+  /** Executables of its folder that its image puts on the PATH, for `kubectl exec`. */
+  readonly commands?: readonly string[];
 }
 
 /** What every process reads (packages/config's processVariables). */
@@ -119,6 +127,9 @@ export const units: readonly Unit[] = [
       'NATS_NKEY_SEED_FILE',
       'NATS_TLS_CA_FILE',
     ],
+    requiredSecrets: ['DATABASE_URL', 'REDIS_URL', 'NATS_URL'],
+    // latchkey-admin (docs/integration.md, "The latchkey-admin command").
+    commands: ['bin/latchkey-admin'],
   },
   {
     name: 'oauth',
@@ -163,6 +174,7 @@ export const units: readonly Unit[] = [
       'NATS_NKEY_SEED_FILE',
       'NATS_TLS_CA_FILE',
     ],
+    requiredSecrets: ['DATABASE_URL', 'REDIS_URL', 'NATS_URL'],
   },
   {
     name: 'totp',
@@ -199,6 +211,7 @@ export const units: readonly Unit[] = [
       'TOTP_ENCRYPTION_KEY',
       'TOTP_PREVIOUS_ENCRYPTION_KEYS',
     ],
+    requiredSecrets: ['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'TOTP_ENCRYPTION_KEY'],
   },
   {
     name: 'posts',
@@ -235,6 +248,7 @@ export const units: readonly Unit[] = [
       'NATS_NKEY_SEED_FILE',
       'NATS_TLS_CA_FILE',
     ],
+    requiredSecrets: ['DATABASE_URL', 'REDIS_URL', 'NATS_URL'],
   },
   {
     name: 'passkeys',
@@ -271,6 +285,7 @@ export const units: readonly Unit[] = [
       'NATS_NKEY_SEED_FILE',
       'NATS_TLS_CA_FILE',
     ],
+    requiredSecrets: ['DATABASE_URL', 'REDIS_URL', 'NATS_URL'],
   },
   {
     name: 'jobs',
@@ -311,6 +326,7 @@ export const units: readonly Unit[] = [
       // The OpenID Provider's logout tokens (docs/oidc.md, "Logout").
       'AUTH_JWT_SIGNING_KEYS',
     ],
+    requiredSecrets: ['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'SMTP_URL'],
   },
   {
     name: 'gateway',
@@ -351,6 +367,7 @@ export const units: readonly Unit[] = [
       'AUTH_JWT_SIGNING_KEYS',
       'OIDC_CLIENT_SECRETS',
     ],
+    requiredSecrets: ['REDIS_URL', 'AUTH_JWT_SIGNING_KEYS'],
   },
 ];
 
