@@ -513,6 +513,7 @@ describe('clients through admin.v1', () => {
     return file;
   }
 
+  // Nine runs of the latchkey-admin CLI, each a Node process of its own: seconds apiece on a busy two-core machine.
   it('registers a client with a secret shown once, rotates the secret, deletes the client, and audits each change', async () => {
     const account = await signedInAccount(stack, 'registered');
     const [created] = await latchkeyAdmin('clients', 'create', entryFile({ client_id: 'registered-app', client_name: 'Registered App', redirect_uris: [REDIRECT], first_party: true }));
@@ -542,7 +543,7 @@ describe('clients through admin.v1', () => {
     expect(await latchkeyAdmin('clients', 'list')).toEqual([]);
     const audit = await latchkeyAdmin('audit');
     expect(audit.filter((entry) => entry.client === 'registered-app').map((entry) => entry.action)).toEqual(['delete_client', 'rotate_client_secret', 'create_client']);
-  });
+  }, 90_000);
 
   it('refuses an entry that breaks the rules, and a secret in it', async () => {
     await expect(latchkeyAdmin('clients', 'create', entryFile({ client_id: 'bad', redirect_uris: ['not a url'] }))).rejects.toThrow(/redirect_uris/);
