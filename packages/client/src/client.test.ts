@@ -56,24 +56,16 @@ afterAll(async () => {
   await server.close();
 });
 
-test('a server-side client keeps the session cookie through its own fetch, as the README shows', async () => {
-  let cookie: string | undefined;
-  const api = createLatchkeyClient(baseUrl, {
-    fetch: async (request: Request) => {
-      if (cookie) request.headers.set('cookie', cookie);
-      const response = await fetch(request);
-      const session = response.headers.getSetCookie().find((line) => line.startsWith('session_id='));
-      if (session) cookie = session.split(';')[0];
-      return response;
-    },
-  });
-
-  const login = await api.POST('/v0/auth/login', { body: { email: 'ada@example.com', password: 'correct horse battery staple' } });
+test('a server-side client passes the session cookie in its headers and reads the new one from Set-Cookie', async () => {
+  const anonymous = createLatchkeyClient(baseUrl);
+  const login = await anonymous.POST('/v0/auth/login', { body: { email: 'ada@example.com', password: 'correct horse battery staple' } });
   expect(login.data).toEqual(user);
-  const me = await api.GET('/v0/users/me');
-  expect(me.data?.handle).toBe('ada');
+  const cookie = login.response.headers.getSetCookie()[0]!.split(';')[0]!;
 
-  expect(seen.map(({ method, url, cookie }) => ({ method, url, cookie }))).toEqual([
+  const signedIn = createLatchkeyClient(baseUrl, { headers: { cookie } });
+  expect((await signedIn.GET('/v0/users/me')).data?.handle).toBe('ada');
+
+  expect(seen.map(({ method, url, cookie: sent }) => ({ method, url, cookie: sent }))).toEqual([
     { method: 'POST', url: '/v0/auth/login', cookie: undefined },
     { method: 'GET', url: '/v0/users/me', cookie: 'session_id=the-cookie' },
   ]);
