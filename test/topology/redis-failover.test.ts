@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { hashOpaqueToken } from '@latchkey/opaque-token';
+import { sessionKey } from '@latchkey/session-keys';
 import { startOwnRedisServer, testDatabaseAdminUrl, waitFor, type OwnRedisServer } from '@latchkey/test-kit';
 import { PASSWORD, signedInAccount } from '../support/accounts';
 import { ApiClient } from '../support/api-client';
@@ -88,7 +89,7 @@ describe('a Redis Cluster losing the master of a session', () => {
     const cluster = topology.redisCluster!;
     const account = await signedInAccount(stack, 'cluster');
     expect((await account.client.get('/v0/users/me')).status).toBe(200);
-    const key = `${stack.env.REDIS_KEY_PREFIX}session:${hashOpaqueToken(account.client.sessionCookie!)}`;
+    const key = sessionKey(stack.env.REDIS_KEY_PREFIX ?? '', hashOpaqueToken(account.client.sessionCookie!));
     const master = await cluster.masterOf(key);
     const direct = new Redis({ port: master.port, host: '127.0.0.1', password: cluster.password, maxRetriesPerRequest: 0 });
     try {
@@ -137,7 +138,7 @@ describe('a Redis restored from a snapshot taken before a password change', () =
     await redis.start(snapshot);
     const restored = new Redis(redis.url, { maxRetriesPerRequest: 0 });
     try {
-      expect(await restored.exists(`${stack.env.REDIS_KEY_PREFIX}session:${hashOpaqueToken(cookie)}`)).toBe(1);
+      expect(await restored.exists(sessionKey(stack.env.REDIS_KEY_PREFIX ?? '', hashOpaqueToken(cookie)))).toBe(1);
     } finally {
       restored.disconnect();
     }

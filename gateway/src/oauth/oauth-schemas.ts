@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { handleField, timestamp, tokenField } from '../http/fields';
-import { totpChallengeSchema } from '../totp/totp-schemas';
+import { totpChallengeSchema } from '../sessions/session-schemas';
 import { userSchema } from '../accounts/account-schemas';
 
 export const providerParams = z.object({ provider: z.string().max(32).describe('`google` or `github`.') });

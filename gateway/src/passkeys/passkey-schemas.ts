@@ -1,22 +1,6 @@
 import { z } from 'zod';
 import { timestamp } from '../http/fields';
-
-/** The most a credential id can take in base64url (1023 bytes, WebAuthn Level 3). */
-const MAX_CREDENTIAL_ID_LENGTH = 1_364;
-
-/**
- * What `navigator.credentials.create()` or `.get()` resolved to, serialized
- * with `toJSON()` (WebAuthn Level 3): the gateway checks its outline and the
- * passkeys service everything else.
- */
-export const credentialResponseField = z
-  .looseObject({
-    id: z.string().min(1).max(MAX_CREDENTIAL_ID_LENGTH),
-    rawId: z.string().min(1).max(MAX_CREDENTIAL_ID_LENGTH),
-    type: z.literal('public-key'),
-    response: z.looseObject({ clientDataJSON: z.string().min(1) }),
-  })
-  .describe('The PublicKeyCredential the browser answered, as its toJSON() gives it.');
+import { credentialResponseField } from '../http/proof-fields';
 
 export const passkeyNameField = z
   .string()

@@ -8,9 +8,8 @@ import { signOut } from './sign-out';
 import { stepUp } from './step-up';
 import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
-import { totpChallengeSchema } from '../totp/totp-schemas';
 import { userSchema } from '../accounts/account-schemas';
-import { loginBody, reauthenticateBody, reauthenticatedSchema, sessionIdParams, sessionListSchema } from './session-schemas';
+import { loginBody, reauthenticateBody, reauthenticatedSchema, sessionIdParams, sessionListSchema, totpChallengeSchema } from './session-schemas';
 import { noContent, problemResponses } from '../http/problem-schema';
 
 /** What the session routes use. */

@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { currentPasswordField, emailField, timestamp } from '../http/fields';
-import { credentialResponseField } from '../passkeys/passkey-schemas';
-import { backupCodeField, totpCodeField } from '../totp/totp-schemas';
+import { backupCodeField, credentialResponseField, totpCodeField } from '../http/proof-fields';
 
 export const loginBody = z.object({ email: emailField, password: currentPasswordField });
+
+export const totpChallengeSchema = z
+  .object({ totp_required: z.literal(true), temp_token: z.string() })
+  .meta({ id: 'TotpChallenge', description: 'Answered instead of a session when the account has TOTP on.' });
 
 export const sessionSchema = z
   .object({

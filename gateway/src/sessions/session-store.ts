@@ -4,8 +4,8 @@ import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import { endSessions, sessionKey, userSessionsKey } from '@latchkey/session-keys';
-import type { UserView } from '../accounts/user-view';
 import type { AccountLookup, AccountStates } from './account-states';
+import type { CachedProfile } from './cached-profile';
 
 /** One server-side session. The cookie value itself is never stored. */
 export interface Session {
@@ -52,7 +52,7 @@ export interface Session {
   readonly userAgent: string;
   readonly ip: string;
   /** The account as last shown, kept so that GET /v0/users/me costs one Redis read. */
-  readonly profile?: { readonly view: UserView; readonly storedAt: number } | undefined;
+  readonly profile?: CachedProfile | undefined;
 }
 
 export type AuthenticationMethod = 'pwd' | 'fed' | 'otp' | 'mfa' | 'webauthn';
@@ -125,7 +125,7 @@ interface StoredSession {
   m: number;
   a: string;
   i: string;
-  v?: UserView;
+  v?: CachedProfile['view'];
   vt?: number;
 }
 
@@ -167,7 +167,7 @@ export class SessionStore {
     methods: readonly AuthenticationMethod[];
     userAgent: string;
     ip: string;
-    profile?: UserView;
+    profile?: CachedProfile['view'];
   }, context: RequestContext): Promise<{ cookieValue: string; session: Session }> {
     const cookieValue = generateOpaqueToken();
     const now = this.clock();
@@ -307,7 +307,7 @@ export class SessionStore {
   }
 
   /** Keeps the account's view in this session; a session ended meanwhile stays ended. */
-  async saveProfile(session: Session, view: UserView): Promise<void> {
+  async saveProfile(session: Session, view: CachedProfile['view']): Promise<void> {
     const updated: Session = { ...session, profile: { view, storedAt: this.clock() } };
     await this.redis.set(this.sessionKey(session.tokenHash), encode(updated), 'KEEPTTL', 'XX');
   }

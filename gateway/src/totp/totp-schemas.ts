@@ -1,15 +1,6 @@
 import { z } from 'zod';
 import { timestamp, tokenField } from '../http/fields';
-
-export const totpCodeField = z.string().regex(/^\d{6}$/, 'must be exactly 6 digits').describe('The 6-digit code of the authenticator app.');
-export const backupCodeField = z
-  .string()
-  .regex(/^[A-Za-z0-9]{5}-?[A-Za-z0-9]{5}$/, 'must be a backup code like abcde-12345')
-  .describe('A backup code, `xxxxx-xxxxx`; hyphen and case are ignored.');
-
-export const totpChallengeSchema = z
-  .object({ totp_required: z.literal(true), temp_token: z.string() })
-  .meta({ id: 'TotpChallenge', description: 'Answered instead of a session when the account has TOTP on.' });
+import { backupCodeField, totpCodeField } from '../http/proof-fields';
 
 export const totpSetupSchema = z.object({
   secret: z.string().describe('Base32, for manual entry.'),

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { AppError } from '@latchkey/errors';
 import { startRequestContext } from '@latchkey/grpc-kit';
+import { endSessionsBefore, sessionEpochOf, sessionKey, userSessionsKey } from '@latchkey/session-keys';
 import { createLogger } from '@latchkey/telemetry';
 import { testRedisUrl, uniqueName } from '@latchkey/test-kit';
 import { AccountStates, type AccountState } from '../../src/sessions/account-states';
@@ -92,7 +93,7 @@ describe('SessionStore', () => {
     expect((await list('user-1')).map((session) => session.publicId).sort()).toEqual(
       [first, third, fourth].map((created) => created.session.publicId).sort(),
     );
-    expect(await redis.hlen(`${prefix}user-sessions:user-1`)).toBe(3);
+    expect(await redis.hlen(userSessionsKey(prefix, 'user-1'))).toBe(3);
     // Another user's sessions are theirs alone.
     await create('user-2');
     expect(await list('user-1')).toHaveLength(3);
@@ -103,9 +104,9 @@ describe('SessionStore', () => {
     expect(Buffer.from(cookieValue, 'base64url')).toHaveLength(32);
     const keys = await redis.keys(`${prefix}*`);
     expect(keys.join()).not.toContain(cookieValue);
-    const raw = await redis.get(`${prefix}session:${hashSessionToken(cookieValue)}`);
+    const raw = await redis.get(sessionKey(prefix, hashSessionToken(cookieValue)));
     expect(raw).not.toContain(cookieValue);
-    const ttl = await redis.pttl(`${prefix}session:${session.tokenHash}`);
+    const ttl = await redis.pttl(sessionKey(prefix, session.tokenHash));
     expect(ttl).toBeGreaterThan(168 * HOUR - 10_000);
     expect(ttl).toBeLessThanOrEqual(168 * HOUR);
   });
@@ -120,7 +121,7 @@ describe('SessionStore', () => {
 
   it('reads a session stored before it kept the handle, without one', async () => {
     const { cookieValue, session } = await create();
-    const key = `${prefix}session:${session.tokenHash}`;
+    const key = sessionKey(prefix, session.tokenHash);
     const stored = JSON.parse((await redis.get(key))!) as Record<string, unknown>;
     expect(stored.h).toBe('ada');
     delete stored.h;
@@ -181,7 +182,7 @@ describe('SessionStore', () => {
     now += 100 * HOUR;
     await store.delete(session, 'logout', context);
     expect(await auth(cookieValue)).toBeUndefined();
-    expect(await redis.exists(`${prefix}session:${session.tokenHash}`)).toBe(0);
+    expect(await redis.exists(sessionKey(prefix, session.tokenHash))).toBe(0);
   });
 
   it('keeps an account view per session, drops it from every session of the user, and keeps TTLs', async () => {
@@ -217,13 +218,13 @@ describe('SessionStore', () => {
 
     await store.saveProfile(second.session, { ...view, totp_enabled: true });
     expect((await auth(second.cookieValue))?.profile?.view.totp_enabled).toBe(true);
-    const ttlBefore = await redis.pttl(`${prefix}session:${second.session.tokenHash}`);
+    const ttlBefore = await redis.pttl(sessionKey(prefix, second.session.tokenHash));
 
     await store.forgetProfiles('user-1');
     expect((await auth(first.cookieValue))?.profile).toBeUndefined();
     expect((await auth(second.cookieValue))?.profile).toBeUndefined();
     expect((await auth(other.cookieValue))?.profile?.view.id).toBe('user-2');
-    expect(await redis.pttl(`${prefix}session:${second.session.tokenHash}`)).toBeGreaterThan(ttlBefore - 1_000);
+    expect(await redis.pttl(sessionKey(prefix, second.session.tokenHash))).toBeGreaterThan(ttlBefore - 1_000);
   });
 
   it('does not bring back a deleted session when saving a view', async () => {
@@ -249,7 +250,7 @@ describe('SessionStore', () => {
     accounts.set('user-1', { sessionEpoch: 1, disabled: false });
     now += ACCOUNT_STATE_MAX_AGE_MS;
     expect(await auth(older.cookieValue)).toBeUndefined();
-    expect(await redis.exists(`${prefix}session:${older.session.tokenHash}`)).toBe(0);
+    expect(await redis.exists(sessionKey(prefix, older.session.tokenHash))).toBe(0);
     expect(await auth(current.cookieValue)).toBeDefined();
     expect((await list('user-1')).map((session) => session.publicId)).toEqual([current.session.publicId]);
 
@@ -332,6 +333,20 @@ describe('SessionStore', () => {
     await store.deleteAllForUser('user-1', { reason: 'announced_by_identity' }, context);
     expect(announced).toHaveLength(before);
     expect(await list('user-1')).toEqual([]);
+  });
+
+  it('stores sessions in the layout the jobs worker and identity read: their epoch, and which of them end below one', async () => {
+    const older = await create('user-1', 2);
+    const newer = await create('user-1', 3);
+    const raw = (tokenHash: string) => redis.get(sessionKey(prefix, tokenHash));
+    expect(sessionEpochOf((await raw(older.session.tokenHash))!)).toBe(2);
+    expect(sessionEpochOf((await raw(newer.session.tokenHash))!)).toBe(3);
+
+    // What a credential change at epoch 3 makes the jobs worker do, behind the gateway's back.
+    expect(await endSessionsBefore(redis, prefix, 'user-1', 3)).toBe(1);
+    expect(await auth(older.cookieValue)).toBeUndefined();
+    expect(await auth(newer.cookieValue)).toBeDefined();
+    expect(await redis.hkeys(userSessionsKey(prefix, 'user-1'))).toEqual([newer.session.publicId]);
   });
 
   it('records a re-authentication, a pending first factor, and keeps every method the session proved', async () => {

@@ -1,17 +1,38 @@
-import { identityV1, postsV1 } from './index';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import * as contracts from './index';
 
-// The generated code is checked for staleness by `pnpm gen:check`; this
-// checks that what it generates carries messages across the wire intact.
-test('a message survives encoding and decoding, unset fields as their defaults', () => {
-  const request = identityV1.AuthenticatePasswordRequest.fromPartial({ email: 'a@example.com', password: 'pässword' });
-  const bytes = identityV1.AuthenticatePasswordRequest.encode(request).finish();
-  expect(identityV1.AuthenticatePasswordRequest.decode(bytes)).toEqual(request);
-  expect(postsV1.ListPostsRequest.decode(postsV1.ListPostsRequest.encode(postsV1.ListPostsRequest.fromPartial({})).finish())).toEqual(
-    postsV1.ListPostsRequest.fromPartial({}),
-  );
+const root = path.resolve(__dirname, '../../..');
+
+/** Every proto under proto/, as `proto/<package>/<version>/<file>.proto`. */
+function protos(): string[] {
+  const base = path.join(root, 'proto');
+  return readdirSync(base, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.proto'))
+    .map((file) => `proto/${file.split(path.sep).join('/')}`)
+    .sort();
+}
+
+/** The namespace a proto package is exported as: `identity/v1` → `identityV1`. */
+function namespaceOf(proto: string): string {
+  const [, name, version] = proto.split('/');
+  return `${name}${version!.toUpperCase()}`;
+}
+
+test('the README lists every proto once, with the namespace it is exported as', () => {
+  const readme = readFileSync(path.join(__dirname, '../README.md'), 'utf8');
+  const listed = [...readme.matchAll(/^\| `(proto\/[^`]+\.proto)` \| `(\w+)` \|/gm)].map(([, proto, namespace]) => ({ proto, namespace }));
+  expect(listed.map(({ proto }) => proto).sort()).toEqual(protos());
+  for (const { proto, namespace } of listed) expect(namespace).toBe(namespaceOf(proto!));
 });
 
-test('each service definition names its proto package and version', () => {
-  expect(identityV1.IdentityServiceService.authenticatePassword.path).toBe('/identity.v1.IdentityService/AuthenticatePassword');
-  expect(postsV1.PostsServiceService.createPost.path).toBe('/posts.v1.PostsService/CreatePost');
+test('the package exports a namespace for every proto, with the messages generated from it', () => {
+  expect(Object.keys(contracts).sort()).toEqual(protos().map(namespaceOf).sort());
+  for (const proto of protos()) {
+    const text = readFileSync(path.join(root, proto), 'utf8');
+    const namespace = (contracts as Record<string, Record<string, unknown>>)[namespaceOf(proto)]!;
+    const messages = [...text.matchAll(/^message (\w+) \{/gm)].map(([, name]) => name!);
+    expect(messages.length).toBeGreaterThan(0);
+    for (const message of messages) expect({ proto, message, generated: typeof namespace[message] }).toEqual({ proto, message, generated: 'object' });
+  }
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { eventsV1 } from '@latchkey/contracts';
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { enqueueJob } from '@latchkey/outbox';
 
 /** What each event type carries (proto/events/v1/events.proto). */
@@ -56,13 +57,13 @@ export async function queueEvent<Type extends EventType>(
   db: pg.ClientBase,
   type: Type,
   payload: Payloads[Type],
-  context: { readonly requestId: string },
+  context: Pick<RequestContext, 'requestId'>,
 ): Promise<string> {
   const id = randomUUID();
   const event: eventsV1.Event = {
     ...eventsV1.Event.fromPartial({ id, type, version: EVENT_VERSION, occurredAt: new Date(), requestId: context.requestId }),
     [payloadFields[type]]: payload,
   };
-  await enqueueJob(db, eventSubject(type), eventsV1.Event.toJSON(event), { id, requestId: context.requestId });
+  await enqueueJob(db, eventSubject(type), eventsV1.Event.toJSON(event), context, { id });
   return id;
 }

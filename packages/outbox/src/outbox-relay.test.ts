@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,8 @@ import { migrateServiceSchema } from './migrate-service-schema';
 import { OutboxRelay } from './outbox-relay';
 
 const schema = 'orders';
+/** The request that caused the jobs: the outbox takes what it needs of the context itself. */
+const context = { requestId: 'req-1' };
 const logLines: string[] = [];
 const logger = createLogger({
   service: 'outbox-test',
@@ -75,7 +78,7 @@ const outboxRows = async (): Promise<number> => Number((await pool.query<{ n: st
 test('a job enqueued in a committed transaction reaches JetStream on the prefixed subject, with its headers, and leaves the outbox', async () => {
   let id = '';
   await inTransaction(async (client) => {
-    id = await enqueueJob(client, 'jobs.mail.send', { to: 'a@example.com' }, { requestId: 'req-1' });
+    id = await enqueueJob(client, 'jobs.mail.send', { to: 'a@example.com' }, context);
   }, 'COMMIT');
   relay.start();
 
@@ -90,10 +93,10 @@ test('a job enqueued in a committed transaction reaches JetStream on the prefixe
 test('a job enqueued in a transaction that rolls back is never published', async () => {
   relay.start();
   await inTransaction(async (client) => {
-    await enqueueJob(client, 'jobs.mail.send', { to: 'lost@example.com' });
+    await enqueueJob(client, 'jobs.mail.send', { to: 'lost@example.com' }, context);
   }, 'ROLLBACK');
   await inTransaction(async (client) => {
-    await enqueueJob(client, 'jobs.search.index', { marker: true });
+    await enqueueJob(client, 'jobs.search.index', { marker: true }, context);
   }, 'COMMIT');
 
   // The committed job after it went out, so the relay has had its chance at both.
@@ -103,10 +106,10 @@ test('a job enqueued in a transaction that rolls back is never published', async
   expect(message.json()).toEqual({ marker: true });
 });
 
-test('a row published again after a crash between publish and delete is stored once', async () => {
-  let id = '';
+test('a row published again after a crash between publish and delete is stored once, by the id its caller chose', async () => {
+  const id = randomUUID();
   await inTransaction(async (client) => {
-    id = await enqueueJob(client, 'jobs.mail.send', { to: 'once@example.com' });
+    expect(await enqueueJob(client, 'jobs.mail.send', { to: 'once@example.com' }, context, { id })).toBe(id);
   }, 'COMMIT');
   // As if an earlier relay had published the row and died before deleting it.
   await nats.jetstream().publish(`${prefix}.jobs.mail.send`, JSON.stringify({ to: 'once@example.com' }), { msgID: id });
@@ -120,7 +123,7 @@ test('while JetStream refuses, rows stay in the outbox; they go out once it acce
   const names = topology(prefix);
   await jsm.streams.delete(names.jobsStream);
   await inTransaction(async (client) => {
-    await enqueueJob(client, 'jobs.mail.send', { to: 'later@example.com' });
+    await enqueueJob(client, 'jobs.mail.send', { to: 'later@example.com' }, context);
   }, 'COMMIT');
   logLines.length = 0;
   relay.start();

@@ -30,7 +30,7 @@ export async function deleteUser(deps: IdentityDeps, userId: string, context: Re
  */
 export async function removeAccount(db: pg.ClientBase, user: UserRecord, reason: 'user' | 'admin', context: RequestContext): Promise<void> {
   await db.query('DELETE FROM identity.users WHERE id = $1', [user.id]);
-  await enqueueJob(db, jobSubjects.userDeleted, { user_id: user.id }, { requestId: context.requestId });
+  await enqueueJob(db, jobSubjects.userDeleted, { user_id: user.id }, context);
   await queueEvent(db, 'user.deleted', { userId: user.id, reason }, context);
   // Consumers that mirror sessions (back-channel logout) need not know what a deletion implies.
   await queueEvent(db, 'session.revoked', { userId: user.id, reason: 'account_deleted', sessionIds: [], keptSessionId: '' }, context);
@@ -64,7 +64,7 @@ export async function purgeUnverifiedUsers(
       [input.registeredBefore, input.limit],
     );
     for (const { id } of rows) {
-      await enqueueJob(db, jobSubjects.userDeleted, { user_id: id }, { requestId: context.requestId });
+      await enqueueJob(db, jobSubjects.userDeleted, { user_id: id }, context);
       await queueEvent(db, 'user.deleted', { userId: id, reason: 'unverified' }, context);
     }
     return rows.length;

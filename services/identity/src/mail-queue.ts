@@ -6,7 +6,7 @@ import type { UserRecord } from './user-store';
 
 /** Queues a mail in the caller's transaction, so it is sent exactly when the change commits. */
 export async function queueMail(db: pg.ClientBase, job: MailJob, context: RequestContext): Promise<void> {
-  await enqueueJob(db, jobSubjects.sendMail, job, { requestId: context.requestId });
+  await enqueueJob(db, jobSubjects.sendMail, job, context);
 }
 
 export function queueSecurityNotice(

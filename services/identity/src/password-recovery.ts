@@ -75,7 +75,7 @@ export async function resetPassword(
       methods_added_after: reset.methodsAddedAfter.toISOString(),
       reset_at: reset.resetAt.toISOString(),
     };
-    await enqueueJob(db, jobSubjects.passwordReset, job, { requestId: context.requestId });
+    await enqueueJob(db, jobSubjects.passwordReset, job, context);
     return reset;
   });
 }

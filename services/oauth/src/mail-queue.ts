@@ -17,5 +17,5 @@ export async function queueConnectionNotice(
   context: RequestContext,
 ): Promise<void> {
   const job: MailJob = { template: 'security_notice', to: account.email, handle: account.handle, notice, provider };
-  await enqueueJob(db, jobSubjects.sendMail, job, { requestId: context.requestId });
+  await enqueueJob(db, jobSubjects.sendMail, job, context);
 }

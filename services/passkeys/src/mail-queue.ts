@@ -16,5 +16,5 @@ export async function queuePasskeyNotice(
   context: RequestContext,
 ): Promise<void> {
   const job: MailJob = { template: 'security_notice', to: account.email, handle: account.handle, notice, passkey_name: passkeyName };
-  await enqueueJob(db, jobSubjects.sendMail, job, { requestId: context.requestId });
+  await enqueueJob(db, jobSubjects.sendMail, job, context);
 }

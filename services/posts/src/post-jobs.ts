@@ -13,7 +13,7 @@ export async function queueIndexJob(db: pg.ClientBase, post: PostRecord, context
     storage_key: post.storage_key,
     author_id: post.author_id,
   };
-  await enqueueJob(db, jobSubjects.indexPost, job, { requestId: context.requestId });
+  await enqueueJob(db, jobSubjects.indexPost, job, context);
 }
 
 /**
@@ -27,5 +27,5 @@ export async function queueContentDeletion(
   context: RequestContext,
 ): Promise<void> {
   const job: DeleteContentJob = { post_id: post.id, storage_key: post.storage_key, version: post.version + 1 };
-  await enqueueJob(db, jobSubjects.deleteContent, job, { requestId: context.requestId });
+  await enqueueJob(db, jobSubjects.deleteContent, job, context);
 }

@@ -23,6 +23,6 @@ export async function queueSecurityNotice(
     db,
     jobSubjects.sendMail,
     { template: 'security_notice', to: recipient.accountEmail, handle: recipient.accountHandle, notice },
-    { requestId: context.requestId },
+    context,
   );
 }

@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Cluster, Redis } from 'ioredis';
+import { hashOpaqueToken } from '@latchkey/opaque-token';
+import { sessionKey } from '@latchkey/session-keys';
 import { repositoryRoot } from '@latchkey/stack';
 import {
   startOwnRedisServer,
@@ -71,7 +72,7 @@ export async function startRedisGateways(target: BenchTarget): Promise<RedisGate
         const toCluster = new Cluster(nodes, { redisOptions: { password: cluster.password } });
         try {
           for (const cookie of cookies) {
-            const key = `${target.baseline.redisKeyPrefix}session:${createHash('sha256').update(cookie).digest('base64url')}`;
+            const key = sessionKey(target.baseline.redisKeyPrefix, hashOpaqueToken(cookie));
             const [value, ttl] = await Promise.all([source.get(key), source.pttl(key)]);
             if (value === null || ttl <= 0) throw new Error(`the session of a seeded user is missing from ${target.baseline.redisUrl}`);
             await Promise.all([toSingle.set(key, value, 'PX', ttl), toCluster.set(key, value, 'PX', ttl)]);

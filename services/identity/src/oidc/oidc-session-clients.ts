@@ -76,7 +76,7 @@ export async function endSessions(
         session_required: row.session_required,
         signing_alg: row.signing_alg === 'ES256' ? 'ES256' : 'EdDSA',
       };
-      await enqueueJob(db, jobSubjects.backchannelLogout, job, { requestId: context.requestId });
+      await enqueueJob(db, jobSubjects.backchannelLogout, job, context);
       queued += 1;
     }
     return queued;

@@ -1,7 +1,9 @@
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Server, ServerCredentials, type handleUnaryCall } from '@grpc/grpc-js';
 import { sessionsV1 } from '@latchkey/contracts';
+import { hashOpaqueToken } from '@latchkey/opaque-token';
+import { sessionKey } from '@latchkey/session-keys';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -75,12 +77,11 @@ export async function startBareServer(config: BareServerConfig): Promise<BareSer
   });
   const app = Fastify({ logger: false });
 
-  const sessionKey = (token: string): string =>
-    `${config.redisKeyPrefix}session:${createHash('sha256').update(token).digest('base64url')}`;
+  const sessionOf = (token: string): string => sessionKey(config.redisKeyPrefix, hashOpaqueToken(token));
   const cookieOf = (header: string | undefined): string => SESSION_COOKIE.exec(header ?? '')?.[1] ?? '';
 
   app.get('/me', async (request, reply) => {
-    const raw = await redis.get(sessionKey(cookieOf(request.headers.cookie)));
+    const raw = await redis.get(sessionOf(cookieOf(request.headers.cookie)));
     if (raw === null) return reply.code(401).send({ status: 401 });
     return { session: raw.length };
   });
@@ -88,7 +89,7 @@ export async function startBareServer(config: BareServerConfig): Promise<BareSer
   const { privateKey } = generateKeyPairSync('ed25519');
   const tokenHeader = Buffer.from(JSON.stringify({ alg: 'EdDSA', kid: 'bench', typ: 'JWT' })).toString('base64url');
   app.post('/token', async (request, reply) => {
-    const raw = await redis.get(sessionKey(cookieOf(request.headers.cookie)));
+    const raw = await redis.get(sessionOf(cookieOf(request.headers.cookie)));
     if (raw === null) return reply.code(401).send({ status: 401 });
     const issuedAt = Math.floor(Date.now() / 1000);
     // The claims of gateway/src/tokens/service-tokens.ts, with values of their usual sizes.
@@ -126,7 +127,7 @@ export async function startBareServer(config: BareServerConfig): Promise<BareSer
     call,
     callback,
   ) => {
-    redis.get(sessionKey(call.request.token)).then(
+    redis.get(sessionOf(call.request.token)).then(
       (raw) => callback(null, { active: raw !== null, session: undefined }),
       (error: Error) => callback(error),
     );
