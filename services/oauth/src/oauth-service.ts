@@ -3,8 +3,10 @@ import { createPool, createRedisClient } from '@latchkey/db';
 import { createServiceClient, startGrpcEndpoints, tlsFilesOf } from '@latchkey/grpc-kit';
 import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
+import { startLedgerSweep } from '@latchkey/sign-in-methods';
 import type { Logger } from '@latchkey/telemetry';
 import type { OAuthConfig } from './config';
+import { connectionLedger } from './connection-ledger';
 import { oauthHandlers } from './handlers';
 import type { OAuthDeps } from './oauth-deps';
 import { OAuthStates } from './oauth-state';
@@ -48,6 +50,9 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     logger,
   });
 
+  // Connections made before identity's ledger existed, or whose listing failed (docs/operations.md, "The ledger of sign-in methods").
+  const sweep = startLedgerSweep({ pool, identity, logger }, connectionLedger);
+
   const endpoints = await startGrpcEndpoints({
     unit: 'oauth',
     callers: callersOf('oauth'),
@@ -66,6 +71,7 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     async stop() {
       await endpoints.stop();
       await relay.stop();
+      await sweep.stop();
       identity.close();
       await redis.quit().catch(() => redis.disconnect());
       await pool.end();
