@@ -50,9 +50,6 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     logger,
   });
 
-  // Connections made before identity's ledger existed, or whose listing failed (docs/operations.md, "The ledger of sign-in methods").
-  const sweep = startLedgerSweep({ pool, identity, logger }, connectionLedger);
-
   const endpoints = await startGrpcEndpoints({
     unit: 'oauth',
     callers: callersOf('oauth'),
@@ -65,6 +62,9 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
       return true;
     },
   });
+
+  // Connections made before identity's ledger existed, or whose listing failed (docs/operations.md, "The ledger of sign-in methods").
+  const sweep = startLedgerSweep({ pool, identity, logger }, connectionLedger);
 
   return {
     readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort, providers: deps.providers.names() },

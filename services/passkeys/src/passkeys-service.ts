@@ -47,9 +47,6 @@ export async function startPasskeysService(config: PasskeysConfig, logger: Logge
     logger,
   });
 
-  // Passkeys stored before identity's ledger existed, or whose listing failed (docs/operations.md, "The ledger of sign-in methods").
-  const sweep = startLedgerSweep({ pool, identity: deps.identity, logger }, passkeyLedger);
-
   const endpoints = await startGrpcEndpoints({
     unit: 'passkeys',
     callers: callersOf('passkeys'),
@@ -62,6 +59,9 @@ export async function startPasskeysService(config: PasskeysConfig, logger: Logge
       return true;
     },
   });
+
+  // Passkeys stored before identity's ledger existed, or whose listing failed (docs/operations.md, "The ledger of sign-in methods").
+  const sweep = startLedgerSweep({ pool, identity: deps.identity, logger }, passkeyLedger);
 
   return {
     readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort, rp_id: deps.relyingParty.id },
