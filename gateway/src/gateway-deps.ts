@@ -1,6 +1,5 @@
 import type { Logger } from '@latchkey/telemetry';
 import type { Registry } from 'prom-client';
-import type { SignInMethodLock } from './accounts/sign-in-method-lock';
 import type { GatewayConfig } from './config';
 import type { CredentialLimits } from './limits/credential-limits';
 import type { UsageLimits } from './limits/usage-limits';
@@ -28,7 +27,6 @@ export interface GatewayDeps {
   /** oidc.v1 on identity: the OpenID Provider's store. */
   readonly oidc: OidcClient;
   readonly sessions: SessionStore;
-  readonly signInMethodLock: SignInMethodLock;
   readonly tokens: ServiceTokens;
   readonly limits: CredentialLimits;
   readonly usage: UsageLimits;

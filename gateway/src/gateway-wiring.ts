@@ -3,7 +3,6 @@ import { Counter } from 'prom-client';
 import { identityV1, oauthV1, oidcV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
 import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
-import { SignInMethodLock } from './accounts/sign-in-method-lock';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './gateway-deps';
 import { allowedOrigins } from './http/origin-policy';
@@ -110,7 +109,6 @@ export function createGatewayDeps(
     passkeys,
     oidc,
     sessions,
-    signInMethodLock: new SignInMethodLock(redis, config.REDIS_KEY_PREFIX),
     tokens: new ServiceTokens({
       keys: config.AUTH_JWT_SIGNING_KEYS,
       issuer: config.AUTH_JWT_ISSUER ?? config.PUBLIC_APP_URL,

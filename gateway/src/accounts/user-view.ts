@@ -1,8 +1,8 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
-import type { identityV1 } from '@latchkey/contracts';
+import { identityV1 } from '@latchkey/contracts';
 import type { z } from 'zod';
 import type { userSchema } from './account-schemas';
-import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
+import type { IdentityClient, TotpClient } from '../service-clients';
 import type { Session, SessionStore } from '../sessions/session-store';
 
 export type UserView = z.output<typeof userSchema>;
@@ -28,34 +28,41 @@ export function userView(user: identityV1.User, state: SignInState): UserView {
   };
 }
 
-/** The units beside identity that know something of an account. */
+/** What knows the account's ways in: identity's ledger of sign-in methods, and the totp service its second factor. */
 export interface SignInStateSources {
+  readonly identity: IdentityClient;
   readonly totp: TotpClient;
-  readonly passkeys: PasskeysClient;
 }
 
-/** The second factor is the totp service's to know, the passkeys the passkeys service's: ask both at once. */
-export async function signInStateOf(deps: SignInStateSources, userId: string, context: RequestContext): Promise<SignInState> {
-  const [status, { count }] = await Promise.all([
-    deps.totp.getStatus({ userId }, context),
-    deps.passkeys.countPasskeys({ userId }, context),
-  ]);
-  return { totpEnabled: status.enabled, passkeysCount: count };
+/** How many passkeys identity's ledger lists, those being removed included: they still work. */
+export function passkeysCountOf(methods: readonly identityV1.SignInMethod[]): number {
+  return methods.filter((method) => method.kind === identityV1.SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY).length;
 }
 
-/** The account as docs/api.md shows it; every answer is needed, so ask at once. */
-export async function accountView(
-  deps: SignInStateSources & { readonly identity: IdentityClient },
+/**
+ * The account with its ways in (identity.v1 GetUser, whose ledger counts
+ * the passkeys) and its second factor, asked at once. `getUser` stands for
+ * identity's GetUser, for a caller that answers its failure its own way.
+ */
+export async function accountWithState(
+  deps: SignInStateSources,
   userId: string,
   context: RequestContext,
-): Promise<UserView> {
-  const [{ user }, state] = await Promise.all([deps.identity.getUser({ userId }, context), signInStateOf(deps, userId, context)]);
-  return userView(user!, state);
+  getUser: (userId: string, context: RequestContext) => Promise<identityV1.GetUserResponse> = (id, ctx) => deps.identity.getUser({ userId: id }, ctx),
+): Promise<{ user: identityV1.User; state: SignInState }> {
+  const [{ user, signInMethods }, status] = await Promise.all([getUser(userId, context), deps.totp.getStatus({ userId }, context)]);
+  return { user: user!, state: { totpEnabled: status.enabled, passkeysCount: passkeysCountOf(signInMethods) } };
 }
 
-/** The view of an account already at hand, for answers that just changed it. */
+/** The account as docs/api.md shows it. */
+export async function accountView(deps: SignInStateSources, userId: string, context: RequestContext): Promise<UserView> {
+  const { user, state } = await accountWithState(deps, userId, context);
+  return userView(user, state);
+}
+
+/** The view of an account just changed, for the answer of the change. */
 export async function viewOf(deps: SignInStateSources, user: identityV1.User, context: RequestContext): Promise<UserView> {
-  return userView(user, await signInStateOf(deps, user.id, context));
+  return accountView(deps, user.id, context);
 }
 
 /**
@@ -71,7 +78,7 @@ export const PROFILE_MAX_AGE_MS = 60_000;
  * Nothing decides access from it; sign-in asks the services every time.
  */
 export async function sessionAccountView(
-  deps: SignInStateSources & { readonly identity: IdentityClient; readonly sessions: SessionStore },
+  deps: SignInStateSources & { readonly sessions: SessionStore },
   session: Session,
   request: { readonly ctx: RequestContext },
   now = Date.now(),

@@ -9,7 +9,6 @@ import { signInMethods } from '../sessions/session-store';
 import { oauthBrowserBinding } from '../http/browser-binding';
 import { providerFromPath, providerName } from './oauth-providers';
 import { userSchema } from '../accounts/account-schemas';
-import type { SignInMethodLock } from '../accounts/sign-in-method-lock';
 import {
   authorizationSchema,
   authorizeQuery,
@@ -49,7 +48,6 @@ export type OAuthRoutesDeps = SessionAccess & {
   readonly oauth: OAuthClient;
   readonly totp: TotpClient;
   readonly passkeys: PasskeysClient;
-  readonly signInMethodLock: SignInMethodLock;
   readonly limits: CredentialLimits;
 };
 
@@ -256,12 +254,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const provider = providerFromPath(request.body.provider);
         const { userId } = sessionOf(request);
-        // A passkey is a way in too; oauth.v1 weighs it, but does not call passkeys.v1 (which calls oauth.v1).
-        // Counted under the lock, so that a passkey removal cannot change the count before the unlink.
-        await deps.signInMethodLock.hold(userId, request.ctx, async () => {
-          const { count } = await deps.passkeys.countPasskeys({ userId }, request.ctx);
-          await deps.oauth.unlinkProvider({ userId, provider, passkeysCount: count }, request.ctx);
-        });
+        await deps.oauth.unlinkProvider({ userId, provider }, request.ctx);
         return reply.code(204).send(null);
       },
     );

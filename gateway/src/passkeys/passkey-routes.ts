@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '@latchkey/errors';
 import { userSchema } from '../accounts/account-schemas';
-import type { SignInMethodLock } from '../accounts/sign-in-method-lock';
-import { signInStateOf, userView } from '../accounts/user-view';
+import { accountWithState, userView } from '../accounts/user-view';
 import { passkeyBrowserBinding } from '../http/browser-binding';
 import { noContent, problemResponses } from '../http/problem-schema';
 import type { CredentialLimits } from '../limits/credential-limits';
@@ -26,7 +25,6 @@ export type PasskeyRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
   readonly totp: TotpClient;
   readonly passkeys: PasskeysClient;
-  readonly signInMethodLock: SignInMethodLock;
   readonly limits: CredentialLimits;
 };
 
@@ -128,9 +126,7 @@ export function passkeyRoutes(deps: PasskeyRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { userId } = sessionOf(request);
-        await deps.signInMethodLock.hold(userId, request.ctx, () =>
-          deps.passkeys.deletePasskey({ userId, passkeyId: request.params.id }, request.ctx),
-        );
+        await deps.passkeys.deletePasskey({ userId, passkeyId: request.params.id }, request.ctx);
         await deps.sessions.forgetProfiles(userId);
         return reply.code(204).send(null);
       },
@@ -171,7 +167,7 @@ export function passkeyRoutes(deps: PasskeyRoutesDeps): FastifyPluginAsyncZod {
           { binding, responseJson: JSON.stringify(request.body.response), expectedUserId: '' },
           request.ctx,
         );
-        const [user, state] = await Promise.all([passkeyOwner(deps, userId, request.ctx), signInStateOf(deps, userId, request.ctx)]);
+        const { user, state } = await accountWithState(deps, userId, request.ctx, (id, context) => passkeyOwner(deps, id, context));
         assertMaySignIn(user);
         const view = userView(user, state);
         await startSession(deps, request, reply, { userId, handle: user.handle, sessionEpoch: user.sessionEpoch, methods: ['webauthn'] }, view);
@@ -188,8 +184,7 @@ export function passkeyRoutes(deps: PasskeyRoutesDeps): FastifyPluginAsyncZod {
  */
 async function passkeyOwner(deps: Pick<PasskeyRoutesDeps, 'identity'>, userId: string, context: Parameters<IdentityClient['getUser']>[1]) {
   try {
-    const { user } = await deps.identity.getUser({ userId }, context);
-    return user!;
+    return await deps.identity.getUser({ userId }, context);
   } catch (error) {
     if (error instanceof AppError && error.code === 'auth:unauthorized') throw new AppError('passkey:verification_failed');
     throw error;

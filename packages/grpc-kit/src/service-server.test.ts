@@ -24,7 +24,7 @@ const logger = createLogger({
 });
 
 /** The handler under test; each test sets its own. */
-let getUser: GetUser = async () => ({ user: undefined });
+let getUser: GetUser = async () => ({ user: undefined, signInMethods: [] });
 const seen: RequestContext[] = [];
 
 /** Every identity.v1 method answers through `getUser`'s stand-in; the tests call GetUser only. */
@@ -68,7 +68,7 @@ describe('the request context across a call', () => {
     let handlerStartedAt = 0;
     getUser = async () => {
       handlerStartedAt = Date.now();
-      return { user: undefined };
+      return { user: undefined, signInMethods: [] };
     };
     const caller = callerContext(2_000, 'req-42');
     const sentAt = Date.now();
@@ -90,7 +90,7 @@ describe('the request context across a call', () => {
   });
 
   it('hands on the operator a tool names, in any script, and none when it names none', async () => {
-    getUser = async () => ({ user: undefined });
+    getUser = async () => ({ user: undefined, signInMethods: [] });
     for (const operator of ['ada', 'Zoë Ångström <zoe@example.com>', '100% sure']) {
       const started = startRequestContext({ requestId: 'req-op', logger, deadline: Date.now() + 2_000, operator });
       await client.getUser({ userId: 'u' }, started.context);

@@ -257,8 +257,8 @@ export const units: readonly Unit[] = [
     packageName: '@latchkey/passkeys',
     grpcService: 'passkeys.v1.PasskeysService',
     ports: grpcPorts(5),
-    // The account (its email, its password) and its providers: a passkey is never the last way in removed.
-    calls: ['identity', 'oauth'],
+    // The account (its email) and the ledger of sign-in methods, which keeps a passkey from being the last way in removed.
+    calls: ['identity'],
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
     settings: [

@@ -13,6 +13,13 @@ import { normalizeEmail } from './account-rules';
 import { toUserMessage } from './user-message';
 import { prepareProviderLink } from './provider-link';
 import { recordSessionsEnded } from './session-revocation';
+import {
+  beginSignInMethodRemoval,
+  cancelSignInMethodRemoval,
+  finishSignInMethodRemovals,
+  listSignInMethods,
+  recordSignInMethods,
+} from './sign-in-methods';
 
 type IdentityHandlers = ServiceHandlers<typeof identityV1.IdentityServiceService>;
 
@@ -33,9 +40,12 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
       return { user: toUserMessage(await createVerifiedUser(deps, request, context)) };
     },
     async getUser({ userId }) {
-      const user = await findUserById(deps.pool, userId).catch(rethrowMalformedId);
+      const [user, signInMethods] = await Promise.all([
+        findUserById(deps.pool, userId).catch(rethrowMalformedId),
+        listSignInMethods(deps.pool, userId).catch(rethrowMalformedId),
+      ]);
       if (!user) throw new AppError('auth:unauthorized');
-      return { user: toUserMessage(user) };
+      return { user: toUserMessage(user), signInMethods: signInMethods ?? [] };
     },
     async verifyEmail({ token }, context) {
       return { user: toUserMessage(await verifyEmail(deps, token, context)) };
@@ -94,6 +104,23 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
     async purgeUnverifiedUsers({ registeredBefore, limit }, context) {
       if (!registeredBefore) throw AppError.validation([{ field: 'registered_before', message: 'is required' }]);
       return { deletedUsers: await purgeUnverifiedUsers(deps, { registeredBefore, limit }, context) };
+    },
+    async recordSignInMethods({ methods }) {
+      await recordSignInMethods(deps, methods);
+      return {};
+    },
+    async beginSignInMethodRemoval(request, context) {
+      await beginSignInMethodRemoval(deps, request, context);
+      context.logger.info({ user_id: request.userId, kind: request.kind, reference: request.reference }, 'sign-in method removal begun');
+      return {};
+    },
+    async cancelSignInMethodRemoval(request) {
+      await cancelSignInMethodRemoval(deps, request);
+      return {};
+    },
+    async finishSignInMethodRemovals(request) {
+      await finishSignInMethodRemovals(deps, request);
+      return {};
     },
   };
 }

@@ -34,10 +34,17 @@ export async function insertUser(
   db: pg.ClientBase,
   user: { id: string; handle: string; email: string; passwordHash: string | null; emailVerified: boolean },
 ): Promise<UserRecord> {
+  // The password joins the ledger of sign-in methods in the same statement (docs/architecture.md, "Sign-in methods").
   const { rows } = await db.query<UserRecord>(
-    `INSERT INTO identity.users (id, handle, email, password_hash, password_set_at, email_verified_at)
-     VALUES ($1, $2, $3, $4, CASE WHEN $4::text IS NOT NULL THEN now() END, CASE WHEN $5 THEN now() END)
-     RETURNING ${COLUMNS}`,
+    `WITH inserted AS (
+       INSERT INTO identity.users (id, handle, email, password_hash, password_set_at, email_verified_at)
+       VALUES ($1, $2, $3, $4, CASE WHEN $4::text IS NOT NULL THEN now() END, CASE WHEN $5 THEN now() END)
+       RETURNING ${COLUMNS}
+     ), listed AS (
+       INSERT INTO identity.sign_in_methods (user_id, kind, reference, added_at)
+       SELECT id, 'password', '', password_set_at FROM inserted WHERE password_hash IS NOT NULL
+     )
+     SELECT ${COLUMNS} FROM inserted`,
     [user.id, user.handle, user.email, user.passwordHash, user.emailVerified],
   );
   return rows[0] as UserRecord;
@@ -49,16 +56,24 @@ export async function setPasswordHash(
   passwordHash: string,
   options: { markEmailVerified?: boolean } = {},
 ): Promise<UserRecord | undefined> {
+  // A first password (a reset of an account without one) joins the ledger in the same statement.
   const { rows } = await db.query<UserRecord>(
-    `UPDATE identity.users
-        SET password_hash = $2,
-            password_set_at = now(),
-            email_verified_at = CASE WHEN $3 THEN coalesce(email_verified_at, now()) ELSE email_verified_at END,
-            -- Every session started with the old password belongs to an earlier epoch.
-            session_epoch = session_epoch + 1,
-            updated_at = now()
-      WHERE id = $1
-      RETURNING ${COLUMNS}`,
+    `WITH updated AS (
+       UPDATE identity.users
+          SET password_hash = $2,
+              password_set_at = now(),
+              email_verified_at = CASE WHEN $3 THEN coalesce(email_verified_at, now()) ELSE email_verified_at END,
+              -- Every session started with the old password belongs to an earlier epoch.
+              session_epoch = session_epoch + 1,
+              updated_at = now()
+        WHERE id = $1
+        RETURNING ${COLUMNS}
+     ), listed AS (
+       INSERT INTO identity.sign_in_methods (user_id, kind, reference, added_at)
+       SELECT id, 'password', '', password_set_at FROM updated
+       ON CONFLICT (user_id, kind, reference) DO NOTHING
+     )
+     SELECT ${COLUMNS} FROM updated`,
     [id, passwordHash, options.markEmailVerified ?? false],
   );
   return rows[0];
@@ -76,12 +91,18 @@ export async function upgradePasswordHash(db: pg.Pool, id: string, previousHash:
 
 /**
  * Drops the password: it can no longer sign in, and every session started
- * with it belongs to an earlier epoch.
+ * with it belongs to an earlier epoch. It leaves the ledger of sign-in
+ * methods in the same statement.
  */
 export async function dropPassword(db: pg.ClientBase, id: string): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
-    `UPDATE identity.users SET password_hash = NULL, password_set_at = NULL, session_epoch = session_epoch + 1, updated_at = now()
-      WHERE id = $1 RETURNING ${COLUMNS}`,
+    `WITH updated AS (
+       UPDATE identity.users SET password_hash = NULL, password_set_at = NULL, session_epoch = session_epoch + 1, updated_at = now()
+        WHERE id = $1 RETURNING ${COLUMNS}
+     ), unlisted AS (
+       DELETE FROM identity.sign_in_methods WHERE user_id IN (SELECT id FROM updated) AND kind = 'password'
+     )
+     SELECT ${COLUMNS} FROM updated`,
     [id],
   );
   return rows[0];

@@ -73,7 +73,7 @@ export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
     async unlinkProvider(request, context) {
       await unlinkProvider(
         deps,
-        { provider: providerFromMessage(request.provider), userId: requireUserId(request.userId), passkeysCount: request.passkeysCount },
+        { provider: providerFromMessage(request.provider), userId: requireUserId(request.userId) },
         context,
       );
       return {};

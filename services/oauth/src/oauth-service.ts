@@ -3,8 +3,10 @@ import { createPool, createRedisClient } from '@latchkey/db';
 import { createServiceClient, startGrpcEndpoints, tlsFilesOf } from '@latchkey/grpc-kit';
 import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
+import { startLedgerSweep } from '@latchkey/sign-in-methods';
 import type { Logger } from '@latchkey/telemetry';
 import type { OAuthConfig } from './config';
+import { connectionLedger } from './connection-ledger';
 import { oauthHandlers } from './handlers';
 import type { OAuthDeps } from './oauth-deps';
 import { OAuthStates } from './oauth-state';
@@ -61,11 +63,15 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     },
   });
 
+  // Connections made before identity's ledger existed, or whose listing failed (docs/operations.md, "The ledger of sign-in methods").
+  const sweep = startLedgerSweep({ pool, identity, logger }, connectionLedger);
+
   return {
     readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort, providers: deps.providers.names() },
     async stop() {
       await endpoints.stop();
       await relay.stop();
+      await sweep.stop();
       identity.close();
       await redis.quit().catch(() => redis.disconnect());
       await pool.end();

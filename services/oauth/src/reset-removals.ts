@@ -1,6 +1,7 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
+import { identityV1 } from '@latchkey/contracts';
 import { findConnectionsOfUser } from './connection-store';
 import type { OAuthDeps } from './oauth-deps';
 
@@ -29,7 +30,7 @@ export async function removeRecentConnections(
   if (!input.addedAfter || !input.addedBefore) {
     throw AppError.validation([{ field: input.addedAfter ? 'added_before' : 'added_after', message: 'is required' }]);
   }
-  return withTransaction(deps.pool, context, async (db) => {
+  const answer = await withTransaction(deps.pool, context, async (db) => {
     // Locked like an unlink, so that a link or unlink running now is counted before or after.
     await findConnectionsOfUser(db, input.userId, true);
     await db.query(
@@ -51,4 +52,12 @@ export async function removeRecentConnections(
     const remaining = await findConnectionsOfUser(db, input.userId);
     return { removed: rows.map((row) => row.provider), remaining: remaining.map((connection) => connection.provider) };
   });
+  // On every call, so that a call repeated after a failure here still unlists them; a provider linked again since stays.
+  const linked = new Set<string>(answer.remaining);
+  const gone = answer.removed.filter((provider) => !linked.has(provider));
+  await deps.identity.finishSignInMethodRemovals(
+    { userId: input.userId, kind: identityV1.SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER, references: gone },
+    context,
+  );
+  return answer;
 }

@@ -4,7 +4,7 @@ import { AppError } from '@latchkey/errors';
 import { redeemAuthorization } from './authorization';
 import { connectionConflict, deleteConnection, findConnectionByIdentity, insertConnection } from './connection-store';
 import type { OAuthDeps } from './oauth-deps';
-import { addConnection, findAccount, verifiedEmail } from './provider-linking';
+import { addConnection, findAccount, listConnection, verifiedEmail } from './provider-linking';
 import type { ProviderIdentity, ProviderName } from './providers/provider';
 
 export type LoginOutcome =
@@ -147,5 +147,6 @@ export async function completeSignup(
   }).catch((error: unknown) => {
     throw connectionConflict(error) ?? error;
   });
+  await listConnection(deps, account.id, pending.provider, context);
   return account;
 }

@@ -33,10 +33,8 @@ export const configSchema = z
     DATABASE_POOL_MAX: env.int(10, 1, 200),
     ...redisVariables,
     ...natsVariables,
-    /** identity.v1: the account's email for notices, and whether it has a password. */
+    /** identity.v1: the account's email for notices, and the ledger of sign-in methods. */
     IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
-    /** oauth.v1: whether the account can still sign in through a provider. */
-    OAUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
     /**
      * The relying party: the domain passkeys are scoped to (docs/api.md,
      * "Passkeys"). Changing it later orphans every registered passkey.

@@ -6,7 +6,9 @@ import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import { getAccount } from './account';
 import { CHALLENGE_TTL_SECONDS } from './ceremony-challenges';
 import { assertValid, checkBinding, checkPasskeyName, checkUuid, parseResponseJson } from './input-rules';
+import { listOwnedMethods } from '@latchkey/sign-in-methods';
 import { queuePasskeyNotice } from './mail-queue';
+import { passkeyLedger } from './passkey-ledger';
 import type { PasskeysDeps } from './passkeys-deps';
 import { findPasskeysOfUser, insertPasskey, type StoredPasskey } from './passkey-store';
 import { answersChallenge, knownTransports, SUPPORTED_ALGORITHMS, UNKNOWN_AAGUID, userHandleOf } from './webauthn-rules';
@@ -81,7 +83,7 @@ export async function finishRegistration(
 
   const account = await getAccount(deps, input.userId, context);
   const name = input.name.trim() || defaultName(new Date());
-  return withTransaction(deps.pool, context, async (db) => {
+  const created = await withTransaction(deps.pool, context, async (db) => {
     const stored = await insertPasskey(db, {
       userId: input.userId,
       credentialId: Buffer.from(isoBase64URL.toBuffer(credential.id)),
@@ -97,6 +99,11 @@ export async function finishRegistration(
     await queuePasskeyNotice(db, account, 'passkey_added', stored.name, context);
     return stored;
   });
+  // Listed in identity's ledger before answering; should that fail, the passkey works unlisted, which only refuses removals sooner, until the sweep lists it.
+  await listOwnedMethods({ pool: deps.pool, identity: deps.identity }, passkeyLedger, context, created.id).catch((error: unknown) =>
+    context.logger.warn({ err: error, passkey_id: created.id }, 'could not list a new passkey in the ledger; the sweep will'),
+  );
+  return created;
 }
 
 /** A name the user can tell apart until they choose one: when it was added. */

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { identityV1, oauthV1 } from '@latchkey/contracts';
+import type { identityV1 } from '@latchkey/contracts';
 import type { ServiceClient } from '@latchkey/grpc-kit';
 import type { CeremonyChallenges } from './ceremony-challenges';
 import type { RelyingParty } from './relying-party';
@@ -10,5 +10,4 @@ export interface PasskeysDeps {
   readonly challenges: CeremonyChallenges;
   readonly relyingParty: RelyingParty;
   readonly identity: ServiceClient<typeof identityV1.IdentityServiceService>;
-  readonly oauth: ServiceClient<typeof oauthV1.OAuthServiceService>;
 }

@@ -1,13 +1,15 @@
-import { identityV1, oauthV1, passkeysV1 } from '@latchkey/contracts';
+import { identityV1, passkeysV1 } from '@latchkey/contracts';
 import { createPool, createRedisClient } from '@latchkey/db';
 import { createServiceClient, startGrpcEndpoints, tlsFilesOf } from '@latchkey/grpc-kit';
 import { startBackgroundRelay } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
+import { startLedgerSweep } from '@latchkey/sign-in-methods';
 import type { Logger } from '@latchkey/telemetry';
 import { callersOf } from '@latchkey/units';
 import { CeremonyChallenges } from './ceremony-challenges';
 import type { PasskeysConfig } from './config';
 import { passkeysHandlers } from './handlers';
+import { passkeyLedger } from './passkey-ledger';
 import type { PasskeysDeps } from './passkeys-deps';
 import { relyingPartyOf } from './relying-party';
 
@@ -33,7 +35,6 @@ export async function startPasskeysService(config: PasskeysConfig, logger: Logge
     challenges: new CeremonyChallenges(redis, config.REDIS_KEY_PREFIX),
     relyingParty: relyingPartyOf(config),
     identity: createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { tls }),
-    oauth: createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, { tls }),
   };
 
   const relay = startBackgroundRelay({
@@ -59,13 +60,16 @@ export async function startPasskeysService(config: PasskeysConfig, logger: Logge
     },
   });
 
+  // Passkeys stored before identity's ledger existed, or whose listing failed (docs/operations.md, "The ledger of sign-in methods").
+  const sweep = startLedgerSweep({ pool, identity: deps.identity, logger }, passkeyLedger);
+
   return {
     readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort, rp_id: deps.relyingParty.id },
     async stop() {
       await endpoints.stop();
       await relay.stop();
+      await sweep.stop();
       deps.identity.close();
-      deps.oauth.close();
       // QUIT waits for commands in flight; before the connection is ready there are none to wait for.
       if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
       else redis.disconnect();

@@ -1,5 +1,6 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { withTransaction } from '@latchkey/db';
+import { identityV1 } from '@latchkey/contracts';
 import { assertValid, checkUuid } from './input-rules';
 import type { PasskeysDeps } from './passkeys-deps';
 import { findPasskeysOfUser } from './passkey-store';
@@ -31,7 +32,7 @@ export async function removeRecentPasskeys(
     input.addedAfter ? [] : [{ field: 'added_after', message: 'is required' }],
     input.addedBefore ? [] : [{ field: 'added_before', message: 'is required' }],
   );
-  return withTransaction(deps.pool, context, async (db) => {
+  const answer = await withTransaction(deps.pool, context, async (db) => {
     // Locked like a deletion, so that a registration or removal running now is counted before or after.
     await findPasskeysOfUser(db, input.userId, true);
     await db.query(
@@ -45,11 +46,17 @@ export async function removeRecentPasskeys(
       [input.userId, input.resetId, input.addedAfter, input.addedBefore],
     );
     await db.query(`DELETE FROM passkeys.reset_removals WHERE removed_at < now() - make_interval(days => $1)`, [REMOVALS_KEPT_DAYS]);
-    const { rows } = await db.query<{ name: string }>(
-      'SELECT name FROM passkeys.reset_removals WHERE reset_id = $1 AND user_id = $2 ORDER BY registered_at, passkey_id',
+    const { rows } = await db.query<{ name: string; passkey_id: string }>(
+      'SELECT name, passkey_id FROM passkeys.reset_removals WHERE reset_id = $1 AND user_id = $2 ORDER BY registered_at, passkey_id',
       [input.resetId, input.userId],
     );
     const remaining = await findPasskeysOfUser(db, input.userId);
-    return { removed: rows.map((row) => row.name), remaining: remaining.map((passkey) => passkey.name) };
+    return { removedIds: rows.map((row) => row.passkey_id), removed: rows.map((row) => row.name), remaining: remaining.map((passkey) => passkey.name) };
   });
+  // On every call, so that a call repeated after a failure here still unlists them.
+  await deps.identity.finishSignInMethodRemovals(
+    { userId: input.userId, kind: identityV1.SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY, references: answer.removedIds },
+    context,
+  );
+  return { removed: answer.removed, remaining: answer.remaining };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { connect, AckPolicy, type NatsConnection, type JsMsg } from 'nats';
 import argon2 from 'argon2';
 import pg from 'pg';
@@ -492,6 +493,75 @@ describe('preparing an automatic provider link', () => {
     expect((await errorOf(client.prepareProviderLink({ userId: user!.id, provider: 'google' }))).code).toBe('oauth:email_not_verified');
     expect((await errorOf(client.prepareProviderLink({ userId: '00000000-0000-4000-8000-000000000000', provider: 'google' }))).code).toBe('auth:unauthorized');
     expect((await errorOf(client.prepareProviderLink({ userId: 'not-a-uuid', provider: 'google' }))).code).toBe('auth:unauthorized');
+  });
+});
+
+describe('the ledger of sign-in methods', () => {
+  const { SignInMethodKind } = identityV1;
+  const passkey = (userId: string, reference = randomUUID()) => ({ userId, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY, reference });
+  const ledgerOf = async (userId: string) =>
+    (await client.getUser({ userId })).signInMethods.map((method) => ({ kind: method.kind, reference: method.reference, removalBegun: method.removalBegun }));
+  const PASSWORD_ENTRY = { kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD, reference: '', removalBegun: false };
+
+  it('lists a password from registration, drops it with a dropped password and lists it again when a reset sets one', async () => {
+    const account = await registerVerified();
+    expect(await ledgerOf(account.user.id)).toEqual([PASSWORD_ENTRY]);
+    await client.prepareProviderLink({ userId: account.user.id, provider: 'google' });
+    expect(await ledgerOf(account.user.id)).toEqual([]);
+    await client.resetPassword({ token: await tokenFor(account.user.email, 'password_dropped'), newPassword: 'chosen by the owner' });
+    expect(await ledgerOf(account.user.id)).toEqual([PASSWORD_ENTRY]);
+    await client.changePassword({ userId: account.user.id, currentPassword: 'chosen by the owner', newPassword: 'changed, still one password' });
+    expect(await ledgerOf(account.user.id)).toEqual([PASSWORD_ENTRY]);
+  });
+
+  it('records methods idempotently, skipping deleted accounts, and refuses bad ones', async () => {
+    const { user } = await client.createVerifiedUser({ handle: newAccount().handle, email: newAccount().email });
+    const method = { ...passkey(user!.id), addedAt: new Date('2024-01-02T03:04:05Z') };
+    await client.recordSignInMethods({ methods: [method, { ...passkey(randomUUID()), addedAt: new Date() }] });
+    await client.recordSignInMethods({ methods: [{ ...method, addedAt: new Date() }] });
+    const { signInMethods } = await client.getUser({ userId: user!.id });
+    expect(signInMethods).toEqual([{ kind: method.kind, reference: method.reference, addedAt: method.addedAt, removalBegun: false }]);
+    for (const methods of [[], [{ ...method, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD, reference: 'x' }], [{ ...method, userId: 'nope' }]]) {
+      expect((await errorOf(client.recordSignInMethods({ methods }))).code).toBe('validation:invalid_input');
+    }
+  });
+
+  it('refuses to begin removing the last way in, in the code of the unit that owns it, and changes nothing then', async () => {
+    const { user } = await client.createVerifiedUser({ handle: newAccount().handle, email: newAccount().email });
+    const only = passkey(user!.id);
+    await client.recordSignInMethods({ methods: [{ ...only, addedAt: new Date() }] });
+    expect((await errorOf(client.beginSignInMethodRemoval(only))).code).toBe('passkey:last_login_method');
+    expect(await ledgerOf(user!.id)).toEqual([{ kind: only.kind, reference: only.reference, removalBegun: false }]);
+    const { user: other } = await client.createVerifiedUser({ handle: newAccount().handle, email: newAccount().email });
+    const provider = { userId: other!.id, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER, reference: 'google' };
+    await client.recordSignInMethods({ methods: [{ ...provider, addedAt: new Date() }] });
+    expect((await errorOf(client.beginSignInMethodRemoval(provider))).code).toBe('oauth:last_login_method');
+    expect((await errorOf(client.beginSignInMethodRemoval({ ...only, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD, reference: '' }))).code).toBe(
+      'validation:invalid_input',
+    );
+    expect((await errorOf(client.beginSignInMethodRemoval(passkey(randomUUID())))).code).toBe('auth:unauthorized');
+  });
+
+  it('marks a method being removed, which counts as gone until cancelled, and drops it when finished', async () => {
+    const account = await registerVerified();
+    const first = passkey(account.user.id);
+    const second = passkey(account.user.id);
+    await client.recordSignInMethods({ methods: [first, second].map((method) => ({ ...method, addedAt: new Date() })) });
+    await client.beginSignInMethodRemoval(first);
+    await client.beginSignInMethodRemoval(second);
+    expect((await ledgerOf(account.user.id)).filter((method) => method.removalBegun)).toHaveLength(2);
+    await client.cancelSignInMethodRemoval(second);
+    await client.finishSignInMethodRemovals({ userId: account.user.id, kind: first.kind, references: [first.reference] });
+    await client.finishSignInMethodRemovals({ userId: account.user.id, kind: first.kind, references: [first.reference] });
+    expect(await ledgerOf(account.user.id)).toEqual([PASSWORD_ENTRY, { kind: second.kind, reference: second.reference, removalBegun: false }]);
+  });
+
+  it('goes with the account', async () => {
+    const account = await registerVerified();
+    await client.recordSignInMethods({ methods: [{ ...passkey(account.user.id), addedAt: new Date() }] });
+    await client.deleteUser({ userId: account.user.id });
+    const { rows } = await db.query('SELECT 1 FROM identity.sign_in_methods WHERE user_id = $1', [account.user.id]);
+    expect(rows).toEqual([]);
   });
 });
 

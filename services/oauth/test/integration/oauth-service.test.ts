@@ -35,6 +35,7 @@ import {
 } from '../provider-fixtures';
 
 const { Provider, AuthorizationPurpose } = oauthV1;
+const { SignInMethodKind } = identityV1;
 type OAuthClient = TestServiceClient<typeof oauthV1.OAuthServiceService>;
 type IdentityClient = TestServiceClient<typeof identityV1.IdentityServiceService>;
 type ProviderName = 'google' | 'github';
@@ -303,6 +304,22 @@ function mailTo(to: string, template: MailJob['template'], match: (job: MailJob)
 const notice = (to: string, kind: 'oauth_linked' | 'oauth_unlinked', provider: ProviderName) =>
   mailTo(to, 'security_notice', (job) => 'notice' in job && job.notice === kind && job.provider === provider);
 
+/** The account's methods as identity.v1's ledger lists them: kind and reference, oldest first. */
+async function ledgerOf(userId: string): Promise<[string, string][]> {
+  const { signInMethods } = await identity.getUser({ userId });
+  const kinds: Record<number, string> = { [SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD]: 'password', [SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY]: 'passkey', [SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER]: 'provider' };
+  return signInMethods.map((method) => [kinds[method.kind] ?? 'unknown', method.reference]);
+}
+
+/** Whether each of the account's connections is marked listed in identity. */
+async function listedRows(userId: string): Promise<boolean[]> {
+  const { rows } = await db.query<{ listed: boolean }>(
+    'SELECT listed_at IS NOT NULL AS listed FROM oauth.user_oauth_connections WHERE user_id = $1 ORDER BY linked_at',
+    [userId],
+  );
+  return rows.map((row) => row.listed);
+}
+
 async function connectionRows(who: TestIdentity): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM user_oauth_connections WHERE provider = $1 AND provider_user_id = $2',
@@ -329,7 +346,7 @@ describe('providers and authorization requests', () => {
       expect(await codeOf(oauth.completeLogin({ provider, code: 'c', state: 's', browserBinding: BROWSER }))).toBe('oauth:provider_not_found');
     }
     const userId = (await registerAccount()).id;
-    expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GITLAB, passkeysCount: 0 }))).toBe('oauth:provider_not_found');
+    expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GITLAB }))).toBe('oauth:provider_not_found');
   });
 
   it('asks Google with PKCE (S256) and a nonce, GitHub with PKCE, each with a 256-bit state', async () => {
@@ -546,10 +563,10 @@ describe.each(['google', 'github'] as const)('user resolution with %s', (provide
     expect(await codeOf(link(second, account.id))).toBe('oauth:already_linked');
     expect(await connectionRows(second)).toBe(0);
 
-    await oauth.unlinkProvider({ userId: account.id, provider: enumOf[provider], passkeysCount: 0 });
+    await oauth.unlinkProvider({ userId: account.id, provider: enumOf[provider] });
     await notice(account.email, 'oauth_unlinked', provider);
     expect((await oauth.listConnections({ userId: account.id })).connections).toEqual([]);
-    expect(await codeOf(oauth.unlinkProvider({ userId: account.id, provider: enumOf[provider], passkeysCount: 0 }))).toBe(
+    expect(await codeOf(oauth.unlinkProvider({ userId: account.id, provider: enumOf[provider] }))).toBe(
       'oauth:connection_not_found',
     );
   });
@@ -608,6 +625,10 @@ describe('password resets', () => {
     expect(await oauth.removeRecentConnections(window)).toEqual({ removed: ['google'], remaining: ['github'] });
     expect(await oauth.removeRecentConnections(window)).toEqual({ removed: ['google'], remaining: ['github'] });
     expect((await oauth.listConnections({ userId: account.id })).connections.map((connection) => connection.provider)).toEqual([enumOf.github]);
+    expect(await ledgerOf(account.id)).toEqual([
+      ['password', ''],
+      ['provider', 'github'],
+    ]);
     // Another reset names only what it removed itself.
     expect(await oauth.removeRecentConnections(windowOf(account.id))).toEqual({ removed: [], remaining: ['github'] });
   });
@@ -649,24 +670,59 @@ describe('pending signups and states that expire', () => {
 describe('the last way into an account', () => {
   it('keeps the last connection of an account without a password', async () => {
     const userId = await signUp(googleIdentity());
-    expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE, passkeysCount: 0 }))).toBe('oauth:last_login_method');
+    expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE }))).toBe('oauth:last_login_method');
 
     await link(githubIdentity(), userId);
-    await oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE, passkeysCount: 0 });
-    expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GITHUB, passkeysCount: 0 }))).toBe('oauth:last_login_method');
+    await oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE });
+    expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GITHUB }))).toBe('oauth:last_login_method');
     expect((await oauth.listConnections({ userId })).connections.map((c) => c.provider)).toEqual([Provider.PROVIDER_GITHUB]);
   });
 
   it('lets an account with a passkey remove its last connection', async () => {
     const userId = await signUp(googleIdentity());
-    await oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE, passkeysCount: 1 });
+    const passkey = { userId, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY, reference: randomUUID(), addedAt: new Date() };
+    await identity.recordSignInMethods({ methods: [passkey] });
+    await oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE });
     expect((await oauth.listConnections({ userId })).connections).toEqual([]);
+    expect(await ledgerOf(userId)).toEqual([['passkey', passkey.reference]]);
+  });
+
+  it('lists every connection in identity’s ledger before answering, and unlists it when unlinked', async () => {
+    const userId = await signUp(googleIdentity());
+    expect(await ledgerOf(userId)).toEqual([['provider', 'google']]);
+    await link(githubIdentity(), userId);
+    expect(await ledgerOf(userId)).toEqual([
+      ['provider', 'google'],
+      ['provider', 'github'],
+    ]);
+    await oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE });
+    expect(await ledgerOf(userId)).toEqual([['provider', 'github']]);
+    expect(await listedRows(userId)).toEqual([true]);
+  });
+
+  it('leaves the ledger as it was when the unlink is refused', async () => {
+    const userId = await signUp(googleIdentity());
+    expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE }))).toBe('oauth:last_login_method');
+    const { signInMethods } = await identity.getUser({ userId });
+    expect(signInMethods).toEqual([{ kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER, reference: 'google', addedAt: expect.any(Date), removalBegun: false }]);
+  });
+
+  it('lists at start the connections made before the ledger existed', async () => {
+    const userId = await signUp(githubIdentity());
+    await identity.finishSignInMethodRemovals({ userId, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER, references: ['github'] });
+    await db.query('UPDATE oauth.user_oauth_connections SET listed_at = NULL WHERE user_id = $1', [userId]);
+    expect(await ledgerOf(userId)).toEqual([]);
+    await withService({}, async () => {
+      await waitFor(async () => ((await ledgerOf(userId)).length > 0 ? true : undefined), { description: 'the sweep listing the connection' });
+    });
+    expect(await ledgerOf(userId)).toEqual([['provider', 'github']]);
+    expect(await listedRows(userId)).toEqual([true]);
   });
 
   it('lets an account with a password remove its only connection', async () => {
     const account = await registerAccount();
     await link(githubIdentity(), account.id);
-    await oauth.unlinkProvider({ userId: account.id, provider: Provider.PROVIDER_GITHUB, passkeysCount: 0 });
+    await oauth.unlinkProvider({ userId: account.id, provider: Provider.PROVIDER_GITHUB });
     expect((await oauth.listConnections({ userId: account.id })).connections).toEqual([]);
   });
 

@@ -21,6 +21,56 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp";
 
+/** SignInMethodKind says what a way into an account is. */
+export enum SignInMethodKind {
+  /** SIGN_IN_METHOD_KIND_UNSPECIFIED - Not a kind; answered with validation:invalid_input. */
+  SIGN_IN_METHOD_KIND_UNSPECIFIED = 0,
+  /** SIGN_IN_METHOD_KIND_PASSWORD - The account's password, owned by identity itself. */
+  SIGN_IN_METHOD_KIND_PASSWORD = 1,
+  /** SIGN_IN_METHOD_KIND_PASSKEY - A WebAuthn credential, owned by passkeys.v1. */
+  SIGN_IN_METHOD_KIND_PASSKEY = 2,
+  /** SIGN_IN_METHOD_KIND_PROVIDER - A connection to an identity provider, owned by oauth.v1. */
+  SIGN_IN_METHOD_KIND_PROVIDER = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function signInMethodKindFromJSON(object: any): SignInMethodKind {
+  switch (object) {
+    case 0:
+    case "SIGN_IN_METHOD_KIND_UNSPECIFIED":
+      return SignInMethodKind.SIGN_IN_METHOD_KIND_UNSPECIFIED;
+    case 1:
+    case "SIGN_IN_METHOD_KIND_PASSWORD":
+      return SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD;
+    case 2:
+    case "SIGN_IN_METHOD_KIND_PASSKEY":
+      return SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY;
+    case 3:
+    case "SIGN_IN_METHOD_KIND_PROVIDER":
+      return SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return SignInMethodKind.UNRECOGNIZED;
+  }
+}
+
+export function signInMethodKindToJSON(object: SignInMethodKind): string {
+  switch (object) {
+    case SignInMethodKind.SIGN_IN_METHOD_KIND_UNSPECIFIED:
+      return "SIGN_IN_METHOD_KIND_UNSPECIFIED";
+    case SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD:
+      return "SIGN_IN_METHOD_KIND_PASSWORD";
+    case SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY:
+      return "SIGN_IN_METHOD_KIND_PASSKEY";
+    case SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER:
+      return "SIGN_IN_METHOD_KIND_PROVIDER";
+    case SignInMethodKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** User is an account as other units may see it: never the password hash. */
 export interface User {
   /** UUID version 7. */
@@ -89,10 +139,14 @@ export interface GetUserRequest {
   userId: string;
 }
 
-/** GetUserResponse holds the account. */
+/** GetUserResponse holds the account and its ways in. */
 export interface GetUserResponse {
   /** The account. */
-  user?: User | undefined;
+  user?:
+    | User
+    | undefined;
+  /** Its sign-in methods, as the ledger lists them, oldest first. */
+  signInMethods: SignInMethod[];
 }
 
 /** GetUserByEmailRequest names an account by email. */
@@ -319,6 +373,100 @@ export interface ConfirmEmailChangeRequest {
 export interface ConfirmEmailChangeResponse {
   /** The account, with the new, verified email. */
   user?: User | undefined;
+}
+
+/**
+ * SignInMethod is one way into an account, as the ledger lists it: what it
+ * is and which one, never a secret.
+ */
+export interface SignInMethod {
+  /** What it is. */
+  kind: SignInMethodKind;
+  /**
+   * Which one: empty for the password, the passkey's id (UUID) for a
+   * passkey, the provider's name ("google", "github") for a provider.
+   */
+  reference: string;
+  /**
+   * When it was listed: when the method was added, or when the ledger
+   * learnt of a method older than the ledger.
+   */
+  addedAt?:
+    | Date
+    | undefined;
+  /**
+   * Whether its owner has begun removing it (BeginSignInMethodRemoval): it
+   * still works, but no longer counts as a way in that another removal
+   * could leave.
+   */
+  removalBegun: boolean;
+}
+
+/** SignInMethodOfUser names one account's method, for recording. */
+export interface SignInMethodOfUser {
+  /** The account (UUID). */
+  userId: string;
+  /** What the method is; not the password, which identity records itself. */
+  kind: SignInMethodKind;
+  /** Which one, as SignInMethod.reference; not empty. */
+  reference: string;
+  /** When the owner stored it. */
+  addedAt?: Date | undefined;
+}
+
+/** RecordSignInMethodsRequest lists methods to record. */
+export interface RecordSignInMethodsRequest {
+  /** 1 to 500 methods, of any accounts. */
+  methods: SignInMethodOfUser[];
+}
+
+/** RecordSignInMethodsResponse is empty once the methods are listed. */
+export interface RecordSignInMethodsResponse {
+}
+
+/** BeginSignInMethodRemovalRequest names the method about to be deleted. */
+export interface BeginSignInMethodRemovalRequest {
+  /** The account (UUID). */
+  userId: string;
+  /** A passkey or a provider. */
+  kind: SignInMethodKind;
+  /** Which one, as SignInMethod.reference. */
+  reference: string;
+}
+
+/** BeginSignInMethodRemovalResponse is empty once the removal has begun. */
+export interface BeginSignInMethodRemovalResponse {
+}
+
+/** CancelSignInMethodRemovalRequest names the method that stays. */
+export interface CancelSignInMethodRemovalRequest {
+  /** The account (UUID). */
+  userId: string;
+  /** A passkey or a provider. */
+  kind: SignInMethodKind;
+  /** Which one, as SignInMethod.reference. */
+  reference: string;
+}
+
+/** CancelSignInMethodRemovalResponse is empty once the method counts again. */
+export interface CancelSignInMethodRemovalResponse {
+}
+
+/**
+ * FinishSignInMethodRemovalsRequest names methods of one kind of one
+ * account that their owner has deleted.
+ */
+export interface FinishSignInMethodRemovalsRequest {
+  /** The account (UUID). */
+  userId: string;
+  /** A passkey or a provider. */
+  kind: SignInMethodKind;
+  /** Which ones, as SignInMethod.reference; at most 500. */
+  references: string[];
+}
+
+/** FinishSignInMethodRemovalsResponse is empty once the methods are unlisted. */
+export interface FinishSignInMethodRemovalsResponse {
 }
 
 function createBaseUser(): User {
@@ -925,13 +1073,16 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
 };
 
 function createBaseGetUserResponse(): GetUserResponse {
-  return { user: undefined };
+  return { user: undefined, signInMethods: [] };
 }
 
 export const GetUserResponse: MessageFns<GetUserResponse> = {
   encode(message: GetUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.user !== undefined) {
       User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.signInMethods) {
+      SignInMethod.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -957,6 +1108,14 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
             message.user = User.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.signInMethods.push(SignInMethod.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -970,13 +1129,23 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
   },
 
   fromJSON(object: any): GetUserResponse {
-    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      signInMethods: globalThis.Array.isArray(object?.signInMethods)
+        ? object.signInMethods.map((e: any) => SignInMethod.fromJSON(e))
+        : globalThis.Array.isArray(object?.sign_in_methods)
+        ? object.sign_in_methods.map((e: any) => SignInMethod.fromJSON(e))
+        : [],
+    };
   },
 
   toJSON(message: GetUserResponse): unknown {
     const obj: any = {};
     if (message.user !== undefined) {
       obj.user = User.toJSON(message.user);
+    }
+    if (message.signInMethods?.length) {
+      obj.signInMethods = message.signInMethods.map((e) => SignInMethod.toJSON(e));
     }
     return obj;
   },
@@ -987,6 +1156,7 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
   fromPartial<I extends Exact<DeepPartial<GetUserResponse>, I>>(object: I): GetUserResponse {
     const message = createBaseGetUserResponse();
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.signInMethods = object.signInMethods?.map((e) => SignInMethod.fromPartial(e)) || [];
     return message;
   },
 };
@@ -3300,6 +3470,874 @@ export const ConfirmEmailChangeResponse: MessageFns<ConfirmEmailChangeResponse> 
   },
 };
 
+function createBaseSignInMethod(): SignInMethod {
+  return { kind: 0, reference: "", addedAt: undefined, removalBegun: false };
+}
+
+export const SignInMethod: MessageFns<SignInMethod> = {
+  encode(message: SignInMethod, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== 0) {
+      writer.uint32(8).int32(message.kind);
+    }
+    if (message.reference !== "") {
+      writer.uint32(18).string(message.reference);
+    }
+    if (message.addedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.addedAt), writer.uint32(26).fork()).join();
+    }
+    if (message.removalBegun !== false) {
+      writer.uint32(32).bool(message.removalBegun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInMethod {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInMethod();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.addedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.removalBegun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInMethod {
+    return {
+      kind: isSet(object.kind) ? signInMethodKindFromJSON(object.kind) : 0,
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+      addedAt: isSet(object.addedAt)
+        ? fromJsonTimestamp(object.addedAt)
+        : isSet(object.added_at)
+        ? fromJsonTimestamp(object.added_at)
+        : undefined,
+      removalBegun: isSet(object.removalBegun)
+        ? globalThis.Boolean(object.removalBegun)
+        : isSet(object.removal_begun)
+        ? globalThis.Boolean(object.removal_begun)
+        : false,
+    };
+  },
+
+  toJSON(message: SignInMethod): unknown {
+    const obj: any = {};
+    if (message.kind !== 0) {
+      obj.kind = signInMethodKindToJSON(message.kind);
+    }
+    if (message.reference !== "") {
+      obj.reference = message.reference;
+    }
+    if (message.addedAt !== undefined) {
+      obj.addedAt = message.addedAt.toISOString();
+    }
+    if (message.removalBegun !== false) {
+      obj.removalBegun = message.removalBegun;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SignInMethod>, I>>(base?: I): SignInMethod {
+    return SignInMethod.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SignInMethod>, I>>(object: I): SignInMethod {
+    const message = createBaseSignInMethod();
+    message.kind = object.kind ?? 0;
+    message.reference = object.reference ?? "";
+    message.addedAt = object.addedAt ?? undefined;
+    message.removalBegun = object.removalBegun ?? false;
+    return message;
+  },
+};
+
+function createBaseSignInMethodOfUser(): SignInMethodOfUser {
+  return { userId: "", kind: 0, reference: "", addedAt: undefined };
+}
+
+export const SignInMethodOfUser: MessageFns<SignInMethodOfUser> = {
+  encode(message: SignInMethodOfUser, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(16).int32(message.kind);
+    }
+    if (message.reference !== "") {
+      writer.uint32(26).string(message.reference);
+    }
+    if (message.addedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.addedAt), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInMethodOfUser {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInMethodOfUser();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.addedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInMethodOfUser {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      kind: isSet(object.kind) ? signInMethodKindFromJSON(object.kind) : 0,
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+      addedAt: isSet(object.addedAt)
+        ? fromJsonTimestamp(object.addedAt)
+        : isSet(object.added_at)
+        ? fromJsonTimestamp(object.added_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SignInMethodOfUser): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.kind !== 0) {
+      obj.kind = signInMethodKindToJSON(message.kind);
+    }
+    if (message.reference !== "") {
+      obj.reference = message.reference;
+    }
+    if (message.addedAt !== undefined) {
+      obj.addedAt = message.addedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SignInMethodOfUser>, I>>(base?: I): SignInMethodOfUser {
+    return SignInMethodOfUser.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SignInMethodOfUser>, I>>(object: I): SignInMethodOfUser {
+    const message = createBaseSignInMethodOfUser();
+    message.userId = object.userId ?? "";
+    message.kind = object.kind ?? 0;
+    message.reference = object.reference ?? "";
+    message.addedAt = object.addedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRecordSignInMethodsRequest(): RecordSignInMethodsRequest {
+  return { methods: [] };
+}
+
+export const RecordSignInMethodsRequest: MessageFns<RecordSignInMethodsRequest> = {
+  encode(message: RecordSignInMethodsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.methods) {
+      SignInMethodOfUser.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordSignInMethodsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordSignInMethodsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.methods.push(SignInMethodOfUser.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordSignInMethodsRequest {
+    return {
+      methods: globalThis.Array.isArray(object?.methods)
+        ? object.methods.map((e: any) => SignInMethodOfUser.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RecordSignInMethodsRequest): unknown {
+    const obj: any = {};
+    if (message.methods?.length) {
+      obj.methods = message.methods.map((e) => SignInMethodOfUser.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordSignInMethodsRequest>, I>>(base?: I): RecordSignInMethodsRequest {
+    return RecordSignInMethodsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordSignInMethodsRequest>, I>>(object: I): RecordSignInMethodsRequest {
+    const message = createBaseRecordSignInMethodsRequest();
+    message.methods = object.methods?.map((e) => SignInMethodOfUser.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRecordSignInMethodsResponse(): RecordSignInMethodsResponse {
+  return {};
+}
+
+export const RecordSignInMethodsResponse: MessageFns<RecordSignInMethodsResponse> = {
+  encode(_: RecordSignInMethodsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordSignInMethodsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordSignInMethodsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RecordSignInMethodsResponse {
+    return {};
+  },
+
+  toJSON(_: RecordSignInMethodsResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordSignInMethodsResponse>, I>>(base?: I): RecordSignInMethodsResponse {
+    return RecordSignInMethodsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordSignInMethodsResponse>, I>>(_: I): RecordSignInMethodsResponse {
+    const message = createBaseRecordSignInMethodsResponse();
+    return message;
+  },
+};
+
+function createBaseBeginSignInMethodRemovalRequest(): BeginSignInMethodRemovalRequest {
+  return { userId: "", kind: 0, reference: "" };
+}
+
+export const BeginSignInMethodRemovalRequest: MessageFns<BeginSignInMethodRemovalRequest> = {
+  encode(message: BeginSignInMethodRemovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(16).int32(message.kind);
+    }
+    if (message.reference !== "") {
+      writer.uint32(26).string(message.reference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BeginSignInMethodRemovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBeginSignInMethodRemovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BeginSignInMethodRemovalRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      kind: isSet(object.kind) ? signInMethodKindFromJSON(object.kind) : 0,
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+    };
+  },
+
+  toJSON(message: BeginSignInMethodRemovalRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.kind !== 0) {
+      obj.kind = signInMethodKindToJSON(message.kind);
+    }
+    if (message.reference !== "") {
+      obj.reference = message.reference;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BeginSignInMethodRemovalRequest>, I>>(base?: I): BeginSignInMethodRemovalRequest {
+    return BeginSignInMethodRemovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BeginSignInMethodRemovalRequest>, I>>(
+    object: I,
+  ): BeginSignInMethodRemovalRequest {
+    const message = createBaseBeginSignInMethodRemovalRequest();
+    message.userId = object.userId ?? "";
+    message.kind = object.kind ?? 0;
+    message.reference = object.reference ?? "";
+    return message;
+  },
+};
+
+function createBaseBeginSignInMethodRemovalResponse(): BeginSignInMethodRemovalResponse {
+  return {};
+}
+
+export const BeginSignInMethodRemovalResponse: MessageFns<BeginSignInMethodRemovalResponse> = {
+  encode(_: BeginSignInMethodRemovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BeginSignInMethodRemovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBeginSignInMethodRemovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): BeginSignInMethodRemovalResponse {
+    return {};
+  },
+
+  toJSON(_: BeginSignInMethodRemovalResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BeginSignInMethodRemovalResponse>, I>>(
+    base?: I,
+  ): BeginSignInMethodRemovalResponse {
+    return BeginSignInMethodRemovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BeginSignInMethodRemovalResponse>, I>>(
+    _: I,
+  ): BeginSignInMethodRemovalResponse {
+    const message = createBaseBeginSignInMethodRemovalResponse();
+    return message;
+  },
+};
+
+function createBaseCancelSignInMethodRemovalRequest(): CancelSignInMethodRemovalRequest {
+  return { userId: "", kind: 0, reference: "" };
+}
+
+export const CancelSignInMethodRemovalRequest: MessageFns<CancelSignInMethodRemovalRequest> = {
+  encode(message: CancelSignInMethodRemovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(16).int32(message.kind);
+    }
+    if (message.reference !== "") {
+      writer.uint32(26).string(message.reference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelSignInMethodRemovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelSignInMethodRemovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelSignInMethodRemovalRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      kind: isSet(object.kind) ? signInMethodKindFromJSON(object.kind) : 0,
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+    };
+  },
+
+  toJSON(message: CancelSignInMethodRemovalRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.kind !== 0) {
+      obj.kind = signInMethodKindToJSON(message.kind);
+    }
+    if (message.reference !== "") {
+      obj.reference = message.reference;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelSignInMethodRemovalRequest>, I>>(
+    base?: I,
+  ): CancelSignInMethodRemovalRequest {
+    return CancelSignInMethodRemovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelSignInMethodRemovalRequest>, I>>(
+    object: I,
+  ): CancelSignInMethodRemovalRequest {
+    const message = createBaseCancelSignInMethodRemovalRequest();
+    message.userId = object.userId ?? "";
+    message.kind = object.kind ?? 0;
+    message.reference = object.reference ?? "";
+    return message;
+  },
+};
+
+function createBaseCancelSignInMethodRemovalResponse(): CancelSignInMethodRemovalResponse {
+  return {};
+}
+
+export const CancelSignInMethodRemovalResponse: MessageFns<CancelSignInMethodRemovalResponse> = {
+  encode(_: CancelSignInMethodRemovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelSignInMethodRemovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelSignInMethodRemovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CancelSignInMethodRemovalResponse {
+    return {};
+  },
+
+  toJSON(_: CancelSignInMethodRemovalResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelSignInMethodRemovalResponse>, I>>(
+    base?: I,
+  ): CancelSignInMethodRemovalResponse {
+    return CancelSignInMethodRemovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelSignInMethodRemovalResponse>, I>>(
+    _: I,
+  ): CancelSignInMethodRemovalResponse {
+    const message = createBaseCancelSignInMethodRemovalResponse();
+    return message;
+  },
+};
+
+function createBaseFinishSignInMethodRemovalsRequest(): FinishSignInMethodRemovalsRequest {
+  return { userId: "", kind: 0, references: [] };
+}
+
+export const FinishSignInMethodRemovalsRequest: MessageFns<FinishSignInMethodRemovalsRequest> = {
+  encode(message: FinishSignInMethodRemovalsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(16).int32(message.kind);
+    }
+    for (const v of message.references) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FinishSignInMethodRemovalsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFinishSignInMethodRemovalsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.references.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FinishSignInMethodRemovalsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      kind: isSet(object.kind) ? signInMethodKindFromJSON(object.kind) : 0,
+      references: globalThis.Array.isArray(object?.references)
+        ? object.references.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: FinishSignInMethodRemovalsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.kind !== 0) {
+      obj.kind = signInMethodKindToJSON(message.kind);
+    }
+    if (message.references?.length) {
+      obj.references = message.references;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FinishSignInMethodRemovalsRequest>, I>>(
+    base?: I,
+  ): FinishSignInMethodRemovalsRequest {
+    return FinishSignInMethodRemovalsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FinishSignInMethodRemovalsRequest>, I>>(
+    object: I,
+  ): FinishSignInMethodRemovalsRequest {
+    const message = createBaseFinishSignInMethodRemovalsRequest();
+    message.userId = object.userId ?? "";
+    message.kind = object.kind ?? 0;
+    message.references = object.references?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseFinishSignInMethodRemovalsResponse(): FinishSignInMethodRemovalsResponse {
+  return {};
+}
+
+export const FinishSignInMethodRemovalsResponse: MessageFns<FinishSignInMethodRemovalsResponse> = {
+  encode(_: FinishSignInMethodRemovalsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FinishSignInMethodRemovalsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFinishSignInMethodRemovalsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): FinishSignInMethodRemovalsResponse {
+    return {};
+  },
+
+  toJSON(_: FinishSignInMethodRemovalsResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FinishSignInMethodRemovalsResponse>, I>>(
+    base?: I,
+  ): FinishSignInMethodRemovalsResponse {
+    return FinishSignInMethodRemovalsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FinishSignInMethodRemovalsResponse>, I>>(
+    _: I,
+  ): FinishSignInMethodRemovalsResponse {
+    const message = createBaseFinishSignInMethodRemovalsResponse();
+    return message;
+  },
+};
+
 /**
  * IdentityService is called by the gateway and by services that need to
  * create or look up accounts. Errors carry an API error code in the
@@ -3610,6 +4648,91 @@ export const IdentityServiceService = {
       Buffer.from(PurgeUnverifiedUsersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): PurgeUnverifiedUsersResponse => PurgeUnverifiedUsersResponse.decode(value),
   },
+  /**
+   * RecordSignInMethods adds ways into accounts to the ledger identity keeps
+   * of every account's sign-in methods (docs/architecture.md, "Sign-in
+   * methods"). The unit that owns a method calls it once the method is
+   * stored and works, before it answers; and, once, for the methods it
+   * stored before the ledger existed. Recording a listed method again
+   * changes nothing; a method of an account that no longer exists is skipped.
+   * Errors: validation:invalid_input.
+   */
+  recordSignInMethods: {
+    path: "/identity.v1.IdentityService/RecordSignInMethods" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordSignInMethodsRequest): Buffer =>
+      Buffer.from(RecordSignInMethodsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordSignInMethodsRequest => RecordSignInMethodsRequest.decode(value),
+    responseSerialize: (value: RecordSignInMethodsResponse): Buffer =>
+      Buffer.from(RecordSignInMethodsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordSignInMethodsResponse => RecordSignInMethodsResponse.decode(value),
+  },
+  /**
+   * BeginSignInMethodRemoval is asked by the unit that owns a method before
+   * it deletes it. With the account's row locked, it refuses when no other
+   * way in would be left (a method whose removal has begun counts as gone
+   * already), and otherwise marks the method as being removed: it stays
+   * listed, and works, until the owner deletes it and calls
+   * FinishSignInMethodRemovals, or calls CancelSignInMethodRemoval. A
+   * method the ledger lacks is listed by this call, marked.
+   * Errors: passkey:last_login_method (a passkey), oauth:last_login_method
+   * (a provider), auth:unauthorized (no such account),
+   * validation:invalid_input (also for the password, which only identity
+   * removes).
+   */
+  beginSignInMethodRemoval: {
+    path: "/identity.v1.IdentityService/BeginSignInMethodRemoval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: BeginSignInMethodRemovalRequest): Buffer =>
+      Buffer.from(BeginSignInMethodRemovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BeginSignInMethodRemovalRequest =>
+      BeginSignInMethodRemovalRequest.decode(value),
+    responseSerialize: (value: BeginSignInMethodRemovalResponse): Buffer =>
+      Buffer.from(BeginSignInMethodRemovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BeginSignInMethodRemovalResponse =>
+      BeginSignInMethodRemovalResponse.decode(value),
+  },
+  /**
+   * CancelSignInMethodRemoval withdraws a begun removal that the owning
+   * unit did not carry out: the method counts as a way in again. Calling it
+   * for a method not being removed, or not listed, changes nothing.
+   * Errors: validation:invalid_input.
+   */
+  cancelSignInMethodRemoval: {
+    path: "/identity.v1.IdentityService/CancelSignInMethodRemoval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelSignInMethodRemovalRequest): Buffer =>
+      Buffer.from(CancelSignInMethodRemovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelSignInMethodRemovalRequest =>
+      CancelSignInMethodRemovalRequest.decode(value),
+    responseSerialize: (value: CancelSignInMethodRemovalResponse): Buffer =>
+      Buffer.from(CancelSignInMethodRemovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelSignInMethodRemovalResponse =>
+      CancelSignInMethodRemovalResponse.decode(value),
+  },
+  /**
+   * FinishSignInMethodRemovals drops from the ledger methods that their
+   * owning unit has deleted, whether or not a removal began (a password
+   * reset's removals need none: the reset set a password). Dropping a
+   * method that is not listed succeeds.
+   * Errors: validation:invalid_input.
+   */
+  finishSignInMethodRemovals: {
+    path: "/identity.v1.IdentityService/FinishSignInMethodRemovals" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FinishSignInMethodRemovalsRequest): Buffer =>
+      Buffer.from(FinishSignInMethodRemovalsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FinishSignInMethodRemovalsRequest =>
+      FinishSignInMethodRemovalsRequest.decode(value),
+    responseSerialize: (value: FinishSignInMethodRemovalsResponse): Buffer =>
+      Buffer.from(FinishSignInMethodRemovalsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FinishSignInMethodRemovalsResponse =>
+      FinishSignInMethodRemovalsResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -3745,6 +4868,45 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * Errors: validation:invalid_input.
    */
   purgeUnverifiedUsers: handleUnaryCall<PurgeUnverifiedUsersRequest, PurgeUnverifiedUsersResponse>;
+  /**
+   * RecordSignInMethods adds ways into accounts to the ledger identity keeps
+   * of every account's sign-in methods (docs/architecture.md, "Sign-in
+   * methods"). The unit that owns a method calls it once the method is
+   * stored and works, before it answers; and, once, for the methods it
+   * stored before the ledger existed. Recording a listed method again
+   * changes nothing; a method of an account that no longer exists is skipped.
+   * Errors: validation:invalid_input.
+   */
+  recordSignInMethods: handleUnaryCall<RecordSignInMethodsRequest, RecordSignInMethodsResponse>;
+  /**
+   * BeginSignInMethodRemoval is asked by the unit that owns a method before
+   * it deletes it. With the account's row locked, it refuses when no other
+   * way in would be left (a method whose removal has begun counts as gone
+   * already), and otherwise marks the method as being removed: it stays
+   * listed, and works, until the owner deletes it and calls
+   * FinishSignInMethodRemovals, or calls CancelSignInMethodRemoval. A
+   * method the ledger lacks is listed by this call, marked.
+   * Errors: passkey:last_login_method (a passkey), oauth:last_login_method
+   * (a provider), auth:unauthorized (no such account),
+   * validation:invalid_input (also for the password, which only identity
+   * removes).
+   */
+  beginSignInMethodRemoval: handleUnaryCall<BeginSignInMethodRemovalRequest, BeginSignInMethodRemovalResponse>;
+  /**
+   * CancelSignInMethodRemoval withdraws a begun removal that the owning
+   * unit did not carry out: the method counts as a way in again. Calling it
+   * for a method not being removed, or not listed, changes nothing.
+   * Errors: validation:invalid_input.
+   */
+  cancelSignInMethodRemoval: handleUnaryCall<CancelSignInMethodRemovalRequest, CancelSignInMethodRemovalResponse>;
+  /**
+   * FinishSignInMethodRemovals drops from the ledger methods that their
+   * owning unit has deleted, whether or not a removal began (a password
+   * reset's removals need none: the reset set a password). Dropping a
+   * method that is not listed succeeds.
+   * Errors: validation:invalid_input.
+   */
+  finishSignInMethodRemovals: handleUnaryCall<FinishSignInMethodRemovalsRequest, FinishSignInMethodRemovalsResponse>;
 }
 
 export interface IdentityServiceClient extends Client {
@@ -4131,6 +5293,101 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: PurgeUnverifiedUsersResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RecordSignInMethods adds ways into accounts to the ledger identity keeps
+   * of every account's sign-in methods (docs/architecture.md, "Sign-in
+   * methods"). The unit that owns a method calls it once the method is
+   * stored and works, before it answers; and, once, for the methods it
+   * stored before the ledger existed. Recording a listed method again
+   * changes nothing; a method of an account that no longer exists is skipped.
+   * Errors: validation:invalid_input.
+   */
+  recordSignInMethods(
+    request: RecordSignInMethodsRequest,
+    callback: (error: ServiceError | null, response: RecordSignInMethodsResponse) => void,
+  ): ClientUnaryCall;
+  recordSignInMethods(
+    request: RecordSignInMethodsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordSignInMethodsResponse) => void,
+  ): ClientUnaryCall;
+  recordSignInMethods(
+    request: RecordSignInMethodsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordSignInMethodsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * BeginSignInMethodRemoval is asked by the unit that owns a method before
+   * it deletes it. With the account's row locked, it refuses when no other
+   * way in would be left (a method whose removal has begun counts as gone
+   * already), and otherwise marks the method as being removed: it stays
+   * listed, and works, until the owner deletes it and calls
+   * FinishSignInMethodRemovals, or calls CancelSignInMethodRemoval. A
+   * method the ledger lacks is listed by this call, marked.
+   * Errors: passkey:last_login_method (a passkey), oauth:last_login_method
+   * (a provider), auth:unauthorized (no such account),
+   * validation:invalid_input (also for the password, which only identity
+   * removes).
+   */
+  beginSignInMethodRemoval(
+    request: BeginSignInMethodRemovalRequest,
+    callback: (error: ServiceError | null, response: BeginSignInMethodRemovalResponse) => void,
+  ): ClientUnaryCall;
+  beginSignInMethodRemoval(
+    request: BeginSignInMethodRemovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BeginSignInMethodRemovalResponse) => void,
+  ): ClientUnaryCall;
+  beginSignInMethodRemoval(
+    request: BeginSignInMethodRemovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BeginSignInMethodRemovalResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CancelSignInMethodRemoval withdraws a begun removal that the owning
+   * unit did not carry out: the method counts as a way in again. Calling it
+   * for a method not being removed, or not listed, changes nothing.
+   * Errors: validation:invalid_input.
+   */
+  cancelSignInMethodRemoval(
+    request: CancelSignInMethodRemovalRequest,
+    callback: (error: ServiceError | null, response: CancelSignInMethodRemovalResponse) => void,
+  ): ClientUnaryCall;
+  cancelSignInMethodRemoval(
+    request: CancelSignInMethodRemovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CancelSignInMethodRemovalResponse) => void,
+  ): ClientUnaryCall;
+  cancelSignInMethodRemoval(
+    request: CancelSignInMethodRemovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CancelSignInMethodRemovalResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * FinishSignInMethodRemovals drops from the ledger methods that their
+   * owning unit has deleted, whether or not a removal began (a password
+   * reset's removals need none: the reset set a password). Dropping a
+   * method that is not listed succeeds.
+   * Errors: validation:invalid_input.
+   */
+  finishSignInMethodRemovals(
+    request: FinishSignInMethodRemovalsRequest,
+    callback: (error: ServiceError | null, response: FinishSignInMethodRemovalsResponse) => void,
+  ): ClientUnaryCall;
+  finishSignInMethodRemovals(
+    request: FinishSignInMethodRemovalsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FinishSignInMethodRemovalsResponse) => void,
+  ): ClientUnaryCall;
+  finishSignInMethodRemovals(
+    request: FinishSignInMethodRemovalsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FinishSignInMethodRemovalsResponse) => void,
   ): ClientUnaryCall;
 }
 

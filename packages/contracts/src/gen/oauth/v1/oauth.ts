@@ -345,12 +345,6 @@ export interface UnlinkProviderRequest {
   userId: string;
   /** The provider whose connection goes. */
   provider: Provider;
-  /**
-   * How many passkeys the account has (passkeys.v1 CountPasskeys), each a
-   * way in. The caller asks: passkeys.v1 calls this service, so this
-   * service does not call it back.
-   */
-  passkeysCount: number;
 }
 
 /** UnlinkProviderResponse is empty on success. */
@@ -2120,7 +2114,7 @@ export const ListConnectionsResponse: MessageFns<ListConnectionsResponse> = {
 };
 
 function createBaseUnlinkProviderRequest(): UnlinkProviderRequest {
-  return { userId: "", provider: 0, passkeysCount: 0 };
+  return { userId: "", provider: 0 };
 }
 
 export const UnlinkProviderRequest: MessageFns<UnlinkProviderRequest> = {
@@ -2130,9 +2124,6 @@ export const UnlinkProviderRequest: MessageFns<UnlinkProviderRequest> = {
     }
     if (message.provider !== 0) {
       writer.uint32(16).int32(message.provider);
-    }
-    if (message.passkeysCount !== 0) {
-      writer.uint32(24).int32(message.passkeysCount);
     }
     return writer;
   },
@@ -2166,14 +2157,6 @@ export const UnlinkProviderRequest: MessageFns<UnlinkProviderRequest> = {
             message.provider = reader.int32() as any;
             continue;
           }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.passkeysCount = reader.int32();
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2194,11 +2177,6 @@ export const UnlinkProviderRequest: MessageFns<UnlinkProviderRequest> = {
         ? globalThis.String(object.user_id)
         : "",
       provider: isSet(object.provider) ? providerFromJSON(object.provider) : 0,
-      passkeysCount: isSet(object.passkeysCount)
-        ? globalThis.Number(object.passkeysCount)
-        : isSet(object.passkeys_count)
-        ? globalThis.Number(object.passkeys_count)
-        : 0,
     };
   },
 
@@ -2210,9 +2188,6 @@ export const UnlinkProviderRequest: MessageFns<UnlinkProviderRequest> = {
     if (message.provider !== 0) {
       obj.provider = providerToJSON(message.provider);
     }
-    if (message.passkeysCount !== 0) {
-      obj.passkeysCount = Math.round(message.passkeysCount);
-    }
     return obj;
   },
 
@@ -2223,7 +2198,6 @@ export const UnlinkProviderRequest: MessageFns<UnlinkProviderRequest> = {
     const message = createBaseUnlinkProviderRequest();
     message.userId = object.userId ?? "";
     message.provider = object.provider ?? 0;
-    message.passkeysCount = object.passkeysCount ?? 0;
     return message;
   },
 };
@@ -2711,7 +2685,9 @@ export const OAuthServiceService = {
   /**
    * LinkProvider uses up a link state issued to the same user, exchanges the
    * code and adds the connection, queueing an `oauth_linked` notice in the
-   * same transaction.
+   * same transaction. Every call that adds a connection lists it in
+   * identity.v1's ledger of sign-in methods (RecordSignInMethods) before
+   * answering.
    * Errors: oauth:provider_not_found, oauth:state_invalid, oauth:code_invalid,
    * oauth:provider_unavailable, oauth:email_not_verified,
    * oauth:already_linked, auth:unauthorized (no such user),
@@ -2764,9 +2740,10 @@ export const OAuthServiceService = {
   },
   /**
    * UnlinkProvider removes the user's connection to a provider and queues an
-   * `oauth_unlinked` notice, unless it is the last connection of an account
-   * without a password or a passkey. It works for an implemented provider that is no
-   * longer configured, so that a stale connection can still be removed.
+   * `oauth_unlinked` notice, unless it is the account's last way in
+   * (identity.v1 BeginSignInMethodRemoval decides, against every unit's
+   * methods). It works for an implemented provider that is no longer
+   * configured, so that a stale connection can still be removed.
    * Errors: oauth:provider_not_found, oauth:connection_not_found,
    * oauth:last_login_method, auth:unauthorized (no such user),
    * validation:invalid_input.
@@ -2787,8 +2764,9 @@ export const OAuthServiceService = {
    * connections linked after `added_after` and before `added_before`,
    * except the one the account was created with, and remembers them under
    * `reset_id`, so that every call for the same reset answers the same
-   * removed list whoever called first. No notice is queued: the reset's
-   * notice names them.
+   * removed list whoever called first, and drops them from identity.v1's
+   * ledger (FinishSignInMethodRemovals) on every call. No notice is queued:
+   * the reset's notice names them.
    * Errors: validation:invalid_input.
    */
   removeRecentConnections: {
@@ -2857,7 +2835,9 @@ export interface OAuthServiceServer extends UntypedServiceImplementation {
   /**
    * LinkProvider uses up a link state issued to the same user, exchanges the
    * code and adds the connection, queueing an `oauth_linked` notice in the
-   * same transaction.
+   * same transaction. Every call that adds a connection lists it in
+   * identity.v1's ledger of sign-in methods (RecordSignInMethods) before
+   * answering.
    * Errors: oauth:provider_not_found, oauth:state_invalid, oauth:code_invalid,
    * oauth:provider_unavailable, oauth:email_not_verified,
    * oauth:already_linked, auth:unauthorized (no such user),
@@ -2881,9 +2861,10 @@ export interface OAuthServiceServer extends UntypedServiceImplementation {
   listConnections: handleUnaryCall<ListConnectionsRequest, ListConnectionsResponse>;
   /**
    * UnlinkProvider removes the user's connection to a provider and queues an
-   * `oauth_unlinked` notice, unless it is the last connection of an account
-   * without a password or a passkey. It works for an implemented provider that is no
-   * longer configured, so that a stale connection can still be removed.
+   * `oauth_unlinked` notice, unless it is the account's last way in
+   * (identity.v1 BeginSignInMethodRemoval decides, against every unit's
+   * methods). It works for an implemented provider that is no longer
+   * configured, so that a stale connection can still be removed.
    * Errors: oauth:provider_not_found, oauth:connection_not_found,
    * oauth:last_login_method, auth:unauthorized (no such user),
    * validation:invalid_input.
@@ -2894,8 +2875,9 @@ export interface OAuthServiceServer extends UntypedServiceImplementation {
    * connections linked after `added_after` and before `added_before`,
    * except the one the account was created with, and remembers them under
    * `reset_id`, so that every call for the same reset answers the same
-   * removed list whoever called first. No notice is queued: the reset's
-   * notice names them.
+   * removed list whoever called first, and drops them from identity.v1's
+   * ledger (FinishSignInMethodRemovals) on every call. No notice is queued:
+   * the reset's notice names them.
    * Errors: validation:invalid_input.
    */
   removeRecentConnections: handleUnaryCall<RemoveRecentConnectionsRequest, RemoveRecentConnectionsResponse>;
@@ -2999,7 +2981,9 @@ export interface OAuthServiceClient extends Client {
   /**
    * LinkProvider uses up a link state issued to the same user, exchanges the
    * code and adds the connection, queueing an `oauth_linked` notice in the
-   * same transaction.
+   * same transaction. Every call that adds a connection lists it in
+   * identity.v1's ledger of sign-in methods (RecordSignInMethods) before
+   * answering.
    * Errors: oauth:provider_not_found, oauth:state_invalid, oauth:code_invalid,
    * oauth:provider_unavailable, oauth:email_not_verified,
    * oauth:already_linked, auth:unauthorized (no such user),
@@ -3065,9 +3049,10 @@ export interface OAuthServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * UnlinkProvider removes the user's connection to a provider and queues an
-   * `oauth_unlinked` notice, unless it is the last connection of an account
-   * without a password or a passkey. It works for an implemented provider that is no
-   * longer configured, so that a stale connection can still be removed.
+   * `oauth_unlinked` notice, unless it is the account's last way in
+   * (identity.v1 BeginSignInMethodRemoval decides, against every unit's
+   * methods). It works for an implemented provider that is no longer
+   * configured, so that a stale connection can still be removed.
    * Errors: oauth:provider_not_found, oauth:connection_not_found,
    * oauth:last_login_method, auth:unauthorized (no such user),
    * validation:invalid_input.
@@ -3092,8 +3077,9 @@ export interface OAuthServiceClient extends Client {
    * connections linked after `added_after` and before `added_before`,
    * except the one the account was created with, and remembers them under
    * `reset_id`, so that every call for the same reset answers the same
-   * removed list whoever called first. No notice is queued: the reset's
-   * notice names them.
+   * removed list whoever called first, and drops them from identity.v1's
+   * ledger (FinishSignInMethodRemovals) on every call. No notice is queued:
+   * the reset's notice names them.
    * Errors: validation:invalid_input.
    */
   removeRecentConnections(

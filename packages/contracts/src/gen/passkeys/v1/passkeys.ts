@@ -2090,9 +2090,8 @@ export const RemoveRecentPasskeysResponse: MessageFns<RemoveRecentPasskeysRespon
 };
 
 /**
- * PasskeysService is called by the gateway, by oauth.v1 (whether an account
- * still has a passkey to sign in with) and by the jobs worker (account
- * deletion). Errors carry an API error code in the `latchkey-error-code`
+ * PasskeysService is called by the gateway and by the jobs worker (password
+ * resets, account deletion). Errors carry an API error code in the `latchkey-error-code`
  * trailer, for example `passkey:verification_failed`.
  */
 export type PasskeysServiceService = typeof PasskeysServiceService;
@@ -2120,7 +2119,8 @@ export const PasskeysServiceService = {
    * FinishRegistration verifies the authenticator's answer to the challenge
    * BeginRegistration issued for the same user and binding (used up by this
    * call, whatever its outcome), stores the credential and queues the
-   * `passkey_added` security notice in the same transaction.
+   * `passkey_added` security notice in the same transaction, then lists it
+   * in identity.v1's ledger (RecordSignInMethods) before answering.
    * Errors: passkey:challenge_invalid, passkey:verification_failed,
    * passkey:already_registered (the credential is stored already, for this
    * or another account), auth:unauthorized, validation:invalid_input.
@@ -2169,9 +2169,10 @@ export const PasskeysServiceService = {
   /**
    * DeletePasskey removes one of the user's passkeys and queues the
    * `passkey_removed` notice, unless it is the account's last way to sign in
-   * (no password, no provider connection, no other passkey). The user's
-   * passkeys are locked first, so two deletions are counted one after the
-   * other.
+   * (no password, no provider connection, no other passkey): identity.v1
+   * BeginSignInMethodRemoval decides, with the account locked, before the
+   * passkey is deleted, so that removals in any unit are counted one after
+   * the other.
    * Errors: passkey:not_found, passkey:last_login_method, auth:unauthorized,
    * validation:invalid_input.
    */
@@ -2231,7 +2232,7 @@ export const PasskeysServiceService = {
   },
   /**
    * CountPasskeys answers how many passkeys a user has; 0 for an unknown
-   * user. It is what other units ask before removing another way in.
+   * user.
    * Errors: validation:invalid_input.
    */
   countPasskeys: {
@@ -2249,8 +2250,9 @@ export const PasskeysServiceService = {
    * registered after `added_after` and before `added_before` (an intruder's,
    * perhaps: the reset proves only the mailbox), and remembers them under
    * `reset_id`, so that every call for the same reset answers the same
-   * removed list whoever called first. No notice is queued: the reset's
-   * notice names them.
+   * removed list whoever called first, and drops them from identity.v1's
+   * ledger (FinishSignInMethodRemovals) on every call. No notice is queued:
+   * the reset's notice names them.
    * Errors: validation:invalid_input.
    */
   removeRecentPasskeys: {
@@ -2296,7 +2298,8 @@ export interface PasskeysServiceServer extends UntypedServiceImplementation {
    * FinishRegistration verifies the authenticator's answer to the challenge
    * BeginRegistration issued for the same user and binding (used up by this
    * call, whatever its outcome), stores the credential and queues the
-   * `passkey_added` security notice in the same transaction.
+   * `passkey_added` security notice in the same transaction, then lists it
+   * in identity.v1's ledger (RecordSignInMethods) before answering.
    * Errors: passkey:challenge_invalid, passkey:verification_failed,
    * passkey:already_registered (the credential is stored already, for this
    * or another account), auth:unauthorized, validation:invalid_input.
@@ -2317,9 +2320,10 @@ export interface PasskeysServiceServer extends UntypedServiceImplementation {
   /**
    * DeletePasskey removes one of the user's passkeys and queues the
    * `passkey_removed` notice, unless it is the account's last way to sign in
-   * (no password, no provider connection, no other passkey). The user's
-   * passkeys are locked first, so two deletions are counted one after the
-   * other.
+   * (no password, no provider connection, no other passkey): identity.v1
+   * BeginSignInMethodRemoval decides, with the account locked, before the
+   * passkey is deleted, so that removals in any unit are counted one after
+   * the other.
    * Errors: passkey:not_found, passkey:last_login_method, auth:unauthorized,
    * validation:invalid_input.
    */
@@ -2350,7 +2354,7 @@ export interface PasskeysServiceServer extends UntypedServiceImplementation {
   finishAuthentication: handleUnaryCall<FinishAuthenticationRequest, FinishAuthenticationResponse>;
   /**
    * CountPasskeys answers how many passkeys a user has; 0 for an unknown
-   * user. It is what other units ask before removing another way in.
+   * user.
    * Errors: validation:invalid_input.
    */
   countPasskeys: handleUnaryCall<CountPasskeysRequest, CountPasskeysResponse>;
@@ -2359,8 +2363,9 @@ export interface PasskeysServiceServer extends UntypedServiceImplementation {
    * registered after `added_after` and before `added_before` (an intruder's,
    * perhaps: the reset proves only the mailbox), and remembers them under
    * `reset_id`, so that every call for the same reset answers the same
-   * removed list whoever called first. No notice is queued: the reset's
-   * notice names them.
+   * removed list whoever called first, and drops them from identity.v1's
+   * ledger (FinishSignInMethodRemovals) on every call. No notice is queued:
+   * the reset's notice names them.
    * Errors: validation:invalid_input.
    */
   removeRecentPasskeys: handleUnaryCall<RemoveRecentPasskeysRequest, RemoveRecentPasskeysResponse>;
@@ -2400,7 +2405,8 @@ export interface PasskeysServiceClient extends Client {
    * FinishRegistration verifies the authenticator's answer to the challenge
    * BeginRegistration issued for the same user and binding (used up by this
    * call, whatever its outcome), stores the credential and queues the
-   * `passkey_added` security notice in the same transaction.
+   * `passkey_added` security notice in the same transaction, then lists it
+   * in identity.v1's ledger (RecordSignInMethods) before answering.
    * Errors: passkey:challenge_invalid, passkey:verification_failed,
    * passkey:already_registered (the credential is stored already, for this
    * or another account), auth:unauthorized, validation:invalid_input.
@@ -2463,9 +2469,10 @@ export interface PasskeysServiceClient extends Client {
   /**
    * DeletePasskey removes one of the user's passkeys and queues the
    * `passkey_removed` notice, unless it is the account's last way to sign in
-   * (no password, no provider connection, no other passkey). The user's
-   * passkeys are locked first, so two deletions are counted one after the
-   * other.
+   * (no password, no provider connection, no other passkey): identity.v1
+   * BeginSignInMethodRemoval decides, with the account locked, before the
+   * passkey is deleted, so that removals in any unit are counted one after
+   * the other.
    * Errors: passkey:not_found, passkey:last_login_method, auth:unauthorized,
    * validation:invalid_input.
    */
@@ -2538,7 +2545,7 @@ export interface PasskeysServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * CountPasskeys answers how many passkeys a user has; 0 for an unknown
-   * user. It is what other units ask before removing another way in.
+   * user.
    * Errors: validation:invalid_input.
    */
   countPasskeys(
@@ -2561,8 +2568,9 @@ export interface PasskeysServiceClient extends Client {
    * registered after `added_after` and before `added_before` (an intruder's,
    * perhaps: the reset proves only the mailbox), and remembers them under
    * `reset_id`, so that every call for the same reset answers the same
-   * removed list whoever called first. No notice is queued: the reset's
-   * notice names them.
+   * removed list whoever called first, and drops them from identity.v1's
+   * ledger (FinishSignInMethodRemovals) on every call. No notice is queued:
+   * the reset's notice names them.
    * Errors: validation:invalid_input.
    */
   removeRecentPasskeys(

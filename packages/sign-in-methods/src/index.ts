@@ -1,0 +1,2 @@
+export { finishRemovals, removeOwnedMethod, type IdentityClient, type OwnedMethod } from './method-removal';
+export { listOwnedMethods, startLedgerSweep, type MethodOwner } from './ledger-listing';
