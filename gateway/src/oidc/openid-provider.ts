@@ -16,6 +16,7 @@ import { InteractionProofs } from './interaction-proofs';
 import { rememberedLatchkeySession, requestContextOf } from './provider-context';
 import { loadProviderModule } from './provider-runtime';
 import { providerPages } from './provider-pages';
+import { requestMemory, type RememberedAccount } from './request-memory';
 import { storageFor } from './provider-storage';
 import { bridgeLatchkeySessions } from './session-bridge';
 
@@ -231,6 +232,9 @@ async function readLatchkeySession(deps: OpenIdProviderDeps, raw: IncomingMessag
 }
 
 async function findAccount(deps: OpenIdProviderDeps, ctx: KoaContextWithOIDC, sub: string): Promise<Account | undefined> {
+  // Identity answered the account with the token or code this request presented (provider-storage.ts).
+  const remembered = requestMemory(ctx)?.accounts.get(sub);
+  if (remembered !== undefined) return remembered === null ? undefined : accountOf(remembered);
   const context = requestContextOf(ctx.req);
   if (!context) throw new Error('the provider served a request without the gateway’s context');
   const user = await deps.identity.getUser({ userId: sub }, context).then(
@@ -242,13 +246,17 @@ async function findAccount(deps: OpenIdProviderDeps, ctx: KoaContextWithOIDC, su
     },
   );
   if (!user || user.disabledAt) return undefined;
+  return accountOf({ userId: user.id, email: user.email, emailVerified: user.emailVerifiedAt !== undefined, handle: user.handle });
+}
+
+function accountOf(account: RememberedAccount): Account {
   return {
-    accountId: user.id,
+    accountId: account.userId,
     claims: () => ({
-      sub: user.id,
-      email: user.email,
-      email_verified: user.emailVerifiedAt !== undefined,
-      preferred_username: user.handle,
+      sub: account.userId,
+      email: account.email,
+      email_verified: account.emailVerified,
+      preferred_username: account.handle,
     }),
   };
 }
