@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '@latchkey/db';
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { Adapter, AdapterPayload, Configuration } from 'oidc-provider';
 import { AppError } from '@latchkey/errors';
 import { startRequestContext, type RequestContext } from '@latchkey/grpc-kit';
 import { sessionKey, userSessionsKey } from '@latchkey/session-keys';
@@ -9,7 +9,7 @@ import type { OidcClient } from '../service-clients';
 import type { ClientRegistry } from './client-registry';
 import { requestContextOf } from './provider-context';
 import { currentProviderContext, sourceReused } from './provider-runtime';
-import { requestMemory } from './request-memory';
+import { requestMemory, type RequestMemory } from './request-memory';
 
 /** Models identity keeps (durable: a rotated refresh token must never come back); the rest live in Redis. */
 const durableModels = new Set(['Grant', 'AuthorizationCode', 'DeviceCode', 'AccessToken', 'RefreshToken']);
@@ -26,6 +26,8 @@ export interface StorageDeps {
   readonly oidc: OidcClient;
   readonly clients: ClientRegistry;
   readonly logger: Logger;
+  /** The provider's issueRefreshToken: whether exchanging a code also issues a refresh token. */
+  readonly issuesRefreshToken: NonNullable<Configuration['issueRefreshToken']>;
 }
 
 /**
@@ -50,20 +52,12 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
         const artifact = { kind: this.name, id, payloadJson: JSON.stringify(payload), expiresAt, sessionClient };
         const memory = tokenRequestMemory();
         if (this.name === 'Grant') memory?.grants.delete(id);
-        // A token request that consumes a code or refresh token saves what it issues with that, in one call:
-        // the rotated refresh token waits for the access token, which every token request saves after it.
-        if (memory?.source && this.name === 'RefreshToken') {
+        // A token request that consumes a code or refresh token saves what it issues with it, in one call,
+        // once it has saved the last token it issues: the access token, or the refresh token a code gets after it.
+        if (memory?.source && (this.name === 'AccessToken' || this.name === 'RefreshToken')) {
           memory.held.push(artifact);
-          return;
-        }
-        if (memory?.source && this.name === 'AccessToken') {
-          const { source } = memory;
-          const artifacts = [...memory.held.splice(0), artifact];
-          memory.source = undefined;
-          await withContext(deps.logger, (context) => deps.oidc.issueArtifacts({ source, artifacts }, context)).catch((error: unknown) => {
-            if (error instanceof AppError && error.code === 'oidc:token_reused') throw sourceReused(source.kind);
-            throw error;
-          });
+          const complete = this.name === 'RefreshToken' ? memory.source.kind !== 'RefreshToken' : !(await refreshTokenFollows(deps, memory.source));
+          if (complete) await issueHeld(deps, memory);
           return;
         }
         await withContext(deps.logger, (context) => deps.oidc.saveArtifact(artifact, context));
@@ -166,6 +160,31 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
       return `${deps.prefix}oidc:${this.name}:${id}`;
     }
   };
+}
+
+/**
+ * Consumes the request's source and saves the tokens held for it, in one
+ * transaction (oidc.v1 IssueArtifacts). Also called once the token endpoint
+ * has answered, should anything still be held (provider-storage's holding
+ * and the provider's order of saves are meant to leave nothing).
+ */
+export async function issueHeld(deps: Pick<StorageDeps, 'oidc' | 'logger'>, memory: RequestMemory): Promise<void> {
+  const { source } = memory;
+  const artifacts = memory.held.splice(0);
+  memory.source = undefined;
+  if (!source) return;
+  await withContext(deps.logger, (context) => deps.oidc.issueArtifacts({ source, artifacts }, context)).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === 'oidc:token_reused') throw sourceReused(source.kind);
+    throw error;
+  });
+}
+
+/** Whether the code being exchanged gets a refresh token after its access token: the provider's own rule, asked the same way. */
+async function refreshTokenFollows(deps: StorageDeps, source: { kind: string }): Promise<boolean> {
+  const ctx = currentProviderContext();
+  const code = source.kind === 'AuthorizationCode' ? ctx?.oidc.entities.AuthorizationCode : source.kind === 'DeviceCode' ? ctx?.oidc.entities.DeviceCode : undefined;
+  if (!ctx || !code || !ctx.oidc.client) return false;
+  return deps.issuesRefreshToken(ctx, ctx.oidc.client, code);
 }
 
 /** The memory of the token request being served, if one is. */

@@ -6,7 +6,7 @@ export type RememberedAccount = oidcV1.ArtifactAccount;
 
 /**
  * What the provider's storage keeps for the length of one provider request
- * (docs/oidc.md, "Storage"): the grant and account that identity answered
+ * (docs/oidc.md, "Tokens"): the grant and account that identity answered
  * beside a token or code, which the provider reads right after it, and the
  * writes of a token request held back until its access token is saved, so
  * that consuming the code or refresh token and saving what it is exchanged

@@ -105,7 +105,7 @@ export async function saveArtifact(deps: Pick<IdentityDeps, 'pool'>, input: Arti
 }
 
 /**
- * What one token request issues (docs/oidc.md, "Storage"): the code or
+ * What one token request issues (docs/oidc.md, "Tokens"): the code or
  * refresh token exchanged is consumed and the new tokens saved in one
  * transaction, so that two requests racing with one code or refresh token
  * never both get tokens. A source consumed already is a reuse, handled as
