@@ -14,9 +14,12 @@ const HOUR = 60 * 60 * 1000;
 
 let database: TestDatabase;
 let pool: pg.Pool;
+const started: { end(): void }[] = [];
 
 function context() {
-  return startRequestContext({ requestId: randomUUID(), logger, deadline: Date.now() + 5_000 }).context;
+  const request = startRequestContext({ requestId: randomUUID(), logger, deadline: Date.now() + 5_000 });
+  started.push(request);
+  return request.context;
 }
 
 async function newUser(disabled = false): Promise<string> {
@@ -62,6 +65,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const request of started) request.end();
   await pool?.end();
   await database?.drop();
 });
