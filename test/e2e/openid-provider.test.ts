@@ -358,6 +358,9 @@ describe('tokens', () => {
     expect(rotated.refresh_token).toBeDefined();
     expect(rotated.refresh_token).not.toBe(first);
     expect(rotated.claims()!.sub).toBe(account.id);
+    // The access tokens were saved with the refresh token each came with (docs/oidc.md, "Tokens").
+    expect((await client.tokenIntrospection(config, tokens.access_token)).active).toBe(true);
+    expect((await client.tokenIntrospection(config, rotated.access_token)).active).toBe(true);
 
     await expect(client.refreshTokenGrant(config, first)).rejects.toMatchObject({ error: 'invalid_grant' });
     // The whole grant went with it: the newest token and its access token too.

@@ -16,7 +16,8 @@ import { InteractionProofs } from './interaction-proofs';
 import { rememberedLatchkeySession, requestContextOf } from './provider-context';
 import { loadProviderModule } from './provider-runtime';
 import { providerPages } from './provider-pages';
-import { storageFor } from './provider-storage';
+import { requestMemory, type RememberedAccount } from './request-memory';
+import { issueHeld, storageFor } from './provider-storage';
 import { bridgeLatchkeySessions } from './session-bridge';
 
 /** The provider's endpoints, under /oidc so that they never meet /v0 or the web app's pages (docs/oidc.md, "Endpoints"). */
@@ -66,6 +67,10 @@ export interface OpenIdProvider {
   handle(request: IncomingMessage, response: ServerResponse): void;
 }
 
+/** A code exchange issues a refresh token to a client allowed the grant, for a code with offline_access. */
+const issuesRefreshToken: NonNullable<Configuration['issueRefreshToken']> = (_ctx, client, code) =>
+  client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access');
+
 /** The issuer: OIDC_ISSUER, else PUBLIC_APP_URL's origin. */
 export function issuerOf(config: Pick<GatewayConfig, 'OIDC_ISSUER' | 'PUBLIC_APP_URL'>): string {
   return config.OIDC_ISSUER ?? new URL(config.PUBLIC_APP_URL).origin;
@@ -98,8 +103,9 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
     }),
   );
 
+  const storage = { redis: deps.redis, prefix: config.REDIS_KEY_PREFIX, oidc: deps.oidc, clients, logger: deps.logger, issuesRefreshToken };
   const configuration: Configuration = {
-    adapter: storageFor({ redis: deps.redis, prefix: config.REDIS_KEY_PREFIX, oidc: deps.oidc, clients, logger: deps.logger }),
+    adapter: storageFor(storage),
     clients: clients.configuredMetadata() as unknown as Configuration['clients'],
     clientDefaults: {
       grant_types: ['authorization_code'],
@@ -153,7 +159,7 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
     expiresWithSession: async () => false,
     // Signing out ends the codes and tokens a session got, not the user's consent; revoking a refresh token ends both.
     revokeGrantPolicy: (ctx) => ctx.oidc.route !== 'end_session_confirm' && !(ctx.oidc.route === 'revocation' && ctx.oidc.entities.AccessToken),
-    issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    issueRefreshToken: issuesRefreshToken,
     features: {
       devInteractions: { enabled: false },
       // A client learns about, and ends, its own tokens only (docs/oidc.md, "Tokens").
@@ -207,6 +213,13 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
     (requestContextOf(ctx.req)?.logger ?? deps.logger).warn({ err: error }, 'OpenID Provider request failed');
   });
 
+  // A token request's writes are held until its last token is saved; none may outlive the request.
+  provider.use(async (ctx, next) => {
+    await next();
+    const memory = (ctx as KoaContextWithOIDC).oidc?.route === 'token' ? requestMemory(ctx as KoaContextWithOIDC) : undefined;
+    if (memory?.source && ctx.status === 200) await issueHeld(storage, memory);
+  });
+
   // RP-initiated logout signs the browser out of Latchkey too; the session.revoked event then reaches every client.
   provider.use(async (ctx, next) => {
     await next();
@@ -231,6 +244,9 @@ async function readLatchkeySession(deps: OpenIdProviderDeps, raw: IncomingMessag
 }
 
 async function findAccount(deps: OpenIdProviderDeps, ctx: KoaContextWithOIDC, sub: string): Promise<Account | undefined> {
+  // Identity answered the account with the token or code this request presented (provider-storage.ts).
+  const remembered = requestMemory(ctx)?.accounts.get(sub);
+  if (remembered !== undefined) return remembered === null ? undefined : accountOf(remembered);
   const context = requestContextOf(ctx.req);
   if (!context) throw new Error('the provider served a request without the gateway’s context');
   const user = await deps.identity.getUser({ userId: sub }, context).then(
@@ -242,13 +258,17 @@ async function findAccount(deps: OpenIdProviderDeps, ctx: KoaContextWithOIDC, su
     },
   );
   if (!user || user.disabledAt) return undefined;
+  return accountOf({ userId: user.id, email: user.email, emailVerified: user.emailVerifiedAt !== undefined, handle: user.handle });
+}
+
+function accountOf(account: RememberedAccount): Account {
   return {
-    accountId: user.id,
+    accountId: account.userId,
     claims: () => ({
-      sub: user.id,
-      email: user.email,
-      email_verified: user.emailVerifiedAt !== undefined,
-      preferred_username: user.handle,
+      sub: account.userId,
+      email: account.email,
+      email_verified: account.emailVerified,
+      preferred_username: account.handle,
     }),
   };
 }

@@ -21,8 +21,9 @@ export function currentProviderContext(): KoaContextWithOIDC | undefined {
   return loaded?.default.ctx;
 }
 
-/** The token endpoint's answer to a used refresh token presented again. */
-export function refreshTokenReused(): Error {
+/** The token endpoint's answer to a used code or refresh token presented again. */
+export function sourceReused(kind: string): Error {
   if (!loaded) throw new Error('the provider is not loaded');
-  return new loaded.errors.InvalidGrant('refresh token already used');
+  const label = kind === 'RefreshToken' ? 'refresh token' : kind === 'DeviceCode' ? 'device code' : 'authorization code';
+  return new loaded.errors.InvalidGrant(`${label} already used`);
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '@latchkey/db';
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { Adapter, AdapterPayload, Configuration } from 'oidc-provider';
 import { AppError } from '@latchkey/errors';
 import { startRequestContext, type RequestContext } from '@latchkey/grpc-kit';
 import { sessionKey, userSessionsKey } from '@latchkey/session-keys';
@@ -8,10 +8,13 @@ import type { Logger } from '@latchkey/telemetry';
 import type { OidcClient } from '../service-clients';
 import type { ClientRegistry } from './client-registry';
 import { requestContextOf } from './provider-context';
-import { currentProviderContext, refreshTokenReused } from './provider-runtime';
+import { currentProviderContext, sourceReused } from './provider-runtime';
+import { requestMemory, type RequestMemory } from './request-memory';
 
 /** Models identity keeps (durable: a rotated refresh token must never come back); the rest live in Redis. */
 const durableModels = new Set(['Grant', 'AuthorizationCode', 'DeviceCode', 'AccessToken', 'RefreshToken']);
+/** What a token request consumes: the code or refresh token it exchanges. */
+const exchangedModels = new Set(['AuthorizationCode', 'DeviceCode', 'RefreshToken']);
 /** Redis for what losing costs a sign-in at most: interactions, the provider's view of a session, assertion ids. */
 const ephemeralModels = new Set(['Interaction', 'Session', 'ReplayDetection']);
 
@@ -23,6 +26,8 @@ export interface StorageDeps {
   readonly oidc: OidcClient;
   readonly clients: ClientRegistry;
   readonly logger: Logger;
+  /** The provider's issueRefreshToken: whether exchanging a code also issues a refresh token. */
+  readonly issuesRefreshToken: NonNullable<Configuration['issueRefreshToken']>;
 }
 
 /**
@@ -44,9 +49,18 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
       if (durableModels.has(this.name)) {
         const expiresAt = new Date(Date.now() + expiresIn * 1000);
         const sessionClient = await sessionClientOf(deps.clients, this.name, payload);
-        await withContext(deps.logger, (context) =>
-          deps.oidc.saveArtifact({ kind: this.name, id, payloadJson: JSON.stringify(payload), expiresAt, sessionClient }, context),
-        );
+        const artifact = { kind: this.name, id, payloadJson: JSON.stringify(payload), expiresAt, sessionClient };
+        const memory = tokenRequestMemory();
+        if (this.name === 'Grant') memory?.grants.delete(id);
+        // A token request that consumes a code or refresh token saves what it issues with it, in one call,
+        // once it has saved the last token it issues: the access token, or the refresh token a code gets after it.
+        if (memory?.source && (this.name === 'AccessToken' || this.name === 'RefreshToken')) {
+          memory.held.push(artifact);
+          const complete = this.name === 'RefreshToken' ? memory.source.kind !== 'RefreshToken' : !(await refreshTokenFollows(deps, memory.source));
+          if (complete) await issueHeld(deps, memory);
+          return;
+        }
+        await withContext(deps.logger, (context) => deps.oidc.saveArtifact(artifact, context));
         return;
       }
       // Two keys, two slots on a Redis Cluster: the record first, so that the uid never points at nothing.
@@ -57,12 +71,21 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.name === 'Client') return deps.clients.storedMetadata(id);
       if (durableModels.has(this.name)) {
-        const found = await withContext(deps.logger, (context) => deps.oidc.findArtifact({ kind: this.name, id, userCode: '' }, context));
+        const memory = requestMemory(currentProviderContext());
+        const remembered = this.name === 'Grant' ? memory?.grants.get(id) : undefined;
+        if (remembered !== undefined) return remembered === null ? undefined : (JSON.parse(remembered) as AdapterPayload);
+        const withGrantAndAccount = memory !== undefined && this.name !== 'Grant';
+        const found = await withContext(deps.logger, (context) => deps.oidc.findArtifact({ kind: this.name, id, userCode: '', withGrantAndAccount }, context));
         if (!found.found) return undefined;
         const payload = JSON.parse(found.payloadJson) as AdapterPayload;
+        // The provider reads the token's grant and account next: identity answered them in the same call.
+        if (memory && withGrantAndAccount) {
+          if (typeof payload.grantId === 'string') memory.grants.set(payload.grantId, found.grantPayloadJson || null);
+          if (typeof payload.accountId === 'string') memory.accounts.set(payload.accountId, found.account ?? null);
+        }
         // A used refresh token presented again at the token endpoint: identity revokes the grant and mails the owner.
         if (this.name === 'RefreshToken' && payload.consumed && currentProviderContext()?.oidc?.route === 'token') {
-          await this.consume(id);
+          await this.consumeNow(id);
         }
         return payload;
       }
@@ -71,7 +94,7 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-      const found = await withContext(deps.logger, (context) => deps.oidc.findArtifact({ kind: this.name, id: '', userCode }, context));
+      const found = await withContext(deps.logger, (context) => deps.oidc.findArtifact({ kind: this.name, id: '', userCode, withGrantAndAccount: false }, context));
       return found.found ? (JSON.parse(found.payloadJson) as AdapterPayload) : undefined;
     }
 
@@ -92,12 +115,13 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
 
     async consume(id: string): Promise<void> {
       if (durableModels.has(this.name)) {
-        try {
-          await withContext(deps.logger, (context) => deps.oidc.consumeArtifact({ kind: this.name, id }, context));
-        } catch (error) {
-          if (error instanceof AppError && error.code === 'oidc:token_reused') throw refreshTokenReused();
-          throw error;
+        const memory = exchangedModels.has(this.name) ? tokenRequestMemory() : undefined;
+        // Consumed with the tokens it is exchanged for, in one transaction (IssueArtifacts), or not at all.
+        if (memory) {
+          memory.source = { kind: this.name, id };
+          return;
         }
+        await this.consumeNow(id);
         return;
       }
       const raw = await deps.redis.get(this.key(id));
@@ -106,8 +130,18 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
       await deps.redis.set(this.key(id), JSON.stringify(payload), 'KEEPTTL', 'XX');
     }
 
+    private async consumeNow(id: string): Promise<void> {
+      try {
+        await withContext(deps.logger, (context) => deps.oidc.consumeArtifact({ kind: this.name, id }, context));
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'oidc:token_reused') throw sourceReused(this.name);
+        throw error;
+      }
+    }
+
     async destroy(id: string): Promise<void> {
       if (durableModels.has(this.name)) {
+        if (this.name === 'Grant') requestMemory(currentProviderContext())?.grants.set(id, null);
         await withContext(deps.logger, (context) => deps.oidc.destroyArtifact({ kind: this.name, id }, context));
         return;
       }
@@ -118,6 +152,7 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
       // The provider asks every token model in turn, always AccessToken among them: identity deletes the grant's
       // codes and tokens of every model in one call, so the others have nothing left to do.
       if (this.name !== 'AccessToken') return;
+      requestMemory(currentProviderContext())?.grants.delete(grantId);
       await withContext(deps.logger, (context) => deps.oidc.revokeGrantTokens({ grantId }, context));
     }
 
@@ -125,6 +160,37 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
       return `${deps.prefix}oidc:${this.name}:${id}`;
     }
   };
+}
+
+/**
+ * Consumes the request's source and saves the tokens held for it, in one
+ * transaction (oidc.v1 IssueArtifacts). Also called once the token endpoint
+ * has answered, should anything still be held (provider-storage's holding
+ * and the provider's order of saves are meant to leave nothing).
+ */
+export async function issueHeld(deps: Pick<StorageDeps, 'oidc' | 'logger'>, memory: RequestMemory): Promise<void> {
+  const { source } = memory;
+  const artifacts = memory.held.splice(0);
+  memory.source = undefined;
+  if (!source) return;
+  await withContext(deps.logger, (context) => deps.oidc.issueArtifacts({ source, artifacts }, context)).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === 'oidc:token_reused') throw sourceReused(source.kind);
+    throw error;
+  });
+}
+
+/** Whether the code being exchanged gets a refresh token after its access token: the provider's own rule, asked the same way. */
+async function refreshTokenFollows(deps: StorageDeps, source: { kind: string }): Promise<boolean> {
+  const ctx = currentProviderContext();
+  const code = source.kind === 'AuthorizationCode' ? ctx?.oidc.entities.AuthorizationCode : source.kind === 'DeviceCode' ? ctx?.oidc.entities.DeviceCode : undefined;
+  if (!ctx || !code || !ctx.oidc.client) return false;
+  return deps.issuesRefreshToken(ctx, ctx.oidc.client, code);
+}
+
+/** The memory of the token request being served, if one is. */
+function tokenRequestMemory() {
+  const ctx = currentProviderContext();
+  return ctx?.oidc?.route === 'token' ? requestMemory(ctx) : undefined;
 }
 
 /** For a code that names a session: how its client hears that the session ended. */

@@ -110,7 +110,7 @@ export const errorCatalogue = {
   'oidc:client_exists': define(409, GrpcStatus.ALREADY_EXISTS, 'An application with that client id is registered already.'),
   'oidc:grant_not_found': define(404, GrpcStatus.NOT_FOUND, 'That application has no access to the account.'),
   'oidc:user_code_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, 'The code is unknown, used or expired.'),
-  'oidc:token_reused': define(400, GrpcStatus.FAILED_PRECONDITION, 'A used refresh token was presented again; the grant was revoked.'),
+  'oidc:token_reused': define(400, GrpcStatus.FAILED_PRECONDITION, 'A used code or refresh token was presented again; the grant was revoked.'),
   // posts
   'post:not_found': define(404, GrpcStatus.NOT_FOUND, 'No post with that id.'),
   'post:forbidden': define(403, GrpcStatus.PERMISSION_DENIED, 'Only the author may change this post.'),

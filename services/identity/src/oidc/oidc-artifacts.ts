@@ -23,6 +23,7 @@ interface ArtifactPayload {
   readonly openid?: { readonly scope?: string };
 }
 
+const FOREIGN_KEY_VIOLATION = '23503';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function assertKind(kind: string): ArtifactKind {
@@ -40,90 +41,194 @@ function parsePayload(json: string): ArtifactPayload & Record<string, unknown> {
   throw new AppError('validation:invalid_input', 'payload must be a JSON object');
 }
 
-/**
- * Stores one artifact. A code that names a session records, in the same
- * transaction, that the session signed in to the client, so that no code
- * reaches a client that its session's logout could miss.
- */
-export async function saveArtifact(
-  deps: Pick<IdentityDeps, 'pool'>,
-  input: { kind: string; id: string; payloadJson: string; expiresAt: Date; sessionClient?: SessionClientSettings },
-  context: RequestContext,
-): Promise<void> {
+/** An artifact to save, as SaveArtifact and IssueArtifacts take it. */
+export interface ArtifactToSave {
+  readonly kind: string;
+  readonly id: string;
+  readonly payloadJson: string;
+  readonly expiresAt: Date;
+  readonly sessionClient?: SessionClientSettings | undefined;
+}
+
+/** An artifact checked and parsed, ready to write. */
+interface CheckedArtifact {
+  readonly kind: ArtifactKind;
+  readonly id: string;
+  readonly payload: ArtifactPayload & Record<string, unknown>;
+  readonly clientId: string;
+  readonly userId: string | undefined;
+  readonly expiresAt: Date;
+  readonly sessionClient: SessionClientSettings | undefined;
+}
+
+function checkArtifact(input: ArtifactToSave): CheckedArtifact {
   const kind = assertKind(input.kind);
   const payload = parsePayload(input.payloadJson);
   const clientId = payload.clientId;
   if (input.id === '' || !clientId) throw new AppError('validation:invalid_input', 'an artifact needs an id and a clientId');
   const userId = payload.accountId;
   if (userId !== undefined && !UUID.test(userId)) throw new AppError('validation:invalid_input', 'accountId must be a user id');
-  await withTransaction(deps.pool, context, async (db) => {
-    if (userId !== undefined && !(await findUserById(db, userId))) throw new AppError('user:not_found');
+  return { kind, id: input.id, payload, clientId, userId, expiresAt: input.expiresAt, sessionClient: input.sessionClient };
+}
+
+/**
+ * Writes one artifact inside the caller's transaction. A code that names a
+ * session records that the session signed in to the client, so that no
+ * code reaches a client that its session's logout could miss.
+ */
+async function writeArtifact(db: pg.ClientBase, artifact: CheckedArtifact): Promise<void> {
+  const { kind, payload, clientId, userId } = artifact;
+  try {
     await db.query(
       `INSERT INTO identity.oidc_artifacts (kind, id, payload, user_id, client_id, grant_id, user_code, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, user_id = EXCLUDED.user_id,
          grant_id = EXCLUDED.grant_id, user_code = EXCLUDED.user_code, expires_at = EXCLUDED.expires_at`,
-      [kind, input.id, payload, userId ?? null, clientId, payload.grantId ?? null, payload.userCode ?? null, input.expiresAt],
+      [kind, artifact.id, payload, userId ?? null, clientId, payload.grantId ?? null, payload.userCode ?? null, artifact.expiresAt],
     );
-    // The provider's sid and session uid are both the Latchkey session's public id (docs/oidc.md, "Logout").
-    const sessionId = payload.sid ?? payload.sessionUid;
-    if (input.sessionClient && userId !== undefined && sessionId && (kind === 'AuthorizationCode' || kind === 'DeviceCode')) {
-      await recordSessionClient(db, { sessionId, clientId, userId, settings: input.sessionClient });
-    }
-  });
+  } catch (error) {
+    // The account's foreign key: it is gone.
+    if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw new AppError('user:not_found');
+    throw error;
+  }
+  // The provider's sid and session uid are both the Latchkey session's public id (docs/oidc.md, "Logout").
+  const sessionId = payload.sid ?? payload.sessionUid;
+  if (artifact.sessionClient && userId !== undefined && sessionId && (kind === 'AuthorizationCode' || kind === 'DeviceCode')) {
+    await recordSessionClient(db, { sessionId, clientId, userId, settings: artifact.sessionClient });
+  }
 }
 
-/** A live artifact's payload, with `consumed` (epoch seconds) when it was used. */
+/** Stores one artifact. */
+export async function saveArtifact(deps: Pick<IdentityDeps, 'pool'>, input: ArtifactToSave, context: RequestContext): Promise<void> {
+  const artifact = checkArtifact(input);
+  await withTransaction(deps.pool, context, (db) => writeArtifact(db, artifact));
+}
+
+/**
+ * What one token request issues (docs/oidc.md, "Tokens"): the code or
+ * refresh token exchanged is consumed and the new tokens saved in one
+ * transaction, so that two requests racing with one code or refresh token
+ * never both get tokens. A source consumed already is a reuse, handled as
+ * consumeArtifact handles one, and one that is gone (revoked meanwhile)
+ * is refused too: both answer oidc:token_reused and save nothing.
+ */
+export async function issueArtifacts(
+  deps: Pick<IdentityDeps, 'pool'>,
+  input: { source?: { kind: string; id: string } | undefined; artifacts: readonly ArtifactToSave[] },
+  context: RequestContext,
+): Promise<void> {
+  const source = input.source && { kind: assertKind(input.source.kind), id: input.source.id };
+  const artifacts = input.artifacts.map(checkArtifact);
+  const outcome = await withTransaction(deps.pool, context, async (db) => {
+    if (source) {
+      const { outcome, grantId } = await consumeIn(db, source.kind, source.id, context);
+      // A code used twice revokes what its first use got (RFC 6749, section 4.1.2).
+      if (outcome === 'reused' && grantId && source.kind !== 'RefreshToken') await revokeGrantIn(db, grantId);
+      if (outcome !== 'consumed') return outcome;
+    }
+    for (const artifact of artifacts) await writeArtifact(db, artifact);
+    return 'issued' as const;
+  });
+  if (outcome !== 'issued') throw new AppError('oidc:token_reused', outcome === 'absent' ? 'the code or token is gone' : undefined);
+}
+
+/** What the provider releases about an account, as FindArtifact answers it. */
+export interface ArtifactAccount {
+  readonly userId: string;
+  readonly email: string;
+  readonly emailVerified: boolean;
+  readonly handle: string;
+}
+
+/** A live artifact: its payload, with `consumed` (epoch seconds) when it was used, and when asked its grant and account. */
+export interface FoundArtifact {
+  readonly payload: Record<string, unknown>;
+  readonly grantPayload?: Record<string, unknown> | undefined;
+  readonly account?: ArtifactAccount | undefined;
+}
+
+/**
+ * A live artifact, by id or user code. With its grant and account, one
+ * statement answers what a token or userinfo request reads after the
+ * token itself (docs/performance.md, "The OpenID Provider").
+ */
 export async function findArtifact(
   db: pg.Pool,
-  input: { kind: string; id: string; userCode: string },
-): Promise<Record<string, unknown> | undefined> {
+  input: { kind: string; id: string; userCode: string; withGrantAndAccount?: boolean },
+): Promise<FoundArtifact | undefined> {
   const kind = assertKind(input.kind);
   const byUserCode = input.userCode !== '';
-  const { rows } = await db.query<{ payload: Record<string, unknown>; consumed: number | null }>(
-    `SELECT payload, extract(epoch FROM consumed_at)::bigint AS consumed FROM identity.oidc_artifacts
-     WHERE kind = $1 AND ${byUserCode ? 'user_code' : 'id'} = $2 AND expires_at > now()`,
-    [kind, byUserCode ? input.userCode : input.id],
+  const related = input.withGrantAndAccount === true;
+  const { rows } = await db.query<{
+    payload: Record<string, unknown>;
+    consumed: number | null;
+    grant_payload: Record<string, unknown> | null;
+    account_id: string | null;
+    email: string | null;
+    email_verified: boolean | null;
+    handle: string | null;
+  }>(
+    `SELECT a.payload, extract(epoch FROM a.consumed_at)::bigint AS consumed, g.payload AS grant_payload,
+            u.id AS account_id, u.email, u.email_verified_at IS NOT NULL AS email_verified, u.handle
+     FROM identity.oidc_artifacts a
+     LEFT JOIN identity.oidc_artifacts g ON $3 AND g.kind = 'Grant' AND g.id = a.grant_id AND g.expires_at > now()
+     LEFT JOIN identity.users u ON $3 AND u.id = a.user_id AND u.disabled_at IS NULL
+     WHERE a.kind = $1 AND a.${byUserCode ? 'user_code' : 'id'} = $2 AND a.expires_at > now()`,
+    [kind, byUserCode ? input.userCode : input.id, related],
   );
   const row = rows[0];
   if (!row) return undefined;
-  return row.consumed === null ? row.payload : { ...row.payload, consumed: Number(row.consumed) };
+  const payload = row.consumed === null ? row.payload : { ...row.payload, consumed: Number(row.consumed) };
+  const account =
+    row.account_id === null
+      ? undefined
+      : { userId: row.account_id, email: row.email ?? '', emailVerified: row.email_verified === true, handle: row.handle ?? '' };
+  return { payload, grantPayload: row.grant_payload ?? undefined, account };
 }
 
 /**
  * Marks a code or token used. The second use of a refresh token is the
  * sign of a stolen one (OAuth 2.0 Security BCP, refresh token rotation):
  * the whole grant is revoked and the account's owner told, in one
- * transaction, and the caller gets oidc:token_reused.
+ * transaction, and the caller gets oidc:token_reused. A code consumed
+ * again here is left as it is: the provider revokes what it got when it
+ * finds it consumed.
  */
 export async function consumeArtifact(deps: Pick<IdentityDeps, 'pool'>, input: { kind: string; id: string }, context: RequestContext): Promise<void> {
   const kind = assertKind(input.kind);
-  const reuse = await withTransaction(deps.pool, context, async (db) => {
-    const { rows } = await db.query<{ consumed: boolean; grant_id: string | null; user_id: string | null; client_id: string; payload: ArtifactPayload }>(
-      `SELECT consumed_at IS NOT NULL AS consumed, grant_id, user_id, client_id, payload FROM identity.oidc_artifacts
-       WHERE kind = $1 AND id = $2 FOR UPDATE`,
-      [kind, input.id],
-    );
-    const row = rows[0];
-    if (!row) return false;
-    if (!row.consumed) {
-      await db.query('UPDATE identity.oidc_artifacts SET consumed_at = now() WHERE kind = $1 AND id = $2', [kind, input.id]);
-      return false;
-    }
-    if (kind !== 'RefreshToken') return false;
-    if (row.grant_id) await revokeGrantIn(db, row.grant_id);
-    const owner = row.user_id ? await findUserById(db, row.user_id) : undefined;
-    if (owner) {
-      const clientName = await clientNameOf(db, row.client_id);
-      await queueMail(
-        db,
-        { template: 'security_notice', to: owner.email, handle: owner.handle, notice: 'oidc_token_reused', client_name: clientName },
-        context,
-      );
-    }
-    return true;
-  });
-  if (reuse) throw new AppError('oidc:token_reused');
+  const { outcome } = await withTransaction(deps.pool, context, (db) => consumeIn(db, kind, input.id, context));
+  if (outcome === 'reused' && kind === 'RefreshToken') throw new AppError('oidc:token_reused');
+}
+
+/**
+ * Consumes one artifact inside the caller's transaction: `consumed` when
+ * this call used it, `absent` when there is none, `reused` when it was
+ * used before. A reused refresh token revokes its grant and mails the
+ * owner here; what a reused code revokes is the caller's to say.
+ */
+async function consumeIn(
+  db: pg.ClientBase,
+  kind: ArtifactKind,
+  id: string,
+  context: RequestContext,
+): Promise<{ outcome: 'consumed' | 'absent' | 'reused'; grantId?: string | undefined }> {
+  const used = await db.query('UPDATE identity.oidc_artifacts SET consumed_at = now() WHERE kind = $1 AND id = $2 AND consumed_at IS NULL', [kind, id]);
+  if (used.rowCount === 1) return { outcome: 'consumed' };
+  const { rows } = await db.query<{ grant_id: string | null; user_id: string | null; client_id: string }>(
+    'SELECT grant_id, user_id, client_id FROM identity.oidc_artifacts WHERE kind = $1 AND id = $2 FOR UPDATE',
+    [kind, id],
+  );
+  const row = rows[0];
+  if (!row) return { outcome: 'absent' };
+  const grantId = row.grant_id ?? undefined;
+  if (kind !== 'RefreshToken') return { outcome: 'reused', grantId };
+  if (grantId) await revokeGrantIn(db, grantId);
+  const owner = row.user_id ? await findUserById(db, row.user_id) : undefined;
+  if (owner) {
+    const clientName = await clientNameOf(db, row.client_id);
+    await queueMail(db, { template: 'security_notice', to: owner.email, handle: owner.handle, notice: 'oidc_token_reused', client_name: clientName }, context);
+  }
+  return { outcome: 'reused', grantId };
 }
 
 /** A client's name for mails: its registered name, or its id for a client of the gateway's configuration. */

@@ -2,10 +2,12 @@ import type { oidcV1 } from '@latchkey/contracts';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import type { IdentityDeps } from '../identity-deps';
 import {
+  type ArtifactToSave,
   consumeArtifact,
   destroyArtifact,
   findArtifact,
   findUserGrant,
+  issueArtifacts,
   listUserGrants,
   revokeGrantTokens,
   revokeUserGrants,
@@ -16,30 +18,40 @@ import { endSessions } from './oidc-session-clients';
 
 type OidcHandlers = ServiceHandlers<typeof oidcV1.OidcServiceService>;
 
+function artifactToSave({ kind, id, payloadJson, expiresAt, sessionClient }: oidcV1.SaveArtifactRequest): ArtifactToSave {
+  return {
+    kind,
+    id,
+    payloadJson,
+    expiresAt: expiresAt ?? new Date(),
+    sessionClient: sessionClient && {
+      backchannelLogoutUri: sessionClient.backchannelLogoutUri,
+      sessionRequired: sessionClient.sessionRequired,
+      signingAlg: sessionClient.signingAlg,
+    },
+  };
+}
+
 /** oidc.v1, one thin function per RPC (docs/oidc.md). */
 export function oidcHandlers(deps: IdentityDeps): OidcHandlers {
   return {
-    async saveArtifact({ kind, id, payloadJson, expiresAt, sessionClient }, context) {
-      await saveArtifact(
-        deps,
-        {
-          kind,
-          id,
-          payloadJson,
-          expiresAt: expiresAt ?? new Date(),
-          sessionClient: sessionClient && {
-            backchannelLogoutUri: sessionClient.backchannelLogoutUri,
-            sessionRequired: sessionClient.sessionRequired,
-            signingAlg: sessionClient.signingAlg,
-          },
-        },
-        context,
-      );
+    async saveArtifact(request, context) {
+      await saveArtifact(deps, artifactToSave(request), context);
       return {};
     },
     async findArtifact(request) {
-      const payload = await findArtifact(deps.pool, request);
-      return payload ? { found: true, payloadJson: JSON.stringify(payload) } : { found: false, payloadJson: '' };
+      const found = await findArtifact(deps.pool, request);
+      if (!found) return { found: false, payloadJson: '', grantPayloadJson: '' };
+      return {
+        found: true,
+        payloadJson: JSON.stringify(found.payload),
+        grantPayloadJson: found.grantPayload ? JSON.stringify(found.grantPayload) : '',
+        account: found.account,
+      };
+    },
+    async issueArtifacts({ source, artifacts }, context) {
+      await issueArtifacts(deps, { source, artifacts: artifacts.map(artifactToSave) }, context);
+      return {};
     },
     async consumeArtifact(request, context) {
       await consumeArtifact(deps, request, context);

@@ -71,6 +71,8 @@ export interface FindArtifactRequest {
   id: string;
   /** A device code's user code, normalized by the caller. */
   userCode: string;
+  /** Whether to answer the artifact's grant and account too. */
+  withGrantAndAccount: boolean;
 }
 
 /** FindArtifactResponse: the artifact, when found. */
@@ -79,6 +81,45 @@ export interface FindArtifactResponse {
   found: boolean;
   /** Its payload, JSON, with "consumed" set when it was consumed. */
   payloadJson: string;
+  /**
+   * With with_grant_and_account: the payload, JSON, of the live grant the
+   * artifact names; empty when it names none or the grant is gone.
+   */
+  grantPayloadJson: string;
+  /**
+   * With with_grant_and_account: the account the artifact names, absent
+   * when it names none, or the account is gone or disabled.
+   */
+  account?: ArtifactAccount | undefined;
+}
+
+/** ArtifactAccount: what the provider releases about an account as claims. */
+export interface ArtifactAccount {
+  /** The account id (UUID). */
+  userId: string;
+  /** Its email address. */
+  email: string;
+  /** Whether that address is verified. */
+  emailVerified: boolean;
+  /** Its handle. */
+  handle: string;
+}
+
+/** IssueArtifactsRequest: what one token request issues, and what for. */
+export interface IssueArtifactsRequest {
+  /**
+   * The authorization code, device code or refresh token exchanged;
+   * absent when the request consumes none.
+   */
+  source?:
+    | ConsumeArtifactRequest
+    | undefined;
+  /** The artifacts to save, each as SaveArtifact saves it. */
+  artifacts: SaveArtifactRequest[];
+}
+
+/** IssueArtifactsResponse is empty. */
+export interface IssueArtifactsResponse {
 }
 
 /** ConsumeArtifactRequest names one artifact. */
@@ -521,7 +562,7 @@ export const SaveArtifactResponse: MessageFns<SaveArtifactResponse> = {
 };
 
 function createBaseFindArtifactRequest(): FindArtifactRequest {
-  return { kind: "", id: "", userCode: "" };
+  return { kind: "", id: "", userCode: "", withGrantAndAccount: false };
 }
 
 export const FindArtifactRequest: MessageFns<FindArtifactRequest> = {
@@ -534,6 +575,9 @@ export const FindArtifactRequest: MessageFns<FindArtifactRequest> = {
     }
     if (message.userCode !== "") {
       writer.uint32(26).string(message.userCode);
+    }
+    if (message.withGrantAndAccount !== false) {
+      writer.uint32(32).bool(message.withGrantAndAccount);
     }
     return writer;
   },
@@ -575,6 +619,14 @@ export const FindArtifactRequest: MessageFns<FindArtifactRequest> = {
             message.userCode = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.withGrantAndAccount = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -596,6 +648,11 @@ export const FindArtifactRequest: MessageFns<FindArtifactRequest> = {
         : isSet(object.user_code)
         ? globalThis.String(object.user_code)
         : "",
+      withGrantAndAccount: isSet(object.withGrantAndAccount)
+        ? globalThis.Boolean(object.withGrantAndAccount)
+        : isSet(object.with_grant_and_account)
+        ? globalThis.Boolean(object.with_grant_and_account)
+        : false,
     };
   },
 
@@ -610,6 +667,9 @@ export const FindArtifactRequest: MessageFns<FindArtifactRequest> = {
     if (message.userCode !== "") {
       obj.userCode = message.userCode;
     }
+    if (message.withGrantAndAccount !== false) {
+      obj.withGrantAndAccount = message.withGrantAndAccount;
+    }
     return obj;
   },
 
@@ -621,12 +681,13 @@ export const FindArtifactRequest: MessageFns<FindArtifactRequest> = {
     message.kind = object.kind ?? "";
     message.id = object.id ?? "";
     message.userCode = object.userCode ?? "";
+    message.withGrantAndAccount = object.withGrantAndAccount ?? false;
     return message;
   },
 };
 
 function createBaseFindArtifactResponse(): FindArtifactResponse {
-  return { found: false, payloadJson: "" };
+  return { found: false, payloadJson: "", grantPayloadJson: "", account: undefined };
 }
 
 export const FindArtifactResponse: MessageFns<FindArtifactResponse> = {
@@ -636,6 +697,12 @@ export const FindArtifactResponse: MessageFns<FindArtifactResponse> = {
     }
     if (message.payloadJson !== "") {
       writer.uint32(18).string(message.payloadJson);
+    }
+    if (message.grantPayloadJson !== "") {
+      writer.uint32(26).string(message.grantPayloadJson);
+    }
+    if (message.account !== undefined) {
+      ArtifactAccount.encode(message.account, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -669,6 +736,22 @@ export const FindArtifactResponse: MessageFns<FindArtifactResponse> = {
             message.payloadJson = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.grantPayloadJson = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.account = ArtifactAccount.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -689,6 +772,12 @@ export const FindArtifactResponse: MessageFns<FindArtifactResponse> = {
         : isSet(object.payload_json)
         ? globalThis.String(object.payload_json)
         : "",
+      grantPayloadJson: isSet(object.grantPayloadJson)
+        ? globalThis.String(object.grantPayloadJson)
+        : isSet(object.grant_payload_json)
+        ? globalThis.String(object.grant_payload_json)
+        : "",
+      account: isSet(object.account) ? ArtifactAccount.fromJSON(object.account) : undefined,
     };
   },
 
@@ -700,6 +789,12 @@ export const FindArtifactResponse: MessageFns<FindArtifactResponse> = {
     if (message.payloadJson !== "") {
       obj.payloadJson = message.payloadJson;
     }
+    if (message.grantPayloadJson !== "") {
+      obj.grantPayloadJson = message.grantPayloadJson;
+    }
+    if (message.account !== undefined) {
+      obj.account = ArtifactAccount.toJSON(message.account);
+    }
     return obj;
   },
 
@@ -710,6 +805,276 @@ export const FindArtifactResponse: MessageFns<FindArtifactResponse> = {
     const message = createBaseFindArtifactResponse();
     message.found = object.found ?? false;
     message.payloadJson = object.payloadJson ?? "";
+    message.grantPayloadJson = object.grantPayloadJson ?? "";
+    message.account = (object.account !== undefined && object.account !== null)
+      ? ArtifactAccount.fromPartial(object.account)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseArtifactAccount(): ArtifactAccount {
+  return { userId: "", email: "", emailVerified: false, handle: "" };
+}
+
+export const ArtifactAccount: MessageFns<ArtifactAccount> = {
+  encode(message: ArtifactAccount, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    if (message.emailVerified !== false) {
+      writer.uint32(24).bool(message.emailVerified);
+    }
+    if (message.handle !== "") {
+      writer.uint32(34).string(message.handle);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ArtifactAccount {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseArtifactAccount();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.emailVerified = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.handle = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ArtifactAccount {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      emailVerified: isSet(object.emailVerified)
+        ? globalThis.Boolean(object.emailVerified)
+        : isSet(object.email_verified)
+        ? globalThis.Boolean(object.email_verified)
+        : false,
+      handle: isSet(object.handle) ? globalThis.String(object.handle) : "",
+    };
+  },
+
+  toJSON(message: ArtifactAccount): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.emailVerified !== false) {
+      obj.emailVerified = message.emailVerified;
+    }
+    if (message.handle !== "") {
+      obj.handle = message.handle;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ArtifactAccount>, I>>(base?: I): ArtifactAccount {
+    return ArtifactAccount.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ArtifactAccount>, I>>(object: I): ArtifactAccount {
+    const message = createBaseArtifactAccount();
+    message.userId = object.userId ?? "";
+    message.email = object.email ?? "";
+    message.emailVerified = object.emailVerified ?? false;
+    message.handle = object.handle ?? "";
+    return message;
+  },
+};
+
+function createBaseIssueArtifactsRequest(): IssueArtifactsRequest {
+  return { source: undefined, artifacts: [] };
+}
+
+export const IssueArtifactsRequest: MessageFns<IssueArtifactsRequest> = {
+  encode(message: IssueArtifactsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.source !== undefined) {
+      ConsumeArtifactRequest.encode(message.source, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.artifacts) {
+      SaveArtifactRequest.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IssueArtifactsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIssueArtifactsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.source = ConsumeArtifactRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.artifacts.push(SaveArtifactRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IssueArtifactsRequest {
+    return {
+      source: isSet(object.source) ? ConsumeArtifactRequest.fromJSON(object.source) : undefined,
+      artifacts: globalThis.Array.isArray(object?.artifacts)
+        ? object.artifacts.map((e: any) => SaveArtifactRequest.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: IssueArtifactsRequest): unknown {
+    const obj: any = {};
+    if (message.source !== undefined) {
+      obj.source = ConsumeArtifactRequest.toJSON(message.source);
+    }
+    if (message.artifacts?.length) {
+      obj.artifacts = message.artifacts.map((e) => SaveArtifactRequest.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<IssueArtifactsRequest>, I>>(base?: I): IssueArtifactsRequest {
+    return IssueArtifactsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<IssueArtifactsRequest>, I>>(object: I): IssueArtifactsRequest {
+    const message = createBaseIssueArtifactsRequest();
+    message.source = (object.source !== undefined && object.source !== null)
+      ? ConsumeArtifactRequest.fromPartial(object.source)
+      : undefined;
+    message.artifacts = object.artifacts?.map((e) => SaveArtifactRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseIssueArtifactsResponse(): IssueArtifactsResponse {
+  return {};
+}
+
+export const IssueArtifactsResponse: MessageFns<IssueArtifactsResponse> = {
+  encode(_: IssueArtifactsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IssueArtifactsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIssueArtifactsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): IssueArtifactsResponse {
+    return {};
+  },
+
+  toJSON(_: IssueArtifactsResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<IssueArtifactsResponse>, I>>(base?: I): IssueArtifactsResponse {
+    return IssueArtifactsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<IssueArtifactsResponse>, I>>(_: I): IssueArtifactsResponse {
+    const message = createBaseIssueArtifactsResponse();
     return message;
   },
 };
@@ -2101,7 +2466,10 @@ export const OidcServiceService = {
   /**
    * FindArtifact looks one live (unexpired) artifact up by its id, or a
    * device code by its user code. A consumed artifact is returned with its
-   * consumed time. Answers found = false when there is none.
+   * consumed time. Answers found = false when there is none. Asked with
+   * with_grant_and_account, the answer also carries, read in the same
+   * statement, the live grant the artifact was issued under and the
+   * account it belongs to: what a token or userinfo request reads next.
    */
   findArtifact: {
     path: "/oidc.v1.OidcService/FindArtifact" as const,
@@ -2129,6 +2497,27 @@ export const OidcServiceService = {
     responseSerialize: (value: ConsumeArtifactResponse): Buffer =>
       Buffer.from(ConsumeArtifactResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ConsumeArtifactResponse => ConsumeArtifactResponse.decode(value),
+  },
+  /**
+   * IssueArtifacts saves the tokens that one token request issues and
+   * consumes, in the same transaction, the code or refresh token they are
+   * issued for: all of it happens, or none. A source that was consumed
+   * already is a reuse: its grant and everything issued under it are
+   * revoked (and, for a refresh token, the account's owner mailed), and
+   * nothing is saved.
+   * Errors: oidc:token_reused (the source was used already; the grant is
+   * revoked), and those of SaveArtifact.
+   */
+  issueArtifacts: {
+    path: "/oidc.v1.OidcService/IssueArtifacts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: IssueArtifactsRequest): Buffer =>
+      Buffer.from(IssueArtifactsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): IssueArtifactsRequest => IssueArtifactsRequest.decode(value),
+    responseSerialize: (value: IssueArtifactsResponse): Buffer =>
+      Buffer.from(IssueArtifactsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IssueArtifactsResponse => IssueArtifactsResponse.decode(value),
   },
   /** DestroyArtifact deletes one artifact; deleting one that is gone succeeds. */
   destroyArtifact: {
@@ -2245,7 +2634,10 @@ export interface OidcServiceServer extends UntypedServiceImplementation {
   /**
    * FindArtifact looks one live (unexpired) artifact up by its id, or a
    * device code by its user code. A consumed artifact is returned with its
-   * consumed time. Answers found = false when there is none.
+   * consumed time. Answers found = false when there is none. Asked with
+   * with_grant_and_account, the answer also carries, read in the same
+   * statement, the live grant the artifact was issued under and the
+   * account it belongs to: what a token or userinfo request reads next.
    */
   findArtifact: handleUnaryCall<FindArtifactRequest, FindArtifactResponse>;
   /**
@@ -2255,6 +2647,17 @@ export interface OidcServiceServer extends UntypedServiceImplementation {
    * Errors: oidc:token_reused (refresh token used twice; the grant is revoked).
    */
   consumeArtifact: handleUnaryCall<ConsumeArtifactRequest, ConsumeArtifactResponse>;
+  /**
+   * IssueArtifacts saves the tokens that one token request issues and
+   * consumes, in the same transaction, the code or refresh token they are
+   * issued for: all of it happens, or none. A source that was consumed
+   * already is a reuse: its grant and everything issued under it are
+   * revoked (and, for a refresh token, the account's owner mailed), and
+   * nothing is saved.
+   * Errors: oidc:token_reused (the source was used already; the grant is
+   * revoked), and those of SaveArtifact.
+   */
+  issueArtifacts: handleUnaryCall<IssueArtifactsRequest, IssueArtifactsResponse>;
   /** DestroyArtifact deletes one artifact; deleting one that is gone succeeds. */
   destroyArtifact: handleUnaryCall<DestroyArtifactRequest, DestroyArtifactResponse>;
   /**
@@ -2319,7 +2722,10 @@ export interface OidcServiceClient extends Client {
   /**
    * FindArtifact looks one live (unexpired) artifact up by its id, or a
    * device code by its user code. A consumed artifact is returned with its
-   * consumed time. Answers found = false when there is none.
+   * consumed time. Answers found = false when there is none. Asked with
+   * with_grant_and_account, the answer also carries, read in the same
+   * statement, the live grant the artifact was issued under and the
+   * account it belongs to: what a token or userinfo request reads next.
    */
   findArtifact(
     request: FindArtifactRequest,
@@ -2356,6 +2762,31 @@ export interface OidcServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ConsumeArtifactResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * IssueArtifacts saves the tokens that one token request issues and
+   * consumes, in the same transaction, the code or refresh token they are
+   * issued for: all of it happens, or none. A source that was consumed
+   * already is a reuse: its grant and everything issued under it are
+   * revoked (and, for a refresh token, the account's owner mailed), and
+   * nothing is saved.
+   * Errors: oidc:token_reused (the source was used already; the grant is
+   * revoked), and those of SaveArtifact.
+   */
+  issueArtifacts(
+    request: IssueArtifactsRequest,
+    callback: (error: ServiceError | null, response: IssueArtifactsResponse) => void,
+  ): ClientUnaryCall;
+  issueArtifacts(
+    request: IssueArtifactsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: IssueArtifactsResponse) => void,
+  ): ClientUnaryCall;
+  issueArtifacts(
+    request: IssueArtifactsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: IssueArtifactsResponse) => void,
   ): ClientUnaryCall;
   /** DestroyArtifact deletes one artifact; deleting one that is gone succeeds. */
   destroyArtifact(
