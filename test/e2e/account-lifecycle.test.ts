@@ -1,7 +1,7 @@
 import { ApiClient, sessionSetCookie } from '../support/api-client';
 import { countMails, mailedToken, newAccount, noticeMail, PASSWORD, signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { userSchema } from '../../gateway/src/accounts/account-schemas';
+import { userSchema } from '../../gateway/src/account-view/user-schema';
 import { sessionListSchema } from '../../gateway/src/sessions/session-schemas';
 
 let stack: E2eStack;

@@ -5,7 +5,7 @@ import { totpCode } from '../support/authenticator';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { followAuthorization, type GitHubAccount } from '../../services/oauth/test/provider-fixtures';
 import { providerEnvironment, startGitHubFixture, startGoogleFixture, TEST_OAUTH_CLIENTS, type GitHubFixture, type GoogleFixture } from '../support/oauth-providers';
-import { userSchema } from '../../gateway/src/accounts/account-schemas';
+import { userSchema } from '../../gateway/src/account-view/user-schema';
 import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
 
 let stack: E2eStack;

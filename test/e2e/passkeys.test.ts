@@ -17,7 +17,7 @@ import { totpCode } from '../support/authenticator';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { followAuthorization } from '../../services/oauth/test/provider-fixtures';
 import { providerEnvironment, startGoogleFixture, type GoogleFixture } from '../support/oauth-providers';
-import { userSchema } from '../../gateway/src/accounts/account-schemas';
+import { userSchema } from '../../gateway/src/account-view/user-schema';
 import { passkeyListSchema, passkeySchema } from '../../gateway/src/passkeys/passkey-schemas';
 import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
 

@@ -3,7 +3,7 @@ import { noticeMail, PASSWORD, signedInAccount } from '../support/accounts';
 import { readQrCode, totpCode } from '../support/authenticator';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { waitFor } from '@latchkey/test-kit';
-import { userSchema } from '../../gateway/src/accounts/account-schemas';
+import { userSchema } from '../../gateway/src/account-view/user-schema';
 import { backupCodesSchema, totpSetupSchema, totpStatusSchema } from '../../gateway/src/totp/totp-schemas';
 
 const TEMP_TOKEN_TTL_SECONDS = 4;

@@ -4,10 +4,12 @@ import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, PostsClient, PasskeysClient, TotpClient } from '../service-clients';
 import { clearSessionCookie } from '../sessions/session-cookie';
 import { assertAccountDeletionAllowed } from './account-deletion-proof';
-import { deleteAccountBody, registerBody, userSchema } from './account-schemas';
+import { userSchema } from '../account-view/user-schema';
+import { deleteAccountBody, registerBody } from './account-schemas';
 import { actionLogPageSchema, pageQuery } from '../posts/post-schemas';
 import { noContent, problemResponses } from '../http/problem-schema';
-import { sessionAccountView, userView } from './user-view';
+import { userView } from '../account-view/user-view';
+import { sessionAccountView } from '../sessions/session-profile';
 import { nextCursor } from '../posts/post-view';
 
 /** What the account routes use. */

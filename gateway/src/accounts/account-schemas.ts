@@ -1,19 +1,5 @@
 import { z } from 'zod';
-import { currentPasswordField, emailField, handleField, newEmailField, newPasswordField, timestamp, tokenField } from '../http/fields';
-
-export const userSchema = z
-  .object({
-    id: z.uuid(),
-    handle: z.string(),
-    email: z.string(),
-    email_verified: z.boolean(),
-    email_verified_at: timestamp.nullable(),
-    has_password: z.boolean(),
-    totp_enabled: z.boolean(),
-    passkeys_count: z.number().int().min(0).describe('Passkeys that can sign in to the account.'),
-    created_at: timestamp,
-  })
-  .meta({ id: 'User' });
+import { currentPasswordField, emailField, handleField, newEmailField, newPasswordField, tokenField } from '../http/fields';
 
 export const registerBody = z.object({ handle: handleField, email: newEmailField, password: newPasswordField });
 export const tokenBody = z.object({ token: tokenField });

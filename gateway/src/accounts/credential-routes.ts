@@ -4,17 +4,11 @@ import { optionalSession, requireRecentAuthentication, requireSession, sessionOf
 import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, OAuthClient, PasskeysClient, TotpClient } from '../service-clients';
 import { takeBackRecentMethods } from './reset-removals';
-import {
-  changeEmailBody,
-  changePasswordBody,
-  emailBody,
-  resendBody,
-  resetPasswordBody,
-  tokenBody,
-  userSchema,
-} from './account-schemas';
+import { userSchema } from '../account-view/user-schema';
+import { changeEmailBody, changePasswordBody, emailBody, resendBody, resetPasswordBody, tokenBody } from './account-schemas';
 import { accepted, noContent, problemResponses } from '../http/problem-schema';
-import { sessionAccountView, viewOf } from './user-view';
+import { viewOf } from '../account-view/user-view';
+import { sessionAccountView } from '../sessions/session-profile';
 
 /** What the credential routes use. */
 export type CredentialRoutesDeps = SessionAccess & {

@@ -8,7 +8,7 @@ import { signIn } from '../sessions/sign-in';
 import { signInMethods } from '../sessions/session-store';
 import { oauthBrowserBinding } from '../http/browser-binding';
 import { providerFromPath, providerName } from './oauth-providers';
-import { userSchema } from '../accounts/account-schemas';
+import { userSchema } from '../account-view/user-schema';
 import {
   authorizationSchema,
   authorizeQuery,
@@ -23,7 +23,8 @@ import {
   unlinkBody,
 } from './oauth-schemas';
 import { noContent, problemResponses } from '../http/problem-schema';
-import { sessionAccountView, userView } from '../accounts/user-view';
+import { userView } from '../account-view/user-view';
+import { sessionAccountView } from '../sessions/session-profile';
 import { reauthenticatedSchema } from '../sessions/session-schemas';
 import { stepUpWithProvider } from '../sessions/step-up';
 

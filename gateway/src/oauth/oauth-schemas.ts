@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { handleField, timestamp, tokenField } from '../http/fields';
 import { totpChallengeSchema } from '../sessions/session-schemas';
-import { userSchema } from '../accounts/account-schemas';
+import { userSchema } from '../account-view/user-schema';
 
 export const providerParams = z.object({ provider: z.string().max(32).describe('`google` or `github`.') });
 export const authorizeQuery = z.object({ purpose: z.enum(['login', 'link', 'reauthenticate']).default('login') });

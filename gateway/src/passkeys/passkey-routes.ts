@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '@latchkey/errors';
-import { userSchema } from '../accounts/account-schemas';
-import { accountWithState, userView } from '../accounts/user-view';
+import { userSchema } from '../account-view/user-schema';
+import { accountWithState, userView } from '../account-view/user-view';
 import { passkeyBrowserBinding } from '../http/browser-binding';
 import { noContent, problemResponses } from '../http/problem-schema';
 import type { CredentialLimits } from '../limits/credential-limits';

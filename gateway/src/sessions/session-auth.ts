@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@latchkey/errors';
 import { isMultiFactor, type AuthenticationMethod, type Session, type SessionStore } from './session-store';
 import type { TotpClient } from '../service-clients';
-import type { UserView } from '../accounts/user-view';
+import type { UserView } from '../account-view/user-view';
 import { clearSessionCookie, setSessionCookie, type CookieSettings } from './session-cookie';
 
 /** What reading and starting sessions takes: the store, the cookie's settings, how recent a proof privileged changes need. */

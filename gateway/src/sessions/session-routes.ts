@@ -8,7 +8,7 @@ import { signOut } from './sign-out';
 import { stepUp } from './step-up';
 import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
-import { userSchema } from '../accounts/account-schemas';
+import { userSchema } from '../account-view/user-schema';
 import { loginBody, reauthenticateBody, reauthenticatedSchema, sessionIdParams, sessionListSchema, totpChallengeSchema } from './session-schemas';
 import { noContent, problemResponses } from '../http/problem-schema';
 

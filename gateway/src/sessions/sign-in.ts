@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { identityV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { PasskeysClient, TotpClient } from '../service-clients';
-import { userView, type UserView } from '../accounts/user-view';
+import { userView, type UserView } from '../account-view/user-view';
 import { startSession, type SessionAccess } from './session-auth';
 import { signInMethods } from './session-store';
 

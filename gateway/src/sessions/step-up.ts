@@ -3,7 +3,7 @@ import { AppError } from '@latchkey/errors';
 import { passkeyBrowserBinding } from '../http/browser-binding';
 import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
-import { sessionAccountView } from '../accounts/user-view';
+import { sessionAccountView } from './session-profile';
 import type { SessionAccess } from './session-auth';
 import { signInMethods, type Session } from './session-store';
 

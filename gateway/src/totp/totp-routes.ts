@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
-import { userSchema } from '../accounts/account-schemas';
+import { userSchema } from '../account-view/user-schema';
 import { noContent, problemResponses } from '../http/problem-schema';
 import {
   backupCodesSchema,
@@ -16,7 +16,7 @@ import {
   totpStatusSchema,
   verifyBody,
 } from './totp-schemas';
-import { userView } from '../accounts/user-view';
+import { userView } from '../account-view/user-view';
 
 /** What the TOTP routes use. */
 export type TotpRoutesDeps = SessionAccess & {
