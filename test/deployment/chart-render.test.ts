@@ -286,7 +286,8 @@ describe.each(variants)('helm template with %s values', (variant) => {
       oauth: [53, 5432, 6379, 4222, 443, 4317, 4318, 'grpc'],
       totp: [53, 5432, 6379, 4222, 4317, 4318],
       posts: [53, 5432, 6379, 4222, 443, 4317, 4318],
-      passkeys: [53, 5432, 6379, 4222, 4317, 4318, 'grpc', 'grpc'],
+      // identity alone: the account and the ledger of sign-in methods.
+      passkeys: [53, 5432, 6379, 4222, 4317, 4318, 'grpc'],
       jobs: [53, 5432, 6379, 4222, 443, 25, 465, 587, 4317, 4318, 'grpc', 'grpc', 'grpc', 'grpc', 'grpc'],
     };
     for (const unit of unitNames) {
