@@ -5,3 +5,4 @@ export { createRedisClient, settledConnection, type RedisClient, type RedisClien
 export { defineRedisScript, type RedisScript } from './redis-script';
 export { execTransaction } from './redis-transaction';
 export { getEach, deleteEach } from './redis-slots';
+export { sessionUrlOf, type DatabaseUrls } from './session-url';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { readMigrations, runMigrations } from '@latchkey/db';
+import { readMigrations, runMigrations, sessionUrlOf, type DatabaseUrls } from '@latchkey/db';
 import type { Logger } from '@latchkey/telemetry';
 import { outboxMigrations } from './outbox-migrations';
 
@@ -24,4 +24,15 @@ export async function migrateServiceSchema(options: {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The `migrate` command of a service whose schema is `schema` and whose own
+ * migrations are in `directory`.
+ */
+export function serviceSchemaMigration(schema: string, directory: string): (config: DatabaseUrls, logger: Logger) => Promise<void> {
+  return async (config, logger) => {
+    // The advisory lock is held across statements: a session of its own, not a transaction pool's.
+    await migrateServiceSchema({ databaseUrl: sessionUrlOf(config), schema, directory, logger });
+  };
 }

@@ -1,7 +1,6 @@
 import { adminV1, identityV1, oidcV1 } from '@latchkey/contracts';
-import { createPool, createRedisClient } from '@latchkey/db';
 import { startGrpcEndpoints } from '@latchkey/grpc-kit';
-import { startBackgroundRelay } from '@latchkey/outbox';
+import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import type { Logger } from '@latchkey/telemetry';
 import type { IdentityConfig } from './config';
@@ -22,19 +21,13 @@ const TOKEN_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
  * still succeed and their mails wait in the outbox.
  */
 export async function startIdentityService(config: IdentityConfig, logger: Logger): Promise<Running> {
-  const pool = createPool({
-    connectionString: config.DATABASE_URL,
-    schema: IDENTITY_SCHEMA,
-    max: config.DATABASE_POOL_MAX,
-    applicationName: 'latchkey-identity',
-    onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
-  });
+  const stores = openServiceStores(config, { unit: 'identity', schema: IDENTITY_SCHEMA, logger });
+  const { pool, redis } = stores;
   const hasher = new PasswordHasher({
     memoryKiB: config.ARGON2_MEMORY_KIB,
     timeCost: config.ARGON2_TIME_COST,
     parallelism: config.ARGON2_PARALLELISM,
   });
-  const redis = createRedisClient(config, { connectionName: 'latchkey-identity', logger });
   const deps = {
     pool,
     hasher,
@@ -46,16 +39,6 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
       changeEmail: config.AUTH_EMAIL_CHANGE_TOKEN_EXPIRE_TIME,
     },
   };
-
-  const relay = startBackgroundRelay({
-    pool,
-    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
-    schema: IDENTITY_SCHEMA,
-    bus: config,
-    subjectPrefix: config.NATS_SUBJECT_PREFIX,
-    connectionName: 'latchkey-identity',
-    logger,
-  });
 
   const sweep = setInterval(() => {
     deleteExpiredTokens(pool).catch((error: unknown) => logger.warn({ err: error }, 'token sweep failed'));
@@ -89,10 +72,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
         },
       ],
     },
-    ready: async () => {
-      await pool.query('SELECT 1');
-      return true;
-    },
+    ready: stores.databaseAnswers,
   });
 
   return {
@@ -100,9 +80,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     async stop() {
       clearInterval(sweep);
       await endpoints.stop();
-      await relay.stop();
-      await pool.end();
-      await redis.quit().catch(() => undefined);
+      await stores.close();
     },
   };
 }

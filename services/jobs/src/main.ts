@@ -1,4 +1,5 @@
 import { assertMutualTlsInProduction } from '@latchkey/config';
+import { sessionUrlOf } from '@latchkey/db';
 import { runProcess } from '@latchkey/runtime';
 import { loadJobsConfig } from './config';
 
@@ -19,7 +20,7 @@ void runProcess({
     migrate: async () => {
       const { migrateJobsSchema } = await import('./migrate');
       return async (config, logger) => {
-        const applied = await migrateJobsSchema(config.DATABASE_SESSION_URL ?? config.DATABASE_URL);
+        const applied = await migrateJobsSchema(sessionUrlOf(config));
         logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'schema up to date');
       };
     },

@@ -1,16 +1,6 @@
 import path from 'node:path';
-import { migrateServiceSchema } from '@latchkey/outbox';
-import type { Logger } from '@latchkey/telemetry';
-import type { OAuthConfig } from './config';
+import { serviceSchemaMigration } from '@latchkey/outbox';
 import { OAUTH_SCHEMA } from './oauth-service';
 
 /** `oauth migrate`: brings schema `oauth` up to date, then exits. */
-export async function migrate(config: Pick<OAuthConfig, 'DATABASE_URL' | 'DATABASE_SESSION_URL'>, logger: Logger): Promise<void> {
-  await migrateServiceSchema({
-    // The advisory lock is held across statements: a session of its own, not a transaction pool's.
-    databaseUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
-    schema: OAUTH_SCHEMA,
-    directory: path.resolve(__dirname, '../migrations'),
-    logger,
-  });
-}
+export const migrate = serviceSchemaMigration(OAUTH_SCHEMA, path.resolve(__dirname, '../migrations'));

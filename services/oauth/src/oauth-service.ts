@@ -1,7 +1,6 @@
 import { identityV1, oauthV1 } from '@latchkey/contracts';
-import { createPool, createRedisClient } from '@latchkey/db';
 import { createServiceClient, startGrpcEndpoints, tlsFilesOf } from '@latchkey/grpc-kit';
-import { startBackgroundRelay } from '@latchkey/outbox';
+import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import { startLedgerSweep } from '@latchkey/sign-in-methods';
 import type { Logger } from '@latchkey/telemetry';
@@ -22,14 +21,8 @@ export const OAUTH_SCHEMA = 'oauth';
  * away, connections still change and their notices wait in the outbox.
  */
 export async function startOAuthService(config: OAuthConfig, logger: Logger): Promise<Running> {
-  const pool = createPool({
-    connectionString: config.DATABASE_URL,
-    schema: OAUTH_SCHEMA,
-    max: config.DATABASE_POOL_MAX,
-    applicationName: 'latchkey-oauth',
-    onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
-  });
-  const redis = createRedisClient(config, { connectionName: 'latchkey-oauth', logger });
+  const stores = openServiceStores(config, { unit: 'oauth', schema: OAUTH_SCHEMA, logger });
+  const { pool, redis } = stores;
   const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { tls: tlsFilesOf(config) });
   const deps: OAuthDeps = {
     pool,
@@ -40,27 +33,13 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     now: Date.now,
   };
 
-  const relay = startBackgroundRelay({
-    pool,
-    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
-    schema: OAUTH_SCHEMA,
-    bus: config,
-    subjectPrefix: config.NATS_SUBJECT_PREFIX,
-    connectionName: 'latchkey-oauth',
-    logger,
-  });
-
   const endpoints = await startGrpcEndpoints({
     unit: 'oauth',
     callers: callersOf('oauth'),
     settings: config,
     logger,
     service: { name: 'oauth.v1.OAuthService', definition: oauthV1.OAuthServiceService, handlers: oauthHandlers(deps) },
-    // Its database, which every call needs; Redis fails only the calls that use it (docs/operations.md, "Probes").
-    ready: async () => {
-      await pool.query('SELECT 1');
-      return true;
-    },
+    ready: stores.databaseAnswers,
   });
 
   // Connections made before identity's ledger existed, or whose listing failed (docs/operations.md, "The ledger of sign-in methods").
@@ -70,11 +49,9 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort, providers: deps.providers.names() },
     async stop() {
       await endpoints.stop();
-      await relay.stop();
       await sweep.stop();
       identity.close();
-      await redis.quit().catch(() => redis.disconnect());
-      await pool.end();
+      await stores.close();
     },
   };
 }

@@ -1,7 +1,6 @@
 import { identityV1, passkeysV1 } from '@latchkey/contracts';
-import { createPool, createRedisClient } from '@latchkey/db';
 import { createServiceClient, startGrpcEndpoints, tlsFilesOf } from '@latchkey/grpc-kit';
-import { startBackgroundRelay } from '@latchkey/outbox';
+import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import { startLedgerSweep } from '@latchkey/sign-in-methods';
 import type { Logger } from '@latchkey/telemetry';
@@ -21,14 +20,8 @@ export const PASSKEYS_SCHEMA = 'passkeys';
  * passkeys still change and their notices wait in the outbox.
  */
 export async function startPasskeysService(config: PasskeysConfig, logger: Logger): Promise<Running> {
-  const pool = createPool({
-    connectionString: config.DATABASE_URL,
-    schema: PASSKEYS_SCHEMA,
-    max: config.DATABASE_POOL_MAX,
-    applicationName: 'latchkey-passkeys',
-    onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
-  });
-  const redis = createRedisClient(config, { connectionName: 'latchkey-passkeys', logger });
+  const stores = openServiceStores(config, { unit: 'passkeys', schema: PASSKEYS_SCHEMA, logger });
+  const { pool, redis } = stores;
   const tls = tlsFilesOf(config);
   const deps: PasskeysDeps = {
     pool,
@@ -37,27 +30,13 @@ export async function startPasskeysService(config: PasskeysConfig, logger: Logge
     identity: createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { tls }),
   };
 
-  const relay = startBackgroundRelay({
-    pool,
-    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
-    schema: PASSKEYS_SCHEMA,
-    bus: config,
-    subjectPrefix: config.NATS_SUBJECT_PREFIX,
-    connectionName: 'latchkey-passkeys',
-    logger,
-  });
-
   const endpoints = await startGrpcEndpoints({
     unit: 'passkeys',
     callers: callersOf('passkeys'),
     settings: config,
     logger,
     service: { name: 'passkeys.v1.PasskeysService', definition: passkeysV1.PasskeysServiceService, handlers: passkeysHandlers(deps) },
-    // Its database, which every call needs; Redis fails only the calls that use it (docs/operations.md, "Probes").
-    ready: async () => {
-      await pool.query('SELECT 1');
-      return true;
-    },
+    ready: stores.databaseAnswers,
   });
 
   // Passkeys stored before identity's ledger existed, or whose listing failed (docs/operations.md, "The ledger of sign-in methods").
@@ -67,13 +46,9 @@ export async function startPasskeysService(config: PasskeysConfig, logger: Logge
     readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort, rp_id: deps.relyingParty.id },
     async stop() {
       await endpoints.stop();
-      await relay.stop();
       await sweep.stop();
       deps.identity.close();
-      // QUIT waits for commands in flight; before the connection is ready there are none to wait for.
-      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
-      else redis.disconnect();
-      await pool.end();
+      await stores.close();
     },
   };
 }

@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { postsV1 } from '@latchkey/contracts';
-import { createPool, createRedisClient, settledConnection } from '@latchkey/db';
+import { createPool, settledConnection } from '@latchkey/db';
 import { startGrpcEndpoints } from '@latchkey/grpc-kit';
-import { startBackgroundRelay } from '@latchkey/outbox';
+import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import type { Logger } from '@latchkey/telemetry';
 import type { PostsConfig } from './config';
@@ -35,13 +35,9 @@ function searchEngine(
  * deleted, and their jobs wait in the outbox.
  */
 export async function startPostsService(config: PostsConfig, logger: Logger): Promise<Running> {
-  const pool = createPool({
-    connectionString: config.DATABASE_URL,
-    schema: POSTS_SCHEMA,
-    max: config.DATABASE_POOL_MAX,
-    applicationName: 'latchkey-posts',
-    onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
-  });
+  // Only list versions go to Redis: a write must not wait for it, nor fail without it.
+  const stores = openServiceStores(config, { unit: 'posts', schema: POSTS_SCHEMA, logger, redisFailsFast: true });
+  const { pool, redis } = stores;
   const searchPool = createPool({
     connectionString: config.DATABASE_URL,
     schema: POSTS_SCHEMA,
@@ -73,8 +69,6 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
         });
   // A create waits on the store: one that does not answer must become a 503 in seconds.
   const s3 = createS3Client(config, { connectionTimeoutMs: 2_000, requestTimeoutMs: 10_000, maxAttempts: 2 });
-  // Only list versions go to Redis: a write must not wait for it, nor fail without it.
-  const redis = createRedisClient(config, { connectionName: 'latchkey-posts', logger, failFast: true });
   // The first writes would otherwise miss their list version while the connection is being made.
   await settledConnection(redis, 3_000);
   const reads = new ReadRouting(pool, replicaPool, redis, config.REDIS_KEY_PREFIX, logger);
@@ -87,16 +81,6 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
     search: { engine: searchEngine(config, { searchPool, replicaSearchPool, reads }), statementTimeoutMs: config.SEARCH_STATEMENT_TIMEOUT_MS },
   };
 
-  const relay = startBackgroundRelay({
-    pool,
-    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
-    schema: POSTS_SCHEMA,
-    bus: config,
-    subjectPrefix: config.NATS_SUBJECT_PREFIX,
-    connectionName: 'latchkey-posts',
-    logger,
-  });
-
   const endpoints = await startGrpcEndpoints({
     unit: 'posts',
     callers: callersOf('posts'),
@@ -106,20 +90,15 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
     // Ready while PostgreSQL answers. The object store is left out on purpose:
     // listing and searching work without it, and a store outage would
     // otherwise take every replica out of the balancer at once.
-    ready: async () => {
-      await pool.query('SELECT 1');
-      return true;
-    },
+    ready: stores.databaseAnswers,
   });
 
   return {
     readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort },
     async stop() {
       await endpoints.stop();
-      await relay.stop();
       s3.destroy();
-      redis.disconnect();
-      await Promise.all([pool.end(), replicaPool?.end(), deps.search.engine.close()]);
+      await Promise.all([stores.close(), replicaPool?.end(), deps.search.engine.close()]);
     },
   };
 }

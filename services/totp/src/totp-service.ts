@@ -1,7 +1,6 @@
 import { totpV1 } from '@latchkey/contracts';
-import { createPool, createRedisClient } from '@latchkey/db';
 import { startGrpcEndpoints } from '@latchkey/grpc-kit';
-import { startBackgroundRelay } from '@latchkey/outbox';
+import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import type { Logger } from '@latchkey/telemetry';
 import { BackupCodeHasher } from './backup-codes';
@@ -31,14 +30,8 @@ export async function startTotpService(
   logger: Logger,
   options: TotpServiceOptions = {},
 ): Promise<Running> {
-  const pool = createPool({
-    connectionString: config.DATABASE_URL,
-    schema: TOTP_SCHEMA,
-    max: config.DATABASE_POOL_MAX,
-    applicationName: 'latchkey-totp',
-    onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
-  });
-  const redis = createRedisClient(config, { connectionName: 'latchkey-totp', logger });
+  const stores = openServiceStores(config, { unit: 'totp', schema: TOTP_SCHEMA, logger });
+  const { pool, redis } = stores;
   const deps: TotpDeps = {
     pool,
     secretBox: new SecretBox(config.TOTP_ENCRYPTION_KEY, config.TOTP_PREVIOUS_ENCRYPTION_KEYS),
@@ -53,38 +46,20 @@ export async function startTotpService(
     now: options.now ?? Date.now,
   };
 
-  const relay = startBackgroundRelay({
-    pool,
-    listenUrl: config.DATABASE_SESSION_URL ?? config.DATABASE_URL,
-    schema: TOTP_SCHEMA,
-    bus: config,
-    subjectPrefix: config.NATS_SUBJECT_PREFIX,
-    connectionName: 'latchkey-totp',
-    logger,
-  });
-
   const endpoints = await startGrpcEndpoints({
     unit: 'totp',
     callers: callersOf('totp'),
     settings: config,
     logger,
     service: { name: 'totp.v1.TotpService', definition: totpV1.TotpServiceService, handlers: totpHandlers(deps) },
-    // Its database, which every call needs; Redis fails only the calls that use it (docs/operations.md, "Probes").
-    ready: async () => {
-      await pool.query('SELECT 1');
-      return true;
-    },
+    ready: stores.databaseAnswers,
   });
 
   return {
     readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort },
     async stop() {
       await endpoints.stop();
-      await relay.stop();
-      // QUIT waits for commands in flight; before the connection is ready there are none to wait for.
-      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
-      else redis.disconnect();
-      await pool.end();
+      await stores.close();
     },
   };
 }
