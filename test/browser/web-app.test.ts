@@ -518,6 +518,8 @@ describe('signing in to another application through Latchkey (docs/oidc.md)', ()
     const landed = await callbacks.next();
     const tokens = await request.exchange(landed);
     expect(tokens.claims()).toMatchObject({ sub: account.id, aud: 'browser-app', email: account.email });
+    // The receiver answers once the request reaches it; the page has landed only when the browser commits it.
+    await visitor.page.waitForURL((url) => url.href === landed.href);
 
     await visitor.goto('/account', 'Your account');
     const applications = visitor.section('Allowed applications');
