@@ -15,6 +15,14 @@ const logLine = (fields: Record<string, unknown>): string =>
   `console.log(${JSON.stringify(JSON.stringify({ level: 'info', time: '2025-01-01T00:00:00.000Z', ...fields }))});`;
 const stayAlive = 'setInterval(() => undefined, 1000);';
 
+async function outputContains(unit: UnitProcess, text: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!unit.output().includes(text)) {
+    if (Date.now() > deadline) throw new Error(`no ${text} in the output within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('parseReadyLine', () => {
   it('accepts a pino line whose msg is exactly ready', () => {
     expect(parseReadyLine('{"level":"info","service":"jobs","msg":"ready"}')).toEqual({ ports: {} });
@@ -82,8 +90,10 @@ describe('startUnitProcess', () => {
   it('does not take a ready line on stderr', async () => {
     const unit = startScript(`console.error(${JSON.stringify(JSON.stringify({ msg: 'ready' }))}); ${stayAlive}`);
     try {
+      // A busy machine can take longer than any short wait to start Node, so
+      // first see the line arrive, then ask whether it counted as ready.
+      await outputContains(unit, '"msg":"ready"', 10_000);
       await expect(unit.waitUntilReady(300)).rejects.toThrow('no ready line');
-      expect(unit.output()).toContain('"msg":"ready"');
     } finally {
       await unit.stop(1_000);
     }
