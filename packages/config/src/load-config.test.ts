@@ -34,6 +34,18 @@ describe('loadConfig()', () => {
     expect(message).toMatch(/COOKIE_SECURE/);
   });
 
+  it('parses a JSON variable into the shape it pipes into, or names what is wrong', () => {
+    const jsonSchema = z.object({
+      CLIENTS: env.json('a JSON array of names', '[]').pipe(z.array(z.string())),
+      KEYS: env.json('a JSON object').pipe(z.record(z.string(), z.number())),
+    });
+    expect(loadConfig(jsonSchema, { KEYS: '{"a":1}' })).toEqual({ CLIENTS: [], KEYS: { a: 1 } });
+    expect(loadConfig(jsonSchema, { CLIENTS: '["x"]', KEYS: '{}' }).CLIENTS).toEqual(['x']);
+    expect(() => loadConfig(jsonSchema, { CLIENTS: '[x', KEYS: '{}' })).toThrow(/CLIENTS: must be a JSON array of names/);
+    expect(() => loadConfig(jsonSchema, { CLIENTS: '[1]', KEYS: '{}' })).toThrow(/CLIENTS\.0: /);
+    expect(() => loadConfig(jsonSchema, {})).toThrow(/KEYS: is required/);
+  });
+
   it('rejects a URL of the wrong protocol', () => {
     expect(() => loadConfig(schema, { DATABASE_URL: 'mysql://db/x' })).toThrow(/DATABASE_URL: must be a postgres URL/);
   });

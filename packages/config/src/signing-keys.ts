@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
+import { env } from './variables';
 
 /** An Ed25519 private key as a JWK (RFC 8037) with the key id tokens name it by. */
 const ed25519JwkSchema = z.object({
@@ -45,16 +46,8 @@ export interface SigningKey {
  * signed with the old one verify until they expire (docs/operations.md,
  * "Service tokens").
  */
-export const signingKeysSchema = z
-  .string()
-  .transform((text, context) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      context.addIssue({ code: 'custom', message: 'must be a JSON array of Ed25519 private JWKs' });
-      return z.NEVER;
-    }
-  })
+export const signingKeysSchema = env
+  .json('a JSON array of Ed25519 private JWKs')
   .pipe(z.array(privateJwkSchema).min(1, 'must hold at least one key'))
   .refine((keys) => new Set(keys.map((key) => key.kid)).size === keys.length, 'every key needs its own kid')
   .refine((keys) => keys.some((key) => key.kty === 'OKP'), 'must hold at least one Ed25519 (OKP) key: service tokens are EdDSA')

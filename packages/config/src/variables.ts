@@ -17,17 +17,38 @@ export const env = {
       },
       { message: `must be a ${protocols.join(' or ')} URL` },
     ),
-  csv: () =>
+  csv: () => z.string().default('').transform(commaSeparated),
+  /**
+   * A JSON document, for the settings that are structured (keys, clients,
+   * allow-lists): parsed here, then piped into the schema of its shape,
+   * which names what is wrong inside. `description` completes "must be".
+   */
+  json: (description: string, fallback?: string) =>
     z
       .string()
-      .default('')
-      .transform((value) =>
-        value
-          .split(',')
-          .map((item) => item.trim())
-          .filter((item) => item.length > 0),
-      ),
+      .optional()
+      .transform((value, context) => {
+        const text = value ?? fallback;
+        if (text === undefined) {
+          context.addIssue({ code: 'custom', message: 'is required' });
+          return z.NEVER;
+        }
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          context.addIssue({ code: 'custom', message: `must be ${description}` });
+          return z.NEVER;
+        }
+      }),
 };
+
+/** The non-empty items of a comma-separated list, trimmed. */
+function commaSeparated(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
 
 /** Variables every process reads: environment, logging and tracing. */
 export const processVariables = {
@@ -43,12 +64,7 @@ const HOST_PORT = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
 const hostPortList = () =>
   z
     .string()
-    .transform((value) =>
-      value
-        .split(',')
-        .map((item) => item.trim())
-        .filter((item) => item.length > 0),
-    )
+    .transform(commaSeparated)
     .refine((items) => items.length > 0 && items.every((item) => HOST_PORT.test(item)), {
       message: 'must be a comma-separated list of host:port',
     });
@@ -57,12 +73,7 @@ const hostPortList = () =>
 const natsServerList = () =>
   z
     .string()
-    .transform((value) =>
-      value
-        .split(',')
-        .map((item) => item.trim())
-        .filter((item) => item.length > 0),
-    )
+    .transform(commaSeparated)
     .refine(
       (items) =>
         items.length > 0 &&

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { env } from '@latchkey/config';
 
 /** Grant types a client may list: the code flow, refresh tokens and the device flow, nothing implicit. */
 export const clientGrantTypes = ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
@@ -53,17 +54,8 @@ export function usesClientSecret(entry: Pick<ClientEntry, 'token_endpoint_auth_m
  * OIDC_CLIENT_SECRETS: a JSON object from client id to secret, kept in a
  * Secret while the entries of OIDC_CLIENTS live in Helm values (GitOps).
  */
-export const clientSecretsSchema = z
-  .string()
-  .default('{}')
-  .transform((text, context) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      context.addIssue({ code: 'custom', message: 'must be a JSON object from client id to secret' });
-      return z.NEVER;
-    }
-  })
+export const clientSecretsSchema = env
+  .json('a JSON object from client id to secret', '{}')
   .pipe(z.record(z.string(), z.string().min(16, 'every secret must be at least 16 characters').max(512)));
 
 /**
@@ -86,17 +78,8 @@ export function withClientSecrets(entries: readonly ClientEntry[], secrets: Read
 }
 
 /** OIDC_CLIENTS: a JSON array of client entries with distinct ids. */
-export const clientEntriesSchema = z
-  .string()
-  .default('[]')
-  .transform((text, context) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      context.addIssue({ code: 'custom', message: 'must be a JSON array of client entries' });
-      return z.NEVER;
-    }
-  })
+export const clientEntriesSchema = env
+  .json('a JSON array of client entries', '[]')
   .pipe(z.array(clientEntrySchema))
   .refine((entries) => new Set(entries.map((entry) => entry.client_id)).size === entries.length, 'every client needs its own client_id');
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { env } from '@latchkey/config';
 import { adminV1 } from '@latchkey/contracts';
 import { EVERY_METHOD } from '@latchkey/grpc-kit';
 
@@ -14,17 +15,8 @@ export const adminRpcNames: readonly string[] = Object.values(adminV1.AdminServi
  * e.g. `{"*": ["urn:latchkey:admin-cli"], "FindUser": ["spiffe://example.org/support-desk"]}`.
  * A misspelt RPC is refused at start rather than silently allowing nobody.
  */
-export const adminAllowedCallersSchema = z
-  .string()
-  .default('{}')
-  .transform((text, context) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      context.addIssue({ code: 'custom', message: 'must be a JSON object of RPC name (or "*") to a list of certificate names' });
-      return z.NEVER;
-    }
-  })
+export const adminAllowedCallersSchema = env
+  .json('a JSON object of RPC name (or "*") to a list of certificate names', '{}')
   .pipe(
     z.record(z.string(), z.array(z.string().min(1))).superRefine((allowList, context) => {
       for (const name of Object.keys(allowList)) {
