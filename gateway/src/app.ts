@@ -138,7 +138,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(accountRoutes({ ...sessionAccess, identity, totp, passkeys, posts, limits }));
   await app.register(credentialRoutes({ ...sessionAccess, identity, oauth, totp, passkeys, limits }));
   await app.register(sessionRoutes({ ...sessionAccess, identity, totp, passkeys, limits }));
-  await app.register(totpRoutes({ ...sessionAccess, identity, totp, passkeys, limits }));
+  await app.register(totpRoutes({ ...sessionAccess, identity, totp, limits }));
   await app.register(oauthRoutes({ ...sessionAccess, identity, oauth, totp, passkeys, limits }));
   await app.register(passkeyRoutes({ ...sessionAccess, identity, totp, passkeys, limits }));
   await app.register(

@@ -284,7 +284,8 @@ describe.each(variants)('helm template with %s values', (variant) => {
       gateway: [53, 6379, 4317, 4318, 'grpc', 'grpc', 'grpc', 'grpc', 'grpc'],
       identity: [53, 5432, 6379, 4222, 4317, 4318],
       oauth: [53, 5432, 6379, 4222, 443, 4317, 4318, 'grpc'],
-      totp: [53, 5432, 6379, 4222, 4317, 4318],
+      // identity alone: which accounts may have TOTP on.
+      totp: [53, 5432, 6379, 4222, 4317, 4318, 'grpc'],
       posts: [53, 5432, 6379, 4222, 443, 4317, 4318],
       // identity alone: the account and the ledger of sign-in methods.
       passkeys: [53, 5432, 6379, 4222, 4317, 4318, 'grpc'],

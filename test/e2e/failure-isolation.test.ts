@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { freePort, startProcess, waitFor, type ManagedProcess } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
+import { totpCode } from '../support/authenticator';
 import { PASSWORD, signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 
@@ -126,5 +127,21 @@ describe('with a unit down', () => {
       expect({ unit, status: (await operations(unit).get('/readyz')).status }).toEqual({ unit, status: 200 });
     }
     expect((await anonymous().get('/readyz')).status).toBe(200);
+  });
+
+  it('signs in an account without TOTP while totp is down, and answers one with TOTP 503', async () => {
+    const withTotp = await signedInAccount(stack, 'withtotp');
+    const setup = (await withTotp.client.post<{ setup_token: string; secret: string }>('/v0/auth/totp/setup')).body;
+    expect((await withTotp.client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, -1) })).status).toBe(200);
+    const without = await signedInAccount(stack, 'nototp');
+    process.kill(stack.processes.get('totp')!.pid!, 'SIGKILL');
+    await gatewaySees('totp', 'down');
+
+    // Identity knows that this account has no TOTP: the sign-in does not ask totp.
+    const login = await anonymous().post('/v0/auth/login', { email: without.email, password: PASSWORD });
+    expect(login.status).toBe(200);
+    expect(login.body).toMatchObject({ email: without.email, totp_enabled: false, passkeys_count: 0 });
+    // This one may have it: without totp's answer there is no sign-in.
+    expectUnavailable(await anonymous().post('/v0/auth/login', { email: withTotp.email, password: PASSWORD }));
   });
 });

@@ -16,6 +16,7 @@ import {
 } from '@latchkey/test-kit';
 import { units } from '@latchkey/units';
 import { ApiClient } from '../support/api-client';
+import { totpCode } from '../support/authenticator';
 import { PASSWORD, signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { natsAuthorizationBlock, natsPasswordVariable } from '../support/nats-authorization';
@@ -114,7 +115,11 @@ describe('every unit with an identity of its own', () => {
       description: 'the post to be indexed',
     });
     const postUrl = `/v0/posts/${created.body.id as string}`;
-    expect((await account.client.request('DELETE', '/v0/users/me', { json: { password: PASSWORD } })).status).toBe(204);
+    // totp tells identity, with its certificate, that the account may have TOTP on: a password alone no longer signs in.
+    const setup = (await account.client.post<{ setup_token: string; secret: string }>('/v0/auth/totp/setup')).body;
+    expect((await account.client.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, -1) })).status).toBe(200);
+    expect((await new ApiClient(stack.gatewayUrl).post('/v0/auth/login', { email: account.email, password: PASSWORD })).body).toMatchObject({ totp_required: true });
+    expect((await account.client.request('DELETE', '/v0/users/me', { json: { password: PASSWORD, code: totpCode(setup.secret) } })).status).toBe(204);
     // The worker asks identity, then has posts, totp and oauth delete the data: every call passes with its certificate.
     const anonymous = new ApiClient(stack.gatewayUrl);
     await waitFor(async () => ((await anonymous.get(postUrl)).status === 404 ? true : undefined), { description: 'the cleanup to delete the post' });
@@ -141,7 +146,7 @@ describe('every unit with an identity of its own', () => {
       () => stack.processes.get('identity')!.output().split('\n').find((line) => line.includes('call refused: caller not allowed')),
       { description: 'identity to log the refusal' },
     );
-    expect(refusal).toContain('caller \\"posts\\" is not one of oauth, passkeys, jobs, gateway');
+    expect(refusal).toContain('caller \\"posts\\" is not one of oauth, totp, passkeys, jobs, gateway');
   });
 
   it('lets the platform clients listed in SESSIONS_GRPC_ALLOWED_CALLERS introspect sessions, and no unit', async () => {

@@ -6,14 +6,8 @@ import type { IdentityClient, TotpClient } from '../service-clients';
 
 export type UserView = z.output<typeof userSchema>;
 
-/** What the account's other units know of it: its second factor and its passkeys. */
-export interface SignInState {
-  readonly totpEnabled: boolean;
-  readonly passkeysCount: number;
-}
-
-/** `{user}` of docs/api.md, "Accounts", from identity's account and what the other units know. */
-export function userView(user: identityV1.User, state: SignInState): UserView {
+/** `{user}` of docs/api.md, "Accounts", from identity's account and whether TOTP is on. */
+export function userView(user: identityV1.User, totpEnabled: boolean): UserView {
   return {
     id: user.id,
     handle: user.handle,
@@ -21,45 +15,50 @@ export function userView(user: identityV1.User, state: SignInState): UserView {
     email_verified: user.emailVerifiedAt !== undefined,
     email_verified_at: user.emailVerifiedAt?.toISOString() ?? null,
     has_password: user.hasPassword,
-    totp_enabled: state.totpEnabled,
-    passkeys_count: state.passkeysCount,
+    totp_enabled: totpEnabled,
+    passkeys_count: user.passkeysCount,
     created_at: (user.createdAt ?? new Date(0)).toISOString(),
   };
 }
 
-/** What knows the account's ways in: identity's ledger of sign-in methods, and the totp service its second factor. */
-export interface SignInStateSources {
+/** What knows the account: identity (with its ledger of sign-in methods), and the totp service its second factor. */
+export interface AccountSources {
   readonly identity: IdentityClient;
   readonly totp: TotpClient;
 }
 
-/** How many passkeys identity's ledger lists, those being removed included: they still work. */
-export function passkeysCountOf(methods: readonly identityV1.SignInMethod[]): number {
-  return methods.filter((method) => method.kind === identityV1.SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY).length;
+/**
+ * Whether the account has TOTP on. Identity knows when it is surely off
+ * (docs/architecture.md, "Second factor presence"); otherwise the totp
+ * service is asked.
+ */
+export async function totpEnabledFor(deps: Pick<AccountSources, 'totp'>, user: identityV1.User, context: RequestContext): Promise<boolean> {
+  if (user.totpPresence === identityV1.TotpPresence.TOTP_PRESENCE_ABSENT) return false;
+  return (await deps.totp.getStatus({ userId: user.id }, context)).enabled;
 }
 
 /**
- * The account with its ways in (identity.v1 GetUser, whose ledger counts
- * the passkeys) and its second factor, asked at once. `getUser` stands for
- * identity's GetUser, for a caller that answers its failure its own way.
+ * The account (identity.v1 GetUser) and whether its TOTP is on. `getUser`
+ * stands for identity's GetUser, for a caller that answers its failure its
+ * own way.
  */
-export async function accountWithState(
-  deps: SignInStateSources,
+export async function accountWithTotp(
+  deps: AccountSources,
   userId: string,
   context: RequestContext,
   getUser: (userId: string, context: RequestContext) => Promise<identityV1.GetUserResponse> = (id, ctx) => deps.identity.getUser({ userId: id }, ctx),
-): Promise<{ user: identityV1.User; state: SignInState }> {
-  const [{ user, signInMethods }, status] = await Promise.all([getUser(userId, context), deps.totp.getStatus({ userId }, context)]);
-  return { user: user!, state: { totpEnabled: status.enabled, passkeysCount: passkeysCountOf(signInMethods) } };
+): Promise<{ user: identityV1.User; totpEnabled: boolean }> {
+  const { user } = await getUser(userId, context);
+  return { user: user!, totpEnabled: await totpEnabledFor(deps, user!, context) };
 }
 
 /** The account as docs/api.md shows it. */
-export async function accountView(deps: SignInStateSources, userId: string, context: RequestContext): Promise<UserView> {
-  const { user, state } = await accountWithState(deps, userId, context);
-  return userView(user, state);
+export async function accountView(deps: AccountSources, userId: string, context: RequestContext): Promise<UserView> {
+  const { user, totpEnabled } = await accountWithTotp(deps, userId, context);
+  return userView(user, totpEnabled);
 }
 
 /** The view of an account just changed, for the answer of the change. */
-export async function viewOf(deps: SignInStateSources, user: identityV1.User, context: RequestContext): Promise<UserView> {
+export async function viewOf(deps: AccountSources, user: identityV1.User, context: RequestContext): Promise<UserView> {
   return accountView(deps, user.id, context);
 }

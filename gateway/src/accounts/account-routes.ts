@@ -37,7 +37,7 @@ export function accountRoutes(deps: AccountRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { user } = await deps.identity.registerUser(request.body, request.ctx);
-        return reply.code(201).send(userView(user!, { totpEnabled: false, passkeysCount: 0 }));
+        return reply.code(201).send(userView(user!, false));
       },
     );
 

@@ -147,7 +147,7 @@ export function oauthRoutes(deps: OAuthRoutesDeps): FastifyPluginAsyncZod {
           request.ctx,
         );
         // A new account: no second factor, no passkey.
-        const view = userView(user!, { totpEnabled: false, passkeysCount: 0 });
+        const view = userView(user!, false);
         const methods = signInMethods('fed', false);
         await startSession(deps, request, reply, { userId: user!.id, handle: user!.handle, sessionEpoch: user!.sessionEpoch, methods }, view);
         return reply.code(201).send(view);

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '@latchkey/errors';
 import { userSchema } from '../account-view/user-schema';
-import { accountWithState, userView } from '../account-view/user-view';
+import { accountWithTotp, userView } from '../account-view/user-view';
 import { passkeyBrowserBinding } from '../http/browser-binding';
 import { noContent, problemResponses } from '../http/problem-schema';
 import type { CredentialLimits } from '../limits/credential-limits';
@@ -167,9 +167,9 @@ export function passkeyRoutes(deps: PasskeyRoutesDeps): FastifyPluginAsyncZod {
           { binding, responseJson: JSON.stringify(request.body.response), expectedUserId: '' },
           request.ctx,
         );
-        const { user, state } = await accountWithState(deps, userId, request.ctx, (id, context) => passkeyOwner(deps, id, context));
+        const { user, totpEnabled } = await accountWithTotp(deps, userId, request.ctx, (id, context) => passkeyOwner(deps, id, context));
         assertMaySignIn(user);
-        const view = userView(user, state);
+        const view = userView(user, totpEnabled);
         await startSession(deps, request, reply, { userId, handle: user.handle, sessionEpoch: user.sessionEpoch, methods: ['webauthn'] }, view);
         return view;
       },

@@ -1,5 +1,5 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
-import { accountView, type SignInStateSources, type UserView } from '../account-view/user-view';
+import { accountView, type AccountSources, type UserView } from '../account-view/user-view';
 import type { Session, SessionStore } from './session-store';
 
 /**
@@ -15,7 +15,7 @@ export const PROFILE_MAX_AGE_MS = 60_000;
  * Nothing decides access from it; sign-in asks the services every time.
  */
 export async function sessionAccountView(
-  deps: SignInStateSources & { readonly sessions: SessionStore },
+  deps: AccountSources & { readonly sessions: SessionStore },
   session: Session,
   request: { readonly ctx: RequestContext },
   now = Date.now(),

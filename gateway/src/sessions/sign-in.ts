@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { identityV1 } from '@latchkey/contracts';
+import { identityV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import type { PasskeysClient, TotpClient } from '../service-clients';
+import type { TotpClient } from '../service-clients';
 import { userView, type UserView } from '../account-view/user-view';
 import { startSession, type SessionAccess } from './session-auth';
 import { signInMethods } from './session-store';
@@ -19,10 +19,12 @@ export function assertMaySignIn(user: Pick<identityV1.User, 'disabledAt'>): void
 /**
  * The last step of every first-factor sign-in (a password, or a provider):
  * an account with TOTP on gets a login challenge and no cookie; any other
- * gets its session (docs/api.md, "Authentication").
+ * gets its session (docs/api.md, "Authentication"). The totp service is
+ * asked only when identity does not know TOTP to be off
+ * (docs/architecture.md, "Second factor presence").
  */
 export async function signIn(
-  deps: SessionAccess & { readonly totp: TotpClient; readonly passkeys: PasskeysClient },
+  deps: SessionAccess & { readonly totp: TotpClient },
   request: FastifyRequest,
   reply: FastifyReply,
   user: identityV1.User,
@@ -30,12 +32,11 @@ export async function signIn(
   firstFactor: 'pwd' | 'fed',
 ): Promise<UserView | TotpChallenge> {
   assertMaySignIn(user);
-  const [{ totpRequired, tempToken }, { count }] = await Promise.all([
-    deps.totp.beginLogin({ userId: user.id, firstFactor, sessionEpoch: user.sessionEpoch }, request.ctx),
-    deps.passkeys.countPasskeys({ userId: user.id }, request.ctx),
-  ]);
-  if (totpRequired) return { totp_required: true, temp_token: tempToken };
-  const view = userView(user, { totpEnabled: false, passkeysCount: count });
+  if (user.totpPresence !== identityV1.TotpPresence.TOTP_PRESENCE_ABSENT) {
+    const { totpRequired, tempToken } = await deps.totp.beginLogin({ userId: user.id, firstFactor, sessionEpoch: user.sessionEpoch }, request.ctx);
+    if (totpRequired) return { totp_required: true, temp_token: tempToken };
+  }
+  const view = userView(user, false);
   const methods = signInMethods(firstFactor, false);
   await startSession(deps, request, reply, { userId: user.id, handle: user.handle, sessionEpoch: user.sessionEpoch, methods }, view);
   return view;

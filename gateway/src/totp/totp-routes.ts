@@ -5,7 +5,7 @@ import { AppError } from '@latchkey/errors';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
-import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
+import type { IdentityClient, TotpClient } from '../service-clients';
 import { userSchema } from '../account-view/user-schema';
 import { noContent, problemResponses } from '../http/problem-schema';
 import {
@@ -22,7 +22,6 @@ import { userView } from '../account-view/user-view';
 export type TotpRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
   readonly totp: TotpClient;
-  readonly passkeys: PasskeysClient;
   readonly limits: CredentialLimits;
 };
 
@@ -124,15 +123,12 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
           { tempToken: temp_token, code, backupCode: backup_code },
           request.ctx,
         );
-        const [{ user }, { count }] = await Promise.all([
-          deps.identity.getUser({ userId }, request.ctx),
-          deps.passkeys.countPasskeys({ userId }, request.ctx),
-        ]);
+        const { user } = await deps.identity.getUser({ userId }, request.ctx);
         // A password change, reset or disable since the first factor ends the sign-in it began.
         if (user!.sessionEpoch > sessionEpoch) throw new AppError('totp:temp_token_invalid');
         assertMaySignIn(user!);
         // TOTP is on: it just checked the code.
-        const view = userView(user!, { totpEnabled: true, passkeysCount: count });
+        const view = userView(user!, true);
         const methods = signInMethods(firstFactor === 'fed' ? 'fed' : 'pwd', true);
         await startSession(deps, request, reply, { userId, handle: user!.handle, sessionEpoch: user!.sessionEpoch, methods }, view);
         return view;

@@ -36,7 +36,7 @@ test('every gRPC unit has a caller', () => {
 });
 
 test('callers, addresses and serve arguments follow the list', () => {
-  expect(callersOf('identity')).toEqual(['oauth', 'passkeys', 'jobs', 'gateway']);
+  expect(callersOf('identity')).toEqual(['oauth', 'totp', 'passkeys', 'jobs', 'gateway']);
   expect(addressVariableOf('identity')).toBe('IDENTITY_GRPC_ADDRESS');
   expect(serveArgsOf(unitNamed('gateway'))).toEqual([]);
   expect(serveArgsOf(unitNamed('jobs'))).toEqual(['serve']);

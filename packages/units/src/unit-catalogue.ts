@@ -173,7 +173,8 @@ export const units: readonly Unit[] = [
     packageName: '@latchkey/totp',
     grpcService: 'totp.v1.TotpService',
     ports: grpcPorts(2),
-    calls: [],
+    // Identity, told which accounts may have TOTP on, so that sign-ins of the others skip asking totp.
+    calls: ['identity'],
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
     settings: [

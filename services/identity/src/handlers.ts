@@ -20,6 +20,7 @@ import {
   listSignInMethods,
   recordSignInMethods,
 } from './sign-in-methods';
+import { completeTotpCensus, recordTotpAbsent, recordTotpPossible } from './totp-presence';
 
 type IdentityHandlers = ServiceHandlers<typeof identityV1.IdentityServiceService>;
 
@@ -107,6 +108,19 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
     },
     async recordSignInMethods({ methods }) {
       await recordSignInMethods(deps, methods);
+      return {};
+    },
+    async recordTotpPossible({ userIds }, context) {
+      const marks = await recordTotpPossible(deps.pool, userIds);
+      context.logger.info({ accounts: marks.length }, 'totp marked possible');
+      return { marks };
+    },
+    async recordTotpAbsent(request) {
+      return { recorded: await recordTotpAbsent(deps.pool, request) };
+    },
+    async completeTotpCensus(_request, context) {
+      await completeTotpCensus(deps.pool);
+      context.logger.info('totp census complete');
       return {};
     },
     async beginSignInMethodRemoval(request, context) {

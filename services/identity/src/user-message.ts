@@ -1,4 +1,5 @@
 import type { adminV1, identityV1 } from '@latchkey/contracts';
+import { totpPresenceOf } from './totp-presence';
 import type { UserRecord } from './user-store';
 
 /** The account as other units see it: never the password hash. */
@@ -12,11 +13,13 @@ export function toUserMessage(user: UserRecord): identityV1.User {
     createdAt: user.created_at,
     sessionEpoch: user.session_epoch,
     disabledAt: user.disabled_at ?? undefined,
+    totpPresence: totpPresenceOf(user),
+    passkeysCount: user.passkeys_count,
   };
 }
 
-/** The account as an administrator sees it (admin.v1): why it is disabled, and no session epoch. */
+/** The account as an administrator sees it (admin.v1): why it is disabled, and nothing other units work with. */
 export function toAdminUserMessage(user: UserRecord): adminV1.User {
-  const { sessionEpoch: _sessionEpoch, ...account } = toUserMessage(user);
+  const { sessionEpoch: _sessionEpoch, totpPresence: _totpPresence, passkeysCount: _passkeysCount, ...account } = toUserMessage(user);
   return { ...account, disabledReason: user.disabled_reason ?? '' };
 }

@@ -13,9 +13,21 @@ export interface UserRecord {
   session_epoch: number;
   disabled_at: Date | null;
   disabled_reason: string | null;
+  /** Marked by the totp service before it turns TOTP on (totp-presence.ts). */
+  totp_possible: boolean;
+  /** Whether the totp service has marked every TOTP it held before the marks existed. */
+  totp_census_complete: boolean;
+  /** The passkeys the ledger lists. */
+  passkeys_count: number;
 }
 
-const COLUMNS = 'id, handle, email, password_hash, password_set_at, email_verified_at, created_at, session_epoch, disabled_at, disabled_reason';
+/**
+ * A users row with what is derived from other tables. Every statement
+ * names the row `users`: the table itself, or a CTE aliased so.
+ */
+const COLUMNS = `id, handle, email, password_hash, password_set_at, email_verified_at, created_at, session_epoch, disabled_at, disabled_reason,
+  totp_possible, EXISTS (SELECT FROM identity.totp_census) AS totp_census_complete,
+  (SELECT count(*)::int FROM identity.sign_in_methods AS method WHERE method.user_id = users.id AND method.kind = 'passkey') AS passkeys_count`;
 
 export async function findUserById(db: pg.ClientBase | pg.Pool, id: string, lock = false): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
@@ -44,7 +56,7 @@ export async function insertUser(
        INSERT INTO identity.sign_in_methods (user_id, kind, reference, added_at)
        SELECT id, 'password', '', password_set_at FROM inserted WHERE password_hash IS NOT NULL
      )
-     SELECT ${COLUMNS} FROM inserted`,
+     SELECT ${COLUMNS} FROM inserted AS users`,
     [user.id, user.handle, user.email, user.passwordHash, user.emailVerified],
   );
   return rows[0] as UserRecord;
@@ -73,7 +85,7 @@ export async function setPasswordHash(
        SELECT id, 'password', '', password_set_at FROM updated
        ON CONFLICT (user_id, kind, reference) DO NOTHING
      )
-     SELECT ${COLUMNS} FROM updated`,
+     SELECT ${COLUMNS} FROM updated AS users`,
     [id, passwordHash, options.markEmailVerified ?? false],
   );
   return rows[0];
@@ -102,7 +114,7 @@ export async function dropPassword(db: pg.ClientBase, id: string): Promise<UserR
      ), unlisted AS (
        DELETE FROM identity.sign_in_methods WHERE user_id IN (SELECT id FROM updated) AND kind = 'password'
      )
-     SELECT ${COLUMNS} FROM updated`,
+     SELECT ${COLUMNS} FROM updated AS users`,
     [id],
   );
   return rows[0];

@@ -1,7 +1,7 @@
 import type { passkeysV1 } from '@latchkey/contracts';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import { beginAuthentication, finishAuthentication } from './passkey-authentication';
-import { countPasskeys, deleteUserData, deleteUserPasskey, listPasskeys, renameUserPasskey } from './passkey-management';
+import { deleteUserData, deleteUserPasskey, listPasskeys, renameUserPasskey } from './passkey-management';
 import { passkeyMessage } from './passkey-message';
 import { beginRegistration, finishRegistration } from './passkey-registration';
 import type { PasskeysDeps } from './passkeys-deps';
@@ -42,9 +42,6 @@ export function passkeysHandlers(deps: PasskeysDeps): PasskeysHandlers {
       const passkey = await finishAuthentication(deps, request, context);
       context.logger.info({ user_id: passkey.userId, passkey_id: passkey.id }, 'passkey assertion verified');
       return { userId: passkey.userId, passkey: passkeyMessage(passkey) };
-    },
-    async countPasskeys({ userId }) {
-      return { count: await countPasskeys(deps, userId) };
     },
     async removeRecentPasskeys(request, context) {
       const { removed, remaining } = await removeRecentPasskeys(deps, request, context);

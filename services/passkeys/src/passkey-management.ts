@@ -8,7 +8,6 @@ import { queuePasskeyNotice } from './mail-queue';
 import { passkeyMethod } from './passkey-ledger';
 import type { PasskeysDeps } from './passkeys-deps';
 import {
-  countPasskeysOfUser,
   deletePasskey,
   deletePasskeysOfUser,
   findPasskeysOfUser,
@@ -19,11 +18,6 @@ import {
 export async function listPasskeys(deps: PasskeysDeps, userId: string): Promise<StoredPasskey[]> {
   assertValid(checkUuid(userId, 'user_id'));
   return findPasskeysOfUser(deps.pool, userId);
-}
-
-export async function countPasskeys(deps: PasskeysDeps, userId: string): Promise<number> {
-  assertValid(checkUuid(userId, 'user_id'));
-  return countPasskeysOfUser(deps.pool, userId);
 }
 
 export async function renameUserPasskey(

@@ -76,11 +76,6 @@ export async function findPasskeyByCredentialId(db: Queryable, credentialId: Buf
   return rows[0] && toPasskey(rows[0]);
 }
 
-export async function countPasskeysOfUser(db: Queryable, userId: string): Promise<number> {
-  const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM passkeys.passkeys WHERE user_id = $1', [userId]);
-  return rows[0]?.count ?? 0;
-}
-
 /**
  * Stores a newly registered credential. Answers undefined when its
  * credential id is stored already (for any account), instead of raising a

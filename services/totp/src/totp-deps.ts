@@ -4,6 +4,7 @@ import type { CodeFailureLimit } from './code-failure-limit';
 import type { LoginChallenges } from './login-challenges';
 import type { SecretBox } from './secret-box';
 import type { SetupTokens } from './setup-tokens';
+import type { IdentityClient } from './totp-presence';
 
 /** What the TOTP operations need, built once at start. */
 export interface TotpDeps {
@@ -13,6 +14,8 @@ export interface TotpDeps {
   readonly setupTokens: SetupTokens;
   readonly loginChallenges: LoginChallenges;
   readonly failureLimit: CodeFailureLimit;
+  /** Told when TOTP may be on and when it is off (totp-presence.ts). */
+  readonly identity: IdentityClient;
   /** TOTP_ISSUER: the name authenticator apps show. */
   readonly issuer: string;
   /** Unix time in milliseconds; a parameter so that tests can move time. */

@@ -1,5 +1,5 @@
-import { totpV1 } from '@latchkey/contracts';
-import { startGrpcEndpoints } from '@latchkey/grpc-kit';
+import { identityV1, totpV1 } from '@latchkey/contracts';
+import { createServiceClient, startGrpcEndpoints, tlsFilesOf } from '@latchkey/grpc-kit';
 import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import type { Logger } from '@latchkey/telemetry';
@@ -10,6 +10,7 @@ import { totpHandlers } from './handlers';
 import { LoginChallenges } from './login-challenges';
 import { SecretBox } from './secret-box';
 import { SetupTokens } from './setup-tokens';
+import { startTotpCensus } from './totp-presence';
 import type { TotpDeps } from './totp-deps';
 import { callersOf } from '@latchkey/units';
 
@@ -32,6 +33,7 @@ export async function startTotpService(
 ): Promise<Running> {
   const stores = openServiceStores(config, { unit: 'totp', schema: TOTP_SCHEMA, logger });
   const { pool, redis } = stores;
+  const tls = tlsFilesOf(config);
   const deps: TotpDeps = {
     pool,
     secretBox: new SecretBox(config.TOTP_ENCRYPTION_KEY, config.TOTP_PREVIOUS_ENCRYPTION_KEYS),
@@ -42,6 +44,7 @@ export async function startTotpService(
       maxFailures: config.RATE_LIMIT_TOTP_FAILURES,
       windowSeconds: config.RATE_LIMIT_TOTP_WINDOW_SECONDS,
     }),
+    identity: createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { tls }),
     issuer: config.TOTP_ISSUER,
     now: options.now ?? Date.now,
   };
@@ -55,10 +58,15 @@ export async function startTotpService(
     ready: stores.databaseAnswers,
   });
 
+  // TOTP turned on before identity kept track of it (docs/operations.md, "Second factor presence").
+  const census = startTotpCensus({ pool, identity: deps.identity, logger });
+
   return {
     readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort },
     async stop() {
       await endpoints.stop();
+      await census.stop();
+      deps.identity.close();
       await stores.close();
     },
   };

@@ -7,6 +7,7 @@ import { assertValid, checkNoticeRecipient, checkTotpCode, checkUserId } from '.
 import { queueSecurityNotice, type NoticeRecipient } from './mail-queue';
 import type { TotpDeps } from './totp-deps';
 import { countBackupCodes, deleteCredential, findCredential, replaceBackupCodes, type TotpCredential } from './totp-store';
+import { markTotpAbsent } from './totp-presence';
 
 export interface TotpStatus {
   readonly enabled: boolean;
@@ -34,17 +35,20 @@ async function requireCredential(deps: TotpDeps, input: CodeConfirmedRequest): P
 /**
  * Turns TOTP off after a current TOTP code (docs/api.md, "Second factor (TOTP)":
  * a backup code is a recovery means for login, not for removing the
- * factor). The secret and backup codes go; the notice is queued with them.
+ * factor). The secret and backup codes go; the notice is queued with them;
+ * identity hears that TOTP is off once it is.
  */
 export async function disableTotp(deps: TotpDeps, input: CodeConfirmedRequest, context: RequestContext): Promise<void> {
   const credential = await requireCredential(deps, input);
-  await deps.failureLimit.guard(input.userId, () =>
+  const presenceMark = await deps.failureLimit.guard(input.userId, () =>
     withTransaction(deps.pool, context, async (db) => {
       await acceptAuthenticatorCode(deps, db, credential, input.code);
-      await deleteCredential(db, input.userId);
+      const mark = await deleteCredential(db, input.userId);
       await queueSecurityNotice(db, input, 'totp_disabled', context);
+      return mark;
     }),
   );
+  if (presenceMark !== undefined) await markTotpAbsent(deps.identity, input.userId, presenceMark, context);
 }
 
 /** Replaces every backup code after a current TOTP code; answers the new codes. */

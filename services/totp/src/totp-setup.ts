@@ -10,6 +10,7 @@ import { secretContext } from './secret-box';
 import { encodeSecret, matchTimeStep, otpauthUri } from './totp-code';
 import type { TotpDeps } from './totp-deps';
 import { findCredential, insertCredential, replaceBackupCodes } from './totp-store';
+import { markTotpPossible } from './totp-presence';
 
 /** 160 bits: RFC 4226 §4 requires at least 128 and recommends 160 for HMAC-SHA-1. */
 const SECRET_BYTES = 20;
@@ -87,8 +88,10 @@ export async function enableTotp(
     const codes = generateBackupCodes();
     const hashes = codes.map((code) => deps.backupCodeHasher.hash(normalizeBackupCode(code) as string));
     const sealedSecret = deps.secretBox.isStale(sealed) ? deps.secretBox.seal(secret, binding) : sealed;
+    // Identity hears first that TOTP may be on, so that no sign-in skips it once it is.
+    const presenceMark = await markTotpPossible(deps.identity, input.userId, context);
     await withTransaction(deps.pool, context, async (db) => {
-      const created = await insertCredential(db, { userId: input.userId, sealedSecret, acceptedStep: step });
+      const created = await insertCredential(db, { userId: input.userId, sealedSecret, acceptedStep: step, presenceMark });
       if (!created) throw new AppError('totp:already_enabled');
       await replaceBackupCodes(db, input.userId, hashes);
       await queueSecurityNotice(db, input, 'totp_enabled', context);

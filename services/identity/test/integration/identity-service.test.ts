@@ -556,12 +556,62 @@ describe('the ledger of sign-in methods', () => {
     expect(await ledgerOf(account.user.id)).toEqual([PASSWORD_ENTRY, { kind: second.kind, reference: second.reference, removalBegun: false }]);
   });
 
+  it('counts the passkeys it lists, being removed or not, with the account', async () => {
+    const account = await registerVerified();
+    expect(account.user.passkeysCount).toBe(0);
+    const [first, second] = [passkey(account.user.id), passkey(account.user.id)];
+    await client.recordSignInMethods({ methods: [first, second].map((method) => ({ ...method, addedAt: new Date() })) });
+    await client.beginSignInMethodRemoval(first);
+    expect((await client.getUser({ userId: account.user.id })).user!.passkeysCount).toBe(2);
+    expect((await client.authenticatePassword({ email: account.user.email, password: account.password })).user!.passkeysCount).toBe(2);
+    await client.finishSignInMethodRemovals({ userId: account.user.id, kind: first.kind, references: [first.reference] });
+    expect((await client.getUser({ userId: account.user.id })).user!.passkeysCount).toBe(1);
+  });
+
   it('goes with the account', async () => {
     const account = await registerVerified();
     await client.recordSignInMethods({ methods: [{ ...passkey(account.user.id), addedAt: new Date() }] });
     await client.deleteUser({ userId: account.user.id });
     const { rows } = await db.query('SELECT 1 FROM identity.sign_in_methods WHERE user_id = $1', [account.user.id]);
     expect(rows).toEqual([]);
+  });
+});
+
+describe('what identity knows of TOTP', () => {
+  const { TOTP_PRESENCE_ABSENT: ABSENT, TOTP_PRESENCE_POSSIBLE: POSSIBLE, TOTP_PRESENCE_UNSPECIFIED: UNKNOWN } = identityV1.TotpPresence;
+  const presenceOf = async (userId: string) => (await client.getUser({ userId })).user!.totpPresence;
+
+  it('knows nothing of an unmarked account until the census is complete, then knows its TOTP is off', async () => {
+    const account = await registerVerified();
+    const marked = await registerVerified();
+    await client.recordTotpPossible({ userIds: [marked.user.id] });
+    // No totp service has run against this database: no census yet.
+    expect(await presenceOf(account.user.id)).toBe(UNKNOWN);
+    expect(await presenceOf(marked.user.id)).toBe(POSSIBLE);
+    await client.completeTotpCensus({});
+    await client.completeTotpCensus({});
+    expect(await presenceOf(account.user.id)).toBe(ABSENT);
+    expect((await client.authenticatePassword({ email: account.user.email, password: account.password })).user!.totpPresence).toBe(ABSENT);
+    expect(await presenceOf(marked.user.id)).toBe(POSSIBLE);
+  });
+
+  it('answers a new mark each time, and unmarks only with the latest one', async () => {
+    const account = await registerVerified();
+    const [{ mark: first }] = (await client.recordTotpPossible({ userIds: [account.user.id, randomUUID()] })).marks as [identityV1.TotpMark];
+    const { marks } = await client.recordTotpPossible({ userIds: [account.user.id.toUpperCase()] });
+    expect(marks).toEqual([{ userId: account.user.id, mark: first + 1 }]);
+    expect(await client.recordTotpAbsent({ userId: account.user.id, mark: first })).toEqual({ recorded: false });
+    expect(await presenceOf(account.user.id)).toBe(POSSIBLE);
+    expect(await client.recordTotpAbsent({ userId: account.user.id, mark: first + 1 })).toEqual({ recorded: true });
+    expect(await presenceOf(account.user.id)).not.toBe(POSSIBLE);
+  });
+
+  it('refuses bad input', async () => {
+    for (const userIds of [[], ['nope'], Array.from({ length: 501 }, () => randomUUID())]) {
+      expect((await errorOf(client.recordTotpPossible({ userIds }))).code).toBe('validation:invalid_input');
+    }
+    expect((await errorOf(client.recordTotpAbsent({ userId: randomUUID(), mark: 0 }))).code).toBe('validation:invalid_input');
+    expect((await errorOf(client.recordTotpAbsent({ userId: 'nope', mark: 1 }))).code).toBe('validation:invalid_input');
   });
 });
 

@@ -5,7 +5,7 @@ import jsQR from 'jsqr';
 import { connect, AckPolicy, type NatsConnection, type JsMsg } from 'nats';
 import pg from 'pg';
 import { PNG } from 'pngjs';
-import { totpV1 } from '@latchkey/contracts';
+import { identityV1, totpV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
 import { ensureStreams, topology } from '@latchkey/job-streams';
@@ -21,6 +21,9 @@ import {
   createTestServiceClient,
   type TestServiceClient,
 } from '@latchkey/test-kit';
+import { loadIdentityConfig } from '../../../identity/src/config';
+import { startIdentityService } from '../../../identity/src/identity-service';
+import { migrate as migrateIdentity } from '../../../identity/src/migrate';
 import { loadTotpConfig, type TotpConfig } from '../../src/config';
 import { migrate } from '../../src/migrate';
 import { startTotpService } from '../../src/totp-service';
@@ -96,6 +99,8 @@ let database: TestDatabase;
 let prefix: string;
 let environment: Record<string, string>;
 let config: TotpConfig;
+let identityService: Running;
+let identity: TestServiceClient<typeof identityV1.IdentityServiceService>;
 let service: Running;
 let client: TotpClient;
 let redis: Redis;
@@ -128,15 +133,23 @@ function noticeTo(to: string, notice: string): Promise<MailJob> {
 }
 
 let accounts = 0;
-function newAccount() {
+/** An account in identity, as the gateway passes it to totp.v1. */
+async function newAccount() {
   accounts += 1;
   const tag = `${accounts}_${Date.now().toString(36)}`;
-  return { userId: randomUUID(), accountEmail: `totp.${tag}@example.com`, accountHandle: `user_${tag}` };
+  const accountEmail = `totp.${tag}@example.com`;
+  const { user } = await identity.createVerifiedUser({ handle: `user_${tag}`.slice(0, 32), email: accountEmail });
+  return { userId: user!.id, accountEmail, accountHandle: user!.handle };
+}
+
+/** What identity answers of the account's TOTP. */
+async function presenceOf(userId: string): Promise<identityV1.TotpPresence> {
+  return (await identity.getUser({ userId })).user!.totpPresence;
 }
 
 /** A user with TOTP enabled; the clock is moved past the step of the enabling code. */
 async function enrolledAccount(on: TotpClient = client) {
-  const account = newAccount();
+  const account = await newAccount();
   const setup = await on.beginSetup({ userId: account.userId, accountEmail: account.accountEmail });
   remember([setup.secret, setup.setupToken]);
   const { backupCodes } = await on.enable({
@@ -164,9 +177,13 @@ beforeAll(async () => {
     NATS_SUBJECT_PREFIX: prefix,
     GRPC_PORT: '0',
     METRICS_PORT: '0',
-    TOTP_ISSUER: ISSUER,
-    TOTP_ENCRYPTION_KEY: encryptionKey.toString('base64'),
   };
+  const identityConfig = loadIdentityConfig({ ...environment, ADMIN_GRPC_PORT: '0' });
+  await migrateIdentity(identityConfig, silent);
+  identityService = await startIdentityService(identityConfig, silent);
+  const IDENTITY_GRPC_ADDRESS = `127.0.0.1:${String(identityService.readyFields?.grpc_port)}`;
+  identity = createTestServiceClient(identityV1.IdentityServiceService, IDENTITY_GRPC_ADDRESS);
+  environment = { ...environment, IDENTITY_GRPC_ADDRESS, TOTP_ISSUER: ISSUER, TOTP_ENCRYPTION_KEY: encryptionKey.toString('base64') };
   config = loadTotpConfig(environment);
   await migrate(config, silent);
   const logger = createLogger({ service: 'totp', level: 'debug', destination: logDestination });
@@ -197,6 +214,8 @@ afterAll(async () => {
   subscription?.stop();
   client?.close();
   await service?.stop();
+  identity?.close();
+  await identityService?.stop();
   const jsm = await nats?.jetstreamManager();
   const names = topology(prefix);
   await jsm?.streams.delete(names.jobsStream).catch(() => undefined);
@@ -213,7 +232,7 @@ afterAll(async () => {
 
 describe('setup and enable', () => {
   it('returns a base32 secret, its otpauth URI, a QR code of that URI and a setup token', async () => {
-    const account = newAccount();
+    const account = await newAccount();
     const setup = await client.beginSetup({ userId: account.userId, accountEmail: account.accountEmail });
     remember([setup.secret, setup.setupToken]);
 
@@ -246,7 +265,7 @@ describe('setup and enable', () => {
   });
 
   it('enables with a code computed independently, returns 10 backup codes and mails a notice', async () => {
-    const account = newAccount();
+    const account = await newAccount();
     const setup = await client.beginSetup({ userId: account.userId, accountEmail: account.accountEmail });
     remember([setup.secret, setup.setupToken]);
     const { backupCodes } = await client.enable({
@@ -307,7 +326,7 @@ describe('setup and enable', () => {
   });
 
   it('refuses a wrong code, and a code two steps away, leaving the setup usable', async () => {
-    const account = newAccount();
+    const account = await newAccount();
     const setup = await client.beginSetup({ userId: account.userId, accountEmail: account.accountEmail });
     remember([setup.secret, setup.setupToken]);
     const attempt = (code: string) => client.enable({ ...account, setupToken: setup.setupToken, code });
@@ -319,16 +338,16 @@ describe('setup and enable', () => {
   });
 
   it('refuses an unknown, foreign, replaced or expired setup token', async () => {
-    const first = newAccount();
-    const second = newAccount();
-    const setupOf = async (account: ReturnType<typeof newAccount>) => {
+    const first = await newAccount();
+    const second = await newAccount();
+    const setupOf = async (account: Awaited<ReturnType<typeof newAccount>>) => {
       const setup = await client.beginSetup({ userId: account.userId, accountEmail: account.accountEmail });
       remember([setup.secret, setup.setupToken]);
       return setup;
     };
     const firstSetup = await setupOf(first);
     const code = codeFor(firstSetup.secret);
-    const enable = (account: ReturnType<typeof newAccount>, setupToken: string) =>
+    const enable = (account: Awaited<ReturnType<typeof newAccount>>, setupToken: string) =>
       codeOf(client.enable({ ...account, setupToken, code }));
 
     expect(await enable(first, randomBytes(32).toString('base64url'))).toBe('totp:setup_token_invalid');
@@ -370,7 +389,7 @@ describe('login challenge', () => {
   });
 
   it('does not let the code that enabled TOTP also pass the first login', async () => {
-    const account = newAccount();
+    const account = await newAccount();
     const setup = await client.beginSetup({ userId: account.userId, accountEmail: account.accountEmail });
     remember([setup.secret, setup.setupToken]);
     const code = remember(codeFor(setup.secret));
@@ -639,11 +658,84 @@ describe('key rotation', () => {
   });
 });
 
+describe('what identity knows of TOTP', () => {
+  const { TOTP_PRESENCE_ABSENT: ABSENT, TOTP_PRESENCE_POSSIBLE: POSSIBLE, TOTP_PRESENCE_UNSPECIFIED: UNKNOWN } = identityV1.TotpPresence;
+
+  it('is told possible before TOTP is on, and absent once it is off', async () => {
+    const account = await newAccount();
+    // The census of a service started on an empty table completes at once.
+    await waitFor(async () => ((await presenceOf(account.userId)) === ABSENT ? true : undefined), { description: 'the census' });
+    const enrolled = await enrolledAccount();
+    expect(await presenceOf(enrolled.userId)).toBe(POSSIBLE);
+    await client.disable({ ...enrolled, code: remember(codeFor(enrolled.secret)) });
+    nextStep();
+    expect(await presenceOf(enrolled.userId)).toBe(ABSENT);
+  });
+
+  it('keeps possible when TOTP was turned on again after the one being turned off', async () => {
+    const account = await enrolledAccount();
+    // Another enable of the account's, between this disable's delete and its word to identity.
+    await identity.recordTotpPossible({ userIds: [account.userId] });
+    await client.disable({ ...account, code: remember(codeFor(account.secret)) });
+    nextStep();
+    expect(await presenceOf(account.userId)).toBe(POSSIBLE);
+  });
+
+  it('turns nothing on when identity cannot be told', async () => {
+    const unreachable = await startTotpService(loadTotpConfig({ ...environment, IDENTITY_GRPC_ADDRESS: '127.0.0.1:1' }), silent, { now: () => clockMs });
+    const unreachableClient = clientFor(unreachable);
+    try {
+      const account = await newAccount();
+      const setup = await unreachableClient.beginSetup({ userId: account.userId, accountEmail: account.accountEmail });
+      remember([setup.secret, setup.setupToken]);
+      expect(await codeOf(unreachableClient.enable({ ...account, setupToken: setup.setupToken, code: remember(codeFor(setup.secret)) }))).toBe(
+        'service:unavailable',
+      );
+      expect((await client.getStatus({ userId: account.userId })).enabled).toBe(false);
+      expect(await presenceOf(account.userId)).toBe(ABSENT);
+    } finally {
+      unreachableClient.close();
+      await unreachable.stop();
+    }
+  });
+
+  it('learns at start of the TOTP turned on before it kept track, and until then knows nothing', async () => {
+    const before = await newAccount();
+    const without = await newAccount();
+    // As the release before left them: a credential with no mark, and no census.
+    await db.query(
+      `INSERT INTO totp_credentials (user_id, secret_ciphertext, key_id, presence_mark)
+       SELECT $2, secret_ciphertext, key_id, 0 FROM totp_credentials WHERE user_id = $1`,
+      [(await enrolledAccount()).userId, before.userId],
+    );
+    await db.query('DELETE FROM identity.totp_census');
+    expect(await presenceOf(before.userId)).toBe(UNKNOWN);
+    expect(await presenceOf(without.userId)).toBe(UNKNOWN);
+
+    const upgraded = await startTotpService(config, silent, { now: () => clockMs });
+    try {
+      await waitFor(async () => ((await presenceOf(without.userId)) === ABSENT ? true : undefined), { description: 'the census' });
+      expect(await presenceOf(before.userId)).toBe(POSSIBLE);
+      const { rows } = await db.query<{ presence_mark: string }>('SELECT presence_mark FROM totp_credentials WHERE user_id = $1', [before.userId]);
+      expect(Number(rows[0]!.presence_mark)).toBeGreaterThan(0);
+    } finally {
+      await upgraded.stop();
+    }
+  });
+
+  it('refuses a credential stored without a mark, as a unit of the release before would store it', async () => {
+    const account = await newAccount();
+    await expect(
+      db.query("INSERT INTO totp_credentials (user_id, secret_ciphertext, key_id) VALUES ($1, '\\x00', 'k')", [account.userId]),
+    ).rejects.toThrow(/presence_mark/);
+  });
+});
+
 describe('account deletion', () => {
   it('removes every trace of a user, and does it again without complaint', async () => {
     const account = await enrolledAccount();
     const openChallenge = await challenge(account.userId);
-    const pending = newAccount();
+    const pending = await newAccount();
     const setup = await client.beginSetup({ userId: pending.userId, accountEmail: pending.accountEmail });
     remember([setup.secret, setup.setupToken]);
     await codeOf(client.disable({ ...account, code: wrongCodeFor(account.secret) }));

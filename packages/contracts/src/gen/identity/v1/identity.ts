@@ -21,6 +21,56 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp";
 
+/**
+ * TotpPresence is what identity knows of an account's TOTP without asking
+ * totp.v1. ABSENT is never wrong: totp.v1 records POSSIBLE before it turns
+ * TOTP on, and ABSENT only after it turned it off.
+ */
+export enum TotpPresence {
+  /**
+   * TOTP_PRESENCE_UNSPECIFIED - Not known yet (totp.v1 has not finished recording the TOTP it held
+   * before identity kept this): ask totp.v1.
+   */
+  TOTP_PRESENCE_UNSPECIFIED = 0,
+  /** TOTP_PRESENCE_ABSENT - TOTP is off. */
+  TOTP_PRESENCE_ABSENT = 1,
+  /** TOTP_PRESENCE_POSSIBLE - TOTP may be on: ask totp.v1. */
+  TOTP_PRESENCE_POSSIBLE = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function totpPresenceFromJSON(object: any): TotpPresence {
+  switch (object) {
+    case 0:
+    case "TOTP_PRESENCE_UNSPECIFIED":
+      return TotpPresence.TOTP_PRESENCE_UNSPECIFIED;
+    case 1:
+    case "TOTP_PRESENCE_ABSENT":
+      return TotpPresence.TOTP_PRESENCE_ABSENT;
+    case 2:
+    case "TOTP_PRESENCE_POSSIBLE":
+      return TotpPresence.TOTP_PRESENCE_POSSIBLE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return TotpPresence.UNRECOGNIZED;
+  }
+}
+
+export function totpPresenceToJSON(object: TotpPresence): string {
+  switch (object) {
+    case TotpPresence.TOTP_PRESENCE_UNSPECIFIED:
+      return "TOTP_PRESENCE_UNSPECIFIED";
+    case TotpPresence.TOTP_PRESENCE_ABSENT:
+      return "TOTP_PRESENCE_ABSENT";
+    case TotpPresence.TOTP_PRESENCE_POSSIBLE:
+      return "TOTP_PRESENCE_POSSIBLE";
+    case TotpPresence.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** SignInMethodKind says what a way into an account is. */
 export enum SignInMethodKind {
   /** SIGN_IN_METHOD_KIND_UNSPECIFIED - Not a kind; answered with validation:invalid_input. */
@@ -100,7 +150,19 @@ export interface User {
    * account that may sign in. A caller starting a session for a disabled
    * account answers auth:account_disabled instead.
    */
-  disabledAt?: Date | undefined;
+  disabledAt?:
+    | Date
+    | undefined;
+  /**
+   * Whether the account may have TOTP on, as totp.v1 records it: a caller
+   * may skip asking totp.v1 only when it is ABSENT.
+   */
+  totpPresence: TotpPresence;
+  /**
+   * The passkeys the ledger of sign-in methods lists, those being removed
+   * included (they still work).
+   */
+  passkeysCount: number;
 }
 
 /** RegisterUserRequest carries the new account's chosen credentials. */
@@ -424,6 +486,51 @@ export interface RecordSignInMethodsRequest {
 export interface RecordSignInMethodsResponse {
 }
 
+/**
+ * RecordTotpPossibleRequest names the accounts whose TOTP is about to be,
+ * or already is, on.
+ */
+export interface RecordTotpPossibleRequest {
+  /** 1 to 500 account ids (UUIDs). */
+  userIds: string[];
+}
+
+/** TotpMark is an account's mark from RecordTotpPossible. */
+export interface TotpMark {
+  /** The account (UUID). */
+  userId: string;
+  /** Raised by every RecordTotpPossible of the account; 1 or more. */
+  mark: number;
+}
+
+/** RecordTotpPossibleResponse holds a mark for every account that exists. */
+export interface RecordTotpPossibleResponse {
+  /** In no particular order. */
+  marks: TotpMark[];
+}
+
+/** RecordTotpAbsentRequest names the account whose TOTP was turned off. */
+export interface RecordTotpAbsentRequest {
+  /** The account (UUID). */
+  userId: string;
+  /** The mark RecordTotpPossible answered when the TOTP now off was turned on. */
+  mark: number;
+}
+
+/** RecordTotpAbsentResponse says whether the account is now ABSENT. */
+export interface RecordTotpAbsentResponse {
+  /** False when a later RecordTotpPossible came, or the account is gone. */
+  recorded: boolean;
+}
+
+/** CompleteTotpCensusRequest is empty. */
+export interface CompleteTotpCensusRequest {
+}
+
+/** CompleteTotpCensusResponse is empty. */
+export interface CompleteTotpCensusResponse {
+}
+
 /** BeginSignInMethodRemovalRequest names the method about to be deleted. */
 export interface BeginSignInMethodRemovalRequest {
   /** The account (UUID). */
@@ -479,6 +586,8 @@ function createBaseUser(): User {
     createdAt: undefined,
     sessionEpoch: 0,
     disabledAt: undefined,
+    totpPresence: 0,
+    passkeysCount: 0,
   };
 }
 
@@ -507,6 +616,12 @@ export const User: MessageFns<User> = {
     }
     if (message.disabledAt !== undefined) {
       Timestamp.encode(toTimestamp(message.disabledAt), writer.uint32(66).fork()).join();
+    }
+    if (message.totpPresence !== 0) {
+      writer.uint32(72).int32(message.totpPresence);
+    }
+    if (message.passkeysCount !== 0) {
+      writer.uint32(80).int32(message.passkeysCount);
     }
     return writer;
   },
@@ -588,6 +703,22 @@ export const User: MessageFns<User> = {
             message.disabledAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.totpPresence = reader.int32() as any;
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.passkeysCount = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -630,6 +761,16 @@ export const User: MessageFns<User> = {
         : isSet(object.disabled_at)
         ? fromJsonTimestamp(object.disabled_at)
         : undefined,
+      totpPresence: isSet(object.totpPresence)
+        ? totpPresenceFromJSON(object.totpPresence)
+        : isSet(object.totp_presence)
+        ? totpPresenceFromJSON(object.totp_presence)
+        : 0,
+      passkeysCount: isSet(object.passkeysCount)
+        ? globalThis.Number(object.passkeysCount)
+        : isSet(object.passkeys_count)
+        ? globalThis.Number(object.passkeys_count)
+        : 0,
     };
   },
 
@@ -659,6 +800,12 @@ export const User: MessageFns<User> = {
     if (message.disabledAt !== undefined) {
       obj.disabledAt = message.disabledAt.toISOString();
     }
+    if (message.totpPresence !== 0) {
+      obj.totpPresence = totpPresenceToJSON(message.totpPresence);
+    }
+    if (message.passkeysCount !== 0) {
+      obj.passkeysCount = Math.round(message.passkeysCount);
+    }
     return obj;
   },
 
@@ -675,6 +822,8 @@ export const User: MessageFns<User> = {
     message.createdAt = object.createdAt ?? undefined;
     message.sessionEpoch = object.sessionEpoch ?? 0;
     message.disabledAt = object.disabledAt ?? undefined;
+    message.totpPresence = object.totpPresence ?? 0;
+    message.passkeysCount = object.passkeysCount ?? 0;
     return message;
   },
 };
@@ -3843,6 +3992,495 @@ export const RecordSignInMethodsResponse: MessageFns<RecordSignInMethodsResponse
   },
 };
 
+function createBaseRecordTotpPossibleRequest(): RecordTotpPossibleRequest {
+  return { userIds: [] };
+}
+
+export const RecordTotpPossibleRequest: MessageFns<RecordTotpPossibleRequest> = {
+  encode(message: RecordTotpPossibleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.userIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordTotpPossibleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordTotpPossibleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordTotpPossibleRequest {
+    return {
+      userIds: globalThis.Array.isArray(object?.userIds)
+        ? object.userIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.user_ids)
+        ? object.user_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RecordTotpPossibleRequest): unknown {
+    const obj: any = {};
+    if (message.userIds?.length) {
+      obj.userIds = message.userIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordTotpPossibleRequest>, I>>(base?: I): RecordTotpPossibleRequest {
+    return RecordTotpPossibleRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordTotpPossibleRequest>, I>>(object: I): RecordTotpPossibleRequest {
+    const message = createBaseRecordTotpPossibleRequest();
+    message.userIds = object.userIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseTotpMark(): TotpMark {
+  return { userId: "", mark: 0 };
+}
+
+export const TotpMark: MessageFns<TotpMark> = {
+  encode(message: TotpMark, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.mark !== 0) {
+      writer.uint32(16).int64(message.mark);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TotpMark {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTotpMark();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mark = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TotpMark {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      mark: isSet(object.mark) ? globalThis.Number(object.mark) : 0,
+    };
+  },
+
+  toJSON(message: TotpMark): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.mark !== 0) {
+      obj.mark = Math.round(message.mark);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TotpMark>, I>>(base?: I): TotpMark {
+    return TotpMark.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TotpMark>, I>>(object: I): TotpMark {
+    const message = createBaseTotpMark();
+    message.userId = object.userId ?? "";
+    message.mark = object.mark ?? 0;
+    return message;
+  },
+};
+
+function createBaseRecordTotpPossibleResponse(): RecordTotpPossibleResponse {
+  return { marks: [] };
+}
+
+export const RecordTotpPossibleResponse: MessageFns<RecordTotpPossibleResponse> = {
+  encode(message: RecordTotpPossibleResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.marks) {
+      TotpMark.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordTotpPossibleResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordTotpPossibleResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.marks.push(TotpMark.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordTotpPossibleResponse {
+    return { marks: globalThis.Array.isArray(object?.marks) ? object.marks.map((e: any) => TotpMark.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: RecordTotpPossibleResponse): unknown {
+    const obj: any = {};
+    if (message.marks?.length) {
+      obj.marks = message.marks.map((e) => TotpMark.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordTotpPossibleResponse>, I>>(base?: I): RecordTotpPossibleResponse {
+    return RecordTotpPossibleResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordTotpPossibleResponse>, I>>(object: I): RecordTotpPossibleResponse {
+    const message = createBaseRecordTotpPossibleResponse();
+    message.marks = object.marks?.map((e) => TotpMark.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRecordTotpAbsentRequest(): RecordTotpAbsentRequest {
+  return { userId: "", mark: 0 };
+}
+
+export const RecordTotpAbsentRequest: MessageFns<RecordTotpAbsentRequest> = {
+  encode(message: RecordTotpAbsentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.mark !== 0) {
+      writer.uint32(16).int64(message.mark);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordTotpAbsentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordTotpAbsentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mark = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordTotpAbsentRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      mark: isSet(object.mark) ? globalThis.Number(object.mark) : 0,
+    };
+  },
+
+  toJSON(message: RecordTotpAbsentRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.mark !== 0) {
+      obj.mark = Math.round(message.mark);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordTotpAbsentRequest>, I>>(base?: I): RecordTotpAbsentRequest {
+    return RecordTotpAbsentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordTotpAbsentRequest>, I>>(object: I): RecordTotpAbsentRequest {
+    const message = createBaseRecordTotpAbsentRequest();
+    message.userId = object.userId ?? "";
+    message.mark = object.mark ?? 0;
+    return message;
+  },
+};
+
+function createBaseRecordTotpAbsentResponse(): RecordTotpAbsentResponse {
+  return { recorded: false };
+}
+
+export const RecordTotpAbsentResponse: MessageFns<RecordTotpAbsentResponse> = {
+  encode(message: RecordTotpAbsentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.recorded !== false) {
+      writer.uint32(8).bool(message.recorded);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordTotpAbsentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordTotpAbsentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.recorded = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordTotpAbsentResponse {
+    return { recorded: isSet(object.recorded) ? globalThis.Boolean(object.recorded) : false };
+  },
+
+  toJSON(message: RecordTotpAbsentResponse): unknown {
+    const obj: any = {};
+    if (message.recorded !== false) {
+      obj.recorded = message.recorded;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordTotpAbsentResponse>, I>>(base?: I): RecordTotpAbsentResponse {
+    return RecordTotpAbsentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordTotpAbsentResponse>, I>>(object: I): RecordTotpAbsentResponse {
+    const message = createBaseRecordTotpAbsentResponse();
+    message.recorded = object.recorded ?? false;
+    return message;
+  },
+};
+
+function createBaseCompleteTotpCensusRequest(): CompleteTotpCensusRequest {
+  return {};
+}
+
+export const CompleteTotpCensusRequest: MessageFns<CompleteTotpCensusRequest> = {
+  encode(_: CompleteTotpCensusRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteTotpCensusRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteTotpCensusRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CompleteTotpCensusRequest {
+    return {};
+  },
+
+  toJSON(_: CompleteTotpCensusRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompleteTotpCensusRequest>, I>>(base?: I): CompleteTotpCensusRequest {
+    return CompleteTotpCensusRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompleteTotpCensusRequest>, I>>(_: I): CompleteTotpCensusRequest {
+    const message = createBaseCompleteTotpCensusRequest();
+    return message;
+  },
+};
+
+function createBaseCompleteTotpCensusResponse(): CompleteTotpCensusResponse {
+  return {};
+}
+
+export const CompleteTotpCensusResponse: MessageFns<CompleteTotpCensusResponse> = {
+  encode(_: CompleteTotpCensusResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteTotpCensusResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteTotpCensusResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CompleteTotpCensusResponse {
+    return {};
+  },
+
+  toJSON(_: CompleteTotpCensusResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompleteTotpCensusResponse>, I>>(base?: I): CompleteTotpCensusResponse {
+    return CompleteTotpCensusResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompleteTotpCensusResponse>, I>>(_: I): CompleteTotpCensusResponse {
+    const message = createBaseCompleteTotpCensusResponse();
+    return message;
+  },
+};
+
 function createBaseBeginSignInMethodRemovalRequest(): BeginSignInMethodRemovalRequest {
   return { userId: "", kind: 0, reference: "" };
 }
@@ -4669,6 +5307,61 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): RecordSignInMethodsResponse => RecordSignInMethodsResponse.decode(value),
   },
   /**
+   * RecordTotpPossible is called by totp.v1 before it turns TOTP on for
+   * accounts (docs/architecture.md, "Second factor presence"), and for the
+   * TOTP it had turned on before identity kept this. From then on the
+   * accounts' totp_presence is POSSIBLE, so that no caller skips asking
+   * totp.v1. Each account answers a new mark, which RecordTotpAbsent must
+   * name. An account that no longer exists is skipped and has no mark.
+   * Errors: validation:invalid_input.
+   */
+  recordTotpPossible: {
+    path: "/identity.v1.IdentityService/RecordTotpPossible" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordTotpPossibleRequest): Buffer =>
+      Buffer.from(RecordTotpPossibleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordTotpPossibleRequest => RecordTotpPossibleRequest.decode(value),
+    responseSerialize: (value: RecordTotpPossibleResponse): Buffer =>
+      Buffer.from(RecordTotpPossibleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordTotpPossibleResponse => RecordTotpPossibleResponse.decode(value),
+  },
+  /**
+   * RecordTotpAbsent is called by totp.v1 after it turned TOTP off. The
+   * account's totp_presence becomes ABSENT only if no RecordTotpPossible came
+   * after the one that answered `mark`: a TOTP turned on again meanwhile
+   * stays POSSIBLE.
+   * Errors: validation:invalid_input.
+   */
+  recordTotpAbsent: {
+    path: "/identity.v1.IdentityService/RecordTotpAbsent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordTotpAbsentRequest): Buffer =>
+      Buffer.from(RecordTotpAbsentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordTotpAbsentRequest => RecordTotpAbsentRequest.decode(value),
+    responseSerialize: (value: RecordTotpAbsentResponse): Buffer =>
+      Buffer.from(RecordTotpAbsentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordTotpAbsentResponse => RecordTotpAbsentResponse.decode(value),
+  },
+  /**
+   * CompleteTotpCensus is called by totp.v1 once every TOTP it holds has been
+   * recorded with RecordTotpPossible. Until the first call, accounts not
+   * marked POSSIBLE are UNSPECIFIED (not known) rather than ABSENT. Calling
+   * it again changes nothing.
+   */
+  completeTotpCensus: {
+    path: "/identity.v1.IdentityService/CompleteTotpCensus" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CompleteTotpCensusRequest): Buffer =>
+      Buffer.from(CompleteTotpCensusRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CompleteTotpCensusRequest => CompleteTotpCensusRequest.decode(value),
+    responseSerialize: (value: CompleteTotpCensusResponse): Buffer =>
+      Buffer.from(CompleteTotpCensusResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CompleteTotpCensusResponse => CompleteTotpCensusResponse.decode(value),
+  },
+  /**
    * BeginSignInMethodRemoval is asked by the unit that owns a method before
    * it deletes it. With the account's row locked, it refuses when no other
    * way in would be left (a method whose removal has begun counts as gone
@@ -4878,6 +5571,31 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * Errors: validation:invalid_input.
    */
   recordSignInMethods: handleUnaryCall<RecordSignInMethodsRequest, RecordSignInMethodsResponse>;
+  /**
+   * RecordTotpPossible is called by totp.v1 before it turns TOTP on for
+   * accounts (docs/architecture.md, "Second factor presence"), and for the
+   * TOTP it had turned on before identity kept this. From then on the
+   * accounts' totp_presence is POSSIBLE, so that no caller skips asking
+   * totp.v1. Each account answers a new mark, which RecordTotpAbsent must
+   * name. An account that no longer exists is skipped and has no mark.
+   * Errors: validation:invalid_input.
+   */
+  recordTotpPossible: handleUnaryCall<RecordTotpPossibleRequest, RecordTotpPossibleResponse>;
+  /**
+   * RecordTotpAbsent is called by totp.v1 after it turned TOTP off. The
+   * account's totp_presence becomes ABSENT only if no RecordTotpPossible came
+   * after the one that answered `mark`: a TOTP turned on again meanwhile
+   * stays POSSIBLE.
+   * Errors: validation:invalid_input.
+   */
+  recordTotpAbsent: handleUnaryCall<RecordTotpAbsentRequest, RecordTotpAbsentResponse>;
+  /**
+   * CompleteTotpCensus is called by totp.v1 once every TOTP it holds has been
+   * recorded with RecordTotpPossible. Until the first call, accounts not
+   * marked POSSIBLE are UNSPECIFIED (not known) rather than ABSENT. Calling
+   * it again changes nothing.
+   */
+  completeTotpCensus: handleUnaryCall<CompleteTotpCensusRequest, CompleteTotpCensusResponse>;
   /**
    * BeginSignInMethodRemoval is asked by the unit that owns a method before
    * it deletes it. With the account's row locked, it refuses when no other
@@ -5319,6 +6037,73 @@ export interface IdentityServiceClient extends Client {
     callback: (error: ServiceError | null, response: RecordSignInMethodsResponse) => void,
   ): ClientUnaryCall;
   /**
+   * RecordTotpPossible is called by totp.v1 before it turns TOTP on for
+   * accounts (docs/architecture.md, "Second factor presence"), and for the
+   * TOTP it had turned on before identity kept this. From then on the
+   * accounts' totp_presence is POSSIBLE, so that no caller skips asking
+   * totp.v1. Each account answers a new mark, which RecordTotpAbsent must
+   * name. An account that no longer exists is skipped and has no mark.
+   * Errors: validation:invalid_input.
+   */
+  recordTotpPossible(
+    request: RecordTotpPossibleRequest,
+    callback: (error: ServiceError | null, response: RecordTotpPossibleResponse) => void,
+  ): ClientUnaryCall;
+  recordTotpPossible(
+    request: RecordTotpPossibleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordTotpPossibleResponse) => void,
+  ): ClientUnaryCall;
+  recordTotpPossible(
+    request: RecordTotpPossibleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordTotpPossibleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RecordTotpAbsent is called by totp.v1 after it turned TOTP off. The
+   * account's totp_presence becomes ABSENT only if no RecordTotpPossible came
+   * after the one that answered `mark`: a TOTP turned on again meanwhile
+   * stays POSSIBLE.
+   * Errors: validation:invalid_input.
+   */
+  recordTotpAbsent(
+    request: RecordTotpAbsentRequest,
+    callback: (error: ServiceError | null, response: RecordTotpAbsentResponse) => void,
+  ): ClientUnaryCall;
+  recordTotpAbsent(
+    request: RecordTotpAbsentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordTotpAbsentResponse) => void,
+  ): ClientUnaryCall;
+  recordTotpAbsent(
+    request: RecordTotpAbsentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordTotpAbsentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CompleteTotpCensus is called by totp.v1 once every TOTP it holds has been
+   * recorded with RecordTotpPossible. Until the first call, accounts not
+   * marked POSSIBLE are UNSPECIFIED (not known) rather than ABSENT. Calling
+   * it again changes nothing.
+   */
+  completeTotpCensus(
+    request: CompleteTotpCensusRequest,
+    callback: (error: ServiceError | null, response: CompleteTotpCensusResponse) => void,
+  ): ClientUnaryCall;
+  completeTotpCensus(
+    request: CompleteTotpCensusRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CompleteTotpCensusResponse) => void,
+  ): ClientUnaryCall;
+  completeTotpCensus(
+    request: CompleteTotpCensusRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CompleteTotpCensusResponse) => void,
+  ): ClientUnaryCall;
+  /**
    * BeginSignInMethodRemoval is asked by the unit that owns a method before
    * it deletes it. With the account's row locked, it refuses when no other
    * way in would be left (a method whose removal has begun counts as gone
@@ -5432,6 +6217,17 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isSet(value: any): boolean {

@@ -170,18 +170,6 @@ export interface FinishAuthenticationResponse {
   passkey?: Passkey | undefined;
 }
 
-/** CountPasskeysRequest names the user. */
-export interface CountPasskeysRequest {
-  /** The account id (UUID). */
-  userId: string;
-}
-
-/** CountPasskeysResponse holds the number of the user's passkeys. */
-export interface CountPasskeysResponse {
-  /** 0 or more. */
-  count: number;
-}
-
 /** DeleteUserDataRequest names the deleted account. */
 export interface DeleteUserDataRequest {
   /** The account id (UUID). */
@@ -1604,146 +1592,6 @@ export const FinishAuthenticationResponse: MessageFns<FinishAuthenticationRespon
   },
 };
 
-function createBaseCountPasskeysRequest(): CountPasskeysRequest {
-  return { userId: "" };
-}
-
-export const CountPasskeysRequest: MessageFns<CountPasskeysRequest> = {
-  encode(message: CountPasskeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CountPasskeysRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCountPasskeysRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CountPasskeysRequest {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-    };
-  },
-
-  toJSON(message: CountPasskeysRequest): unknown {
-    const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<CountPasskeysRequest>, I>>(base?: I): CountPasskeysRequest {
-    return CountPasskeysRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<CountPasskeysRequest>, I>>(object: I): CountPasskeysRequest {
-    const message = createBaseCountPasskeysRequest();
-    message.userId = object.userId ?? "";
-    return message;
-  },
-};
-
-function createBaseCountPasskeysResponse(): CountPasskeysResponse {
-  return { count: 0 };
-}
-
-export const CountPasskeysResponse: MessageFns<CountPasskeysResponse> = {
-  encode(message: CountPasskeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.count !== 0) {
-      writer.uint32(8).int32(message.count);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CountPasskeysResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCountPasskeysResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.count = reader.int32();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CountPasskeysResponse {
-    return { count: isSet(object.count) ? globalThis.Number(object.count) : 0 };
-  },
-
-  toJSON(message: CountPasskeysResponse): unknown {
-    const obj: any = {};
-    if (message.count !== 0) {
-      obj.count = Math.round(message.count);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<CountPasskeysResponse>, I>>(base?: I): CountPasskeysResponse {
-    return CountPasskeysResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<CountPasskeysResponse>, I>>(object: I): CountPasskeysResponse {
-    const message = createBaseCountPasskeysResponse();
-    message.count = object.count ?? 0;
-    return message;
-  },
-};
-
 function createBaseDeleteUserDataRequest(): DeleteUserDataRequest {
   return { userId: "" };
 }
@@ -2231,21 +2079,6 @@ export const PasskeysServiceService = {
     responseDeserialize: (value: Buffer): FinishAuthenticationResponse => FinishAuthenticationResponse.decode(value),
   },
   /**
-   * CountPasskeys answers how many passkeys a user has; 0 for an unknown
-   * user.
-   * Errors: validation:invalid_input.
-   */
-  countPasskeys: {
-    path: "/passkeys.v1.PasskeysService/CountPasskeys" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: CountPasskeysRequest): Buffer => Buffer.from(CountPasskeysRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): CountPasskeysRequest => CountPasskeysRequest.decode(value),
-    responseSerialize: (value: CountPasskeysResponse): Buffer =>
-      Buffer.from(CountPasskeysResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): CountPasskeysResponse => CountPasskeysResponse.decode(value),
-  },
-  /**
    * RemoveRecentPasskeys removes, for a password reset, the user's passkeys
    * registered after `added_after` and before `added_before` (an intruder's,
    * perhaps: the reset proves only the mailbox), and remembers them under
@@ -2352,12 +2185,6 @@ export interface PasskeysServiceServer extends UntypedServiceImplementation {
    * validation:invalid_input.
    */
   finishAuthentication: handleUnaryCall<FinishAuthenticationRequest, FinishAuthenticationResponse>;
-  /**
-   * CountPasskeys answers how many passkeys a user has; 0 for an unknown
-   * user.
-   * Errors: validation:invalid_input.
-   */
-  countPasskeys: handleUnaryCall<CountPasskeysRequest, CountPasskeysResponse>;
   /**
    * RemoveRecentPasskeys removes, for a password reset, the user's passkeys
    * registered after `added_after` and before `added_before` (an intruder's,
@@ -2542,26 +2369,6 @@ export interface PasskeysServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: FinishAuthenticationResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * CountPasskeys answers how many passkeys a user has; 0 for an unknown
-   * user.
-   * Errors: validation:invalid_input.
-   */
-  countPasskeys(
-    request: CountPasskeysRequest,
-    callback: (error: ServiceError | null, response: CountPasskeysResponse) => void,
-  ): ClientUnaryCall;
-  countPasskeys(
-    request: CountPasskeysRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: CountPasskeysResponse) => void,
-  ): ClientUnaryCall;
-  countPasskeys(
-    request: CountPasskeysRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: CountPasskeysResponse) => void,
   ): ClientUnaryCall;
   /**
    * RemoveRecentPasskeys removes, for a password reset, the user's passkeys
