@@ -11,7 +11,8 @@ export const PROFILE_MAX_AGE_MS = 60_000;
 
 /**
  * GET /v0/users/me from the session when it holds a fresh view: one Redis
- * read on the hottest authenticated path instead of two service calls.
+ * read on the hottest authenticated path instead of a call to identity (and
+ * to totp when the account may have TOTP on).
  * Nothing decides access from it; sign-in asks the services every time.
  */
 export async function sessionAccountView(
