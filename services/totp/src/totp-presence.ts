@@ -5,7 +5,7 @@ import { withTransaction } from '@latchkey/db';
 import { AppError } from '@latchkey/errors';
 import { startRequestContext, type RequestContext, type ServiceClient } from '@latchkey/grpc-kit';
 import type { Logger } from '@latchkey/telemetry';
-import { lockUnmarkedCredentials, storePresenceMarks } from './totp-store';
+import { hasUnmarkedCredentials, lockUnmarkedCredentials, storePresenceMarks } from './totp-store';
 
 export type IdentityClient = ServiceClient<typeof identityV1.IdentityServiceService>;
 
@@ -79,8 +79,14 @@ export function startTotpCensus(deps: { readonly pool: pg.Pool; readonly identit
   const census = async (): Promise<void> => {
     try {
       let marked = 0;
-      for (let count = BATCH; count === BATCH && !stopped; marked += count) count = await inContext((context) => markBatch(deps, context));
-      if (stopped) return;
+      // A short or empty batch does not prove that none is left: rows another pod's census held are
+      // skipped once it marked them, and a LIMIT then answers fewer. Only a plain look can say so.
+      for (;;) {
+        const count = await inContext((context) => markBatch(deps, context));
+        marked += count;
+        if (stopped) return;
+        if (count === 0 && !(await hasUnmarkedCredentials(deps.pool))) break;
+      }
       await inContext((context) => deps.identity.completeTotpCensus({}, context));
       deps.logger.info({ marked }, 'totp census complete: identity knows every account that may have TOTP on');
     } catch (error) {

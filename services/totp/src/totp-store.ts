@@ -104,6 +104,12 @@ export async function lockUnmarkedCredentials(db: pg.ClientBase, limit: number):
   return rows.map((row) => row.user_id);
 }
 
+/** Whether a credential is still unmarked, those another transaction is marking included. */
+export async function hasUnmarkedCredentials(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ unmarked: boolean }>('SELECT EXISTS (SELECT FROM totp.totp_credentials WHERE presence_mark = 0) AS unmarked');
+  return rows[0]?.unmarked ?? false;
+}
+
 /** Stores the marks identity gave; -1 for a credential whose account is gone. */
 export async function storePresenceMarks(db: pg.ClientBase, marks: ReadonlyMap<string, number>, userIds: readonly string[]): Promise<void> {
   await db.query(

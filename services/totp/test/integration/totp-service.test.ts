@@ -723,6 +723,37 @@ describe('what identity knows of TOTP', () => {
     }
   });
 
+  it('marks more than a batch, with two pods counting at once, before either calls the census complete', async () => {
+    const template = (await enrolledAccount()).userId;
+    const userIds = Array.from({ length: 1_100 }, () => randomUUID());
+    await db.query(
+      `INSERT INTO identity.users (id, handle, email) SELECT id, 'census_' || replace(id::text, '-', ''), id::text || '@example.com' FROM unnest($1::uuid[]) AS id`,
+      [userIds],
+    );
+    await db.query(
+      `INSERT INTO totp_credentials (user_id, secret_ciphertext, key_id, presence_mark)
+       SELECT id, secret_ciphertext, key_id, 0 FROM unnest($2::uuid[]) AS id, totp_credentials WHERE user_id = $1`,
+      [template, userIds],
+    );
+    await db.query('DELETE FROM identity.totp_census');
+    const pods = await Promise.all([0, 1].map(() => startTotpService(config, silent, { now: () => clockMs })));
+    try {
+      await waitFor(async () => ((await db.query('SELECT 1 FROM identity.totp_census')).rowCount === 1 ? true : undefined), {
+        description: 'the census',
+        timeoutMs: 20_000,
+      });
+      // Complete means complete: nothing is left to mark once it says so.
+      const { rows } = await db.query<{ unmarked: number; possible: number }>(
+        `SELECT (SELECT count(*) FROM totp_credentials WHERE presence_mark = 0)::int AS unmarked,
+                (SELECT count(*) FROM identity.users WHERE id = ANY($1::uuid[]) AND totp_possible)::int AS possible`,
+        [userIds],
+      );
+      expect(rows[0]).toEqual({ unmarked: 0, possible: userIds.length });
+    } finally {
+      await Promise.all(pods.map((pod) => pod.stop()));
+    }
+  });
+
   it('refuses a credential stored without a mark, as a unit of the release before would store it', async () => {
     const account = await newAccount();
     await expect(
