@@ -26,6 +26,8 @@ export const configSchema = z
     ...redisVariables,
     ...objectStoreVariables,
     POSTS_MAX_CONTENT_BYTES: env.int(1_048_576, 1, MAX_CONTENT_LIMIT_BYTES),
+    /** Post contents kept in memory per replica, by size (content-cache.ts); 0 keeps none. */
+    POSTS_CONTENT_CACHE_BYTES: env.int(16_777_216, 0, 1_073_741_824),
     /**
      * Searches run on connections of their own, so that a burst of costly
      * queries can hold neither the connections of writes and reads nor

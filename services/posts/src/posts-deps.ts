@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ContentStore } from '@latchkey/object-store';
+import type { ContentCache } from './content-cache';
 import type { PostListVersion } from './list-version';
 import type { PostSearchEngine } from './post-search-engine';
 import type { ReadRouting } from './read-routing';
@@ -8,6 +9,8 @@ import type { ReadRouting } from './read-routing';
 export interface PostsDeps {
   readonly pool: pg.Pool;
   readonly content: ContentStore;
+  /** Contents read lately, by storage key and version. */
+  readonly contentCache: ContentCache;
   readonly listVersion: PostListVersion;
   /** Where reads run: the replica when it has every answered write (DATABASE_READ_URL), else `pool`. */
   readonly reads: ReadRouting;

@@ -7,6 +7,7 @@ import type { Running } from '@latchkey/runtime';
 import type { Logger } from '@latchkey/telemetry';
 import type { PostsConfig } from './config';
 import { ContentStore, createS3Client } from '@latchkey/object-store';
+import { ContentCache } from './content-cache';
 import { postsHandlers } from './handlers';
 import { PostListVersion } from './list-version';
 import { ReadRouting } from './read-routing';
@@ -75,6 +76,7 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
   const deps = {
     pool,
     content: new ContentStore({ client: s3, bucket: config.S3_BUCKET, logger }),
+    contentCache: new ContentCache(config.POSTS_CONTENT_CACHE_BYTES),
     listVersion: new PostListVersion(redis, config.REDIS_KEY_PREFIX, logger),
     reads,
     maxContentBytes: config.POSTS_MAX_CONTENT_BYTES,

@@ -17,12 +17,15 @@ export async function getPost(deps: PostsDeps, postId: string, context: RequestC
     () => findPost(deps.pool, postId),
   );
   if (!post) throw new AppError('post:not_found');
+  const kept = deps.contentCache.get(post);
+  if (kept !== undefined) return { ...post, content: kept };
   const content = await deps.content.read(post.storage_key, { signal: context.signal });
   if (content === undefined) {
     // Deleted between the two reads: the row went, then the worker removed the object.
     if (!(await postExists(deps.pool, post.id))) throw new AppError('post:not_found');
     throw new Error(`the content of post ${post.id} is missing from the object store`);
   }
+  deps.contentCache.set(post, content);
   return { ...post, content };
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { connect, type NatsConnection } from 'nats';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -241,6 +241,20 @@ describe('update', () => {
     expect(await storedObject(`posts/${post.id}`)).toBe(`new ${newWord}`);
     await foundBy(newWord, post.id);
     expect(await searchIds(oldWord)).toEqual([]);
+  });
+
+  it('serves a post read lately from memory, and its edit at once', async () => {
+    const author = newAuthor();
+    const post = await create(author, 'Kept', 'first words');
+    expect((await client.getPost({ postId: post.id })).post?.content).toBe('first words');
+    // Changed behind the service's back, the object is not read again while the post's version stands.
+    await storage.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `posts/${post.id}`, Body: 'changed in the store' }));
+    expect((await client.getPost({ postId: post.id })).post?.content).toBe('first words');
+    // An edit raises the version: the next read fetches the new content.
+    await client.updatePost({ actorId: author.id, postId: post.id, content: 'second words' });
+    expect((await client.getPost({ postId: post.id })).post?.content).toBe('second words');
+    await client.deletePost({ actorId: author.id, postId: post.id });
+    expect((await errorOf(client.getPost({ postId: post.id }))).code).toBe('post:not_found');
   });
 
   it('refuses anyone but the author, an unknown post, and a request that changes nothing', async () => {
