@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireSession, sessionOf, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
-import type { IdentityClient, PostsClient, PasskeysClient, TotpClient } from '../service-clients';
+import type { IdentityClient, PostsClient, TotpClient } from '../service-clients';
 import { clearSessionCookie } from '../sessions/session-cookie';
 import { assertAccountDeletionAllowed } from './account-deletion-proof';
 import { userSchema } from '../account-view/user-schema';
@@ -16,7 +16,6 @@ import { nextCursor } from '../posts/post-view';
 export type AccountRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
   readonly totp: TotpClient;
-  readonly passkeys: PasskeysClient;
   readonly posts: PostsClient;
   readonly limits: CredentialLimits;
 };
