@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '@latchkey/db';
 import type { Adapter, AdapterPayload, Configuration } from 'oidc-provider';
 import { AppError } from '@latchkey/errors';
-import { startRequestContext, type RequestContext } from '@latchkey/grpc-kit';
+import { withOwnRequestContext, type RequestContext } from '@latchkey/grpc-kit';
 import { sessionKey, userSessionsKey } from '@latchkey/session-keys';
 import type { Logger } from '@latchkey/telemetry';
 import type { OidcClient } from '../service-clients';
@@ -213,10 +212,5 @@ async function sessionClientOf(clients: ClientRegistry, model: string, payload: 
 async function withContext<T>(logger: Logger, call: (context: RequestContext) => Promise<T>): Promise<T> {
   const current = requestContextOf(currentProviderContext()?.req);
   if (current) return call(current);
-  const started = startRequestContext({ requestId: randomUUID(), logger, deadline: Date.now() + STORAGE_BUDGET_MS });
-  try {
-    return await call(started.context);
-  } finally {
-    started.end();
-  }
+  return withOwnRequestContext(logger, STORAGE_BUDGET_MS, call);
 }

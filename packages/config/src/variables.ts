@@ -24,22 +24,14 @@ export const env = {
    * which names what is wrong inside. `description` completes "must be".
    */
   json: (description: string, fallback?: string) =>
-    z
-      .string()
-      .optional()
-      .transform((value, context) => {
-        const text = value ?? fallback;
-        if (text === undefined) {
-          context.addIssue({ code: 'custom', message: 'is required' });
-          return z.NEVER;
-        }
-        try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          context.addIssue({ code: 'custom', message: `must be ${description}` });
-          return z.NEVER;
-        }
-      }),
+    (fallback === undefined ? z.string() : z.string().default(fallback)).transform((text, context) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({ code: 'custom', message: `must be ${description}` });
+        return z.NEVER;
+      }
+    }),
 };
 
 /** The non-empty items of a comma-separated list, trimmed. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AppError } from '@latchkey/errors';
 import type { Logger } from '@latchkey/telemetry';
 
@@ -75,6 +76,22 @@ export function startRequestContext(options: {
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * Runs work a unit starts on its own (a sweep, a census, a scheduled batch,
+ * a store call outside any request) under a context of its own: a new
+ * request id on its log lines and on the calls it makes, and `budgetMs` to
+ * finish.
+ */
+export async function withOwnRequestContext<T>(logger: Logger, budgetMs: number, work: (context: RequestContext) => Promise<T>): Promise<T> {
+  const requestId = randomUUID();
+  const started = startRequestContext({ requestId, logger: logger.child({ request_id: requestId }), deadline: Date.now() + budgetMs });
+  try {
+    return await work(started.context);
+  } finally {
+    started.end();
+  }
 }
 
 /** Milliseconds left before the context's deadline, never negative. */

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { identityV1 } from '@latchkey/contracts';
 import { withTransaction } from '@latchkey/db';
-import { startRequestContext, type RequestContext } from '@latchkey/grpc-kit';
+import { withOwnRequestContext, type RequestContext } from '@latchkey/grpc-kit';
 import type { Logger } from '@latchkey/telemetry';
 import type { IdentityClient } from './method-removal';
 
@@ -58,15 +57,7 @@ export function startLedgerSweep(
 ): { stop(): Promise<void> } {
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
-  const batch = async (): Promise<number> => {
-    const requestId = randomUUID();
-    const started = startRequestContext({ requestId, logger: deps.logger.child({ request_id: requestId }), deadline: Date.now() + BATCH_BUDGET_MS });
-    try {
-      return await listOwnedMethods(deps, owner, started.context);
-    } finally {
-      started.end();
-    }
-  };
+  const batch = (): Promise<number> => withOwnRequestContext(deps.logger, BATCH_BUDGET_MS, (context) => listOwnedMethods(deps, owner, context));
   const sweep = async () => {
     let listed = 0;
     try {

@@ -41,12 +41,12 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
       return { user: toUserMessage(await createVerifiedUser(deps, request, context)) };
     },
     async getUser({ userId }) {
-      const [user, signInMethods] = await Promise.all([
-        findUserById(deps.pool, userId).catch(rethrowMalformedId),
-        listSignInMethods(deps.pool, userId).catch(rethrowMalformedId),
-      ]);
+      const user = await findUserById(deps.pool, userId).catch(rethrowMalformedId);
       if (!user) throw new AppError('auth:unauthorized');
-      return { user: toUserMessage(user), signInMethods: signInMethods ?? [] };
+      return { user: toUserMessage(user) };
+    },
+    async listSignInMethods({ userId }) {
+      return { signInMethods: await listSignInMethods(deps.pool, userId) };
     },
     async verifyEmail({ token }, context) {
       return { user: toUserMessage(await verifyEmail(deps, token, context)) };

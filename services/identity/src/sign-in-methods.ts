@@ -55,6 +55,7 @@ interface MethodRow {
 
 /** The account's methods, oldest first. */
 export async function listSignInMethods(db: pg.Pool, userId: string): Promise<identityV1.SignInMethod[]> {
+  if (!UUID.test(userId)) throw AppError.validation([{ field: 'user_id', message: 'must be a UUID' }]);
   const { rows } = await db.query<MethodRow>(
     `SELECT kind, reference, added_at, removal_begun_at FROM identity.sign_in_methods
       WHERE user_id = $1 ORDER BY added_at, kind, reference`,

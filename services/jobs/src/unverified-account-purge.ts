@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { identityV1 } from '@latchkey/contracts';
-import { startRequestContext, type ServiceClient } from '@latchkey/grpc-kit';
+import { withOwnRequestContext, type ServiceClient } from '@latchkey/grpc-kit';
 import type { Logger } from '@latchkey/telemetry';
 import { startPeriodicTask, type PeriodicTask } from './periodic-task';
 
@@ -32,14 +31,9 @@ export function startUnverifiedAccountPurge(
         const registeredBefore = new Date(Date.now() - deps.ttlHours * 3_600_000);
         let purged = 0;
         for (;;) {
-          const requestId = randomUUID();
-          const started = startRequestContext({ requestId, logger: logger.child({ request_id: requestId }), deadline: Date.now() + deps.budgetMs });
-          let deletedUsers: number;
-          try {
-            ({ deletedUsers } = await deps.identity.purgeUnverifiedUsers({ registeredBefore, limit: BATCH_SIZE }, started.context));
-          } finally {
-            started.end();
-          }
+          const { deletedUsers } = await withOwnRequestContext(logger, deps.budgetMs, (context) =>
+            deps.identity.purgeUnverifiedUsers({ registeredBefore, limit: BATCH_SIZE }, context),
+          );
           purged += deletedUsers;
           if (deletedUsers < BATCH_SIZE) break;
         }

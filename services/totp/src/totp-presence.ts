@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { identityV1 } from '@latchkey/contracts';
 import { withTransaction } from '@latchkey/db';
 import { AppError } from '@latchkey/errors';
-import { startRequestContext, type RequestContext, type ServiceClient } from '@latchkey/grpc-kit';
+import { withOwnRequestContext, type RequestContext, type ServiceClient } from '@latchkey/grpc-kit';
 import type { Logger } from '@latchkey/telemetry';
 import { hasUnmarkedCredentials, lockUnmarkedCredentials, storePresenceMarks } from './totp-store';
 
@@ -67,15 +66,7 @@ async function markBatch(deps: { readonly pool: pg.Pool; readonly identity: Iden
 export function startTotpCensus(deps: { readonly pool: pg.Pool; readonly identity: IdentityClient; readonly logger: Logger }): { stop(): Promise<void> } {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  const inContext = async <T>(work: (context: RequestContext) => Promise<T>): Promise<T> => {
-    const requestId = randomUUID();
-    const started = startRequestContext({ requestId, logger: deps.logger.child({ request_id: requestId }), deadline: Date.now() + BATCH_BUDGET_MS });
-    try {
-      return await work(started.context);
-    } finally {
-      started.end();
-    }
-  };
+  const inContext = <T>(work: (context: RequestContext) => Promise<T>): Promise<T> => withOwnRequestContext(deps.logger, BATCH_BUDGET_MS, work);
   const census = async (): Promise<void> => {
     try {
       let marked = 0;

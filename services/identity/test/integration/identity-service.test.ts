@@ -500,7 +500,7 @@ describe('the ledger of sign-in methods', () => {
   const { SignInMethodKind } = identityV1;
   const passkey = (userId: string, reference = randomUUID()) => ({ userId, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY, reference });
   const ledgerOf = async (userId: string) =>
-    (await client.getUser({ userId })).signInMethods.map((method) => ({ kind: method.kind, reference: method.reference, removalBegun: method.removalBegun }));
+    (await client.listSignInMethods({ userId })).signInMethods.map((method) => ({ kind: method.kind, reference: method.reference, removalBegun: method.removalBegun }));
   const PASSWORD_ENTRY = { kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD, reference: '', removalBegun: false };
 
   it('lists a password from registration, drops it with a dropped password and lists it again when a reset sets one', async () => {
@@ -519,7 +519,7 @@ describe('the ledger of sign-in methods', () => {
     const method = { ...passkey(user!.id), addedAt: new Date('2024-01-02T03:04:05Z') };
     await client.recordSignInMethods({ methods: [method, { ...passkey(randomUUID()), addedAt: new Date() }] });
     await client.recordSignInMethods({ methods: [{ ...method, addedAt: new Date() }] });
-    const { signInMethods } = await client.getUser({ userId: user!.id });
+    const { signInMethods } = await client.listSignInMethods({ userId: user!.id });
     expect(signInMethods).toEqual([{ kind: method.kind, reference: method.reference, addedAt: method.addedAt, removalBegun: false }]);
     for (const methods of [[], [{ ...method, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD, reference: 'x' }], [{ ...method, userId: 'nope' }]]) {
       expect((await errorOf(client.recordSignInMethods({ methods }))).code).toBe('validation:invalid_input');
@@ -566,6 +566,11 @@ describe('the ledger of sign-in methods', () => {
     expect((await client.authenticatePassword({ email: account.user.email, password: account.password })).user!.passkeysCount).toBe(2);
     await client.finishSignInMethodRemovals({ userId: account.user.id, kind: first.kind, references: [first.reference] });
     expect((await client.getUser({ userId: account.user.id })).user!.passkeysCount).toBe(1);
+  });
+
+  it('lists nothing for an unknown account and refuses a malformed id', async () => {
+    expect(await client.listSignInMethods({ userId: randomUUID() })).toEqual({ signInMethods: [] });
+    expect((await errorOf(client.listSignInMethods({ userId: 'nope' }))).code).toBe('validation:invalid_input');
   });
 
   it('goes with the account', async () => {

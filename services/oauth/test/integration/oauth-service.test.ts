@@ -306,7 +306,7 @@ const notice = (to: string, kind: 'oauth_linked' | 'oauth_unlinked', provider: P
 
 /** The account's methods as identity.v1's ledger lists them: kind and reference, oldest first. */
 async function ledgerOf(userId: string): Promise<[string, string][]> {
-  const { signInMethods } = await identity.getUser({ userId });
+  const { signInMethods } = await identity.listSignInMethods({ userId });
   const kinds: Record<number, string> = { [SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD]: 'password', [SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY]: 'passkey', [SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER]: 'provider' };
   return signInMethods.map((method) => [kinds[method.kind] ?? 'unknown', method.reference]);
 }
@@ -703,7 +703,7 @@ describe('the last way into an account', () => {
   it('leaves the ledger as it was when the unlink is refused', async () => {
     const userId = await signUp(googleIdentity());
     expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE }))).toBe('oauth:last_login_method');
-    const { signInMethods } = await identity.getUser({ userId });
+    const { signInMethods } = await identity.listSignInMethods({ userId });
     expect(signInMethods).toEqual([{ kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER, reference: 'google', addedAt: expect.any(Date), removalBegun: false }]);
   });
 

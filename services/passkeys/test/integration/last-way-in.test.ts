@@ -127,7 +127,7 @@ async function waysIn(userId: string): Promise<string[]> {
 
 /** The account's methods as identity's ledger lists them. */
 async function ledgerOf(userId: string): Promise<string[]> {
-  const { signInMethods } = await identity.getUser({ userId });
+  const { signInMethods } = await identity.listSignInMethods({ userId });
   return signInMethods
     .map((method) => `${method.kind === SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY ? 'passkey' : 'provider'}:${method.reference}`)
     .sort();
@@ -174,7 +174,7 @@ describe('removing ways in at once, in passkeys and in oauth', () => {
       await db.query('DROP TRIGGER refuse_deletion ON passkeys.passkeys');
     }
     expect(await waysIn(userId)).toHaveLength(4);
-    const { signInMethods } = await identity.getUser({ userId });
+    const { signInMethods } = await identity.listSignInMethods({ userId });
     expect(signInMethods.filter((method) => method.removalBegun)).toEqual([]);
     await oauth.unlinkProvider({ userId, provider: oauthV1.Provider.PROVIDER_GOOGLE });
     await oauth.unlinkProvider({ userId, provider: oauthV1.Provider.PROVIDER_GITHUB });

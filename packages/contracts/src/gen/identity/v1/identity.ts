@@ -201,13 +201,21 @@ export interface GetUserRequest {
   userId: string;
 }
 
-/** GetUserResponse holds the account and its ways in. */
+/** GetUserResponse holds the account. */
 export interface GetUserResponse {
   /** The account. */
-  user?:
-    | User
-    | undefined;
-  /** Its sign-in methods, as the ledger lists them, oldest first. */
+  user?: User | undefined;
+}
+
+/** ListSignInMethodsRequest names an account. */
+export interface ListSignInMethodsRequest {
+  /** The account's id (UUID). */
+  userId: string;
+}
+
+/** ListSignInMethodsResponse holds the account's ways in. */
+export interface ListSignInMethodsResponse {
+  /** As the ledger lists them, oldest first; empty for an unknown account. */
   signInMethods: SignInMethod[];
 }
 
@@ -1222,16 +1230,13 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
 };
 
 function createBaseGetUserResponse(): GetUserResponse {
-  return { user: undefined, signInMethods: [] };
+  return { user: undefined };
 }
 
 export const GetUserResponse: MessageFns<GetUserResponse> = {
   encode(message: GetUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.user !== undefined) {
       User.encode(message.user, writer.uint32(10).fork()).join();
-    }
-    for (const v of message.signInMethods) {
-      SignInMethod.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -1257,8 +1262,140 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
             message.user = User.decode(reader, reader.uint32());
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUserResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: GetUserResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUserResponse>, I>>(base?: I): GetUserResponse {
+    return GetUserResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUserResponse>, I>>(object: I): GetUserResponse {
+    const message = createBaseGetUserResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
+function createBaseListSignInMethodsRequest(): ListSignInMethodsRequest {
+  return { userId: "" };
+}
+
+export const ListSignInMethodsRequest: MessageFns<ListSignInMethodsRequest> = {
+  encode(message: ListSignInMethodsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSignInMethodsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSignInMethodsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListSignInMethodsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListSignInMethodsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListSignInMethodsRequest>, I>>(base?: I): ListSignInMethodsRequest {
+    return ListSignInMethodsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListSignInMethodsRequest>, I>>(object: I): ListSignInMethodsRequest {
+    const message = createBaseListSignInMethodsRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseListSignInMethodsResponse(): ListSignInMethodsResponse {
+  return { signInMethods: [] };
+}
+
+export const ListSignInMethodsResponse: MessageFns<ListSignInMethodsResponse> = {
+  encode(message: ListSignInMethodsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.signInMethods) {
+      SignInMethod.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSignInMethodsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSignInMethodsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
               break;
             }
 
@@ -1277,9 +1414,8 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
     }
   },
 
-  fromJSON(object: any): GetUserResponse {
+  fromJSON(object: any): ListSignInMethodsResponse {
     return {
-      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
       signInMethods: globalThis.Array.isArray(object?.signInMethods)
         ? object.signInMethods.map((e: any) => SignInMethod.fromJSON(e))
         : globalThis.Array.isArray(object?.sign_in_methods)
@@ -1288,23 +1424,19 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
     };
   },
 
-  toJSON(message: GetUserResponse): unknown {
+  toJSON(message: ListSignInMethodsResponse): unknown {
     const obj: any = {};
-    if (message.user !== undefined) {
-      obj.user = User.toJSON(message.user);
-    }
     if (message.signInMethods?.length) {
       obj.signInMethods = message.signInMethods.map((e) => SignInMethod.toJSON(e));
     }
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<GetUserResponse>, I>>(base?: I): GetUserResponse {
-    return GetUserResponse.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<ListSignInMethodsResponse>, I>>(base?: I): ListSignInMethodsResponse {
+    return ListSignInMethodsResponse.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<GetUserResponse>, I>>(object: I): GetUserResponse {
-    const message = createBaseGetUserResponse();
-    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+  fromPartial<I extends Exact<DeepPartial<ListSignInMethodsResponse>, I>>(object: I): ListSignInMethodsResponse {
+    const message = createBaseListSignInMethodsResponse();
     message.signInMethods = object.signInMethods?.map((e) => SignInMethod.fromPartial(e)) || [];
     return message;
   },
@@ -5061,6 +5193,24 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): GetUserResponse => GetUserResponse.decode(value),
   },
   /**
+   * ListSignInMethods answers the account's ways in, as the ledger of
+   * sign-in methods lists them (docs/architecture.md, "Sign-in methods").
+   * The count of passkeys comes with every User; this is for a caller that
+   * needs the methods themselves.
+   * Errors: validation:invalid_input for a malformed user_id.
+   */
+  listSignInMethods: {
+    path: "/identity.v1.IdentityService/ListSignInMethods" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListSignInMethodsRequest): Buffer =>
+      Buffer.from(ListSignInMethodsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListSignInMethodsRequest => ListSignInMethodsRequest.decode(value),
+    responseSerialize: (value: ListSignInMethodsResponse): Buffer =>
+      Buffer.from(ListSignInMethodsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListSignInMethodsResponse => ListSignInMethodsResponse.decode(value),
+  },
+  /**
    * VerifyEmail consumes a verification token and marks the email verified.
    * Errors: auth:token_invalid.
    */
@@ -5460,6 +5610,14 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
   /**
+   * ListSignInMethods answers the account's ways in, as the ledger of
+   * sign-in methods lists them (docs/architecture.md, "Sign-in methods").
+   * The count of passkeys comes with every User; this is for a caller that
+   * needs the methods themselves.
+   * Errors: validation:invalid_input for a malformed user_id.
+   */
+  listSignInMethods: handleUnaryCall<ListSignInMethodsRequest, ListSignInMethodsResponse>;
+  /**
    * VerifyEmail consumes a verification token and marks the email verified.
    * Errors: auth:token_invalid.
    */
@@ -5727,6 +5885,28 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetUserResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListSignInMethods answers the account's ways in, as the ledger of
+   * sign-in methods lists them (docs/architecture.md, "Sign-in methods").
+   * The count of passkeys comes with every User; this is for a caller that
+   * needs the methods themselves.
+   * Errors: validation:invalid_input for a malformed user_id.
+   */
+  listSignInMethods(
+    request: ListSignInMethodsRequest,
+    callback: (error: ServiceError | null, response: ListSignInMethodsResponse) => void,
+  ): ClientUnaryCall;
+  listSignInMethods(
+    request: ListSignInMethodsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListSignInMethodsResponse) => void,
+  ): ClientUnaryCall;
+  listSignInMethods(
+    request: ListSignInMethodsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListSignInMethodsResponse) => void,
   ): ClientUnaryCall;
   /**
    * VerifyEmail consumes a verification token and marks the email verified.
