@@ -76,6 +76,16 @@ export const configSchema = z.object({
   RATE_LIMIT_SEARCH_WINDOW_SECONDS: env.int(60, 1),
   RATE_LIMIT_POST_WRITES: env.int(60, 1),
   RATE_LIMIT_POST_WRITES_WINDOW_SECONDS: env.int(60, 1),
+  /**
+   * Requests per client address per window to the OpenID Provider
+   * (docs/oidc.md, "Limits"): the authorization endpoints, where an
+   * unauthenticated browser makes the provider keep an interaction, and the
+   * token, introspection and revocation endpoints, which relying parties'
+   * servers call (one address may carry many users: generous by default).
+   */
+  RATE_LIMIT_OIDC_AUTHORIZE_MAX: env.int(600, 1),
+  RATE_LIMIT_OIDC_TOKEN_MAX: env.int(6_000, 1),
+  RATE_LIMIT_OIDC_WINDOW_SECONDS: env.int(60, 1),
   RATE_LIMIT_MAIL_MAX: env.int(5, 1),
   RATE_LIMIT_MAIL_WINDOW_SECONDS: env.int(3_600, 1),
   /** Ed25519 private JWKs, the first signing (docs/api.md, "Service tokens"). */

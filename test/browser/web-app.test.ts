@@ -13,7 +13,7 @@ import { addVirtualAuthenticator, inspectPage, launchBrowser, type VirtualAuthen
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { waitFor } from '@latchkey/test-kit';
 import type { GitHubAccount } from '../../services/oauth/test/provider-fixtures';
-import { authorizationRequest, client as openid, relyingParty, startCallbackReceiver } from '../support/oidc-relying-party';
+import { authorizationRequest, client as openid, OidcBrowser, relyingParty, startCallbackReceiver } from '../support/oidc-relying-party';
 import { providerEnvironment, startGitHubFixture, startGoogleFixture, type GitHubFixture, type GoogleFixture } from '../support/oauth-providers';
 
 /** The app's address: PUBLIC_APP_URL of the stack, which the browser resolves to the gateway. */
@@ -34,6 +34,7 @@ beforeAll(async () => {
   [google, github, callbacks] = await Promise.all([startGoogleFixture(), startGitHubFixture(), startCallbackReceiver()]);
   const oidcClients = [
     { client_id: 'browser-app', client_name: 'Browser App', token_endpoint_auth_method: 'none', redirect_uris: [callbacks.url] },
+    { client_id: 'browser-own', client_name: 'Own App', token_endpoint_auth_method: 'none', first_party: true, redirect_uris: [callbacks.url] },
     { client_id: 'browser-tv', client_name: 'Browser TV', token_endpoint_auth_method: 'none', grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] },
   ];
   stack = await startE2eStack('browser', {
@@ -528,6 +529,46 @@ describe('signing in to another application through Latchkey (docs/oidc.md)', ()
     await visitor.close();
   });
 
+  it('goes straight on to a first-party application after the sign-in, with no consent page', async () => {
+    const account = await signedInAccount(stack, 'webown');
+    const config = await relyingParty(stack.gatewayUrl, 'browser-own');
+    const request = await authorizationRequest(config, { redirect_uri: callbacks.url });
+    const visitor = await Visitor.open('oidc-first-party');
+    await visitor.page.goto(request.url.toString());
+    await visitor.page.getByText('Sign in to continue to Own App').waitFor();
+    await visitor.sees('Sign in');
+    await visitor.page.getByLabel('Email', { exact: true }).fill(account.email);
+    await visitor.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await visitor.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const landed = await callbacks.next();
+    expect((await request.exchange(landed)).claims()).toMatchObject({ sub: account.id, aud: 'browser-own' });
+    await visitor.page.waitForURL((url) => url.href === landed.href);
+    await visitor.close();
+  });
+
+  it('opens nothing from the link of a sign-in request another browser started, and confirms nothing', async () => {
+    const config = await relyingParty(stack.gatewayUrl, 'browser-own');
+    const attacker = OidcBrowser.signedOut(stack.gatewayUrl);
+    const { url } = await attacker.navigate((await authorizationRequest(config, { redirect_uri: callbacks.url })).url);
+    const uid = OidcBrowser.interactionUid(url);
+
+    const victim = await signedInAccount(stack, 'webvictim');
+    const visitor = await Visitor.open('oidc-foreign-link');
+    await visitor.signIn(victim.email);
+    await visitor.sees('Your account');
+    const posted: string[] = [];
+    visitor.page.on('request', (sent) => {
+      if (sent.method() === 'POST') posted.push(new URL(sent.url()).pathname);
+    });
+    await visitor.goto(`/oidc/interaction/${uid}`, 'Sign-in request not found');
+    await visitor.page.getByText('started in another browser').waitFor();
+    expect(posted).toEqual([]);
+    // The attacker's browser, back at the request, is asked to sign in: no code.
+    const resumed = await attacker.navigate(`${APP}/oidc/auth/${uid}`);
+    expect(resumed.url.searchParams.get('code')).toBeNull();
+    await visitor.close();
+  });
+
   it('signs a new user up with Google from the interaction page and goes on to the application', async () => {
     const config = await relyingParty(stack.gatewayUrl, 'browser-app');
     const request = await authorizationRequest(config, { redirect_uri: callbacks.url });
@@ -578,8 +619,10 @@ describe('signing in to another application through Latchkey (docs/oidc.md)', ()
     await visitor.goto('/device', 'Sign in a device');
     await visitor.page.getByLabel('Code', { exact: true }).fill(device.user_code);
     await visitor.page.getByRole('button', { name: 'Continue' }).click();
-    await visitor.sees('Sign in to Browser TV');
-    await visitor.page.getByRole('button', { name: 'Allow' }).click();
+    // The code the user typed is sent with a click; the device is then named as a device, and allowed with another.
+    await visitor.sees('Allow a device?');
+    await visitor.page.getByText('A device, not this browser, will be signed in to your account.').waitFor();
+    await visitor.page.getByRole('button', { name: 'Allow the device' }).click();
     await visitor.sees('Device signed in');
     const tokens = await openid.pollDeviceAuthorizationGrant(config, { ...device, interval: 1 });
     expect(tokens.claims()).toMatchObject({ sub: account.id, aud: 'browser-tv' });

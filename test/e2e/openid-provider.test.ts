@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
-import { waitFor } from '@latchkey/test-kit';
+import { Redis } from 'ioredis';
+import { testRedisUrl, waitFor } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
 import { PASSWORD, noticeMail, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
@@ -62,6 +63,13 @@ beforeAll(async () => {
     { client_id: 'down-app', client_name: 'Down App', token_endpoint_auth_method: 'none', first_party: true, redirect_uris: [REDIRECT], backchannel_logout_uri: `${backchannel.url}/down/app` },
     { client_id: 'mfa-app', client_name: 'MFA App', token_endpoint_auth_method: 'none', first_party: true, require_mfa: true, redirect_uris: [REDIRECT] },
     { client_id: 'tv', client_name: 'TV', token_endpoint_auth_method: 'none', grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'] },
+    {
+      client_id: 'mfa-tv',
+      client_name: 'MFA TV',
+      token_endpoint_auth_method: 'none',
+      require_mfa: true,
+      grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
+    },
   ];
   stack = await startE2eStack('oidc', {
     PUBLIC_APP_URL: ISSUER,
@@ -140,9 +148,13 @@ describe('code flow with PKCE', () => {
       reauthentication_required: false,
       multi_factor_required: false,
       consented: false,
+      device: false,
     });
-    // Without a session the page asks for a sign-in.
-    expect((await new ApiClient(stack.gatewayUrl).get(`/v0/oidc/interactions/${uid}`)).body).toMatchObject({ prompt: 'login' });
+    // The same browser signed out is asked to sign in; another browser is told of no such request.
+    const signedOut = new ApiClient(stack.gatewayUrl);
+    const binding = { cookie: `oidc_binding=${account.client.cookie('oidc_binding')!}` };
+    expect((await signedOut.get(`/v0/oidc/interactions/${uid}`, binding)).body).toMatchObject({ prompt: 'login' });
+    expect(await signedOut.get(`/v0/oidc/interactions/${uid}`)).toMatchObject({ status: 404, body: { code: 'oidc:interaction_not_found' } });
 
     const confirmed = await account.client.post<{ redirect_to: string }>(`/v0/oidc/interactions/${uid}/confirm`);
     expect(confirmed.status).toBe(200);
@@ -228,6 +240,150 @@ describe('code flow with PKCE', () => {
     const account = await signedInAccount(stack, 'problems');
     expect(await account.client.delete('/v0/oidc/grants/web-app')).toMatchObject({ status: 404, body: { code: 'oidc:grant_not_found' } });
     expect(await account.client.post('/v0/oidc/device/verify', { user_code: 'BCDF-GHJK' })).toMatchObject({ status: 400, body: { code: 'oidc:user_code_invalid' } });
+  });
+});
+
+describe('an authorization request belongs to the browser that started it (docs/security.md, "The OpenID Provider")', () => {
+  const notFound = { status: 404, body: { code: 'oidc:interaction_not_found' } };
+
+  it('gives an attacker who sends a signed-in victim the link of their sign-in request no code for the victim', async () => {
+    const victim = await signedInAccount(stack, 'victim');
+    const config = await relyingParty(stack.gatewayUrl, 'spa');
+    // The attacker starts a sign-in at a first-party client in a browser without a Latchkey session.
+    const attacker = OidcBrowser.signedOut(stack.gatewayUrl);
+    const request = await authorizationRequest(config, {});
+    const { url } = await attacker.navigate(request.url);
+    const uid = OidcBrowser.interactionUid(url);
+
+    // The victim opens {PUBLIC_APP_URL}/oidc/interaction/{uid}; the page reads the interaction and may confirm it.
+    expect(await victim.client.get(`/v0/oidc/interactions/${uid}`)).toMatchObject(notFound);
+    expect(await victim.client.post(`/v0/oidc/interactions/${uid}/confirm`)).toMatchObject(notFound);
+    expect(await victim.client.post(`/v0/oidc/interactions/${uid}/deny`)).toMatchObject(notFound);
+
+    // The attacker's browser resumes the request: it is asked to sign in again, and no code reaches the client.
+    const resumed = await attacker.navigate(`${ISSUER}/oidc/auth/${uid}`);
+    expect(resumed.url.origin + resumed.url.pathname).not.toBe(REDIRECT);
+    expect(resumed.url.searchParams.get('code')).toBeNull();
+    expect(victim.client.cookie('oidc_binding')).toBeUndefined();
+  });
+
+  it('sends the code to the account signed in where the request resumes, never to the one that allowed it', async () => {
+    const account = await signedInAccount(stack, 'resumer');
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const browser = browserOf(account);
+    const request = await authorizationRequest(config, {});
+    const uid = OidcBrowser.interactionUid((await browser.navigate(request.url)).url);
+    const confirmed = await account.client.post<{ redirect_to: string }>(`/v0/oidc/interactions/${uid}/confirm`);
+    expect(confirmed.status).toBe(200);
+    // Signed out between allowing and resuming: the consent stays, but nobody is signed in to the client.
+    expect((await account.client.post('/v0/auth/logout')).status).toBe(204);
+    const resumed = await browser.navigate(confirmed.body.redirect_to);
+    expect(resumed.url.pathname).toMatch(/^\/oidc\/interaction\//);
+    expect(resumed.url.searchParams.get('code')).toBeNull();
+  });
+
+  it('refuses a request begun in one account’s session to another account signed in later in the same browser', async () => {
+    const first = await signedInAccount(stack, 'first');
+    const second = await signedInAccount(stack, 'second');
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const request = await authorizationRequest(config, {});
+    const uid = OidcBrowser.interactionUid((await browserOf(first).navigate(request.url)).url);
+    // The same browser (its binding cookie) with the second account's session.
+    const switched = { cookie: `oidc_binding=${first.client.cookie('oidc_binding')!}; session_id=${second.client.sessionCookie!}` };
+    expect(await second.client.get(`/v0/oidc/interactions/${uid}`, switched)).toMatchObject(notFound);
+    expect(await second.client.post(`/v0/oidc/interactions/${uid}/confirm`, undefined, switched)).toMatchObject(notFound);
+    // The first account still can.
+    expect((await first.client.get(`/v0/oidc/interactions/${uid}`)).status).toBe(200);
+  });
+
+  it('never shows a first-party client’s consent, not even after a sign-in inside the interaction or for prompt=consent', async () => {
+    const account = await signedInAccount(stack, 'firstparty');
+    const browser = OidcBrowser.signedOut(stack.gatewayUrl);
+    const config = await relyingParty(stack.gatewayUrl, 'spa');
+    const request = await authorizationRequest(config, { scope: 'openid email offline_access', prompt: 'consent' });
+    const uid = OidcBrowser.interactionUid((await browser.navigate(request.url)).url);
+    expect((await browser.api.get(`/v0/oidc/interactions/${uid}`)).body).toMatchObject({ prompt: 'login', consented: false });
+    expect((await browser.api.post('/v0/auth/login', { email: account.email, password: PASSWORD })).status).toBe(200);
+
+    const interaction = await browser.api.get<{ consented: boolean; resume_url?: string }>(`/v0/oidc/interactions/${uid}`);
+    expect(interaction.body).toMatchObject({ prompt: 'consent', consented: true, resume_url: `${ISSUER}/oidc/auth/${uid}` });
+    // The web app goes back to the request; the provider answers from the session, with no page.
+    const { url } = await browser.navigate(interaction.body.resume_url!);
+    expect(url.origin + url.pathname).toBe(REDIRECT);
+    const tokens = await request.exchange(url);
+    expect(tokens.claims()).toMatchObject({ sub: account.id, aud: 'spa', email: account.email });
+    expect(tokens.refresh_token).toBeDefined();
+  });
+
+  it('releases no claim that the consent did not name: the claims parameter is not supported', async () => {
+    const account = await signedInAccount(stack, 'claims');
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const request = await authorizationRequest(config, { scope: 'openid', claims: JSON.stringify({ id_token: { email: null }, userinfo: { email: null } }) });
+    const browser = browserOf(account);
+    const uid = OidcBrowser.interactionUid((await browser.navigate(request.url)).url);
+    expect((await account.client.get(`/v0/oidc/interactions/${uid}`)).body).toMatchObject({ scopes: ['openid'] });
+    const confirmed = await account.client.post<{ redirect_to: string }>(`/v0/oidc/interactions/${uid}/confirm`);
+    const tokens = await request.exchange((await browser.navigate(confirmed.body.redirect_to)).url);
+    expect(tokens.claims()).not.toHaveProperty('email');
+    expect(await client.fetchUserInfo(config, tokens.access_token, account.id)).not.toHaveProperty('email');
+    const discovery = (await (await fetch(onGateway(`${ISSUER}/.well-known/openid-configuration`, stack.gatewayUrl))).json()) as Record<string, unknown>;
+    expect(discovery.claims_parameter_supported).toBe(false);
+  });
+
+  it('binds the browser with an HttpOnly cookie, signs the provider’s cookies, and sends the gateway’s security headers', async () => {
+    const browser = OidcBrowser.signedOut(stack.gatewayUrl);
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const { url: authorizationUrl } = await authorizationRequest(config, {});
+    const response = await browser.api.request('GET', `${authorizationUrl.pathname}${authorizationUrl.search}`, { redirect: 'manual' });
+    expect(response.status).toBe(303);
+    const cookies = response.headers.getSetCookie();
+    expect(cookies.find((line) => line.startsWith('oidc_binding='))).toMatch(/HttpOnly/i);
+    expect(cookies.find((line) => line.startsWith('oidc_binding='))).toMatch(/Path=\//);
+    expect(cookies.some((line) => line.startsWith('oidc_resume.sig='))).toBe(true);
+    for (const answer of [response, await browser.api.get('/.well-known/openid-configuration')]) {
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(answer.headers.get('x-frame-options')).toBe('DENY');
+      expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(answer.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(answer.headers.get('x-request-id')).toBeTruthy();
+    }
+  });
+
+  it('keeps no provider session for a browser that holds no authorization, and interactions for minutes only', async () => {
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const redis = new Redis(testRedisUrl());
+    const prefix = stack.env.REDIS_KEY_PREFIX!;
+    try {
+      const before = new Set(await redis.keys(`${prefix}oidc:Session:*`));
+      const uids: string[] = [];
+      for (let round = 0; round < 5; round += 1) {
+        const browser = OidcBrowser.signedOut(stack.gatewayUrl);
+        const { url } = await browser.navigate((await authorizationRequest(config, {})).url);
+        const uid = OidcBrowser.interactionUid(url);
+        // Coming back without having signed in, and with a provider session cookie that names nothing.
+        const again = await browser.navigate(`${ISSUER}/oidc/auth/${uid}`);
+        const next = OidcBrowser.interactionUid(again.url);
+        expect(next).not.toBe(uid);
+        uids.push(next);
+      }
+      expect((await redis.keys(`${prefix}oidc:Session:*`)).filter((key) => !before.has(key))).toEqual([]);
+      for (const uid of uids) {
+        const ttl = await redis.ttl(`${prefix}oidc:Interaction:${uid}`);
+        expect(ttl).toBeGreaterThan(0);
+        expect(ttl).toBeLessThanOrEqual(600);
+      }
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('refuses oversized authorization requests before they are kept', async () => {
+    const browser = OidcBrowser.signedOut(stack.gatewayUrl);
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const { url, response } = await browser.navigate((await authorizationRequest(config, { state: 'x'.repeat(5_000) })).url);
+    expect(url.pathname).toBe('/oidc/auth');
+    expect(response).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    expect(browser.api.cookie('oidc_binding')).toBeUndefined();
   });
 });
 
@@ -429,6 +585,51 @@ describe('device flow', () => {
     expect(tokens.claims()).toMatchObject({ sub: account.id, aud: 'tv', email: account.email });
     // A code works once.
     expect(await account.client.post('/v0/oidc/device/verify', { user_code: device.user_code })).toMatchObject({ status: 400, body: { code: 'oidc:user_code_invalid' } });
+  });
+});
+
+describe('device flow, as a phisher would use it (RFC 8628, section 5.4)', () => {
+  it('names the device as a device, never allows it for the user, answers only the browser that entered the code, and tells the device of a denial', async () => {
+    const victim = await signedInAccount(stack, 'phished');
+    const config = await relyingParty(stack.gatewayUrl, 'tv');
+    // The phisher starts the flow on their own device and sends the victim the code, or the link that carries it.
+    const device = await client.initiateDeviceAuthorization(config, { scope: 'openid email' });
+    expect(device.verification_uri_complete).toBe(`${ISSUER}/device?user_code=${encodeURIComponent(device.user_code)}`);
+    const verified = await victim.client.post<{ uid: string }>('/v0/oidc/device/verify', { user_code: device.user_code });
+    expect(verified.status).toBe(200);
+    const interaction = await victim.client.get(`/v0/oidc/interactions/${verified.body.uid}`);
+    expect(interaction.body).toMatchObject({ prompt: 'consent', device: true, consented: false });
+    expect(interaction.body).not.toHaveProperty('resume_url');
+    // The phisher cannot allow it for the victim from another browser.
+    const phisher = await signedInAccount(stack, 'phisher');
+    expect(await phisher.client.post(`/v0/oidc/interactions/${verified.body.uid}/confirm`)).toMatchObject({ status: 404 });
+
+    expect((await victim.client.post(`/v0/oidc/interactions/${verified.body.uid}/deny`)).body).toMatchObject({ redirect_to: `${ISSUER}/device?denied=1` });
+    await expect(client.pollDeviceAuthorizationGrant(config, { ...device, interval: 1 })).rejects.toMatchObject({ error: 'access_denied' });
+  });
+
+  it('holds a device to its client’s multi-factor requirement', async () => {
+    const account = await signedInAccount(stack, 'mfatv');
+    const config = await relyingParty(stack.gatewayUrl, 'mfa-tv');
+    const device = await client.initiateDeviceAuthorization(config, { scope: 'openid' });
+    const { body } = await account.client.post<{ uid: string }>('/v0/oidc/device/verify', { user_code: device.user_code });
+    expect((await account.client.get(`/v0/oidc/interactions/${body.uid}`)).body).toMatchObject({
+      device: true,
+      reauthentication_required: true,
+      multi_factor_required: true,
+    });
+    expect(await account.client.post(`/v0/oidc/interactions/${body.uid}/confirm`)).toMatchObject({ status: 403, body: { code: 'auth:reauthentication_required' } });
+  });
+
+  it('takes no more codes from an account after a few wrong ones', async () => {
+    const account = await signedInAccount(stack, 'guesser');
+    const device = await client.initiateDeviceAuthorization(await relyingParty(stack.gatewayUrl, 'tv'), { scope: 'openid' });
+    for (let guess = 0; guess < 5; guess += 1) {
+      expect(await account.client.post('/v0/oidc/device/verify', { user_code: 'BCDF-GHJK' })).toMatchObject({ status: 400, body: { code: 'oidc:user_code_invalid' } });
+    }
+    const locked = await account.client.post('/v0/oidc/device/verify', { user_code: device.user_code });
+    expect(locked).toMatchObject({ status: 429, body: { code: 'rate_limit:exceeded' } });
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });
 

@@ -47,6 +47,8 @@ export interface LoginFailureSettings {
   /** Wrong passwords per account from all clients per window: the ceiling against distributed guessing. */
   readonly perAccount: number;
   readonly windowSeconds: number;
+  /** What the counts are of, in their Redis keys; `login-failures` unless another kind of guess is counted. */
+  readonly scope?: string;
 }
 
 /**
@@ -98,6 +100,6 @@ export class LoginFailures {
   }
 
   private key(account: string): string {
-    return `${this.prefix}rate:login-failures:${createHash('sha256').update(normalizeEmail(account)).digest('base64url')}`;
+    return `${this.prefix}rate:${this.settings.scope ?? 'login-failures'}:${createHash('sha256').update(normalizeEmail(account)).digest('base64url')}`;
   }
 }

@@ -9,3 +9,8 @@ export const ACR_MULTI_FACTOR = 'urn:latchkey:acr:mfa';
 export function acrOf(methods: readonly AuthenticationMethod[]): string {
   return isMultiFactor(methods) ? ACR_MULTI_FACTOR : ACR_SINGLE_FACTOR;
 }
+
+/** Whether a client asks for a multi-factor sign-in: `require_mfa` in its entry, or `acr_values` naming it. */
+export function requiresMultiFactor(requireMfa: unknown, acrValues: unknown): boolean {
+  return requireMfa === true || (typeof acrValues === 'string' && acrValues.split(' ').includes(ACR_MULTI_FACTOR));
+}

@@ -1,23 +1,35 @@
+import { LRUCache } from 'lru-cache';
 import type { AdapterPayload } from 'oidc-provider';
 import type { Logger } from '@latchkey/telemetry';
-import { startRequestContext } from '@latchkey/grpc-kit';
+import { withOwnRequestContext } from '@latchkey/grpc-kit';
 import { requestContextOf } from './provider-context';
 import { currentProviderContext } from './provider-runtime';
 import type { OidcClient } from '../service-clients';
-import { hashClientSecret, providerMetadataOf, type ClientEntry } from '@latchkey/oidc-clients';
+import { CLIENT_ID, hashClientSecret, providerMetadataOf, type ClientEntry } from '@latchkey/oidc-clients';
 
 /** How long a client registered through admin.v1 is remembered: a change reaches the token endpoint within it. */
 const STORED_CLIENT_TTL_MS = 5_000;
+/**
+ * Registered clients one gateway remembers, known and unknown alike: a
+ * caller that sends a new client id with every request costs a look-up,
+ * never memory beyond this.
+ */
+const STORED_CLIENT_MAX_ENTRIES = 10_000;
 const LOOKUP_BUDGET_MS = 2_000;
+
+/** What is remembered of a client id: its metadata, or that identity has no such client. */
+type Remembered = { readonly metadata: Record<string, unknown> | undefined };
 
 /**
  * The provider's clients: those of OIDC_CLIENTS (configuration, for GitOps)
  * and those registered through admin.v1 (kept by identity, remembered for a
- * few seconds). A configured client id wins over a registered one.
+ * few seconds, in a bounded cache). A configured client id wins over a
+ * registered one; an id that no client could have is refused before any
+ * look-up.
  */
 export class ClientRegistry {
   private readonly configured: ReadonlyMap<string, Record<string, unknown>>;
-  private readonly stored = new Map<string, { readonly at: number; readonly metadata: Record<string, unknown> | undefined }>();
+  private readonly stored = new LRUCache<string, Remembered>({ max: STORED_CLIENT_MAX_ENTRIES, ttl: STORED_CLIENT_TTL_MS });
 
   constructor(
     entries: readonly ClientEntry[],
@@ -41,19 +53,18 @@ export class ClientRegistry {
 
   /** A client registered through admin.v1, its secret as a hash in `client_secret`. */
   async storedMetadata(clientId: string): Promise<AdapterPayload | undefined> {
+    if (!CLIENT_ID.test(clientId)) return undefined;
     const remembered = this.stored.get(clientId);
-    if (remembered && Date.now() - remembered.at < STORED_CLIENT_TTL_MS) return remembered.metadata;
-    const current = requestContextOf(currentProviderContext()?.req);
-    const started = current ? undefined : startRequestContext({ requestId: `client-${clientId}`, logger: this.logger, deadline: Date.now() + LOOKUP_BUDGET_MS });
-    try {
-      const answer = await this.oidc.getClient({ clientId }, current ?? started!.context);
-      const metadata = answer.found
+    if (remembered) return remembered.metadata;
+    const lookUp = async (context: Parameters<OidcClient['getClient']>[1]) => {
+      const answer = await this.oidc.getClient({ clientId }, context);
+      return answer.found
         ? { ...(JSON.parse(answer.metadataJson) as Record<string, unknown>), ...(answer.secretHash ? { client_secret: answer.secretHash } : {}) }
         : undefined;
-      this.stored.set(clientId, { at: Date.now(), metadata });
-      return metadata;
-    } finally {
-      started?.end();
-    }
+    };
+    const current = requestContextOf(currentProviderContext()?.req);
+    const metadata = current ? await lookUp(current) : await withOwnRequestContext(this.logger, LOOKUP_BUDGET_MS, lookUp);
+    this.stored.set(clientId, { metadata });
+    return metadata;
   }
 }

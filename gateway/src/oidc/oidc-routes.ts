@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
@@ -5,8 +6,10 @@ import { noContent, problemResponses } from '../http/problem-schema';
 import { optionalSession, requireSession, sessionOf, type SessionAccess } from '../sessions/session-auth';
 import { isMultiFactor, type Session } from '../sessions/session-store';
 import type { OidcClient } from '../service-clients';
-import { ACR_MULTI_FACTOR, acrOf } from './authentication-context';
-import type { OpenIdProvider } from './openid-provider';
+import type { CredentialLimits } from '../limits/credential-limits';
+import { acrOf, requiresMultiFactor } from './authentication-context';
+import type { InteractionBinding } from './interaction-binding';
+import { INTERACTION_TTL_SECONDS, type OpenIdProvider } from './openid-provider';
 import {
   clientIdParams,
   deviceVerifiedSchema,
@@ -20,11 +23,20 @@ import {
 export type OidcRoutesDeps = SessionAccess & {
   readonly openId: OpenIdProvider;
   readonly oidc: OidcClient;
+  readonly limits: CredentialLimits;
   readonly publicAppUrl: string;
 };
 
 /** The OpenID scopes the provider knows; anything else a client sent is not shown or granted. */
 const knownScopes = new Set(['openid', 'profile', 'email', 'offline_access']);
+
+/**
+ * Why the provider may ask for a sign-in that the browser's session can
+ * give on this page: no session yet, prompt=login, max_age, a client that
+ * requires multi-factor. Any other (an id_token_hint of another account)
+ * asks for another account than the one signed in.
+ */
+const signInReasons = new Set(['no_session', 'login_prompt', 'max_age', 'mfa_required']);
 
 /** The interaction as the provider keeps it (oidc-provider's Interaction model), as far as these routes read it. */
 interface StoredInteraction {
@@ -33,6 +45,7 @@ interface StoredInteraction {
   readonly returnTo: string;
   readonly prompt: { readonly name: string; readonly reasons: readonly string[]; readonly details: Record<string, unknown> };
   readonly params: Record<string, unknown>;
+  /** The account whose session the request came with, if it came with one. */
   readonly session?: { readonly accountId?: string };
   readonly grantId?: string;
   readonly deviceCode?: string;
@@ -71,70 +84,97 @@ function scopesOf(params: Record<string, unknown>): string[] {
   return [...new Set(scope.split(' ').filter((name) => knownScopes.has(name)))];
 }
 
+/** Seconds an interaction has left, for saving it again without extending it. */
+function remainingTtl(interaction: StoredInteraction): number {
+  return Math.max(1, (interaction.exp ?? 0) - Math.floor(Date.now() / 1000));
+}
+
+const interactionNotFound = (): AppError => new AppError('oidc:interaction_not_found');
+
 /**
  * The OpenID Provider's interaction, driven by the web app (or any client
- * of the API) with the browser's session: what a sign-in request asks,
- * confirming or denying it, the applications a user allowed, and the
- * device flow's user code (docs/api.md, "OpenID Provider").
+ * of the API) in the browser that started the authorization request: what
+ * the request asks, allowing or refusing it, the applications a user
+ * allowed, and the device flow's user code (docs/api.md, "OpenID
+ * Provider"; docs/security.md, "The OpenID Provider"). Every interaction
+ * route answers only the browser bound to the interaction
+ * (interaction-binding.ts); another browser gets 404, as if there were none.
+ * Allowing records consent and nothing else: the code goes to the account
+ * of the Latchkey session the browser holds when the request resumes.
  */
 export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
-  const { provider, clients } = deps.openId;
-  const Interaction = provider.Interaction as unknown as { find(uid: string): Promise<StoredInteraction | undefined> };
+  const { provider, clients, bindings } = deps.openId;
+  const Interaction = provider.Interaction as unknown as {
+    find(uid: string): Promise<StoredInteraction | undefined>;
+    new (uid: string, payload: Record<string, unknown>): StoredInteraction;
+  };
   const DeviceCode = provider.DeviceCode as unknown as {
     find(id: string): Promise<StoredDeviceCode | undefined>;
     findByUserCode(code: string): Promise<StoredDeviceCode | undefined>;
   };
 
-  async function interactionOf(uid: string): Promise<StoredInteraction> {
+  /**
+   * The interaction, when this browser holds its binding and, if the request
+   * came with a session, the same account is signed in (or none is).
+   */
+  async function boundInteraction(request: FastifyRequest, uid: string, current: Session | undefined) {
+    const binding = await bindings.heldBy(uid, request.cookies[bindings.cookieName]);
+    if (!binding) throw interactionNotFound();
     const interaction = await Interaction.find(uid);
-    if (!interaction || (interaction.exp !== undefined && interaction.exp * 1000 <= Date.now())) throw new AppError('oidc:interaction_not_found');
-    return interaction;
-  }
-
-  async function clientNameOf(clientId: string): Promise<string> {
-    const metadata = await clients.metadata(clientId);
-    return typeof metadata?.['client_name'] === 'string' ? metadata['client_name'] : clientId;
+    if (!interaction || (interaction.exp !== undefined && interaction.exp * 1000 <= Date.now())) throw interactionNotFound();
+    const named = interaction.session?.accountId;
+    if (named !== undefined && current !== undefined && named !== current.userId) throw interactionNotFound();
+    return { interaction, binding };
   }
 
   /** Whether the client asks for a multi-factor sign-in that the session has not made. */
-  function needsMultiFactor(interaction: StoredInteraction, session: Session): boolean {
-    const acrValues = typeof interaction.params['acr_values'] === 'string' ? interaction.params['acr_values'].split(' ') : [];
-    return (interaction.prompt.reasons.includes('mfa_required') || acrValues.includes(ACR_MULTI_FACTOR)) && !isMultiFactor(session.methods);
+  function needsMultiFactor(interaction: StoredInteraction, metadata: Record<string, unknown> | undefined, session: Session): boolean {
+    return requiresMultiFactor(metadata?.['require_mfa'], interaction.params['acr_values']) && !isMultiFactor(session.methods);
   }
 
-  /** Whether the session must prove itself again before this interaction can be confirmed. */
-  async function needsReauthentication(interaction: StoredInteraction, session: Session): Promise<boolean> {
-    const { reasons } = interaction.prompt;
-    if (reasons.includes('login_prompt')) {
-      // A proof newer than the one the session had when the request came (none kept: the request is too old to tell).
-      const proven = await deps.openId.proofs.recorded(interaction.uid);
-      if (proven === undefined || session.authenticatedAt <= proven) return true;
-    }
-    const maxAge = Number(interaction.params['max_age']);
-    if (reasons.includes('max_age') && Number.isFinite(maxAge) && Date.now() - session.authenticatedAt > maxAge * 1000) return true;
-    return needsMultiFactor(interaction, session);
+  /**
+   * Whether the session must prove itself again first: prompt=login asks
+   * for a proof newer than the request, max_age for one that recent, and
+   * the client's or the request's multi-factor requirement for a second
+   * factor. The device flow is held to the same rules.
+   */
+  function needsReauthentication(interaction: StoredInteraction, binding: InteractionBinding, metadata: Record<string, unknown> | undefined, session: Session): boolean {
+    if (interaction.prompt.reasons.includes('login_prompt') && session.authenticatedAt <= binding.provenAt) return true;
+    const maxAge = interaction.params['max_age'] === undefined ? Number.NaN : Number(interaction.params['max_age']);
+    if (Number.isFinite(maxAge) && Date.now() - session.authenticatedAt > maxAge * 1000) return true;
+    return needsMultiFactor(interaction, metadata, session);
   }
 
-  /** The account's grant for the client, created or extended to the requested scopes. */
-  async function grantFor(session: Session, clientId: string, scopes: readonly string[], claims: readonly string[], kept: string | undefined, request: { ctx: RequestContext }) {
-    const remembered = kept ?? (await deps.oidc.findUserGrant({ userId: session.userId, clientId }, request.ctx)).grantId;
-    let grant = remembered ? await provider.Grant.find(remembered) : undefined;
-    if (grant && (grant.accountId !== session.userId || grant.clientId !== clientId)) grant = undefined;
-    grant ??= new provider.Grant({ accountId: session.userId, clientId });
-    if (scopes.length > 0) grant.addOIDCScope(scopes.join(' '));
-    if (claims.length > 0) grant.addOIDCClaims([...claims]);
-    return { grant, grantId: await grant.save() };
-  }
-
-  async function consented(session: Session | undefined, interaction: StoredInteraction, clientId: string, request: { ctx: RequestContext }): Promise<boolean> {
-    const metadata = await clients.metadata(clientId);
+  /**
+   * Whether the request asks for nothing the user has not allowed: a
+   * first-party client, or a grant that covers the scopes without
+   * prompt=consent.
+   */
+  async function consentGiven(session: Session, interaction: StoredInteraction, clientId: string, metadata: Record<string, unknown> | undefined, request: { ctx: RequestContext }) {
     if (metadata?.['first_party'] === true) return true;
-    if (!session || interaction.prompt.reasons.includes('consent_prompt')) return false;
+    const prompts = typeof interaction.params['prompt'] === 'string' ? interaction.params['prompt'].split(' ') : [];
+    if (prompts.includes('consent')) return false;
+    if (interaction.prompt.name === 'consent' && interaction.prompt.reasons.some((reason) => reason !== 'op_scopes_missing')) return false;
     const { grantId } = await deps.oidc.findUserGrant({ userId: session.userId, clientId }, request.ctx);
     const grant = grantId ? await provider.Grant.find(grantId) : undefined;
     if (!grant) return false;
     const granted = new Set((grant.getOIDCScope() ?? '').split(' '));
     return scopesOf(interaction.params).every((scope) => granted.has(scope));
+  }
+
+  /** The account's grant for the client, created or extended to the requested scopes. */
+  async function grantFor(session: Session, clientId: string, scopes: readonly string[], kept: string | undefined, request: { ctx: RequestContext }) {
+    const remembered = kept ?? (await deps.oidc.findUserGrant({ userId: session.userId, clientId }, request.ctx)).grantId;
+    let grant = remembered ? await provider.Grant.find(remembered) : undefined;
+    if (grant && (grant.accountId !== session.userId || grant.clientId !== clientId)) grant = undefined;
+    grant ??= new provider.Grant({ accountId: session.userId, clientId });
+    if (scopes.length > 0) grant.addOIDCScope(scopes.join(' '));
+    return { grant, grantId: await grant.save() };
+  }
+
+  async function clientNameOf(clientId: string): Promise<string> {
+    const metadata = await clients.metadata(clientId);
+    return typeof metadata?.['client_name'] === 'string' ? metadata['client_name'] : clientId;
   }
 
   return async (app) => {
@@ -146,24 +186,33 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'What a sign-in request of an application asks: the client, its scopes, whether the browser must sign in or re-authenticate. Works without a session.',
+          summary:
+            'What a sign-in request of an application asks: the client, its scopes, whether the browser must sign in or re-authenticate. Only the browser that started the request gets it; works without a session.',
           params: interactionParams,
           response: { 200: interactionSchema, ...problemResponses(400, 404, 503) },
         },
       },
       async (request) => {
-        const interaction = await interactionOf(request.params.uid);
         const current = await optionalSession(deps, request);
+        const { interaction, binding } = await boundInteraction(request, request.params.uid, current);
         const clientId = clientIdOf(interaction);
-        const reauthenticate = current !== undefined && (await needsReauthentication(interaction, current));
+        const metadata = await clients.metadata(clientId);
+        const device = interaction.deviceCode !== undefined;
+        const reauthenticate = current !== undefined && needsReauthentication(interaction, binding, metadata, current);
+        const anotherAccount = interaction.prompt.name === 'login' && interaction.prompt.reasons.some((reason) => !signInReasons.has(reason));
+        const prompt = current === undefined || reauthenticate || anotherAccount ? ('login' as const) : ('consent' as const);
+        // A device is always shown its consent (RFC 8628, section 5.4): the browser is not what is being signed in.
+        const consented = prompt === 'consent' && !device && (await consentGiven(current!, interaction, clientId, metadata, request));
         return {
           uid: interaction.uid,
-          prompt: current === undefined || reauthenticate ? ('login' as const) : ('consent' as const),
+          prompt,
           client: { client_id: clientId, client_name: await clientNameOf(clientId) },
           scopes: scopesOf(interaction.params),
           reauthentication_required: reauthenticate,
-          multi_factor_required: current !== undefined && needsMultiFactor(interaction, current),
-          consented: await consented(current, interaction, clientId, request),
+          multi_factor_required: current !== undefined && needsMultiFactor(interaction, metadata, current),
+          consented,
+          device,
+          ...(consented ? { resume_url: interaction.returnTo } : {}),
         };
       },
     );
@@ -173,7 +222,8 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'Allow the sign-in request as the signed-in user; the browser follows redirect_to back to the authorization endpoint.',
+          summary:
+            'Allow the sign-in request as the signed-in user (the browser that started it only); the browser follows redirect_to back to the authorization endpoint.',
           params: interactionParams,
           response: { 200: redirectSchema, ...problemResponses(400, 401, 403, 404, 503) },
         },
@@ -181,22 +231,19 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const current = sessionOf(request);
-        const interaction = await interactionOf(request.params.uid);
-        if (await needsReauthentication(interaction, current)) throw new AppError('auth:reauthentication_required');
+        const { interaction, binding } = await boundInteraction(request, request.params.uid, current);
         const clientId = clientIdOf(interaction);
+        const metadata = await clients.metadata(clientId);
+        if (needsReauthentication(interaction, binding, metadata, current)) throw new AppError('auth:reauthentication_required');
         const scopes = scopesOf(interaction.params);
         if (interaction.deviceCode !== undefined) {
           await approveDeviceCode(interaction, current, clientId, scopes, request);
           await interaction.destroy();
           return { redirect_to: `${deps.publicAppUrl}/device?done=1` };
         }
-        const claims = Array.isArray(interaction.prompt.details['missingOIDCClaims']) ? (interaction.prompt.details['missingOIDCClaims'] as string[]) : [];
-        const { grantId } = await grantFor(current, clientId, scopes, claims, interaction.grantId, request);
-        interaction.result = {
-          login: { accountId: current.userId, ts: Math.floor(current.authenticatedAt / 1000), amr: [...current.methods], acr: acrOf(current.methods), remember: true },
-          consent: { grantId },
-        };
-        await interaction.save(Math.max(1, (interaction.exp ?? 0) - Math.floor(Date.now() / 1000)));
+        const { grantId } = await grantFor(current, clientId, scopes, interaction.grantId, request);
+        interaction.result = { consent: { grantId } };
+        await interaction.save(remainingTtl(interaction));
         return { redirect_to: interaction.returnTo };
       },
     );
@@ -206,13 +253,14 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'Refuse the sign-in request; the client receives error=access_denied.',
+          summary: 'Refuse the sign-in request (the browser that started it only); the client receives error=access_denied.',
           params: interactionParams,
           response: { 200: redirectSchema, ...problemResponses(400, 404, 503) },
         },
       },
       async (request) => {
-        const interaction = await interactionOf(request.params.uid);
+        const current = await optionalSession(deps, request);
+        const { interaction } = await boundInteraction(request, request.params.uid, current);
         if (interaction.deviceCode !== undefined) {
           const code = await DeviceCode.find(interaction.deviceCode);
           if (code && !code.isExpired && !code.consumed && code.accountId === undefined) {
@@ -224,7 +272,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
           return { redirect_to: `${deps.publicAppUrl}/device?denied=1` };
         }
         interaction.result = { error: 'access_denied', error_description: 'End-User aborted interaction' };
-        await interaction.save(Math.max(1, (interaction.exp ?? 0) - Math.floor(Date.now() / 1000)));
+        await interaction.save(remainingTtl(interaction));
         return { redirect_to: interaction.returnTo };
       },
     );
@@ -234,26 +282,31 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'Take the code a device shows (device authorization grant); answers the interaction to confirm or deny.',
+          summary:
+            'Take the code a device shows (device authorization grant); answers the interaction in which the user allows or refuses that device. Wrong codes are counted per account and per client address.',
           body: deviceVerifyBody,
-          response: { 200: deviceVerifiedSchema, ...problemResponses(400, 401, 503) },
+          response: { 200: deviceVerifiedSchema, ...problemResponses(400, 401, 429, 503) },
         },
         onRequest: session,
+        preHandler: deps.limits.perClientIp,
       },
-      async (request) => {
-        const code = await DeviceCode.findByUserCode(normalizeUserCode(request.body.user_code));
-        if (!code || code.isExpired || code.consumed || code.accountId !== undefined || code.error !== undefined) {
-          throw new AppError('oidc:user_code_invalid');
-        }
+      async (request, reply) => {
+        const current = sessionOf(request);
+        const code = await deps.openId.deviceCodeGuesses.check(current.userId, request, () => findPendingDeviceCode(request.body.user_code));
         const uid = randomInteractionId();
-        const interaction = new (provider.Interaction as unknown as new (uid: string, payload: Record<string, unknown>) => StoredInteraction)(uid, {
+        const interaction = new Interaction(uid, {
           returnTo: `${deps.publicAppUrl}/device?done=1`,
           prompt: { name: 'consent', reasons: ['device_flow'], details: {} },
           params: { ...(code.params ?? {}), client_id: code.clientId },
+          session: { accountId: current.userId },
           deviceCode: code.jti,
           trusted: [],
         });
-        await interaction.save(Math.max(1, Math.min(DEVICE_INTERACTION_TTL_SECONDS, remainingSeconds(code))));
+        const ttl = Math.max(1, Math.min(INTERACTION_TTL_SECONDS, remainingSeconds(code)));
+        await interaction.save(ttl);
+        const secret = bindings.secretIn(request.headers.cookie);
+        await bindings.bind(uid, secret, current.authenticatedAt, ttl);
+        void reply.setCookie(bindings.cookieName, secret, bindings.cookieOptions(INTERACTION_TTL_SECONDS));
         return { uid };
       },
     );
@@ -301,6 +354,13 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
     );
   };
 
+  /** A device code waiting for its user: not expired, used, approved or refused. */
+  async function findPendingDeviceCode(userCode: string): Promise<StoredDeviceCode> {
+    const code = await DeviceCode.findByUserCode(normalizeUserCode(userCode));
+    if (!code || code.isExpired || code.consumed || code.accountId !== undefined || code.error !== undefined) throw new AppError('oidc:user_code_invalid');
+    return code;
+  }
+
   /** What the provider's device flow does once the user approved: the code now answers the device's polling. */
   async function approveDeviceCode(
     interaction: StoredInteraction,
@@ -311,7 +371,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
   ): Promise<void> {
     const code = await DeviceCode.find(interaction.deviceCode!);
     if (!code || code.isExpired || code.consumed || code.accountId !== undefined || code.error !== undefined) throw new AppError('oidc:user_code_invalid');
-    const { grantId } = await grantFor(current, clientId, scopes, [], undefined, request);
+    const { grantId } = await grantFor(current, clientId, scopes, undefined, request);
     Object.assign(code, {
       accountId: current.userId,
       acr: acrOf(current.methods),
@@ -326,8 +386,6 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
     await code.save();
   }
 }
-
-const DEVICE_INTERACTION_TTL_SECONDS = 10 * 60;
 
 function remainingSeconds(code: StoredDeviceCode): number {
   const exp = typeof code['exp'] === 'number' ? code['exp'] : 0;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CLIENT_ID } from '@latchkey/oidc-clients';
 import { timestamp } from '../http/fields';
 
 export const interactionParams = z.object({
@@ -6,7 +7,7 @@ export const interactionParams = z.object({
 });
 
 export const clientIdParams = z.object({
-  client_id: z.string().regex(/^[A-Za-z0-9._~-]{1,128}$/, 'must be a client id'),
+  client_id: z.string().regex(CLIENT_ID, 'must be a client id'),
 });
 
 const clientSummary = z.object({ client_id: z.string(), client_name: z.string() });
@@ -14,7 +15,11 @@ const clientSummary = z.object({ client_id: z.string(), client_name: z.string() 
 export const interactionSchema = z
   .object({
     uid: z.string(),
-    prompt: z.enum(['login', 'consent']).describe('login: the browser must sign in (or re-authenticate); consent: the user allows the client.'),
+    prompt: z
+      .enum(['login', 'consent'])
+      .describe(
+        'login: the browser must sign in, or re-authenticate (reauthentication_required), or the client asked for another account than the one signed in; consent: the user allows the client.',
+      ),
     client: clientSummary,
     scopes: z.array(z.string()).describe('The scopes the client asks for.'),
     reauthentication_required: z
@@ -25,7 +30,16 @@ export const interactionSchema = z
       .describe(
         'The client requires a multi-factor sign-in the session has not made: a passkey, or the password with a TOTP code. An account with neither must add one first.',
       ),
-    consented: z.boolean().describe('The user already allowed these scopes, or the client is first-party: confirming asks nothing more.'),
+    consented: z
+      .boolean()
+      .describe('The user already allowed these scopes, or the client is first-party: nothing is left to allow; the browser goes to resume_url. Never for a device.'),
+    device: z.boolean().describe('A device (a TV, a command-line tool) is being signed in, not this browser: the device flow.'),
+    resume_url: z
+      .url()
+      .optional()
+      .describe(
+        'Present when nothing is left to ask: the authorization endpoint address that resumes the request, which answers the client from the Latchkey session without a page.',
+      ),
   })
   .meta({ id: 'OidcInteraction' });
 

@@ -9,30 +9,22 @@ import { configuredClients, type GatewayConfig } from '../config';
 import type { IdentityClient, OidcClient } from '../service-clients';
 import type { Session, SessionStore } from '../sessions/session-store';
 import type { SigningKey } from '@latchkey/config';
-import { ACR_MULTI_FACTOR, ACR_SINGLE_FACTOR } from './authentication-context';
+import { ACR_MULTI_FACTOR, ACR_SINGLE_FACTOR, requiresMultiFactor } from './authentication-context';
 import { clientSecretMatches } from '@latchkey/oidc-clients';
 import { ClientRegistry } from './client-registry';
-import { InteractionProofs } from './interaction-proofs';
+import { LoginFailures } from '../limits/login-failures';
+import { RateLimiter } from '../limits/rate-limiter';
+import { DEVICE_CODE_GUESSES, DeviceCodeGuesses } from './device-code-guesses';
+import { InteractionBindings } from './interaction-binding';
+import { providerCookies } from './provider-cookies';
 import { rememberedLatchkeySession, requestContextOf } from './provider-context';
 import { loadProviderModule } from './provider-runtime';
-import { providerPages } from './provider-pages';
+import { providerPages, securePages } from './provider-pages';
+import { ProviderRequestLimits } from './provider-request-limits';
+import { providerRoutes } from './provider-routes';
 import { requestMemory, type RememberedAccount } from './request-memory';
 import { issueHeld, storageFor } from './provider-storage';
 import { bridgeLatchkeySessions } from './session-bridge';
-
-/** The provider's endpoints, under /oidc so that they never meet /v0 or the web app's pages (docs/oidc.md, "Endpoints"). */
-export const providerRoutes = {
-  authorization: '/oidc/auth',
-  token: '/oidc/token',
-  userinfo: '/oidc/userinfo',
-  jwks: '/oidc/jwks',
-  introspection: '/oidc/token/introspection',
-  revocation: '/oidc/token/revocation',
-  end_session: '/oidc/session/end',
-  device_authorization: '/oidc/device/auth',
-  // The web app's page; the provider serves only its resume path below it.
-  code_verification: '/device',
-} as const;
 
 /** The scopes clients may ask for, and the claims each releases. */
 const scopeClaims = {
@@ -42,7 +34,8 @@ const scopeClaims = {
 } as const;
 
 const DAY_SECONDS = 24 * 60 * 60;
-const INTERACTION_TTL_SECONDS = 60 * 60;
+/** An interaction is a sign-in in progress: minutes, not an hour, of state an unauthenticated browser can make us keep. */
+export const INTERACTION_TTL_SECONDS = 10 * 60;
 const DEVICE_CODE_TTL_SECONDS = 10 * 60;
 const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 
@@ -62,7 +55,9 @@ export interface OpenIdProviderDeps {
 export interface OpenIdProvider {
   readonly provider: Provider;
   readonly clients: ClientRegistry;
-  readonly proofs: InteractionProofs;
+  readonly bindings: InteractionBindings;
+  readonly deviceCodeGuesses: DeviceCodeGuesses;
+  readonly requestLimits: ProviderRequestLimits;
   readonly issuer: string;
   handle(request: IncomingMessage, response: ServerResponse): void;
 }
@@ -90,18 +85,39 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
   const issuer = issuerOf(config);
   const publicAppUrl = new URL(config.PUBLIC_APP_URL).origin;
   const clients = new ClientRegistry(configuredClients(config), deps.oidc, deps.logger);
-  const proofs = new InteractionProofs(deps.redis, config.REDIS_KEY_PREFIX);
+  const bindings = new InteractionBindings(deps.redis, config.REDIS_KEY_PREFIX, config.COOKIE_SECURE);
   const refreshTtl = config.OIDC_REFRESH_TOKEN_TTL_DAYS * DAY_SECONDS;
-
   const policy = interactionPolicy.base();
-  // A client may require a multi-factor sign-in: `require_mfa` in its entry, or acr_values naming it.
-  policy.get('login')!.checks.add(
-    new interactionPolicy.Check('mfa_required', 'multi-factor authentication is required', 'login_required', (ctx) => {
-      const required = ctx.oidc.client?.['require_mfa'] === true || (ctx.oidc.params?.acr_values as string | undefined)?.split(' ').includes(ACR_MULTI_FACTOR);
-      const proven = ctx.oidc.session?.acr === ACR_MULTI_FACTOR || (ctx.oidc.result?.login as { acr?: string } | undefined)?.acr === ACR_MULTI_FACTOR;
-      return required && !proven ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+  const { Check } = interactionPolicy;
+
+  // The provider's session is the browser's Latchkey session (session-bridge.ts), and an interaction's result never
+  // carries a login: whoever confirms, the code goes to the account signed in where the request resumes. prompt=login
+  // is therefore satisfied by a proof of that session newer than the authorization request, made since in this browser.
+  const login = policy.get('login')!;
+  login.checks.remove('login_prompt');
+  login.checks.unshift(
+    new Check('login_prompt', 'a new sign-in was requested', 'login_required', async (ctx) => {
+      if (!ctx.oidc.prompts.has('login')) return Check.NO_NEED_TO_PROMPT;
+      const resumed = ctx.oidc.entities.Interaction as { uid: string } | undefined;
+      const binding = resumed ? await bindings.find(resumed.uid) : undefined;
+      const session = rememberedLatchkeySession(ctx.req);
+      return binding && session && session.authenticatedAt > binding.provenAt ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
     }),
   );
+  // A client may require a multi-factor sign-in: `require_mfa` in its entry, or acr_values naming it.
+  login.checks.add(
+    new Check('mfa_required', 'multi-factor authentication is required', 'login_required', (ctx) =>
+      requiresMultiFactor(ctx.oidc.client?.['require_mfa'], ctx.oidc.params?.['acr_values']) && ctx.oidc.session?.acr !== ACR_MULTI_FACTOR
+        ? Check.REQUEST_PROMPT
+        : Check.NO_NEED_TO_PROMPT,
+    ),
+  );
+  // A first-party client is the installation's own application: it is never shown a consent page, not even for
+  // prompt=consent (which offline_access needs); loadExistingGrant grants it what it asks for.
+  for (const check of policy.get('consent')!.checks) {
+    const decide = check.check;
+    check.check = (ctx) => (ctx.oidc.client?.['first_party'] === true ? Check.NO_NEED_TO_PROMPT : decide(ctx));
+  }
 
   const storage = { redis: deps.redis, prefix: config.REDIS_KEY_PREFIX, oidc: deps.oidc, clients, logger: deps.logger, issuesRefreshToken };
   const configuration: Configuration = {
@@ -134,12 +150,7 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
     // Grafana and Argo CD read email and preferred_username from the ID token, not from userinfo.
     conformIdTokenClaims: false,
     acrValues: [ACR_SINGLE_FACTOR, ACR_MULTI_FACTOR],
-    // Secure whenever the request came over TLS (directly, or through a trusted proxy's X-Forwarded-Proto).
-    cookies: {
-      names: { session: 'oidc_session', interaction: 'oidc_interaction', resume: 'oidc_resume' },
-      long: { httpOnly: true, sameSite: 'lax' },
-      short: { httpOnly: true, sameSite: 'lax' },
-    },
+    cookies: providerCookies(issuer, deps.signingKeys),
     routes: providerRoutes,
     ttl: {
       AccessToken: config.OIDC_ACCESS_TOKEN_TTL_SECONDS,
@@ -147,7 +158,8 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
       AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,
       DeviceCode: DEVICE_CODE_TTL_SECONDS,
       Interaction: INTERACTION_TTL_SECONDS,
-      Session: config.AUTH_SESSION_MAX_LIFETIME_HOURS * 3600,
+      // A signed-out browser's provider session keeps only a logout confirmation's state: minutes, like an interaction.
+      Session: (_ctx, session) => (session.accountId ? config.AUTH_SESSION_MAX_LIFETIME_HOURS * 3600 : INTERACTION_TTL_SECONDS),
       Grant: refreshTtl,
       // Rotation never extends a chain: its tokens share the first one's absolute lifetime.
       RefreshToken: (ctx) => ctx?.oidc.entities.RotatedRefreshToken?.remainingTTL ?? refreshTtl,
@@ -166,7 +178,8 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
       introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       userinfo: { enabled: true },
-      claimsParameter: { enabled: true },
+      // Claims asked for by name would be released under a consent given for scopes: only scopes ask for claims.
+      claimsParameter: { enabled: false },
       backchannelLogout: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
@@ -177,16 +190,18 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
         enabled: true,
         charset: 'base-20',
         mask: '****-****',
-        userCodeInputSource: providerPages.deviceInput(publicAppUrl),
-        userCodeConfirmSource: providerPages.deviceInput(publicAppUrl),
-        successSource: providerPages.deviceDone(publicAppUrl),
       },
     },
     interactions: {
+      // The browser that asked is bound to the interaction (interaction-binding.ts). A request resumed into a new
+      // interaction (a consent after a sign-in) keeps the proof time of the request as it first came.
       url: async (ctx, interaction) => {
-        if (interaction.prompt.reasons.includes('login_prompt')) {
-          await proofs.record(interaction.uid, rememberedLatchkeySession(ctx.req)?.authenticatedAt ?? 0, INTERACTION_TTL_SECONDS);
-        }
+        const secret = bindings.secretIn(ctx.get('cookie'));
+        const resumed = ctx.oidc.entities.Interaction as { uid: string } | undefined;
+        const earlier = resumed ? await bindings.find(resumed.uid) : undefined;
+        const provenAt = earlier?.provenAt ?? rememberedLatchkeySession(ctx.req)?.authenticatedAt ?? 0;
+        await bindings.bind(interaction.uid, secret, provenAt, INTERACTION_TTL_SECONDS);
+        ctx.append('Set-Cookie', bindings.setCookieHeader(secret, INTERACTION_TTL_SECONDS));
         return `${publicAppUrl}/oidc/interaction/${interaction.uid}`;
       },
       policy,
@@ -213,11 +228,27 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
     (requestContextOf(ctx.req)?.logger ?? deps.logger).warn({ err: error }, 'OpenID Provider request failed');
   });
 
+  // The gateway's security headers and a content security policy on every answer: the few HTML pages the provider
+  // shows run only the inline scripts and styles they declare (provider-pages.ts, and oidc-provider's own form_post).
+  provider.use(async (ctx, next) => {
+    securePages(ctx);
+    await next();
+  });
+
   // A token request's writes are held until its last token is saved; none may outlive the request.
   provider.use(async (ctx, next) => {
     await next();
     const memory = (ctx as KoaContextWithOIDC).oidc?.route === 'token' ? requestMemory(ctx as KoaContextWithOIDC) : undefined;
     if (memory?.source && ctx.status === 200) await issueHeld(storage, memory);
+  });
+
+  // A device's user opens the web app's page, whatever origin the issuer has (RFC 8628, section 3.2).
+  provider.use(async (ctx, next) => {
+    await next();
+    const body = ctx.body as { user_code?: unknown } | undefined;
+    if ((ctx as KoaContextWithOIDC).oidc?.route !== 'device_authorization' || ctx.status !== 200 || typeof body?.user_code !== 'string') return;
+    const page = new URL('/device', publicAppUrl);
+    ctx.body = { ...body, verification_uri: page.toString(), verification_uri_complete: `${page.toString()}?${new URLSearchParams({ user_code: body.user_code }).toString()}` };
   });
 
   // RP-initiated logout signs the browser out of Latchkey too; the session.revoked event then reaches every client.
@@ -232,7 +263,12 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
   });
 
   const callback = provider.callback();
-  return { provider, clients, proofs, issuer, handle: (request, response) => void callback(request, response) };
+  const deviceCodeGuesses = new DeviceCodeGuesses(
+    new LoginFailures(deps.redis, config.REDIS_KEY_PREFIX, { ...DEVICE_CODE_GUESSES, scope: 'device-code-guesses' }),
+    config.RATE_LIMIT_IPV6_PREFIX,
+  );
+  const requestLimits = new ProviderRequestLimits(new RateLimiter(deps.redis, config.REDIS_KEY_PREFIX), config);
+  return { provider, clients, bindings, deviceCodeGuesses, requestLimits, issuer, handle: (request, response) => void callback(request, response) };
 }
 
 async function readLatchkeySession(deps: OpenIdProviderDeps, raw: IncomingMessage, cookie: string | undefined): Promise<Session | undefined> {
@@ -292,10 +328,8 @@ async function loadExistingGrant(deps: OpenIdProviderDeps, ctx: KoaContextWithOI
     grant ??= new oidc.provider.Grant({ accountId, clientId: client.clientId });
     const granted = new Set((grant.getOIDCScope() ?? '').split(' ').filter(Boolean));
     const missing = [...oidc.requestParamOIDCScopes].filter((scope) => !granted.has(scope));
-    const claims = [...oidc.requestParamClaims].filter((claim) => !grant!.getOIDCClaims().includes(claim));
-    if (missing.length > 0 || claims.length > 0 || grant.jti === undefined) {
+    if (missing.length > 0 || grant.jti === undefined) {
       if (missing.length > 0) grant.addOIDCScope(missing.join(' '));
-      if (claims.length > 0) grant.addOIDCClaims(claims);
       await grant.save();
     }
   }

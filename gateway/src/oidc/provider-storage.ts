@@ -62,6 +62,9 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
         await withContext(deps.logger, (context) => deps.oidc.saveArtifact(artifact, context));
         return;
       }
+      // A browser signed in to nothing holds no authorization: an unauthenticated request stores no provider session
+      // (the Latchkey session is the provider's, session-bridge.ts), only the state of a logout confirmation it asks for.
+      if (this.name === 'Session' && !payload.accountId && !payload.state) return;
       // Two keys, two slots on a Redis Cluster: the record first, so that the uid never points at nothing.
       await deps.redis.set(this.key(id), JSON.stringify(payload), 'EX', Math.max(1, expiresIn));
       if (this.name === 'Session' && payload.uid) await deps.redis.set(this.key(`uid:${payload.uid}`), id, 'EX', Math.max(1, expiresIn));

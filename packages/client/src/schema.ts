@@ -2809,7 +2809,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Take the code a device shows (device authorization grant); answers the interaction to confirm or deny. */
+        /** Take the code a device shows (device authorization grant); answers the interaction in which the user allows or refuses that device. Wrong codes are counted per account and per client address. */
         post: {
             parameters: {
                 query?: never;
@@ -2846,6 +2846,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3003,7 +3012,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What a sign-in request of an application asks: the client, its scopes, whether the browser must sign in or re-authenticate. Works without a session. */
+        /** What a sign-in request of an application asks: the client, its scopes, whether the browser must sign in or re-authenticate. Only the browser that started the request gets it; works without a session. */
         get: {
             parameters: {
                 query?: never;
@@ -3070,7 +3079,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Allow the sign-in request as the signed-in user; the browser follows redirect_to back to the authorization endpoint. */
+        /** Allow the sign-in request as the signed-in user (the browser that started it only); the browser follows redirect_to back to the authorization endpoint. */
         post: {
             parameters: {
                 query?: never;
@@ -3153,7 +3162,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Refuse the sign-in request; the client receives error=access_denied. */
+        /** Refuse the sign-in request (the browser that started it only); the client receives error=access_denied. */
         post: {
             parameters: {
                 query?: never;
@@ -4027,17 +4036,24 @@ export interface components {
                 client_id: string;
                 client_name: string;
             };
-            /** @description The user already allowed these scopes, or the client is first-party: confirming asks nothing more. */
+            /** @description The user already allowed these scopes, or the client is first-party: nothing is left to allow; the browser goes to resume_url. Never for a device. */
             consented: boolean;
+            /** @description A device (a TV, a command-line tool) is being signed in, not this browser: the device flow. */
+            device: boolean;
             /** @description The client requires a multi-factor sign-in the session has not made: a passkey, or the password with a TOTP code. An account with neither must add one first. */
             multi_factor_required: boolean;
             /**
-             * @description login: the browser must sign in (or re-authenticate); consent: the user allows the client.
+             * @description login: the browser must sign in, or re-authenticate (reauthentication_required), or the client asked for another account than the one signed in; consent: the user allows the client.
              * @enum {string}
              */
             prompt: "login" | "consent";
             /** @description The session must prove itself again first (prompt=login, max_age, or a client that requires multi-factor): POST /v0/auth/reauthenticate. */
             reauthentication_required: boolean;
+            /**
+             * Format: uri
+             * @description Present when nothing is left to ask: the authorization endpoint address that resumes the request, which answers the client from the Latchkey session without a page.
+             */
+            resume_url?: string;
             /** @description The scopes the client asks for. */
             scopes: string[];
             uid: string;
@@ -4047,17 +4063,24 @@ export interface components {
                 client_id: string;
                 client_name: string;
             };
-            /** @description The user already allowed these scopes, or the client is first-party: confirming asks nothing more. */
+            /** @description The user already allowed these scopes, or the client is first-party: nothing is left to allow; the browser goes to resume_url. Never for a device. */
             consented: boolean;
+            /** @description A device (a TV, a command-line tool) is being signed in, not this browser: the device flow. */
+            device: boolean;
             /** @description The client requires a multi-factor sign-in the session has not made: a passkey, or the password with a TOTP code. An account with neither must add one first. */
             multi_factor_required: boolean;
             /**
-             * @description login: the browser must sign in (or re-authenticate); consent: the user allows the client.
+             * @description login: the browser must sign in, or re-authenticate (reauthentication_required), or the client asked for another account than the one signed in; consent: the user allows the client.
              * @enum {string}
              */
             prompt: "login" | "consent";
             /** @description The session must prove itself again first (prompt=login, max_age, or a client that requires multi-factor): POST /v0/auth/reauthenticate. */
             reauthentication_required: boolean;
+            /**
+             * Format: uri
+             * @description Present when nothing is left to ask: the authorization endpoint address that resumes the request, which answers the client from the Latchkey session without a page.
+             */
+            resume_url?: string;
             /** @description The scopes the client asks for. */
             scopes: string[];
             uid: string;

@@ -7,6 +7,9 @@ export const clientGrantTypes = ['authorization_code', 'refresh_token', 'urn:iet
 
 const jwkSchema = z.looseObject({ kty: z.string().min(1) });
 
+/** What a client id may be: 1-128 URL-safe characters. Anything else names no client, and is refused before a look-up. */
+export const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
+
 /**
  * A client entry of OIDC_CLIENTS (and of admin.v1), with OpenID Connect
  * Dynamic Client Registration field names and Latchkey's `first_party`
@@ -14,7 +17,7 @@ const jwkSchema = z.looseObject({ kty: z.string().min(1) });
  */
 export const clientEntrySchema = z
   .object({
-    client_id: z.string().regex(/^[A-Za-z0-9._~-]{1,128}$/, 'must be 1-128 URL-safe characters'),
+    client_id: z.string().regex(CLIENT_ID, 'must be 1-128 URL-safe characters'),
     client_secret: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
     client_name: z.string().min(1).max(200).optional(),
     redirect_uris: z.array(z.url()).default([]),

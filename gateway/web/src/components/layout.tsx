@@ -57,11 +57,11 @@ export function Layout(props: { children: ComponentChildren }) {
   );
 }
 
-/** What a page that needs an account shows to someone signed out. */
+/** What a page that needs an account shows to someone signed out; signing in comes back to this page, query and all. */
 export function SignInFirst() {
   return (
     <p>
-      Please <Link href={`/sign-in?next=${encodeURIComponent(window.location.pathname)}`}>sign in</Link> first.
+      Please <Link href={`/sign-in?next=${encodeURIComponent(window.location.pathname + window.location.search)}`}>sign in</Link> first.
     </p>
   );
 }

@@ -8,7 +8,9 @@ import { useSession } from '../session';
 
 /**
  * docs/oidc.md, "Device flow": a TV or a command-line tool shows a code; the
- * user enters it here, then allows the device like any application.
+ * user enters it here (a link from the device fills it in, but the user
+ * still sends it), then is shown what the device asks for and allows it
+ * with a button of its own.
  */
 export function DevicePage(props: { userCode: string; done: boolean; denied: boolean }) {
   const { user } = useSession();
@@ -29,6 +31,7 @@ export function DevicePage(props: { userCode: string; done: boolean; denied: boo
       ) : (
         <>
           <p>Enter the code your device shows.</p>
+          <p class="meta">Only enter a code shown on a device in front of you. A code someone sent you would sign their device in to your account.</p>
           <ProblemMessage error={action.error} />
           <Form
             submit="Continue"
