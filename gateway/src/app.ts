@@ -135,11 +135,11 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const addMethodFallbacks = trackRouteMethods(app);
   const { identity, oauth, totp, passkeys, posts, sessions, limits } = deps;
   const sessionAccess = { sessions, cookie: deps.cookie, reauthMaxAgeMs: deps.config.AUTH_REAUTH_MAX_AGE_SECONDS * 1000 };
-  await app.register(accountRoutes({ ...sessionAccess, identity, totp, posts, limits }));
+  await app.register(accountRoutes({ ...sessionAccess, identity, totp, passkeys, posts, limits }));
   await app.register(credentialRoutes({ ...sessionAccess, identity, oauth, totp, passkeys, limits }));
   await app.register(sessionRoutes({ ...sessionAccess, identity, totp, passkeys, limits }));
-  await app.register(totpRoutes({ ...sessionAccess, identity, totp, limits }));
-  await app.register(oauthRoutes({ ...sessionAccess, identity, oauth, totp, limits }));
+  await app.register(totpRoutes({ ...sessionAccess, identity, totp, passkeys, limits }));
+  await app.register(oauthRoutes({ ...sessionAccess, identity, oauth, totp, passkeys, limits }));
   await app.register(passkeyRoutes({ ...sessionAccess, identity, totp, passkeys, limits }));
   await app.register(
     postRoutes({

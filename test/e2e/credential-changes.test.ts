@@ -3,7 +3,7 @@ import pg from 'pg';
 import { AckPolicy, connect, type NatsConnection } from 'nats';
 import { adminV1, eventsV1, sessionsV1 } from '@latchkey/contracts';
 import { topology } from '@latchkey/job-streams';
-import { createTestServiceClient, SoftwareAuthenticator, testNatsUrl, waitFor, type CreationOptionsJson, type TestServiceClient } from '@latchkey/test-kit';
+import { createTestServiceClient, SoftwareAuthenticator, testNatsUrl, waitFor, type CreationOptionsJson, type RequestOptionsJson, type TestServiceClient } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
 import { mailedToken, newAccount, noticeMail, PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
@@ -58,12 +58,13 @@ async function googleAnswer(client: ApiClient, purpose: 'login' | 'link', sub: s
   return followAuthorization(authorize.body.authorization_url as string);
 }
 
-async function addPasskey(client: ApiClient, name: string): Promise<void> {
+async function addPasskey(client: ApiClient, name: string): Promise<SoftwareAuthenticator> {
   const authenticator = new SoftwareAuthenticator({ origin: stack.env.PUBLIC_APP_URL! });
   const options = await client.post<CreationOptionsJson & Record<string, unknown>>('/v0/auth/passkeys/registration/options');
   expect(options.status).toBe(200);
   const registered = await client.post('/v0/auth/passkeys/registration/verify', { response: authenticator.register(options.body), name });
   expect(registered.status).toBe(201);
+  return authenticator;
 }
 
 /** A session's cookie works for each thing a client or a service does with it. */
@@ -139,9 +140,13 @@ describe('revocation on every use', () => {
 describe('a password reset', () => {
   it('removes the passkeys and provider links added shortly before it, keeps older ones, and names both in its notice', async () => {
     const account = await signedInAccount(stack, 'intruded');
-    await addPasskey(account.client, 'Old laptop');
+    const laptop = await addPasskey(account.client, 'Old laptop');
     // Registered long before: the owner's, not the intruder's.
     await db.query(`UPDATE passkeys.passkeys SET created_at = now() - interval '73 hours' WHERE name = 'Old laptop' AND user_id = $1`, [account.id]);
+    // The intruder acts in a session the owner's passkey proved (a stolen session, malware in the owner's browser):
+    // with a password alone an account that has a passkey takes no new way in.
+    const options = await account.client.post<RequestOptionsJson & Record<string, unknown>>('/v0/auth/passkeys/authentication/options');
+    expect((await account.client.post('/v0/auth/reauthenticate', { passkey: laptop.authenticate(options.body) })).status).toBe(200);
     await addPasskey(account.client, 'Intruder key');
     const sub = `g-intruder-${randomBytes(4).toString('hex')}`;
     expect((await account.client.post('/v0/auth/oauth/google/link', await googleAnswer(account.client, 'link', sub, `${sub}@example.com`))).status).toBe(201);

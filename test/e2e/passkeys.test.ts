@@ -77,6 +77,15 @@ async function passkeySignIn(client: ApiClient, authenticator: SoftwareAuthentic
   return client.post('/v0/auth/passkeys/authentication/verify', { response });
 }
 
+/**
+ * Proves the session again with one of the account's passkeys: a change to
+ * the ways into an account that has a passkey needs a multi-factor proof.
+ */
+async function proveWithPasskey(client: ApiClient, authenticator: SoftwareAuthenticator): Promise<void> {
+  const proof = authenticator.authenticate(await requestOptions(client));
+  expect((await client.post('/v0/auth/reauthenticate', { passkey: proof })).status).toBe(200);
+}
+
 /** A signed-in account with one passkey on a fresh authenticator. */
 async function accountWithPasskey(label: string, options: { countsSignatures?: boolean } = {}) {
   const account = await signedInAccount(stack, label);
@@ -121,7 +130,8 @@ describe('adding a passkey', () => {
     expect((await account.client.get('/v0/users/me')).body).toMatchObject({ passkeys_count: 1 });
     await noticeMail(stack, account.email, /A passkey \("Work laptop"\) was just added to your account/);
 
-    // The next options exclude it, and the authenticator refuses to register twice.
+    // The next options (after a proof with the passkey) exclude it, and the authenticator refuses to register twice.
+    await proveWithPasskey(account.client, authenticator);
     const again = await creationOptions(account.client);
     expect(again.excludeCredentials).toEqual([expect.objectContaining({ id: authenticator.credentialIds[0] })]);
     expect(() => authenticator.register(again)).toThrow(/InvalidStateError/);
@@ -146,6 +156,7 @@ describe('adding a passkey', () => {
   it('refuses a credential that is registered already, to this account or another', async () => {
     const first = await accountWithPasskey('pkdup');
     const credentialId = first.authenticator.credentialIds[0]!;
+    await proveWithPasskey(first.client, first.authenticator);
     expect(answerOf(await registerPasskey(first.client, first.authenticator, 'Again', { credentialId }))).toEqual(
       problem(409, 'passkey:already_registered'),
     );
@@ -171,6 +182,7 @@ describe('adding a passkey', () => {
     // Every answer used its challenge up: the same answer again finds none.
     const response = authenticator.register(await creationOptions(account.client));
     expect((await account.client.post('/v0/auth/passkeys/registration/verify', { response })).status).toBe(201);
+    await proveWithPasskey(account.client, authenticator);
     expect(answerOf(await account.client.post('/v0/auth/passkeys/registration/verify', { response }))).toEqual(problem(400, 'passkey:challenge_invalid'));
     expect(passkeyListSchema.parse((await account.client.get('/v0/auth/passkeys')).body).items).toHaveLength(1);
   });
@@ -251,6 +263,7 @@ describe('signing in with a passkey', () => {
       expect(browser.sessionCookie).toBeUndefined();
     }
     const unknown = authenticatorFor();
+    await proveWithPasskey(account.client, account.authenticator);
     unknown.register({ ...(await creationOptions(account.client)), excludeCredentials: [] });
     expect(answerOf(await passkeySignIn(new ApiClient(stack.gatewayUrl), unknown))).toEqual(problem(400, 'passkey:verification_failed'));
   });
@@ -342,6 +355,22 @@ describe('re-authenticating and removing a passkey', () => {
     await noticeMail(stack, account.email, /A passkey \("pkreauth key"\) was just removed from your account/);
   });
 
+  it('keeps a stolen password from adding a passkey to an account that has one, or removing the owner’s', async () => {
+    const owner = await accountWithPasskey('pkthief');
+    // The thief signs in with the password elsewhere and proves it again: a single factor.
+    const thief = new ApiClient(stack.gatewayUrl);
+    expect((await thief.post('/v0/auth/login', { email: owner.email, password: PASSWORD })).status).toBe(200);
+    expect((await thief.post('/v0/auth/reauthenticate', { password: PASSWORD })).status).toBe(200);
+    const refused = problem(403, 'auth:reauthentication_required');
+    expect(answerOf(await thief.post('/v0/auth/passkeys/registration/options'))).toEqual(refused);
+    expect(answerOf(await thief.delete(`/v0/auth/passkeys/${owner.passkey.id}`))).toEqual(refused);
+    expect(answerOf(await thief.post('/v0/auth/totp/setup'))).toEqual(refused);
+    expect(passkeyListSchema.parse((await owner.client.get('/v0/auth/passkeys')).body).items).toEqual([expect.objectContaining({ id: owner.passkey.id })]);
+    // The owner, with the passkey, may.
+    await proveWithPasskey(owner.client, owner.authenticator);
+    expect((await registerPasskey(owner.client, authenticatorFor(), 'Second')).status).toBe(201);
+  });
+
   /** An account made by signing up with Google: no password, one linked provider. */
   async function googleOnlyAccount(): Promise<ApiClient> {
     const email = `pkoauth.${randomBytes(4).toString('hex')}@example.com`;
@@ -358,7 +387,9 @@ describe('re-authenticating and removing a passkey', () => {
     const client = await googleOnlyAccount();
     const authenticator = authenticatorFor();
     const first = passkeySchema.parse((await registerPasskey(client, authenticator, 'First')).body);
-    // With a passkey, the provider is no longer the only way in.
+    // With a passkey, the provider is no longer the only way in; removing it takes a proof with the passkey.
+    expect(answerOf(await client.post('/v0/auth/oauth/connections/unlink', { provider: 'google' }))).toEqual(problem(403, 'auth:reauthentication_required'));
+    await proveWithPasskey(client, authenticator);
     expect((await client.post('/v0/auth/oauth/connections/unlink', { provider: 'google' })).status).toBe(204);
     expect(answerOf(await client.delete(`/v0/auth/passkeys/${first.id}`))).toEqual(problem(409, 'passkey:last_login_method'));
 
@@ -371,7 +402,9 @@ describe('re-authenticating and removing a passkey', () => {
   it('lets only one of a passkey removal and a provider unlink sent at once go through when they are the last two ways in', async () => {
     for (let round = 0; round < 4; round += 1) {
       const client = await googleOnlyAccount();
-      const passkey = passkeySchema.parse((await registerPasskey(client, authenticatorFor(), 'Only')).body);
+      const authenticator = authenticatorFor();
+      const passkey = passkeySchema.parse((await registerPasskey(client, authenticator, 'Only')).body);
+      await proveWithPasskey(client, authenticator);
       const [removed, unlinked] = await Promise.all([
         client.delete(`/v0/auth/passkeys/${passkey.id}`),
         client.post('/v0/auth/oauth/connections/unlink', { provider: 'google' }),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireSession, sessionOf, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
-import type { IdentityClient, PostsClient, TotpClient } from '../service-clients';
+import type { IdentityClient, PasskeysClient, PostsClient, TotpClient } from '../service-clients';
 import { clearSessionCookie } from '../sessions/session-cookie';
 import { assertAccountDeletionAllowed } from './account-deletion-proof';
 import { userSchema } from '../account-view/user-schema';
@@ -16,6 +16,8 @@ import { nextCursor } from '../posts/post-view';
 export type AccountRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
   readonly totp: TotpClient;
+  /** Whether the account's passkeys still sign in: a change to its ways in needs a multi-factor proof then. */
+  readonly passkeys: PasskeysClient;
   readonly posts: PostsClient;
   readonly limits: CredentialLimits;
 };

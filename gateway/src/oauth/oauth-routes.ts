@@ -3,7 +3,7 @@ import { oauthV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { assertRecentlyAuthenticated, optionalSession, requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
-import type { IdentityClient, OAuthClient, TotpClient } from '../service-clients';
+import type { IdentityClient, OAuthClient, PasskeysClient, TotpClient } from '../service-clients';
 import { signIn } from '../sessions/sign-in';
 import { signInMethods } from '../sessions/session-store';
 import { oauthBrowserBinding } from '../http/browser-binding';
@@ -48,6 +48,8 @@ export type OAuthRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
   readonly oauth: OAuthClient;
   readonly totp: TotpClient;
+  /** Whether the account's passkeys still sign in: a change to its ways in needs a multi-factor proof then. */
+  readonly passkeys: PasskeysClient;
   readonly limits: CredentialLimits;
 };
 

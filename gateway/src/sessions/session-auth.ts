@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@latchkey/errors';
 import { isMultiFactor, type AuthenticationMethod, type Session, type SessionStore } from './session-store';
-import type { TotpClient } from '../service-clients';
-import type { UserView } from '../account-view/user-view';
+import type { RequestContext } from '@latchkey/grpc-kit';
+import { accountWithTotp, type AccountSources, type UserView } from '../account-view/user-view';
+import type { PasskeysClient } from '../service-clients';
 import { clearSessionCookie, setSessionCookie, type CookieSettings } from './session-cookie';
 
 /** What reading and starting sessions takes: the store, the cookie's settings, how recent a proof privileged changes need. */
@@ -43,26 +44,40 @@ export function requireSession(deps: SessionAccess) {
   };
 }
 
-/** What a check of the session's last proof needs: its age limit, and who knows whether the account has a second factor. */
-export type ProofCheck = Pick<SessionAccess, 'reauthMaxAgeMs'> & { readonly totp: TotpClient };
+/** What a check of the session's last proof needs: its age limit, and who knows the account's second factors. */
+export type ProofCheck = Pick<SessionAccess, 'reauthMaxAgeMs'> & AccountSources & { readonly passkeys: PasskeysClient };
 
 /**
  * docs/api.md, "Re-authentication": a change that adds, removes or moves a
  * way into the account needs the session's last proof of identity to be
- * recent, so that a stolen session alone cannot make it, and as strong as
- * a sign-in of the account: with TOTP on, a password alone (a stolen one)
- * proves too little. totp is asked only when the proof was single-factor.
+ * recent, so that a stolen session alone cannot make it, and multi-factor
+ * whenever the account has a second factor (TOTP, or a passkey that still
+ * signs in): a stolen password alone must not add a passkey that then
+ * passes for a second factor, nor remove the owner's. The account's
+ * factors are asked for only when the proof was single-factor.
  */
 export async function assertRecentlyAuthenticated(deps: ProofCheck, session: Session, request: FastifyRequest): Promise<void> {
   if (Date.now() - session.authenticatedAt > deps.reauthMaxAgeMs) throw new AppError('auth:reauthentication_required');
   if (isMultiFactor(session.proofMethods)) return;
-  const { enabled } = await deps.totp.getStatus({ userId: session.userId }, request.ctx);
-  if (enabled) {
+  if (await hasSecondFactor(deps, session.userId, request.ctx)) {
     throw new AppError(
       'auth:reauthentication_required',
-      'This change needs a proof as strong as a sign-in: re-authenticate with your password and a code, or with a passkey.',
+      'This change needs a multi-factor proof, as the account has a second factor: re-authenticate with a passkey, or with your password and a code.',
     );
   }
+}
+
+/**
+ * TOTP on, or a passkey that signs in. A passkey marked as a suspected
+ * clone signs nothing in, so it proves nothing: an owner whose only
+ * passkey was copied removes it, and adds a new one, with the password.
+ */
+async function hasSecondFactor(deps: ProofCheck, userId: string, context: RequestContext): Promise<boolean> {
+  const { user, totpEnabled } = await accountWithTotp(deps, userId, context);
+  if (totpEnabled) return true;
+  if (user.passkeysCount === 0) return false;
+  const { passkeys } = await deps.passkeys.listPasskeys({ userId }, context);
+  return passkeys.some((passkey) => !passkey.suspectedClone);
 }
 
 /** The guard of privileged routes, after `requireSession`: 403 `auth:reauthentication_required` without a recent, full proof. */

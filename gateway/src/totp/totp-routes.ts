@@ -5,7 +5,7 @@ import { AppError } from '@latchkey/errors';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRecentAuthentication, requireSession, sessionOf, startSession, type SessionAccess } from '../sessions/session-auth';
 import type { CredentialLimits } from '../limits/credential-limits';
-import type { IdentityClient, TotpClient } from '../service-clients';
+import type { IdentityClient, PasskeysClient, TotpClient } from '../service-clients';
 import { userSchema } from '../account-view/user-schema';
 import { noContent, problemResponses } from '../http/problem-schema';
 import {
@@ -22,6 +22,8 @@ import { userView } from '../account-view/user-view';
 export type TotpRoutesDeps = SessionAccess & {
   readonly identity: IdentityClient;
   readonly totp: TotpClient;
+  /** Whether the account's passkeys still sign in: a change to its ways in needs a multi-factor proof then. */
+  readonly passkeys: PasskeysClient;
   readonly limits: CredentialLimits;
 };
 

@@ -42,7 +42,13 @@ export function ReauthenticationDialog(props: { user: User; onDone: (proved: boo
   return (
     <dialog ref={dialog} class="dialog" aria-labelledby="reauth-title" onCancel={() => props.onDone(false)}>
       <h2 id="reauth-title">Confirm it is you</h2>
-      <p>This change needs a recent proof of who you are, as strong as signing in{props.user.totp_enabled ? ': your password and a code, or a passkey' : ''}.</p>
+      <p>
+        {props.user.totp_enabled
+          ? 'This change needs a recent proof of who you are, as strong as signing in: your password and a code, or a passkey.'
+          : props.user.passkeys_count > 0
+            ? 'This change needs a recent proof of who you are: a passkey for a change to how you sign in (your account has one, so a password alone is not enough), your password for anything else.'
+            : 'This change needs a recent proof of who you are, as strong as signing in.'}
+      </p>
       <ProblemMessage error={action.error} />
       {props.user.has_password ? (
         <Form
