@@ -7,6 +7,7 @@ import { isMultiFactor, type Session } from '../sessions/session-store';
 import type { OidcClient } from '../service-clients';
 import { ACR_MULTI_FACTOR, acrOf } from './authentication-context';
 import type { OpenIdProvider } from './openid-provider';
+import { sessionClientFor } from './provider-storage';
 import {
   clientIdParams,
   deviceVerifiedSchema,
@@ -41,18 +42,25 @@ interface StoredInteraction {
   destroy(): Promise<void>;
 }
 
-/** A device code as the provider keeps it, as far as the device routes touch it. */
+/**
+ * A device code as the provider reads it when found by its user code, as far
+ * as the device routes read it: without its value, which is kept nowhere,
+ * so it is never saved back; identity approves or denies it by the user
+ * code (oidc.v1 ApproveDeviceCode, DenyDeviceCode).
+ */
 interface StoredDeviceCode {
-  readonly jti: string;
   readonly clientId: string;
   readonly params?: Record<string, unknown>;
   readonly isExpired: boolean;
   readonly consumed?: unknown;
-  accountId?: string;
-  error?: string;
-  errorDescription?: string;
-  [field: string]: unknown;
-  save(): Promise<unknown>;
+  readonly accountId?: string;
+  readonly error?: string;
+  readonly [field: string]: unknown;
+}
+
+/** Whether a device code still waits for its person: live, unused, neither allowed nor refused. */
+function isWaiting(code: StoredDeviceCode | undefined): code is StoredDeviceCode {
+  return code !== undefined && !code.isExpired && !code.consumed && code.accountId === undefined && code.error === undefined;
 }
 
 /** oidc-provider's user-code rule: case and separators do not matter. */
@@ -80,10 +88,7 @@ function scopesOf(params: Record<string, unknown>): string[] {
 export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
   const { provider, clients } = deps.openId;
   const Interaction = provider.Interaction as unknown as { find(uid: string): Promise<StoredInteraction | undefined> };
-  const DeviceCode = provider.DeviceCode as unknown as {
-    find(id: string): Promise<StoredDeviceCode | undefined>;
-    findByUserCode(code: string): Promise<StoredDeviceCode | undefined>;
-  };
+  const DeviceCode = provider.DeviceCode as unknown as { findByUserCode(code: string): Promise<StoredDeviceCode | undefined> };
 
   async function interactionOf(uid: string): Promise<StoredInteraction> {
     const interaction = await Interaction.find(uid);
@@ -214,12 +219,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
       async (request) => {
         const interaction = await interactionOf(request.params.uid);
         if (interaction.deviceCode !== undefined) {
-          const code = await DeviceCode.find(interaction.deviceCode);
-          if (code && !code.isExpired && !code.consumed && code.accountId === undefined) {
-            code.error = 'access_denied';
-            code.errorDescription = 'End-User aborted interaction';
-            await code.save();
-          }
+          await deps.oidc.denyDeviceCode({ userCode: interaction.deviceCode }, request.ctx);
           await interaction.destroy();
           return { redirect_to: `${deps.publicAppUrl}/device?denied=1` };
         }
@@ -241,16 +241,17 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
         onRequest: session,
       },
       async (request) => {
-        const code = await DeviceCode.findByUserCode(normalizeUserCode(request.body.user_code));
-        if (!code || code.isExpired || code.consumed || code.accountId !== undefined || code.error !== undefined) {
-          throw new AppError('oidc:user_code_invalid');
-        }
+        const userCode = normalizeUserCode(request.body.user_code);
+        const code = await DeviceCode.findByUserCode(userCode);
+        if (!isWaiting(code)) throw new AppError('oidc:user_code_invalid');
         const uid = randomInteractionId();
         const interaction = new (provider.Interaction as unknown as new (uid: string, payload: Record<string, unknown>) => StoredInteraction)(uid, {
           returnTo: `${deps.publicAppUrl}/device?done=1`,
           prompt: { name: 'consent', reasons: ['device_flow'], details: {} },
           params: { ...(code.params ?? {}), client_id: code.clientId },
-          deviceCode: code.jti,
+          // The provider's field for the device code; Latchkey's device interactions keep the user code, by which
+          // identity approves or denies it, for as long as the code lives: the device code's value is kept nowhere.
+          deviceCode: userCode,
           trusted: [],
         });
         await interaction.save(Math.max(1, Math.min(DEVICE_INTERACTION_TTL_SECONDS, remainingSeconds(code))));
@@ -309,21 +310,26 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
     scopes: readonly string[],
     request: { ctx: RequestContext },
   ): Promise<void> {
-    const code = await DeviceCode.find(interaction.deviceCode!);
-    if (!code || code.isExpired || code.consumed || code.accountId !== undefined || code.error !== undefined) throw new AppError('oidc:user_code_invalid');
+    const userCode = interaction.deviceCode!;
+    // Checked before the grant is made or extended; identity checks again as it approves, in one transaction.
+    if (!isWaiting(await DeviceCode.findByUserCode(userCode))) throw new AppError('oidc:user_code_invalid');
     const { grantId } = await grantFor(current, clientId, scopes, [], undefined, request);
-    Object.assign(code, {
-      accountId: current.userId,
-      acr: acrOf(current.methods),
-      amr: [...current.methods],
-      authTime: Math.floor(current.authenticatedAt / 1000),
-      grantId,
-      scope: scopes.join(' '),
-      // The session that approved the device hears of nothing more, but its end reaches the client (back-channel
-      // logout); the device's tokens are not bound to a browser session it never had.
-      sid: current.publicId,
-    });
-    await code.save();
+    await deps.oidc.approveDeviceCode(
+      {
+        userCode,
+        userId: current.userId,
+        grantId,
+        scope: scopes.join(' '),
+        // The session that approved the device hears of nothing more, but its end reaches the client (back-channel
+        // logout); the device's tokens are not bound to a browser session it never had.
+        sessionId: current.publicId,
+        amr: [...current.methods],
+        acr: acrOf(current.methods),
+        authTime: new Date(current.authenticatedAt),
+        sessionClient: await sessionClientFor(clients, clientId),
+      },
+      request.ctx,
+    );
   }
 }
 
