@@ -407,6 +407,30 @@ describe('tokens', () => {
     expect((await new ApiClient(stack.gatewayUrl).post('/v0/auth/reset-password', { token, new_password: `${PASSWORD} anew` })).status).toBe(204);
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
+
+  it('revokes refresh and access tokens with a password change, and with an email change once confirmed; the consent stays', async () => {
+    const account = await signedInAccount(stack, 'changes');
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const signIn = async () => (await signInAt(config, browserOf(account), { scope: 'openid email offline_access', prompt: 'consent' })).tokens;
+    const allowed = async () => (await account.client.get<{ items: { client_id: string }[] }>('/v0/oidc/grants')).body.items.map((grant) => grant.client_id);
+
+    const beforePassword = await signIn();
+    expect((await account.client.post('/v0/auth/change-password', { current_password: PASSWORD, new_password: `${PASSWORD} changed` })).status).toBe(204);
+    await expect(client.refreshTokenGrant(config, beforePassword.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await client.tokenIntrospection(config, beforePassword.access_token)).active).toBe(false);
+    expect(await allowed()).toEqual(['web-app']);
+
+    const beforeEmail = await signIn();
+    const newEmail = `moved.${account.handle}@example.org`;
+    expect((await account.client.post('/v0/auth/change-email', { current_password: `${PASSWORD} changed`, new_email: newEmail })).status).toBe(202);
+    const token = await mailedToken(stack, newEmail, 'confirm-email-change');
+    // Asking is not changing: the tokens still work until the new address confirms.
+    const refreshed = await client.refreshTokenGrant(config, beforeEmail.refresh_token!);
+    expect((await account.client.post('/v0/auth/confirm-email-change', { token })).status).toBe(200);
+    await expect(client.refreshTokenGrant(config, refreshed.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await client.tokenIntrospection(config, refreshed.access_token)).active).toBe(false);
+    expect(await allowed()).toEqual(['web-app']);
+  });
 });
 
 describe('device flow', () => {

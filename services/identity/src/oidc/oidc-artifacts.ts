@@ -315,8 +315,8 @@ export async function revokeUserGrants(deps: Pick<IdentityDeps, 'pool'>, userId:
 
 /**
  * Revokes every code and token of an account, keeping its consents: what a
- * password reset and a disable do in their own transaction (docs/oidc.md,
- * "Tokens").
+ * password change or reset, an email change and a disable do in their own
+ * transaction (docs/oidc.md, "Tokens").
  */
 export async function revokeUserTokens(db: pg.ClientBase, userId: string): Promise<void> {
   await db.query(`DELETE FROM identity.oidc_artifacts WHERE user_id = $1 AND kind <> 'Grant'`, [userId]);
