@@ -31,15 +31,15 @@ export function storedIdOf(kind: ArtifactKind, id: string): string {
 /**
  * A device code's user code, as stored and looked up: its SHA-256, not a
  * keyed hash. A user code has only 35 bits (8 letters of 20), so its hash
- * can be reversed by trying them all, in seconds on a graphics card; a key
- * outside the database would stop that, but it needs a new secret in
- * identity, distributed and rotated, for little: a reversed user code gives no token
- * (the device code, which the tokens go to, is 256 random bits and hashed
- * above), only the chance to let the waiting device sign in to one's own
- * account or refuse it, within the ten minutes the code lives and before
- * the person who is typing it does. What a dump gives is therefore no code
- * in clear and, read later than ten minutes after it was taken, no code
- * that works at all.
+ * can be reversed by trying them all, in seconds on a graphics card. A key
+ * kept outside the database would prevent that, but it would be a new
+ * secret for identity to distribute and rotate, for little: a reversed user
+ * code gives no token (the tokens go to the device code, 256 random bits
+ * hashed above), only the chance to let the waiting device into one's own
+ * account, or to refuse it, within the ten minutes the code lives and
+ * before the person typing it does. So a dump holds no user code in clear,
+ * and one read more than ten minutes after it was taken holds none that
+ * still works.
  */
 export function userCodeHashOf(userCode: string): string {
   return sha256Hex(userCode);
