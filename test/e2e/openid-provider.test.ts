@@ -4,11 +4,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
 import { Redis } from 'ioredis';
 import { testRedisUrl, waitFor } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
-import { PASSWORD, noticeMail, signedInAccount } from '../support/accounts';
+import { PASSWORD, mailedToken, noticeMail, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import {
@@ -98,7 +99,7 @@ async function signInAt(config: client.Configuration, browser: OidcBrowser, para
     ({ url } = await browser.navigate(confirmed.body.redirect_to));
   }
   expect(url.origin + url.pathname).toBe(REDIRECT);
-  return { tokens: await request.exchange(url), request };
+  return { tokens: await request.exchange(url), request, callback: url };
 }
 
 describe('discovery', () => {
@@ -558,10 +559,33 @@ describe('tokens', () => {
     const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
     const { tokens } = await signInAt(config, browserOf(account), { scope: 'openid offline_access', prompt: 'consent' });
     expect((await new ApiClient(stack.gatewayUrl).post('/v0/auth/forgot-password', { email: account.email })).status).toBe(202);
-    const { mailedToken } = await import('../support/accounts');
     const token = await mailedToken(stack, account.email, 'reset-password');
     expect((await new ApiClient(stack.gatewayUrl).post('/v0/auth/reset-password', { token, new_password: `${PASSWORD} anew` })).status).toBe(204);
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('revokes refresh and access tokens with a password change, and with an email change once confirmed; the consent stays', async () => {
+    const account = await signedInAccount(stack, 'changes');
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const signIn = async () => (await signInAt(config, browserOf(account), { scope: 'openid email offline_access', prompt: 'consent' })).tokens;
+    const allowed = async () => (await account.client.get<{ items: { client_id: string }[] }>('/v0/oidc/grants')).body.items.map((grant) => grant.client_id);
+
+    const beforePassword = await signIn();
+    expect((await account.client.post('/v0/auth/change-password', { current_password: PASSWORD, new_password: `${PASSWORD} changed` })).status).toBe(204);
+    await expect(client.refreshTokenGrant(config, beforePassword.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await client.tokenIntrospection(config, beforePassword.access_token)).active).toBe(false);
+    expect(await allowed()).toEqual(['web-app']);
+
+    const beforeEmail = await signIn();
+    const newEmail = `moved.${account.handle}@example.org`;
+    expect((await account.client.post('/v0/auth/change-email', { current_password: `${PASSWORD} changed`, new_email: newEmail })).status).toBe(202);
+    const token = await mailedToken(stack, newEmail, 'confirm-email-change');
+    // Asking is not changing: the tokens still work until the new address confirms.
+    const refreshed = await client.refreshTokenGrant(config, beforeEmail.refresh_token!);
+    expect((await account.client.post('/v0/auth/confirm-email-change', { token })).status).toBe(200);
+    await expect(client.refreshTokenGrant(config, refreshed.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await client.tokenIntrospection(config, refreshed.access_token)).active).toBe(false);
+    expect(await allowed()).toEqual(['web-app']);
   });
 });
 
@@ -585,6 +609,74 @@ describe('device flow', () => {
     expect(tokens.claims()).toMatchObject({ sub: account.id, aud: 'tv', email: account.email });
     // A code works once.
     expect(await account.client.post('/v0/oidc/device/verify', { user_code: device.user_code })).toMatchObject({ status: 400, body: { code: 'oidc:user_code_invalid' } });
+  });
+
+  it('answers the device access_denied when the user refuses it, and the code is spent', async () => {
+    const account = await signedInAccount(stack, 'tv_deny');
+    const config = await relyingParty(stack.gatewayUrl, 'tv');
+    const device = await client.initiateDeviceAuthorization(config, { scope: 'openid' });
+    const verified = await account.client.post<{ uid: string }>('/v0/oidc/device/verify', { user_code: device.user_code });
+    expect(verified.status).toBe(200);
+    const denied = await account.client.post<{ redirect_to: string }>(`/v0/oidc/interactions/${verified.body.uid}/deny`);
+    expect(denied.body.redirect_to).toBe(`${ISSUER}/device?denied=1`);
+
+    await expect(client.pollDeviceAuthorizationGrant(config, { ...device, interval: 1 })).rejects.toMatchObject({ error: 'access_denied' });
+    expect(await account.client.post('/v0/oidc/device/verify', { user_code: device.user_code })).toMatchObject({ status: 400, body: { code: 'oidc:user_code_invalid' } });
+  });
+});
+
+describe('a dump of identity’s database (docs/security.md, "What is stored hashed, sealed or plain")', () => {
+  /** Every row identity keeps of the provider's state, each as one text of all its columns, as a dump shows them. */
+  async function dumpedRows(): Promise<{ kind: string; id: string; user_code: string | null; client_id: string; user_id: string | null; row: string }[]> {
+    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ kind: string; id: string; user_code: string | null; client_id: string; user_id: string | null; row: string }>(
+        'SELECT kind, id, user_code, client_id, user_id, row_to_json(a)::text AS row FROM identity.oidc_artifacts a ORDER BY created_at DESC',
+      );
+      return rows;
+    } finally {
+      await db.end();
+    }
+  }
+
+  it('holds no code, token or user code the provider issued, and what it holds is refused as one', async () => {
+    const account = await signedInAccount(stack, 'dump');
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const { tokens, callback } = await signInAt(config, browserOf(account), { scope: 'openid offline_access', prompt: 'consent' });
+    const rotated = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    const tv = await relyingParty(stack.gatewayUrl, 'tv');
+    const device = await client.initiateDeviceAuthorization(tv, { scope: 'openid' });
+    const waiting = (await dumpedRows()).find((row) => row.kind === 'DeviceCode' && row.user_id === null)!;
+    const verified = await account.client.post<{ uid: string }>('/v0/oidc/device/verify', { user_code: device.user_code });
+    expect((await account.client.post(`/v0/oidc/interactions/${verified.body.uid}/confirm`)).status).toBe(200);
+    const deviceTokens = await client.pollDeviceAuthorizationGrant(tv, { ...device, interval: 1 });
+
+    const issued = {
+      code: callback.searchParams.get('code')!,
+      accessToken: tokens.access_token,
+      refreshToken: tokens.refresh_token!,
+      rotatedAccessToken: rotated.access_token,
+      rotatedRefreshToken: rotated.refresh_token!,
+      deviceCode: device.device_code,
+      userCode: device.user_code.replace(/\W/g, ''),
+      deviceAccessToken: deviceTokens.access_token,
+    };
+    const rows = await dumpedRows();
+    const dump = rows.map((row) => row.row).join('\n');
+    for (const [name, value] of Object.entries(issued)) expect({ name, found: dump.includes(value) }).toEqual({ name, found: false });
+
+    // What the dump holds, presented where the values are taken, works nowhere.
+    const kept = (kind: string) => rows.find((row) => row.kind === kind && row.client_id === 'web-app' && row.user_id === account.id)!.id;
+    await expect(client.refreshTokenGrant(config, kept('RefreshToken'))).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await client.tokenIntrospection(config, kept('AccessToken'))).active).toBe(false);
+    await expect(client.fetchUserInfo(config, kept('AccessToken'), account.id)).rejects.toThrow();
+    await expect(client.pollDeviceAuthorizationGrant(tv, { ...device, device_code: waiting.id, interval: 1 })).rejects.toMatchObject({ error: 'invalid_grant' });
+    // Too long to be a user code at all (identity's own test presents it to the lookup itself).
+    expect((await account.client.post('/v0/oidc/device/verify', { user_code: waiting.user_code })).status).toBe(400);
+    // And presenting them changed nothing: the application's own tokens still work.
+    expect((await client.fetchUserInfo(config, rotated.access_token, account.id)).sub).toBe(account.id);
+    expect((await client.refreshTokenGrant(config, rotated.refresh_token!)).claims()!.sub).toBe(account.id);
   });
 });
 

@@ -10,6 +10,7 @@ import type { CredentialLimits } from '../limits/credential-limits';
 import { acrOf, requiresMultiFactor } from './authentication-context';
 import type { InteractionBinding } from './interaction-binding';
 import { INTERACTION_TTL_SECONDS, type OpenIdProvider } from './openid-provider';
+import { sessionClientFor } from './provider-storage';
 import {
   clientIdParams,
   deviceVerifiedSchema,
@@ -54,18 +55,25 @@ interface StoredInteraction {
   destroy(): Promise<void>;
 }
 
-/** A device code as the provider keeps it, as far as the device routes touch it. */
+/**
+ * A device code as the provider reads it when found by its user code, as far
+ * as the device routes read it: without its value, which is kept nowhere,
+ * so it is never saved back; identity approves or denies it by the user
+ * code (oidc.v1 ApproveDeviceCode, DenyDeviceCode).
+ */
 interface StoredDeviceCode {
-  readonly jti: string;
   readonly clientId: string;
   readonly params?: Record<string, unknown>;
   readonly isExpired: boolean;
   readonly consumed?: unknown;
-  accountId?: string;
-  error?: string;
-  errorDescription?: string;
-  [field: string]: unknown;
-  save(): Promise<unknown>;
+  readonly accountId?: string;
+  readonly error?: string;
+  readonly [field: string]: unknown;
+}
+
+/** Whether a device code still waits for its person: live, unused, neither allowed nor refused. */
+function isWaiting(code: StoredDeviceCode | undefined): code is StoredDeviceCode {
+  return code !== undefined && !code.isExpired && !code.consumed && code.accountId === undefined && code.error === undefined;
 }
 
 /** oidc-provider's user-code rule: case and separators do not matter. */
@@ -108,10 +116,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
     find(uid: string): Promise<StoredInteraction | undefined>;
     new (uid: string, payload: Record<string, unknown>): StoredInteraction;
   };
-  const DeviceCode = provider.DeviceCode as unknown as {
-    find(id: string): Promise<StoredDeviceCode | undefined>;
-    findByUserCode(code: string): Promise<StoredDeviceCode | undefined>;
-  };
+  const DeviceCode = provider.DeviceCode as unknown as { findByUserCode(code: string): Promise<StoredDeviceCode | undefined> };
 
   /**
    * The interaction, when this browser holds its binding and, if the request
@@ -262,12 +267,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
         const current = await optionalSession(deps, request);
         const { interaction } = await boundInteraction(request, request.params.uid, current);
         if (interaction.deviceCode !== undefined) {
-          const code = await DeviceCode.find(interaction.deviceCode);
-          if (code && !code.isExpired && !code.consumed && code.accountId === undefined) {
-            code.error = 'access_denied';
-            code.errorDescription = 'End-User aborted interaction';
-            await code.save();
-          }
+          await deps.oidc.denyDeviceCode({ userCode: interaction.deviceCode }, request.ctx);
           await interaction.destroy();
           return { redirect_to: `${deps.publicAppUrl}/device?denied=1` };
         }
@@ -292,14 +292,17 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const current = sessionOf(request);
-        const code = await deps.openId.deviceCodeGuesses.check(current.userId, request, () => findPendingDeviceCode(request.body.user_code));
+        const userCode = normalizeUserCode(request.body.user_code);
+        const code = await deps.openId.deviceCodeGuesses.check(current.userId, request, () => findWaitingDeviceCode(userCode));
         const uid = randomInteractionId();
         const interaction = new Interaction(uid, {
           returnTo: `${deps.publicAppUrl}/device?done=1`,
           prompt: { name: 'consent', reasons: ['device_flow'], details: {} },
           params: { ...(code.params ?? {}), client_id: code.clientId },
           session: { accountId: current.userId },
-          deviceCode: code.jti,
+          // The provider's field for the device code; Latchkey's device interactions keep the user code, by which
+          // identity approves or denies it, for as long as the code lives: the device code's value is kept nowhere.
+          deviceCode: userCode,
           trusted: [],
         });
         const ttl = Math.max(1, Math.min(INTERACTION_TTL_SECONDS, remainingSeconds(code)));
@@ -354,10 +357,10 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
     );
   };
 
-  /** A device code waiting for its user: not expired, used, approved or refused. */
-  async function findPendingDeviceCode(userCode: string): Promise<StoredDeviceCode> {
-    const code = await DeviceCode.findByUserCode(normalizeUserCode(userCode));
-    if (!code || code.isExpired || code.consumed || code.accountId !== undefined || code.error !== undefined) throw new AppError('oidc:user_code_invalid');
+  /** The device code a (normalized) user code names, while it waits for its person. */
+  async function findWaitingDeviceCode(userCode: string): Promise<StoredDeviceCode> {
+    const code = await DeviceCode.findByUserCode(userCode);
+    if (!isWaiting(code)) throw new AppError('oidc:user_code_invalid');
     return code;
   }
 
@@ -369,21 +372,26 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
     scopes: readonly string[],
     request: { ctx: RequestContext },
   ): Promise<void> {
-    const code = await DeviceCode.find(interaction.deviceCode!);
-    if (!code || code.isExpired || code.consumed || code.accountId !== undefined || code.error !== undefined) throw new AppError('oidc:user_code_invalid');
+    const userCode = interaction.deviceCode!;
+    // Checked before the grant is made or extended; identity checks again as it approves, in one transaction.
+    if (!isWaiting(await DeviceCode.findByUserCode(userCode))) throw new AppError('oidc:user_code_invalid');
     const { grantId } = await grantFor(current, clientId, scopes, undefined, request);
-    Object.assign(code, {
-      accountId: current.userId,
-      acr: acrOf(current.methods),
-      amr: [...current.methods],
-      authTime: Math.floor(current.authenticatedAt / 1000),
-      grantId,
-      scope: scopes.join(' '),
-      // The session that approved the device hears of nothing more, but its end reaches the client (back-channel
-      // logout); the device's tokens are not bound to a browser session it never had.
-      sid: current.publicId,
-    });
-    await code.save();
+    await deps.oidc.approveDeviceCode(
+      {
+        userCode,
+        userId: current.userId,
+        grantId,
+        scope: scopes.join(' '),
+        // The session that approved the device hears of nothing more, but its end reaches the client (back-channel
+        // logout); the device's tokens are not bound to a browser session it never had.
+        sessionId: current.publicId,
+        amr: [...current.methods],
+        acr: acrOf(current.methods),
+        authTime: new Date(current.authenticatedAt),
+        sessionClient: await sessionClientFor(clients, clientId),
+      },
+      request.ctx,
+    );
   }
 }
 

@@ -1,3 +1,4 @@
+import type { oidcV1 } from '@latchkey/contracts';
 import type { RedisClient } from '@latchkey/db';
 import type { Adapter, AdapterPayload, Configuration } from 'oidc-provider';
 import { AppError } from '@latchkey/errors';
@@ -198,7 +199,12 @@ function tokenRequestMemory() {
 /** For a code that names a session: how its client hears that the session ended. */
 async function sessionClientOf(clients: ClientRegistry, model: string, payload: AdapterPayload) {
   if ((model !== 'AuthorizationCode' && model !== 'DeviceCode') || !(payload.sid ?? payload.sessionUid) || !payload.clientId) return undefined;
-  const client = await clients.metadata(payload.clientId);
+  return sessionClientFor(clients, payload.clientId);
+}
+
+/** How a client hears that a session that signed in to it ended, as it is registered. */
+export async function sessionClientFor(clients: ClientRegistry, clientId: string): Promise<oidcV1.SessionClient | undefined> {
+  const client = await clients.metadata(clientId);
   if (!client) return undefined;
   return {
     backchannelLogoutUri: typeof client.backchannel_logout_uri === 'string' ? client.backchannel_logout_uri : '',

@@ -6,6 +6,7 @@ import { assertValid, checkNewEmail, normalizeEmail } from './account-rules';
 import type { IdentityDeps } from './identity-deps';
 import { queueMail, queueSecurityNotice } from './mail-queue';
 import { consumeToken, issueToken, withdrawEmailChanges } from './one-time-tokens';
+import { revokeUserTokens } from './oidc/oidc-artifacts';
 import { checkCurrentPassword } from './password-change';
 import { uniquenessError } from './registration';
 import { findUserByEmail, findUserById, setVerifiedEmail, type UserRecord } from './user-store';
@@ -59,6 +60,9 @@ export async function confirmEmailChange(deps: IdentityDeps, token: string, cont
       const after = await setVerifiedEmail(db, before.id, consumed.newEmail);
       if (!after) throw new AppError('auth:token_invalid');
       await withdrawEmailChanges(db, after.id);
+      // The account's way back (the mailbox) moved: the applications' codes and tokens end, as with a password
+      // change; their consents stay (docs/oidc.md, "Tokens").
+      await revokeUserTokens(db, after.id);
       await queueSecurityNotice(db, before, 'email_changed', context, { new_email: after.email });
       await queueEvent(db, 'user.email_changed', { userId: after.id }, context);
       return after;

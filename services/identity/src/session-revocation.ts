@@ -28,7 +28,9 @@ export async function queueSessionsRevoked(
   const job: SessionsRevokedJob = { user_id: user.id, session_epoch: user.session_epoch };
   await enqueueJob(db, jobSubjects.sessionsRevoked, job, context);
   // The applications' codes and tokens go with the credentials that got them; their consents stay (docs/oidc.md).
-  if (reason === 'password_reset' || reason === 'password_dropped' || reason === 'account_disabled') await revokeUserTokens(db, user.id);
+  if (reason === 'password_changed' || reason === 'password_reset' || reason === 'password_dropped' || reason === 'account_disabled') {
+    await revokeUserTokens(db, user.id);
+  }
   await queueEvent(db, 'session.revoked', { userId: user.id, reason, sessionIds: [], keptSessionId: '' }, context);
 }
 

@@ -5,6 +5,7 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import type { IdentityDeps } from '../identity-deps';
 import { queueMail } from '../mail-queue';
 import { findUserById } from '../user-store';
+import { presentedPayloadOf, storedIdOf, storedPayloadOf, userCodeHashOf } from './artifact-hashes';
 import { recordSessionClient, type SessionClientSettings } from './oidc-session-clients';
 
 /** The provider's models that identity keeps (docs/decisions/0002-openid-provider.md). */
@@ -19,12 +20,11 @@ interface ArtifactPayload {
   readonly userCode?: string;
   readonly sid?: string;
   readonly sessionUid?: string;
-  readonly jti?: string;
   readonly openid?: { readonly scope?: string };
 }
 
-const FOREIGN_KEY_VIOLATION = '23503';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const FOREIGN_KEY_VIOLATION = '23503';
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function assertKind(kind: string): ArtifactKind {
   if (!(artifactKinds as readonly string[]).includes(kind)) throw new AppError('validation:invalid_input', `unknown artifact kind ${kind}`);
@@ -72,19 +72,32 @@ function checkArtifact(input: ArtifactToSave): CheckedArtifact {
 }
 
 /**
- * Writes one artifact inside the caller's transaction. A code that names a
- * session records that the session signed in to the client, so that no
- * code reaches a client that its session's logout could miss.
+ * Writes one artifact inside the caller's transaction, its value and user
+ * code hashed (artifact-hashes.ts). A device code saved again keeps its
+ * user code: the payload it comes back with lacks it, as identity answered
+ * it. A code that names a session records that the session signed in to
+ * the client, so that no code reaches a client that its session's logout
+ * could miss.
  */
 async function writeArtifact(db: pg.ClientBase, artifact: CheckedArtifact): Promise<void> {
   const { kind, payload, clientId, userId } = artifact;
+  const userCodeHash = kind === 'DeviceCode' && typeof payload.userCode === 'string' ? userCodeHashOf(payload.userCode) : null;
   try {
     await db.query(
       `INSERT INTO identity.oidc_artifacts (kind, id, payload, user_id, client_id, grant_id, user_code, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, user_id = EXCLUDED.user_id,
-         grant_id = EXCLUDED.grant_id, user_code = EXCLUDED.user_code, expires_at = EXCLUDED.expires_at`,
-      [kind, artifact.id, payload, userId ?? null, clientId, payload.grantId ?? null, payload.userCode ?? null, artifact.expiresAt],
+       ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, user_id = EXCLUDED.user_id, grant_id = EXCLUDED.grant_id,
+         user_code = coalesce(EXCLUDED.user_code, oidc_artifacts.user_code), expires_at = EXCLUDED.expires_at`,
+      [
+        kind,
+        storedIdOf(kind, artifact.id),
+        storedPayloadOf(kind, payload),
+        userId ?? null,
+        clientId,
+        payload.grantId ?? null,
+        userCodeHash,
+        artifact.expiresAt,
+      ],
     );
   } catch (error) {
     // The account's foreign key: it is gone.
@@ -148,9 +161,10 @@ export interface FoundArtifact {
 }
 
 /**
- * A live artifact, by id or user code. With its grant and account, one
- * statement answers what a token or userinfo request reads after the
- * token itself (docs/performance.md, "The OpenID Provider").
+ * A live artifact, by id or user code, each hashed as stored. With its
+ * grant and account, one statement answers what a token or userinfo
+ * request reads after the token itself (docs/performance.md, "The OpenID
+ * Provider").
  */
 export async function findArtifact(
   db: pg.Pool,
@@ -174,11 +188,12 @@ export async function findArtifact(
      LEFT JOIN identity.oidc_artifacts g ON $3 AND g.kind = 'Grant' AND g.id = a.grant_id AND g.expires_at > now()
      LEFT JOIN identity.users u ON $3 AND u.id = a.user_id AND u.disabled_at IS NULL
      WHERE a.kind = $1 AND a.${byUserCode ? 'user_code' : 'id'} = $2 AND a.expires_at > now()`,
-    [kind, byUserCode ? input.userCode : input.id, related],
+    [kind, byUserCode ? userCodeHashOf(input.userCode) : storedIdOf(kind, input.id), related],
   );
   const row = rows[0];
   if (!row) return undefined;
-  const payload = row.consumed === null ? row.payload : { ...row.payload, consumed: Number(row.consumed) };
+  const presented = presentedPayloadOf(kind, row.payload, byUserCode ? { userCode: input.userCode } : { id: input.id });
+  const payload = row.consumed === null ? presented : { ...presented, consumed: Number(row.consumed) };
   const account =
     row.account_id === null
       ? undefined
@@ -212,11 +227,12 @@ async function consumeIn(
   id: string,
   context: RequestContext,
 ): Promise<{ outcome: 'consumed' | 'absent' | 'reused'; grantId?: string | undefined }> {
-  const used = await db.query('UPDATE identity.oidc_artifacts SET consumed_at = now() WHERE kind = $1 AND id = $2 AND consumed_at IS NULL', [kind, id]);
+  const storedId = storedIdOf(kind, id);
+  const used = await db.query('UPDATE identity.oidc_artifacts SET consumed_at = now() WHERE kind = $1 AND id = $2 AND consumed_at IS NULL', [kind, storedId]);
   if (used.rowCount === 1) return { outcome: 'consumed' };
   const { rows } = await db.query<{ grant_id: string | null; user_id: string | null; client_id: string }>(
     'SELECT grant_id, user_id, client_id FROM identity.oidc_artifacts WHERE kind = $1 AND id = $2 FOR UPDATE',
-    [kind, id],
+    [kind, storedId],
   );
   const row = rows[0];
   if (!row) return { outcome: 'absent' };
@@ -238,7 +254,8 @@ async function clientNameOf(db: pg.ClientBase, clientId: string): Promise<string
 }
 
 export async function destroyArtifact(db: pg.Pool, input: { kind: string; id: string }): Promise<void> {
-  await db.query('DELETE FROM identity.oidc_artifacts WHERE kind = $1 AND id = $2', [assertKind(input.kind), input.id]);
+  const kind = assertKind(input.kind);
+  await db.query('DELETE FROM identity.oidc_artifacts WHERE kind = $1 AND id = $2', [kind, storedIdOf(kind, input.id)]);
 }
 
 /** Deletes a grant and everything issued under it. */
@@ -298,8 +315,8 @@ export async function revokeUserGrants(deps: Pick<IdentityDeps, 'pool'>, userId:
 
 /**
  * Revokes every code and token of an account, keeping its consents: what a
- * password reset and a disable do in their own transaction (docs/oidc.md,
- * "Refresh tokens").
+ * password change or reset, an email change and a disable do in their own
+ * transaction (docs/oidc.md, "Tokens").
  */
 export async function revokeUserTokens(db: pg.ClientBase, userId: string): Promise<void> {
   await db.query(`DELETE FROM identity.oidc_artifacts WHERE user_id = $1 AND kind <> 'Grant'`, [userId]);

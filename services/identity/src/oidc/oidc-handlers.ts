@@ -14,22 +14,23 @@ import {
   saveArtifact,
 } from './oidc-artifacts';
 import { findStoredClient } from './oidc-clients';
-import { endSessions } from './oidc-session-clients';
+import { approveDeviceCode, denyDeviceCode } from './device-approval';
+import { endSessions, type SessionClientSettings } from './oidc-session-clients';
 
 type OidcHandlers = ServiceHandlers<typeof oidcV1.OidcServiceService>;
 
-function artifactToSave({ kind, id, payloadJson, expiresAt, sessionClient }: oidcV1.SaveArtifactRequest): ArtifactToSave {
-  return {
-    kind,
-    id,
-    payloadJson,
-    expiresAt: expiresAt ?? new Date(),
-    sessionClient: sessionClient && {
+function sessionClientSettings(sessionClient: oidcV1.SessionClient | undefined): SessionClientSettings | undefined {
+  return (
+    sessionClient && {
       backchannelLogoutUri: sessionClient.backchannelLogoutUri,
       sessionRequired: sessionClient.sessionRequired,
       signingAlg: sessionClient.signingAlg,
-    },
-  };
+    }
+  );
+}
+
+function artifactToSave({ kind, id, payloadJson, expiresAt, sessionClient }: oidcV1.SaveArtifactRequest): ArtifactToSave {
+  return { kind, id, payloadJson, expiresAt: expiresAt ?? new Date(), sessionClient: sessionClientSettings(sessionClient) };
 }
 
 /** oidc.v1, one thin function per RPC (docs/oidc.md). */
@@ -80,6 +81,14 @@ export function oidcHandlers(deps: IdentityDeps): OidcHandlers {
     async endSessions({ userId, sessionIds, keptSessionId, endedAt }, context) {
       const queued = await endSessions(deps, { userId, sessionIds, keptSessionId, endedAt: endedAt ?? new Date() }, context);
       return { queued };
+    },
+    async approveDeviceCode({ sessionClient, ...approval }, context) {
+      await approveDeviceCode(deps, { ...approval, sessionClient: sessionClientSettings(sessionClient) }, context);
+      return {};
+    },
+    async denyDeviceCode({ userCode }, context) {
+      await denyDeviceCode(deps, userCode, context);
+      return {};
     },
     async getClient({ clientId }) {
       const client = await findStoredClient(deps.pool, clientId);

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { connect, AckPolicy, type NatsConnection, type JsMsg } from 'nats';
 import argon2 from 'argon2';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { adminV1, identityV1 } from '@latchkey/contracts';
+import { adminV1, identityV1, oidcV1 } from '@latchkey/contracts';
 import { sessionKey, userSessionsKey } from '@latchkey/session-keys';
 import { AppError } from '@latchkey/errors';
 import { jobSubjects, mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
@@ -33,6 +33,7 @@ let database: TestDatabase;
 let service: Running;
 let client: TestServiceClient<typeof identityV1.IdentityServiceService>;
 let admin: TestServiceClient<typeof adminV1.AdminServiceService>;
+let oidc: TestServiceClient<typeof oidcV1.OidcServiceService>;
 let redis: Redis;
 let nats: NatsConnection;
 let prefix: string;
@@ -100,6 +101,7 @@ beforeAll(async () => {
   admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${String(service.readyFields?.admin_grpc_port)}`, undefined, {
     operator: OPERATOR,
   });
+  oidc = createTestServiceClient(oidcV1.OidcServiceService, `127.0.0.1:${String(service.readyFields?.grpc_port)}`);
   redis = new Redis(testRedisUrl());
   db = new pg.Pool({ connectionString: database.url, options: '-c search_path=identity' });
 
@@ -134,6 +136,7 @@ afterAll(async () => {
   subscription?.stop();
   client?.close();
   admin?.close();
+  oidc?.close();
   await redis?.quit();
   await service?.stop();
   const jsm = await nats?.jetstreamManager();
@@ -356,7 +359,43 @@ describe('password reset', () => {
   });
 });
 
+/**
+ * An application's consent, refresh token and access token for the account,
+ * saved through oidc.v1 as the gateway's OpenID Provider saves them; `held`
+ * answers which of them still work.
+ */
+async function applicationAccess(userId: string) {
+  const value = () => randomBytes(32).toString('base64url');
+  const [grant, refresh, access] = [value(), value(), value()];
+  const save = (kind: string, id: string, fields: Record<string, unknown>) =>
+    oidc.saveArtifact({
+      kind,
+      id,
+      payloadJson: JSON.stringify({ jti: id, kind, clientId: 'app', accountId: userId, ...fields }),
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
+  await save('Grant', grant, { openid: { scope: 'openid offline_access' } });
+  await save('RefreshToken', refresh, { grantId: grant, scope: 'openid offline_access' });
+  await save('AccessToken', access, { grantId: grant, scope: 'openid offline_access' });
+  const works = async (kind: string, id: string) => (await oidc.findArtifact({ kind, id, userCode: '', withGrantAndAccount: false })).found;
+  return {
+    held: async () => ({
+      refreshToken: await works('RefreshToken', refresh),
+      accessToken: await works('AccessToken', access),
+      consent: (await oidc.findUserGrant({ userId, clientId: 'app' })).found,
+    }),
+  };
+}
+
 describe('password change', () => {
+  it('ends the applications’ refresh and access tokens, keeping their consents', async () => {
+    const account = await registerVerified();
+    const application = await applicationAccess(account.user.id);
+    expect(await application.held()).toEqual({ refreshToken: true, accessToken: true, consent: true });
+    await client.changePassword({ userId: account.user.id, currentPassword: password, newPassword: 'a new password' });
+    expect(await application.held()).toEqual({ refreshToken: false, accessToken: false, consent: true });
+  });
+
   it('needs the current password and notifies the owner', async () => {
     const account = await registerVerified();
     const wrong = await errorOf(
@@ -420,6 +459,16 @@ describe('email change', () => {
     expect(user!.emailVerifiedAt).toBeInstanceOf(Date);
     expect(await mailTo(account.user.email, 'security_notice')).toMatchObject({ notice: 'email_changed', new_email: newEmail });
     expect((await errorOf(client.confirmEmailChange({ token }))).code).toBe('auth:token_invalid');
+  });
+
+  it('ends the applications’ refresh and access tokens when confirmed, not when asked, keeping their consents', async () => {
+    const account = await registerVerified();
+    const application = await applicationAccess(account.user.id);
+    const newEmail = `apps.${account.user.handle}@example.org`;
+    await client.requestEmailChange({ userId: account.user.id, currentPassword: password, newEmail });
+    expect(await application.held()).toEqual({ refreshToken: true, accessToken: true, consent: true });
+    await client.confirmEmailChange({ token: await tokenFor(newEmail, 'confirm_email_change') });
+    expect(await application.held()).toEqual({ refreshToken: false, accessToken: false, consent: true });
   });
 
   it('refuses a taken address, a wrong password and the same address', async () => {

@@ -29,11 +29,14 @@ export interface SaveArtifactRequest {
    */
   kind: string;
   /**
-   * The artifact's id (the token value for tokens and codes, which the
-   * provider keeps opaque).
+   * The artifact's id: a grant's id, or the value of a code or token, of
+   * which identity keeps only the SHA-256 (docs/security.md).
    */
   id: string;
-  /** The provider's payload, JSON. */
+  /**
+   * The provider's payload, JSON. Identity keeps it without the token value
+   * (jti) and without a device code's user code.
+   */
   payloadJson: string;
   /** When it expires. */
   expiresAt?:
@@ -67,7 +70,7 @@ export interface SaveArtifactResponse {
 export interface FindArtifactRequest {
   /** The model name, as in SaveArtifactRequest. */
   kind: string;
-  /** The artifact's id. */
+  /** The artifact's id, as SaveArtifactRequest names it. */
   id: string;
   /** A device code's user code, normalized by the caller. */
   userCode: string;
@@ -79,7 +82,11 @@ export interface FindArtifactRequest {
 export interface FindArtifactResponse {
   /** Whether a live artifact was found. */
   found: boolean;
-  /** Its payload, JSON, with "consumed" set when it was consumed. */
+  /**
+   * Its payload, JSON, with "consumed" set when it was consumed. Found by
+   * id, it carries that id as jti; found by user code, that user code and
+   * no jti (the device code's value is kept nowhere).
+   */
   payloadJson: string;
   /**
    * With with_grant_and_account: the payload, JSON, of the live grant the
@@ -228,6 +235,53 @@ export interface EndSessionsRequest {
 export interface EndSessionsResponse {
   /** The number of jobs queued. */
   queued: number;
+}
+
+/**
+ * ApproveDeviceCodeRequest: the user code a person entered, and who
+ * allowed the device, as its tokens will say.
+ */
+export interface ApproveDeviceCodeRequest {
+  /** The user code, normalized by the caller. */
+  userCode: string;
+  /** The account that allowed the device (UUID). */
+  userId: string;
+  /**
+   * The account's grant for the device's client, which the tokens are
+   * issued under.
+   */
+  grantId: string;
+  /** The scopes allowed, space-separated. */
+  scope: string;
+  /**
+   * The public id of the Latchkey session that allowed it (the OpenID
+   * sid); its end reaches the client.
+   */
+  sessionId: string;
+  /** The session's authentication methods (OpenID amr values). */
+  amr: string[];
+  /** The session's authentication context class (OpenID acr). */
+  acr: string;
+  /** When the session's user last proved who they are. */
+  authTime?:
+    | Date
+    | undefined;
+  /** How the client wants to hear that the session ended. */
+  sessionClient?: SessionClient | undefined;
+}
+
+/** ApproveDeviceCodeResponse is empty. */
+export interface ApproveDeviceCodeResponse {
+}
+
+/** DenyDeviceCodeRequest names a device code by its user code. */
+export interface DenyDeviceCodeRequest {
+  /** The user code, normalized by the caller. */
+  userCode: string;
+}
+
+/** DenyDeviceCodeResponse is empty. */
+export interface DenyDeviceCodeResponse {
 }
 
 /** GetClientRequest names a client. */
@@ -2256,6 +2310,418 @@ export const EndSessionsResponse: MessageFns<EndSessionsResponse> = {
   },
 };
 
+function createBaseApproveDeviceCodeRequest(): ApproveDeviceCodeRequest {
+  return {
+    userCode: "",
+    userId: "",
+    grantId: "",
+    scope: "",
+    sessionId: "",
+    amr: [],
+    acr: "",
+    authTime: undefined,
+    sessionClient: undefined,
+  };
+}
+
+export const ApproveDeviceCodeRequest: MessageFns<ApproveDeviceCodeRequest> = {
+  encode(message: ApproveDeviceCodeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userCode !== "") {
+      writer.uint32(10).string(message.userCode);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.grantId !== "") {
+      writer.uint32(26).string(message.grantId);
+    }
+    if (message.scope !== "") {
+      writer.uint32(34).string(message.scope);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(42).string(message.sessionId);
+    }
+    for (const v of message.amr) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.acr !== "") {
+      writer.uint32(58).string(message.acr);
+    }
+    if (message.authTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.authTime), writer.uint32(66).fork()).join();
+    }
+    if (message.sessionClient !== undefined) {
+      SessionClient.encode(message.sessionClient, writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApproveDeviceCodeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApproveDeviceCodeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userCode = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.grantId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.scope = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.amr.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.acr = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.authTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.sessionClient = SessionClient.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApproveDeviceCodeRequest {
+    return {
+      userCode: isSet(object.userCode)
+        ? globalThis.String(object.userCode)
+        : isSet(object.user_code)
+        ? globalThis.String(object.user_code)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      grantId: isSet(object.grantId)
+        ? globalThis.String(object.grantId)
+        : isSet(object.grant_id)
+        ? globalThis.String(object.grant_id)
+        : "",
+      scope: isSet(object.scope) ? globalThis.String(object.scope) : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      amr: globalThis.Array.isArray(object?.amr)
+        ? object.amr.map((e: any) => globalThis.String(e))
+        : [],
+      acr: isSet(object.acr) ? globalThis.String(object.acr) : "",
+      authTime: isSet(object.authTime)
+        ? fromJsonTimestamp(object.authTime)
+        : isSet(object.auth_time)
+        ? fromJsonTimestamp(object.auth_time)
+        : undefined,
+      sessionClient: isSet(object.sessionClient)
+        ? SessionClient.fromJSON(object.sessionClient)
+        : isSet(object.session_client)
+        ? SessionClient.fromJSON(object.session_client)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ApproveDeviceCodeRequest): unknown {
+    const obj: any = {};
+    if (message.userCode !== "") {
+      obj.userCode = message.userCode;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.grantId !== "") {
+      obj.grantId = message.grantId;
+    }
+    if (message.scope !== "") {
+      obj.scope = message.scope;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.amr?.length) {
+      obj.amr = message.amr;
+    }
+    if (message.acr !== "") {
+      obj.acr = message.acr;
+    }
+    if (message.authTime !== undefined) {
+      obj.authTime = message.authTime.toISOString();
+    }
+    if (message.sessionClient !== undefined) {
+      obj.sessionClient = SessionClient.toJSON(message.sessionClient);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApproveDeviceCodeRequest>, I>>(base?: I): ApproveDeviceCodeRequest {
+    return ApproveDeviceCodeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApproveDeviceCodeRequest>, I>>(object: I): ApproveDeviceCodeRequest {
+    const message = createBaseApproveDeviceCodeRequest();
+    message.userCode = object.userCode ?? "";
+    message.userId = object.userId ?? "";
+    message.grantId = object.grantId ?? "";
+    message.scope = object.scope ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.amr = object.amr?.map((e) => e) || [];
+    message.acr = object.acr ?? "";
+    message.authTime = object.authTime ?? undefined;
+    message.sessionClient = (object.sessionClient !== undefined && object.sessionClient !== null)
+      ? SessionClient.fromPartial(object.sessionClient)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseApproveDeviceCodeResponse(): ApproveDeviceCodeResponse {
+  return {};
+}
+
+export const ApproveDeviceCodeResponse: MessageFns<ApproveDeviceCodeResponse> = {
+  encode(_: ApproveDeviceCodeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApproveDeviceCodeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApproveDeviceCodeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ApproveDeviceCodeResponse {
+    return {};
+  },
+
+  toJSON(_: ApproveDeviceCodeResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApproveDeviceCodeResponse>, I>>(base?: I): ApproveDeviceCodeResponse {
+    return ApproveDeviceCodeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApproveDeviceCodeResponse>, I>>(_: I): ApproveDeviceCodeResponse {
+    const message = createBaseApproveDeviceCodeResponse();
+    return message;
+  },
+};
+
+function createBaseDenyDeviceCodeRequest(): DenyDeviceCodeRequest {
+  return { userCode: "" };
+}
+
+export const DenyDeviceCodeRequest: MessageFns<DenyDeviceCodeRequest> = {
+  encode(message: DenyDeviceCodeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userCode !== "") {
+      writer.uint32(10).string(message.userCode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DenyDeviceCodeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDenyDeviceCodeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userCode = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DenyDeviceCodeRequest {
+    return {
+      userCode: isSet(object.userCode)
+        ? globalThis.String(object.userCode)
+        : isSet(object.user_code)
+        ? globalThis.String(object.user_code)
+        : "",
+    };
+  },
+
+  toJSON(message: DenyDeviceCodeRequest): unknown {
+    const obj: any = {};
+    if (message.userCode !== "") {
+      obj.userCode = message.userCode;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DenyDeviceCodeRequest>, I>>(base?: I): DenyDeviceCodeRequest {
+    return DenyDeviceCodeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DenyDeviceCodeRequest>, I>>(object: I): DenyDeviceCodeRequest {
+    const message = createBaseDenyDeviceCodeRequest();
+    message.userCode = object.userCode ?? "";
+    return message;
+  },
+};
+
+function createBaseDenyDeviceCodeResponse(): DenyDeviceCodeResponse {
+  return {};
+}
+
+export const DenyDeviceCodeResponse: MessageFns<DenyDeviceCodeResponse> = {
+  encode(_: DenyDeviceCodeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DenyDeviceCodeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDenyDeviceCodeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DenyDeviceCodeResponse {
+    return {};
+  },
+
+  toJSON(_: DenyDeviceCodeResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DenyDeviceCodeResponse>, I>>(base?: I): DenyDeviceCodeResponse {
+    return DenyDeviceCodeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DenyDeviceCodeResponse>, I>>(_: I): DenyDeviceCodeResponse {
+    const message = createBaseDenyDeviceCodeResponse();
+    return message;
+  },
+};
+
 function createBaseGetClientRequest(): GetClientRequest {
   return { clientId: "" };
 }
@@ -2606,6 +3072,45 @@ export const OidcServiceService = {
     responseDeserialize: (value: Buffer): EndSessionsResponse => EndSessionsResponse.decode(value),
   },
   /**
+   * ApproveDeviceCode records that a signed-in account allowed the device
+   * that shows a user code (RFC 8628, section 3.3): the device code waiting
+   * for that user code then answers the device's polling with tokens for
+   * the account, issued under the grant named. Identity finds the device
+   * code by the user code's hash: no stored value finds it. Approving
+   * records that the session signed in to the client.
+   * Errors: oidc:user_code_invalid (no device code waits for that user
+   * code: unknown, expired, used, approved or denied),
+   * validation:invalid_input (the grant is not the account's grant for the
+   * device's client), user:not_found (the account is gone).
+   */
+  approveDeviceCode: {
+    path: "/oidc.v1.OidcService/ApproveDeviceCode" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApproveDeviceCodeRequest): Buffer =>
+      Buffer.from(ApproveDeviceCodeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApproveDeviceCodeRequest => ApproveDeviceCodeRequest.decode(value),
+    responseSerialize: (value: ApproveDeviceCodeResponse): Buffer =>
+      Buffer.from(ApproveDeviceCodeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApproveDeviceCodeResponse => ApproveDeviceCodeResponse.decode(value),
+  },
+  /**
+   * DenyDeviceCode records that the person refused the device that shows a
+   * user code: the device's next poll is answered access_denied (RFC 8628,
+   * section 3.5). A user code that no device code waits for changes nothing.
+   */
+  denyDeviceCode: {
+    path: "/oidc.v1.OidcService/DenyDeviceCode" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DenyDeviceCodeRequest): Buffer =>
+      Buffer.from(DenyDeviceCodeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DenyDeviceCodeRequest => DenyDeviceCodeRequest.decode(value),
+    responseSerialize: (value: DenyDeviceCodeResponse): Buffer =>
+      Buffer.from(DenyDeviceCodeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DenyDeviceCodeResponse => DenyDeviceCodeResponse.decode(value),
+  },
+  /**
    * GetClient answers a client registered through admin.v1, for the
    * provider (its secret only as a hash). Answers found = false when there
    * is none.
@@ -2687,6 +3192,25 @@ export interface OidcServiceServer extends UntypedServiceImplementation {
    * Errors: validation:invalid_input.
    */
   endSessions: handleUnaryCall<EndSessionsRequest, EndSessionsResponse>;
+  /**
+   * ApproveDeviceCode records that a signed-in account allowed the device
+   * that shows a user code (RFC 8628, section 3.3): the device code waiting
+   * for that user code then answers the device's polling with tokens for
+   * the account, issued under the grant named. Identity finds the device
+   * code by the user code's hash: no stored value finds it. Approving
+   * records that the session signed in to the client.
+   * Errors: oidc:user_code_invalid (no device code waits for that user
+   * code: unknown, expired, used, approved or denied),
+   * validation:invalid_input (the grant is not the account's grant for the
+   * device's client), user:not_found (the account is gone).
+   */
+  approveDeviceCode: handleUnaryCall<ApproveDeviceCodeRequest, ApproveDeviceCodeResponse>;
+  /**
+   * DenyDeviceCode records that the person refused the device that shows a
+   * user code: the device's next poll is answered access_denied (RFC 8628,
+   * section 3.5). A user code that no device code waits for changes nothing.
+   */
+  denyDeviceCode: handleUnaryCall<DenyDeviceCodeRequest, DenyDeviceCodeResponse>;
   /**
    * GetClient answers a client registered through admin.v1, for the
    * provider (its secret only as a hash). Answers found = false when there
@@ -2900,6 +3424,53 @@ export interface OidcServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: EndSessionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ApproveDeviceCode records that a signed-in account allowed the device
+   * that shows a user code (RFC 8628, section 3.3): the device code waiting
+   * for that user code then answers the device's polling with tokens for
+   * the account, issued under the grant named. Identity finds the device
+   * code by the user code's hash: no stored value finds it. Approving
+   * records that the session signed in to the client.
+   * Errors: oidc:user_code_invalid (no device code waits for that user
+   * code: unknown, expired, used, approved or denied),
+   * validation:invalid_input (the grant is not the account's grant for the
+   * device's client), user:not_found (the account is gone).
+   */
+  approveDeviceCode(
+    request: ApproveDeviceCodeRequest,
+    callback: (error: ServiceError | null, response: ApproveDeviceCodeResponse) => void,
+  ): ClientUnaryCall;
+  approveDeviceCode(
+    request: ApproveDeviceCodeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApproveDeviceCodeResponse) => void,
+  ): ClientUnaryCall;
+  approveDeviceCode(
+    request: ApproveDeviceCodeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApproveDeviceCodeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DenyDeviceCode records that the person refused the device that shows a
+   * user code: the device's next poll is answered access_denied (RFC 8628,
+   * section 3.5). A user code that no device code waits for changes nothing.
+   */
+  denyDeviceCode(
+    request: DenyDeviceCodeRequest,
+    callback: (error: ServiceError | null, response: DenyDeviceCodeResponse) => void,
+  ): ClientUnaryCall;
+  denyDeviceCode(
+    request: DenyDeviceCodeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DenyDeviceCodeResponse) => void,
+  ): ClientUnaryCall;
+  denyDeviceCode(
+    request: DenyDeviceCodeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DenyDeviceCodeResponse) => void,
   ): ClientUnaryCall;
   /**
    * GetClient answers a client registered through admin.v1, for the
