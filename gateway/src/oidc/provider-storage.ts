@@ -1,6 +1,7 @@
 import type { RedisClient } from '@latchkey/db';
 import type { Adapter, AdapterPayload, Configuration } from 'oidc-provider';
 import { AppError } from '@latchkey/errors';
+import { signingAlgorithms } from '@latchkey/config';
 import { withOwnRequestContext, type RequestContext } from '@latchkey/grpc-kit';
 import { sessionKey, userSessionsKey } from '@latchkey/session-keys';
 import type { Logger } from '@latchkey/telemetry';
@@ -200,7 +201,7 @@ async function sessionClientOf(clients: ClientRegistry, model: string, payload: 
   return {
     backchannelLogoutUri: typeof client.backchannel_logout_uri === 'string' ? client.backchannel_logout_uri : '',
     sessionRequired: client.backchannel_logout_session_required === true,
-    signingAlg: client.id_token_signed_response_alg === 'ES256' ? 'ES256' : 'EdDSA',
+    signingAlg: signingAlgorithms.find((alg) => alg === client.id_token_signed_response_alg) ?? 'RS256',
   };
 }
 

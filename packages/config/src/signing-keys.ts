@@ -134,3 +134,30 @@ export const signingKeysSchema = env
 export function signingKeyFor(keys: readonly SigningKey[], alg: SigningAlgorithm): SigningKey | undefined {
   return keys.find((key) => key.alg === alg);
 }
+
+const keyKindOf = { RS256: 'RSA', ES256: 'P-256', EdDSA: 'Ed25519' } as const satisfies Record<SigningAlgorithm, string>;
+
+/**
+ * What the OpenID Provider's keys lack, one message per problem: an RSA
+ * key, since RS256 signs for every client that names no algorithm (OpenID
+ * Connect Core 15.1 requires it of every provider), and a key for the
+ * algorithm each client asks for.
+ */
+export function openIdProviderKeyProblems(
+  keys: readonly SigningKey[],
+  clients: readonly { readonly client_id: string; readonly id_token_signed_response_alg: SigningAlgorithm }[],
+): { readonly variable: 'AUTH_JWT_SIGNING_KEYS' | 'OIDC_CLIENTS'; readonly message: string }[] {
+  const problems: { variable: 'AUTH_JWT_SIGNING_KEYS' | 'OIDC_CLIENTS'; message: string }[] = [];
+  if (!signingKeyFor(keys, 'RS256')) {
+    problems.push({
+      variable: 'AUTH_JWT_SIGNING_KEYS',
+      message: `needs an RSA key (${RSA_MIN_MODULUS_BITS} bits or more) when OIDC_ENABLED is true: RS256 signs the ID tokens of every client that names no algorithm (docs/operations.md, "The OpenID Provider")`,
+    });
+  }
+  for (const client of clients) {
+    const alg = client.id_token_signed_response_alg;
+    if (signingKeyFor(keys, alg)) continue;
+    problems.push({ variable: 'OIDC_CLIENTS', message: `client ${client.client_id} asks for ${alg} ID tokens, but AUTH_JWT_SIGNING_KEYS holds no ${keyKindOf[alg]} key` });
+  }
+  return problems;
+}
