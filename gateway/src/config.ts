@@ -7,6 +7,7 @@ import {
   platformApiVariables,
   platformCaGiven,
   platformCaProblem,
+  openIdProviderKeyProblems,
   processVariables,
   redisModeProblems,
   redisVariables,
@@ -88,7 +89,7 @@ export const configSchema = z.object({
   RATE_LIMIT_OIDC_WINDOW_SECONDS: env.int(60, 1),
   RATE_LIMIT_MAIL_MAX: env.int(5, 1),
   RATE_LIMIT_MAIL_WINDOW_SECONDS: env.int(3_600, 1),
-  /** Ed25519 private JWKs, the first signing (docs/api.md, "Service tokens"). */
+  /** Private JWKs: Ed25519 for service tokens; RSA (required with OIDC_ENABLED) and P-256 for ID tokens too (docs/oidc.md, "Keys"). */
   AUTH_JWT_SIGNING_KEYS: signingKeysSchema,
   AUTH_JWT_TTL_SECONDS: env.int(300, 30, 3_600),
   /** The `aud` of service tokens, which verifiers check. */
@@ -127,6 +128,12 @@ export const configSchema = z.object({
   .superRefine((config, context) => {
     const clients = withClientSecrets(config.OIDC_CLIENTS, config.OIDC_CLIENT_SECRETS);
     if (isProblemList(clients)) for (const problem of clients) context.addIssue({ code: 'custom', path: ['OIDC_CLIENTS'], message: problem });
+  })
+  .superRefine((config, context) => {
+    if (!config.OIDC_ENABLED) return;
+    for (const { variable, message } of openIdProviderKeyProblems(config.AUTH_JWT_SIGNING_KEYS, config.OIDC_CLIENTS)) {
+      context.addIssue({ code: 'custom', path: [variable], message });
+    }
   });
 
 function isProblemList(clients: ClientEntry[] | string[]): clients is string[] {

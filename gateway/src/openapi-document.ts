@@ -9,15 +9,19 @@ import { createGatewayDeps } from './gateway-wiring';
  * The OpenAPI 3.1 document the gateway serves at /v0/openapi.json, built
  * from the same wiring without connecting to anything: what
  * `packages/client` is generated from (tools/codegen/generate-client.mjs).
- * A throwaway signing key stands in for the configured ones, which the
- * document does not show.
+ * Throwaway signing keys stand in for the configured ones, which the
+ * document does not show: an Ed25519 one, and the RSA one the OpenID
+ * Provider needs.
  */
 export async function openApiDocument(): Promise<unknown> {
-  const signingKey = { ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }), kid: 'openapi-document' };
+  const signingKeys = [
+    { ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }), kid: 'openapi-document' },
+    { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), kid: 'openapi-document-rs256' },
+  ];
   const config = loadGatewayConfig({
     PUBLIC_APP_URL: 'http://localhost:8080',
     REDIS_URL: 'redis://127.0.0.1:6379',
-    AUTH_JWT_SIGNING_KEYS: JSON.stringify([signingKey]),
+    AUTH_JWT_SIGNING_KEYS: JSON.stringify(signingKeys),
     // The app's files are no part of the API: the document must not depend on whether they are built.
     WEB_APP_ENABLED: 'false',
     // The /v0/oidc routes are part of the API, whether or not an installation turns the provider on.

@@ -272,11 +272,17 @@ describe('OAuth providers', () => {
   });
 
   test('in production, a development secret published with the chart is refused, naming it', () => {
+    const developmentKeys = JSON.parse(
+      (parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8')) as { secrets: { values: Record<string, string> } }).secrets.values.AUTH_JWT_SIGNING_KEYS!,
+    ) as { kty: string }[];
+    // The development RSA key copied beside an Ed25519 key of one's own is still published.
+    const developmentRsaKey = JSON.stringify([...(JSON.parse(testSigningKeys('own')) as unknown[]), developmentKeys.find((key) => key.kty === 'RSA')]);
     for (const [key, value] of [
       ['TOTP_ENCRYPTION_KEY', 'bGF0Y2hrZXktZGV2LXRvdHAta2V5LW5vdC1zZWNyZXQ='],
       ['S3_SECRET_ACCESS_KEY', 'latchkey-dev-secret'],
       ['DATABASE_URL', 'postgres://latchkey:latchkey@latchkey-postgres:5432/latchkey'],
-      ['AUTH_JWT_SIGNING_KEYS', (parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8')) as { secrets: { values: Record<string, string> } }).secrets.values.AUTH_JWT_SIGNING_KEYS!],
+      ['AUTH_JWT_SIGNING_KEYS', JSON.stringify(developmentKeys)],
+      ['AUTH_JWT_SIGNING_KEYS', developmentRsaKey],
     ] as const) {
       expectRejected(
         { values: [withProduction({ secrets: { values: { ...production.secrets.values, [key]: value } } })] },
@@ -285,6 +291,17 @@ describe('OAuth providers', () => {
     }
     // The same values render outside production: they are the development defaults.
     expect(renderChart({}).length).toBeGreaterThan(0);
+  });
+
+  test('with oidc.enabled, signing keys without an RSA key are refused: RS256 is every client’s default', () => {
+    expectRejected(
+      { values: [withProduction({})], set: ['oidc.enabled=true'] },
+      /secrets\.values\.AUTH_JWT_SIGNING_KEYS needs an RSA key \(2048 bits or more\) with oidc\.enabled/,
+    );
+    const withRsa = JSON.stringify([...(JSON.parse(testSigningKeys('own')) as unknown[]), { kid: 'own-rs256', kty: 'RSA' }]);
+    expect(renderChart({ values: [withProduction({ secrets: { values: { ...production.secrets.values, AUTH_JWT_SIGNING_KEYS: withRsa } } })], set: ['oidc.enabled=true'] }).length).toBeGreaterThan(0);
+    // The chart's development values turn it on with their own RSA key.
+    expect(renderChart({ set: ['oidc.enabled=true'] }).length).toBeGreaterThan(0);
   });
 
   test('NATS users need a password each, and production refuses the published development ones', () => {

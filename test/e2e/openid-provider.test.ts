@@ -61,6 +61,14 @@ beforeAll(async () => {
       id_token_signed_response_alg: 'ES256',
       backchannel_logout_uri: `${backchannel.url}/jwt-app`,
     },
+    {
+      client_id: 'jwt-eddsa-app',
+      client_name: 'JWT EdDSA App',
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [publicJwk] },
+      redirect_uris: [REDIRECT],
+      id_token_signed_response_alg: 'EdDSA',
+    },
     { client_id: 'down-app', client_name: 'Down App', token_endpoint_auth_method: 'none', first_party: true, redirect_uris: [REDIRECT], backchannel_logout_uri: `${backchannel.url}/down/app` },
     { client_id: 'mfa-app', client_name: 'MFA App', token_endpoint_auth_method: 'none', first_party: true, require_mfa: true, redirect_uris: [REDIRECT] },
     { client_id: 'tv', client_name: 'TV', token_endpoint_auth_method: 'none', grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'] },
@@ -103,7 +111,7 @@ async function signInAt(config: client.Configuration, browser: OidcBrowser, para
 }
 
 describe('discovery', () => {
-  it('publishes the code flow with PKCE S256 only, the endpoints under /oidc, and EdDSA and ES256 keys', async () => {
+  it('publishes the code flow with PKCE S256 only, the endpoints under /oidc, and RS256, EdDSA and ES256 keys', async () => {
     const discovery = await fetch(onGateway(`${ISSUER}/.well-known/openid-configuration`, stack.gatewayUrl));
     expect(discovery.status).toBe(200);
     const metadata = (await discovery.json()) as Record<string, unknown>;
@@ -123,10 +131,13 @@ describe('discovery', () => {
       backchannel_logout_session_supported: true,
     });
     expect(metadata.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'offline_access']));
-    expect(metadata.id_token_signing_alg_values_supported).toEqual(expect.arrayContaining(['EdDSA', 'ES256']));
+    // OpenID Connect Core 15.1: every provider signs ID tokens with RS256.
+    expect(metadata.id_token_signing_alg_values_supported).toEqual(expect.arrayContaining(['RS256', 'EdDSA', 'ES256']));
     const jwks = (await (await fetch(onGateway(`${ISSUER}/oidc/jwks`, stack.gatewayUrl))).json()) as { keys: JWK[] };
-    expect(jwks.keys.map((key) => key.alg).sort()).toEqual(['ES256', 'EdDSA']);
-    for (const key of jwks.keys) expect(key).not.toHaveProperty('d');
+    expect(jwks.keys.map((key) => key.alg).sort()).toEqual(['ES256', 'EdDSA', 'RS256']);
+    expect(jwks.keys.find((key) => key.alg === 'RS256')).toMatchObject({ kty: 'RSA', use: 'sig', n: expect.any(String), e: expect.any(String) });
+    // RFC 7518 6.2.2 and 6.3.2: the private members of EC, OKP and RSA keys.
+    for (const key of jwks.keys) for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth']) expect(key).not.toHaveProperty(member);
   });
 });
 
@@ -134,6 +145,8 @@ describe('code flow with PKCE', () => {
   it('signs a confidential client in after consent, with the scope claims, acr, amr and sid in the ID token, and remembers the consent', async () => {
     const account = await signedInAccount(stack, 'rp');
     const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    // openid-client checks the ID token's signature against /oidc/jwks, not only its claims.
+    client.enableNonRepudiationChecks(config);
     const browser = browserOf(account);
     const request = await authorizationRequest(config, {});
     const { url } = await browser.navigate(request.url);
@@ -177,10 +190,10 @@ describe('code flow with PKCE', () => {
     const sessions = await account.client.get<{ items: { id: string; current: boolean }[] }>('/v0/auth/sessions');
     expect(claims.sid).toBe(sessions.body.items.find((session) => session.current)!.id);
 
-    // The ID token is signed by a key of the published set.
+    // The ID token is signed by a key of the published set, with RS256: web-app names no algorithm.
     const keys = createRemoteJWKSet(new URL(onGateway(`${ISSUER}/oidc/jwks`, stack.gatewayUrl)));
-    const verified = await jwtVerify(tokens.id_token!, keys, { issuer: ISSUER, audience: 'web-app' });
-    expect(verified.protectedHeader.alg).toBe('EdDSA');
+    const verified = await jwtVerify(tokens.id_token!, keys, { issuer: ISSUER, audience: 'web-app', algorithms: ['RS256'] });
+    expect(verified.protectedHeader.alg).toBe('RS256');
 
     const userinfo = await client.fetchUserInfo(config, tokens.access_token, account.id);
     expect(userinfo).toMatchObject({ sub: account.id, email: account.email, email_verified: true, preferred_username: account.handle });
@@ -210,13 +223,17 @@ describe('code flow with PKCE', () => {
     expect(url.searchParams.get('state')).toBe('s');
   });
 
-  it('authenticates a client with private_key_jwt and signs its ID tokens with ES256 as it asked', async () => {
-    const account = await signedInAccount(stack, 'jwt');
-    const config = await relyingParty(stack.gatewayUrl, 'jwt-app', { privateKey: jwtClientKey.privateKey as ClientPrivateKey });
+  it.each([
+    ['ES256', 'jwt-app'],
+    ['EdDSA', 'jwt-eddsa-app'],
+  ])('authenticates a client with private_key_jwt and signs its ID tokens with %s as it asked', async (alg, clientId) => {
+    const account = await signedInAccount(stack, `jwt_${alg.toLowerCase()}`);
+    const config = await relyingParty(stack.gatewayUrl, clientId, { privateKey: jwtClientKey.privateKey as ClientPrivateKey });
+    client.enableNonRepudiationChecks(config);
     const { tokens } = await signInAt(config, browserOf(account));
     const keys = createRemoteJWKSet(new URL(onGateway(`${ISSUER}/oidc/jwks`, stack.gatewayUrl)));
-    const verified = await jwtVerify(tokens.id_token!, keys, { issuer: ISSUER, audience: 'jwt-app' });
-    expect(verified.protectedHeader.alg).toBe('ES256');
+    const verified = await jwtVerify(tokens.id_token!, keys, { issuer: ISSUER, audience: clientId, algorithms: [alg] });
+    expect(verified.protectedHeader.alg).toBe(alg);
     expect(verified.payload.sub).toBe(account.id);
   });
 
@@ -739,7 +756,8 @@ describe('logout', () => {
       description: 'the back-channel logout of web-app',
     });
     expect(received.receivedAt - changedAt).toBeLessThan(5_000);
-    const payload = await verifyLogoutToken(stack.gatewayUrl, received.token, 'web-app');
+    // Signed like web-app's ID tokens: RS256, the algorithm of a client that names none.
+    const payload = await verifyLogoutToken(stack.gatewayUrl, received.token, 'web-app', 'RS256');
     expect(payload).toMatchObject({ iss: ISSUER, sub: account.id, sid });
     // The client that is down was tried, and is tried again, on its own.
     await waitFor(() => (backchannel.failedAttempts() >= 2 ? true : undefined), { description: 'retries of the client that is down' });

@@ -8,7 +8,8 @@ import { startE2eStack, type E2eStack } from '../support/e2e-stack';
  * docs/api.md, "Service tokens", as a service beside Latchkey uses them: it
  * verifies a token against the published keys, without calling Latchkey.
  * The gateway runs after a rotation: a new key signs, the old one is still
- * published.
+ * published. The OpenID Provider's RSA key comes first and is published
+ * too, but never signs a service token.
  */
 const newKey = () => generateKeyPairSync('ed25519').privateKey;
 const current = newKey();
@@ -18,7 +19,11 @@ let stack: E2eStack;
 
 beforeAll(async () => {
   stack = await startE2eStack('tokens', {
-    AUTH_JWT_SIGNING_KEYS: JSON.stringify([jwk('2026-11', current), jwk('2026-10', retired)]),
+    AUTH_JWT_SIGNING_KEYS: JSON.stringify([
+      jwk('rs256', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey),
+      jwk('2026-11', current),
+      jwk('2026-10', retired),
+    ]),
     AUTH_JWT_AUDIENCE: 'billing',
     AUTH_JWT_TTL_SECONDS: '120',
   });
@@ -67,8 +72,10 @@ describe('service tokens', () => {
     const jwks = await new ApiClient(stack.gatewayUrl).get('/.well-known/jwks.json');
     expect(jwks.headers.get('cache-control')).toBe('public, max-age=300');
     const keys = jwks.body.keys as Record<string, unknown>[];
-    expect(keys.map((key) => key.kid)).toEqual(['2026-11', '2026-10']);
-    for (const key of keys) expect(Object.keys(key).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']);
+    expect(keys.map((key) => key.kid)).toEqual(['rs256', '2026-11', '2026-10']);
+    expect(Object.keys(keys[0]!).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+    expect(keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256' });
+    for (const key of keys.slice(1)) expect(Object.keys(key).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']);
 
     const now = Math.floor(Date.now() / 1000);
     const signedBefore = await new SignJWT({ sid: 'earlier' })

@@ -580,7 +580,8 @@ renders first.
 {{/*
 "true" when a secret value is one of the development defaults this
 repository publishes (values.yaml, k8s/values-dev.yaml): the TOTP key, the
-S3 keys, and the password `latchkey` inside a backing-service URL. The
+S3 keys, the password `latchkey` inside a backing-service URL, and the
+signing keys (their `d`; of the RSA key's, the first 43 characters). The
 units refuse them in production too (packages/config).
 */}}
 {{- define "latchkey.isDevelopmentSecret" -}}
@@ -590,6 +591,7 @@ units refuse them in production too (packages/config).
 {{- end -}}
 {{- if contains ":latchkey@" . -}}true{{- end -}}
 {{- if contains "bkf76sntkX_Yd_Kln4T1NV8yABYvcF8sLLk_JTrHVlw" . -}}true{{- end -}}
+{{- if contains "PMT7br9VFXt6a5dB0ZYdaMYP8VEtv3q5PmxkaNPk5Bx" . -}}true{{- end -}}
 {{- end -}}
 
 {{- define "latchkey.checkedUnits" -}}
@@ -637,6 +639,10 @@ units refuse them in production too (packages/config).
 {{- fail (printf "secrets.values.%s is a development default published with the chart; in production set your own, or use secrets.existingSecret" $key) -}}
 {{- end -}}
 {{- end -}}
+{{- end -}}
+{{- $signingKeys := include "latchkey.envValue" $root.Values.secrets.values.AUTH_JWT_SIGNING_KEYS -}}
+{{- if and $root.Values.oidc.enabled (not $root.Values.secrets.existingSecret) $signingKeys (not (regexMatch "\"kty\"\\s*:\\s*\"RSA\"" $signingKeys)) -}}
+{{- fail "secrets.values.AUTH_JWT_SIGNING_KEYS needs an RSA key (2048 bits or more) with oidc.enabled: RS256 signs the ID tokens of every client that names no algorithm (docs/operations.md, \"The OpenID Provider\")" -}}
 {{- end -}}
 {{- if $root.Values.natsAuth.enabled -}}
 {{- range $name, $unit := $units -}}

@@ -127,7 +127,7 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
       grant_types: ['authorization_code'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
-      id_token_signed_response_alg: 'EdDSA',
+      id_token_signed_response_alg: 'RS256',
     },
     extraClientMetadata: {
       properties: ['first_party', 'require_mfa'],
@@ -137,9 +137,10 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
     },
     jwks: { keys: deps.signingKeys.map((key) => ({ ...key.privateJwk, alg: key.alg, use: 'sig' })) },
     enabledJWA: {
-      idTokenSigningAlgValues: ['EdDSA', 'ES256'],
-      userinfoSigningAlgValues: ['EdDSA', 'ES256'],
-      introspectionSigningAlgValues: ['EdDSA', 'ES256'],
+      // What the keys can sign (signingAlgorithms); the provider offers those of them it has a key for.
+      idTokenSigningAlgValues: ['RS256', 'EdDSA', 'ES256'],
+      userinfoSigningAlgValues: ['RS256', 'EdDSA', 'ES256'],
+      introspectionSigningAlgValues: ['RS256', 'EdDSA', 'ES256'],
       clientAuthSigningAlgValues: ['EdDSA', 'ES256', 'RS256', 'PS256'],
       requestObjectSigningAlgValues: ['EdDSA', 'ES256', 'RS256', 'PS256'],
     },

@@ -2,6 +2,7 @@ import type { oidcV1 } from '@latchkey/contracts';
 import type { RedisClient } from '@latchkey/db';
 import type { Adapter, AdapterPayload, Configuration } from 'oidc-provider';
 import { AppError } from '@latchkey/errors';
+import { signingAlgorithms } from '@latchkey/config';
 import { withOwnRequestContext, type RequestContext } from '@latchkey/grpc-kit';
 import { sessionKey, userSessionsKey } from '@latchkey/session-keys';
 import type { Logger } from '@latchkey/telemetry';
@@ -209,7 +210,7 @@ export async function sessionClientFor(clients: ClientRegistry, clientId: string
   return {
     backchannelLogoutUri: typeof client.backchannel_logout_uri === 'string' ? client.backchannel_logout_uri : '',
     sessionRequired: client.backchannel_logout_session_required === true,
-    signingAlg: client.id_token_signed_response_alg === 'ES256' ? 'ES256' : 'EdDSA',
+    signingAlg: signingAlgorithms.find((alg) => alg === client.id_token_signed_response_alg) ?? 'RS256',
   };
 }
 

@@ -9,8 +9,12 @@ const PUBLISHED_SECRETS = new Set([
   'latchkey-dev-secret',
   'S3RVER',
 ]);
-/** The private part (`d`) of the chart's development service-token key, inside AUTH_JWT_SIGNING_KEYS. */
-const PUBLISHED_SIGNING_KEY = 'bkf76sntkX_Yd_Kln4T1NV8yABYvcF8sLLk_JTrHVlw';
+/**
+ * The private parts (`d`) of the chart's development signing keys, inside
+ * AUTH_JWT_SIGNING_KEYS: the Ed25519 key's, and the first 43 characters
+ * (258 bits) of the RSA key's, which name that key as surely as all of it.
+ */
+const PUBLISHED_SIGNING_KEYS = ['bkf76sntkX_Yd_Kln4T1NV8yABYvcF8sLLk_JTrHVlw', 'PMT7br9VFXt6a5dB0ZYdaMYP8VEtv3q5PmxkaNPk5Bx'];
 /** The password of the development PostgreSQL and Redis, inside their URLs. */
 const PUBLISHED_PASSWORD = 'latchkey';
 
@@ -33,7 +37,7 @@ export function developmentSecretProblems(environment: Readonly<Record<string, s
     const value = environment[name];
     if (value === undefined) continue;
     const published =
-      value.split(',').some((part) => PUBLISHED_SECRETS.has(part.trim())) || hasPublishedPassword(value) || value.includes(PUBLISHED_SIGNING_KEY);
+      value.split(',').some((part) => PUBLISHED_SECRETS.has(part.trim())) || hasPublishedPassword(value) || PUBLISHED_SIGNING_KEYS.some((key) => value.includes(key));
     if (published) problems.push(`${name}: is a development secret published with Latchkey; production needs its own`);
   }
   return problems;

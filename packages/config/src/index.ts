@@ -15,4 +15,12 @@ export {
   platformCaProblem,
 } from './variables';
 export { assertMutualTlsInProduction } from './production-transport';
-export { signingKeysSchema, signingKeyFor, type SigningKey, type SigningAlgorithm, type PublicJwk } from './signing-keys';
+export {
+  signingKeysSchema,
+  signingKeyFor,
+  signingAlgorithms,
+  openIdProviderKeyProblems,
+  type SigningKey,
+  type SigningAlgorithm,
+  type PublicJwk,
+} from './signing-keys';

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError, env, loadConfig } from './index';
 
@@ -83,5 +85,15 @@ describe('loadConfig()', () => {
     expect(message).not.toMatch(/latchkey-dev-secret|bGF0Y2hr|latchkey@|bkf76/);
     const own = { DATABASE_URL: 'postgres://app:s3cr3t@db:5432/latchkey', S3_SECRET_ACCESS_KEY: 'own', NODE_ENV: 'production' };
     expect(loadConfig(withSecrets, own).DATABASE_URL).toBe(own.DATABASE_URL);
+  });
+
+  it('refuses in production the chart’s development RSA key beside an Ed25519 key of one’s own', () => {
+    const schema = z.object({ NODE_ENV: z.string().optional(), AUTH_JWT_SIGNING_KEYS: z.string().optional() });
+    const chartValues = readFileSync(path.resolve(__dirname, '../../../charts/latchkey/values.yaml'), 'utf8');
+    const published = /"kty":"RSA"[^}]*"d":"([^"]+)"/.exec(chartValues)?.[1];
+    expect(published).toBeDefined();
+    const keys = `[{"kid":"own","kty":"OKP"},{"kid":"copied","kty":"RSA","d":"${published!}"}]`;
+    expect(() => loadConfig(schema, { NODE_ENV: 'production', AUTH_JWT_SIGNING_KEYS: keys })).toThrow(/AUTH_JWT_SIGNING_KEYS: is a development secret published with Latchkey/);
+    expect(loadConfig(schema, { NODE_ENV: 'development', AUTH_JWT_SIGNING_KEYS: keys }).AUTH_JWT_SIGNING_KEYS).toBe(keys);
   });
 });

@@ -2,6 +2,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { signingKeyFor, signingKeysSchema } from './signing-keys';
 
 const ed25519 = (kid: string) => ({ kid, ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) });
+const rsa = (kid: string, modulusLength = 2048) => ({ kid, ...generateKeyPairSync('rsa', { modulusLength }).privateKey.export({ format: 'jwk' }) });
+/** RFC 7518 6.3.2: the members of an RSA private key that are not part of its public key. */
+const RSA_PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi'];
 
 describe('AUTH_JWT_SIGNING_KEYS', () => {
   it('reads Ed25519 private JWKs, the first signing, and publishes only their public halves', () => {
@@ -20,6 +23,17 @@ describe('AUTH_JWT_SIGNING_KEYS', () => {
     for (const key of keys) expect(key.publicJwk).not.toHaveProperty('d');
   });
 
+  it('takes RSA keys for RS256, the first signing, and publishes only n and e of them', () => {
+    const keys = signingKeysSchema.parse(JSON.stringify([ed25519('ed'), rsa('rsa-new'), rsa('rsa-old', 3072)]));
+    expect(signingKeyFor(keys, 'RS256')?.kid).toBe('rsa-new');
+    expect(signingKeyFor(keys, 'EdDSA')?.kid).toBe('ed');
+    const old = keys.find((key) => key.kid === 'rsa-old')!;
+    expect(old.privateKey.asymmetricKeyDetails?.modulusLength).toBe(3072);
+    expect(Object.keys(old.publicJwk).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+    expect(old.publicJwk).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
+    for (const member of RSA_PRIVATE_MEMBERS) expect(old.publicJwk).not.toHaveProperty(member);
+  });
+
   it.each([
     ['not JSON', 'kid=1', /JSON array/],
     ['an empty set', '[]', /at least one key/],
@@ -28,6 +42,10 @@ describe('AUTH_JWT_SIGNING_KEYS', () => {
     ['a public key alone', JSON.stringify([{ ...ed25519('pub'), d: undefined }]), /d/],
     ['an x that is not the key’s', JSON.stringify([{ ...ed25519('mixed'), x: ed25519('other').x }]), /"mixed" is not a valid Ed25519 private key/],
     ['another curve', JSON.stringify([{ kid: 'ec', ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) }]), /OKP|Ed25519/],
+    ['an RSA key under 2048 bits', JSON.stringify([ed25519('ed'), rsa('weak', 1024)]), /"weak" is a 1024-bit RSA key: RS256 needs 2048 bits or more/],
+    ['an RSA key without its CRT members', JSON.stringify([ed25519('ed'), { ...rsa('bare'), p: undefined, q: undefined }]), /p|q/],
+    ['an RSA n that is not the key’s', JSON.stringify([ed25519('ed'), { ...rsa('swapped'), n: rsa('other').n }]), /"swapped" is not a valid RSA private key/],
+    ['an RSA key alone', JSON.stringify([rsa('alone')]), /OKP|Ed25519/],
   ])('refuses %s, without repeating the key', (_case, value, message) => {
     const result = signingKeysSchema.safeParse(value);
     expect(result.success).toBe(false);

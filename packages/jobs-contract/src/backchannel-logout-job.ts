@@ -15,7 +15,7 @@ export const backchannelLogoutJobSchema = z.object({
   session_id: z.string().min(1),
   session_required: z.boolean(),
   /** The algorithm of the client's ID tokens, which its logout tokens use too. */
-  signing_alg: z.enum(['EdDSA', 'ES256']),
+  signing_alg: z.enum(['RS256', 'ES256', 'EdDSA']),
 });
 
 export type BackchannelLogoutJob = z.infer<typeof backchannelLogoutJobSchema>;

@@ -9,7 +9,7 @@ describe('OIDC_CLIENTS', () => {
       client_id: 'web',
       grant_types: ['authorization_code', 'refresh_token'],
       token_endpoint_auth_method: 'client_secret_basic',
-      id_token_signed_response_alg: 'EdDSA',
+      id_token_signed_response_alg: 'RS256',
       first_party: false,
       require_mfa: false,
     });

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { env } from '@latchkey/config';
+import { env, signingAlgorithms } from '@latchkey/config';
 
 /** Grant types a client may list: the code flow, refresh tokens and the device flow, nothing implicit. */
 export const clientGrantTypes = ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
@@ -28,7 +28,8 @@ export const clientEntrySchema = z
     jwks: z.object({ keys: z.array(jwkSchema).min(1) }).optional(),
     backchannel_logout_uri: z.url().optional(),
     backchannel_logout_session_required: z.boolean().default(false),
-    id_token_signed_response_alg: z.enum(['EdDSA', 'ES256']).default('EdDSA'),
+    // RS256 when the client names none, as OpenID Connect Dynamic Client Registration 1.0 section 2 says.
+    id_token_signed_response_alg: z.enum(signingAlgorithms).default('RS256'),
     scope: z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/, 'must be space-separated scopes').optional(),
     first_party: z.boolean().default(false),
     require_mfa: z.boolean().default(false),

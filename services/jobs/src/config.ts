@@ -1,6 +1,18 @@
 import { z } from 'zod';
 import { objectStoreVariables, s3CredentialsPaired, s3CredentialsProblem } from '@latchkey/object-store';
-import { databaseVariables, env, grpcServiceVariables, loadConfig, mutualTlsVariables, natsVariables, processVariables, redisModeProblems, redisVariables, signingKeysSchema } from '@latchkey/config';
+import {
+  databaseVariables,
+  env,
+  grpcServiceVariables,
+  loadConfig,
+  mutualTlsVariables,
+  natsVariables,
+  openIdProviderKeyProblems,
+  processVariables,
+  redisModeProblems,
+  redisVariables,
+  signingKeysSchema,
+} from '@latchkey/config';
 import { checkSearchEngineSettings, searchEngineVariables } from '@latchkey/search-engine';
 
 /** Everything the jobs worker reads from its environment. */
@@ -56,6 +68,11 @@ export const configSchema = z
   .refine((config) => !config.OIDC_ENABLED || config.AUTH_JWT_SIGNING_KEYS !== undefined, {
     message: 'is required when OIDC_ENABLED is true: logout tokens are signed with it',
     path: ['AUTH_JWT_SIGNING_KEYS'],
+  })
+  .superRefine((config, context) => {
+    // The gateway's keys: a client's logout tokens are signed like its ID tokens, RS256 unless it named another.
+    if (!config.OIDC_ENABLED || !config.AUTH_JWT_SIGNING_KEYS) return;
+    for (const { variable, message } of openIdProviderKeyProblems(config.AUTH_JWT_SIGNING_KEYS, [])) context.addIssue({ code: 'custom', path: [variable], message });
   });
 
 export type JobsConfig = z.output<typeof configSchema>;

@@ -29,13 +29,19 @@ describe('readOrCreateStackSecrets', () => {
     writeFileSync(file, JSON.stringify({ TOTP_ENCRYPTION_KEY: totpKey }));
     const completed = await readOrCreateStackSecrets(file);
     expect(completed.TOTP_ENCRYPTION_KEY).toBe(totpKey);
-    const [key] = JSON.parse(completed.AUTH_JWT_SIGNING_KEYS) as Record<string, string>[];
-    expect(key).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: expect.any(String), d: expect.any(String), x: expect.any(String) });
+    const keys = JSON.parse(completed.AUTH_JWT_SIGNING_KEYS) as Record<string, string>[];
+    expect(keys).toEqual([
+      expect.objectContaining({ kty: 'OKP', crv: 'Ed25519', kid: expect.any(String), d: expect.any(String), x: expect.any(String) }),
+      expect.objectContaining({ kty: 'RSA', kid: expect.any(String), n: expect.any(String), d: expect.any(String), qi: expect.any(String) }),
+      expect.objectContaining({ kty: 'EC', crv: 'P-256', kid: expect.any(String), d: expect.any(String) }),
+    ]);
+    // RS256 needs 2048 bits or more (docs/oidc.md, "Keys").
+    expect(Buffer.from(keys[1]!.n!, 'base64url').length * 8).toBeGreaterThanOrEqual(2048);
     await expect(readOrCreateStackSecrets(file)).resolves.toEqual(completed);
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  it('adds a P-256 key to signing keys made before ES256 ID tokens, keeping the Ed25519 one', async () => {
+  it('adds an RSA and a P-256 key to signing keys made before RS256 and ES256 ID tokens, keeping the Ed25519 one', async () => {
     const file = path.join(dir, 'stack-secrets.json');
     const first = await readOrCreateStackSecrets(file);
     const [ed25519] = JSON.parse(first.AUTH_JWT_SIGNING_KEYS) as Record<string, string>[];
@@ -43,7 +49,19 @@ describe('readOrCreateStackSecrets', () => {
     const completed = await readOrCreateStackSecrets(file);
     const keys = JSON.parse(completed.AUTH_JWT_SIGNING_KEYS) as Record<string, string>[];
     expect(keys[0]).toEqual(ed25519);
-    expect(keys[1]).toMatchObject({ kty: 'EC', crv: 'P-256', kid: expect.any(String), d: expect.any(String) });
+    expect(keys.slice(1)).toEqual([expect.objectContaining({ kty: 'RSA', d: expect.any(String) }), expect.objectContaining({ kty: 'EC', crv: 'P-256', d: expect.any(String) })]);
+    await expect(readOrCreateStackSecrets(file)).resolves.toEqual(completed);
+  });
+
+  it('adds only the RSA key to signing keys made before RS256 ID tokens, keeping the others and their order', async () => {
+    const file = path.join(dir, 'stack-secrets.json');
+    const first = await readOrCreateStackSecrets(file);
+    const before = (JSON.parse(first.AUTH_JWT_SIGNING_KEYS) as Record<string, string>[]).filter((key) => key.kty !== 'RSA');
+    writeFileSync(file, JSON.stringify({ ...first, AUTH_JWT_SIGNING_KEYS: JSON.stringify(before) }));
+    const completed = await readOrCreateStackSecrets(file);
+    const keys = JSON.parse(completed.AUTH_JWT_SIGNING_KEYS) as Record<string, string>[];
+    expect(keys.slice(0, 2)).toEqual(before);
+    expect(keys.slice(2)).toEqual([expect.objectContaining({ kty: 'RSA', kid: expect.stringMatching(/^local-rs256-/) })]);
     await expect(readOrCreateStackSecrets(file)).resolves.toEqual(completed);
   });
 

@@ -8,8 +8,8 @@ import { z } from 'zod';
  * with them must stay readable after a restart: TOTP secrets are stored
  * encrypted with TOTP_ENCRYPTION_KEY, so a new key each run would break
  * every enrolled authenticator; service tokens handed out before a restart
- * should still verify. Files from before the signing key lack it and get
- * one.
+ * should still verify. Files from before the signing keys lack them and
+ * get them; files from before RS256 or ES256 ID tokens get those keys.
  */
 const stackSecretsSchema = z.object({
   TOTP_ENCRYPTION_KEY: z.string().refine((value) => Buffer.from(value, 'base64').length === 32, {
@@ -22,12 +22,18 @@ export type StackSecrets = Required<z.output<typeof stackSecretsSchema>>;
 
 /**
  * AUTH_JWT_SIGNING_KEYS as the local stack makes them: a JSON array of
- * private JWKs with a kid, an Ed25519 key (service tokens, ID tokens) and a
- * P-256 one for OpenID clients that ask for ES256.
+ * private JWKs with a kid, an Ed25519 key (service tokens, EdDSA ID
+ * tokens), an RSA one (RS256, the ID tokens of OpenID clients that name no
+ * algorithm) and a P-256 one for clients that ask for ES256.
  */
 export function generateSigningKeys(): string {
   const ed25519 = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
-  return JSON.stringify([{ kid: `local-${randomBytes(6).toString('base64url')}`, ...ed25519 }, p256SigningKey()]);
+  return JSON.stringify([{ kid: `local-${randomBytes(6).toString('base64url')}`, ...ed25519 }, rsaSigningKey(), p256SigningKey()]);
+}
+
+function rsaSigningKey(): Record<string, unknown> {
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+  return { kid: `local-rs256-${randomBytes(6).toString('base64url')}`, ...rsa };
 }
 
 function p256SigningKey(): Record<string, unknown> {
@@ -36,14 +42,19 @@ function p256SigningKey(): Record<string, unknown> {
 }
 
 /**
- * The stored keys, with a P-256 key added when they have none: a stack
- * whose secrets were made before ES256 ID tokens keeps its Ed25519 key
- * (and the tokens it signed) and gains what OpenID clients may ask for.
+ * The stored keys, with an RSA and a P-256 key added when they have none:
+ * a stack whose secrets were made before RS256 or ES256 ID tokens keeps
+ * its Ed25519 key (and the tokens it signed) and gains what OpenID clients
+ * may ask for. Undefined when nothing is missing.
  */
-function withP256Key(signingKeys: string): string | undefined {
+function withOpenIdKeys(signingKeys: string): string | undefined {
   const keys = parseJson(signingKeys);
-  if (!Array.isArray(keys) || keys.some((key) => (key as { crv?: unknown }).crv === 'P-256')) return undefined;
-  return JSON.stringify([...(keys as unknown[]), p256SigningKey()]);
+  if (!Array.isArray(keys)) return undefined;
+  const missing = [
+    ...(keys.some((key) => (key as { kty?: unknown }).kty === 'RSA') ? [] : [rsaSigningKey()]),
+    ...(keys.some((key) => (key as { crv?: unknown }).crv === 'P-256') ? [] : [p256SigningKey()]),
+  ];
+  return missing.length === 0 ? undefined : JSON.stringify([...(keys as unknown[]), ...missing]);
 }
 
 function generateStackSecrets(): StackSecrets {
@@ -87,7 +98,7 @@ export async function readOrCreateStackSecrets(file: string): Promise<StackSecre
     throw new Error(`${file} is not valid (${problems}); delete it to generate new secrets`);
   }
   const stored = result.data.AUTH_JWT_SIGNING_KEYS;
-  const signingKeys = stored === undefined ? generateSigningKeys() : withP256Key(stored);
+  const signingKeys = stored === undefined ? generateSigningKeys() : withOpenIdKeys(stored);
   if (signingKeys === undefined) return { ...result.data, AUTH_JWT_SIGNING_KEYS: stored! };
   const completed: StackSecrets = { ...result.data, AUTH_JWT_SIGNING_KEYS: signingKeys };
   // Renamed into place: a reader sees the old file or the new one, never half of one.

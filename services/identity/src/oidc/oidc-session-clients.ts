@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { signingAlgorithms } from '@latchkey/config';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import type { RequestContext } from '@latchkey/grpc-kit';
@@ -15,18 +16,22 @@ export interface SessionClientSettings {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** A client's logout tokens are signed like its ID tokens: with the algorithm it named, else RS256, the default. */
+function logoutSigningAlg(value: string): BackchannelLogoutJob['signing_alg'] {
+  return signingAlgorithms.find((alg) => alg === value) ?? 'RS256';
+}
+
 /** Records that a Latchkey session signed in to a client (the provider's `sid` is the session's public id). */
 export async function recordSessionClient(
   db: pg.ClientBase,
   input: { sessionId: string; clientId: string; userId: string; settings: SessionClientSettings },
 ): Promise<void> {
-  const alg = input.settings.signingAlg === 'ES256' ? 'ES256' : 'EdDSA';
   await db.query(
     `INSERT INTO identity.oidc_session_clients (session_id, client_id, user_id, backchannel_logout_uri, session_required, signing_alg)
      VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (session_id, client_id) DO UPDATE SET backchannel_logout_uri = EXCLUDED.backchannel_logout_uri,
        session_required = EXCLUDED.session_required, signing_alg = EXCLUDED.signing_alg`,
-    [input.sessionId, input.clientId, input.userId, input.settings.backchannelLogoutUri, input.settings.sessionRequired, alg],
+    [input.sessionId, input.clientId, input.userId, input.settings.backchannelLogoutUri, input.settings.sessionRequired, logoutSigningAlg(input.settings.signingAlg)],
   );
 }
 
@@ -74,7 +79,7 @@ export async function endSessions(
         user_id: row.user_id,
         session_id: row.session_id,
         session_required: row.session_required,
-        signing_alg: row.signing_alg === 'ES256' ? 'ES256' : 'EdDSA',
+        signing_alg: logoutSigningAlg(row.signing_alg),
       };
       await enqueueJob(db, jobSubjects.backchannelLogout, job, context);
       queued += 1;

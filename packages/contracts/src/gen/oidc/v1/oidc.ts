@@ -56,8 +56,8 @@ export interface SessionClient {
   /** Its backchannel_logout_session_required. */
   sessionRequired: boolean;
   /**
-   * The JWS algorithm of its ID tokens ("EdDSA" or "ES256"), which its
-   * logout tokens use too.
+   * The JWS algorithm of its ID tokens ("RS256", "ES256" or "EdDSA"),
+   * which its logout tokens use too.
    */
   signingAlg: string;
 }
