@@ -8,6 +8,7 @@ import { deleteUser, purgeUnverifiedUsers } from './account-deletion';
 import { authenticatePassword } from './password-login';
 import { requestPasswordReset, resetPassword } from './password-recovery';
 import { createVerifiedUser, registerUser, sendVerificationEmail, verifyEmail } from './registration';
+import { findUserWithEndedSessions } from './ended-sessions';
 import { findUserByEmail, findUserById } from './user-store';
 import { normalizeEmail } from './account-rules';
 import { toUserMessage } from './user-message';
@@ -40,7 +41,12 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
     async createVerifiedUser(request, context) {
       return { user: toUserMessage(await createVerifiedUser(deps, request, context)) };
     },
-    async getUser({ userId }) {
+    async getUser({ userId, sessionCheck }) {
+      if (sessionCheck) {
+        const found = await findUserWithEndedSessions(deps.pool, userId, sessionCheck.sessionId).catch(rethrowMalformedId);
+        if (!found) throw new AppError('auth:unauthorized');
+        return { user: toUserMessage(found.user), endedSessions: found.endedSessions };
+      }
       const user = await findUserById(deps.pool, userId).catch(rethrowMalformedId);
       if (!user) throw new AppError('auth:unauthorized');
       return { user: toUserMessage(user) };

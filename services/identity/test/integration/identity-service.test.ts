@@ -23,6 +23,7 @@ import {
 import { loadIdentityConfig } from '../../src/config';
 import { startIdentityService } from '../../src/identity-service';
 import { migrate } from '../../src/migrate';
+import { deleteExpiredEndings } from '../../src/ended-sessions';
 
 const logger = createLogger({ service: 'identity-test', level: 'silent' });
 const password = 'correct horse battery';
@@ -632,6 +633,68 @@ describe('sessions the gateway ends', () => {
     expect(event.payload).toMatchObject({ type: 'session.revoked', sessionRevoked: { userId, reason: 'logout', sessionIds: [sessionId] } });
     const invalid = await errorOf(client.recordSessionsEnded({ userId: 'nope', reason: 'bored', sessionIds: [], keptSessionId: 'x' }));
     expect(invalid.fields.map((field) => field.field)).toEqual(['user_id', 'reason', 'session_ids', 'kept_session_id']);
+  });
+
+  /** 22 characters of base64url, like the gateway's public session ids. */
+  const sessionIdOf = (n: number) => `s${String(n).padStart(21, '0')}`;
+  const endedOf = async (userId: string, sessionId = '') => (await client.getUser({ userId, sessionCheck: { sessionId } })).endedSessions;
+
+  it('keeps them ended for a session check, until they would have expired', async () => {
+    const account = await registerVerified();
+    const userId = account.user.id;
+    expect(await endedOf(userId)).toEqual({ sessionIds: [], truncated: false });
+    // Only a session check reads them.
+    expect((await client.getUser({ userId })).endedSessions).toBeUndefined();
+
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    await client.recordSessionsEnded({ userId, reason: 'logout', sessionIds: [sessionIdOf(1)], keptSessionId: '', expiresAt });
+    await client.recordSessionsEnded({ userId, reason: 'email_changed', sessionIds: [sessionIdOf(2), sessionIdOf(3)], keptSessionId: sessionIdOf(4), expiresAt });
+    const ended = await endedOf(userId);
+    expect(ended?.truncated).toBe(false);
+    expect([...ended!.sessionIds].sort()).toEqual([sessionIdOf(1), sessionIdOf(2), sessionIdOf(3)]);
+    // Another account's check does not see them.
+    expect(await endedOf((await registerVerified()).user.id, sessionIdOf(1))).toEqual({ sessionIds: [], truncated: false });
+
+    // A session past its expiry is not answered, and the sweep purges it.
+    await client.recordSessionsEnded({ userId, reason: 'logout', sessionIds: [sessionIdOf(5)], keptSessionId: '', expiresAt: new Date(Date.now() - 1_000) });
+    expect((await endedOf(userId, sessionIdOf(5)))?.sessionIds).not.toContain(sessionIdOf(5));
+    expect(await deleteExpiredEndings(db)).toBeGreaterThanOrEqual(1);
+    const { rows } = await db.query<{ session_id: string }>('SELECT session_id FROM identity.ended_sessions WHERE user_id = $1 ORDER BY session_id', [userId]);
+    expect(rows.map((row) => row.session_id)).toEqual([sessionIdOf(1), sessionIdOf(2), sessionIdOf(3)]);
+
+    // Without an expiry (a gateway older than the field), kept for the default session lifetime.
+    await client.recordSessionsEnded({ userId, reason: 'logout', sessionIds: [sessionIdOf(6)], keptSessionId: '' });
+    const kept = await db.query<{ days: number }>(
+      `SELECT extract(epoch FROM keep_until - now()) / 86400 AS days FROM identity.ended_sessions WHERE user_id = $1 AND session_id = $2`,
+      [userId, sessionIdOf(6)],
+    );
+    expect(Number(kept.rows[0]?.days)).toBeCloseTo(30, 1);
+
+    // They go with the account.
+    await client.deleteUser({ userId });
+    expect((await db.query('SELECT FROM identity.ended_sessions WHERE user_id = $1', [userId])).rowCount).toBe(0);
+  });
+
+  it('lists the most recent 100, says when there are more, and answers an older one asked about by its id', async () => {
+    const { user } = await registerVerified();
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    // The oldest first, each in a statement of its own, so that their ending times are ordered.
+    await client.recordSessionsEnded({ userId: user.id, reason: 'session_limit', sessionIds: [sessionIdOf(0)], keptSessionId: '', expiresAt });
+    await client.recordSessionsEnded({
+      userId: user.id,
+      reason: 'platform',
+      sessionIds: Array.from({ length: 100 }, (_, n) => sessionIdOf(n + 1)),
+      keptSessionId: '',
+      expiresAt,
+    });
+    const listed = await endedOf(user.id);
+    expect(listed?.truncated).toBe(true);
+    expect(listed?.sessionIds).toHaveLength(100);
+    expect(listed?.sessionIds).not.toContain(sessionIdOf(0));
+    const checked = await endedOf(user.id, sessionIdOf(0));
+    expect(checked?.sessionIds).toHaveLength(101);
+    expect(checked?.sessionIds).toContain(sessionIdOf(0));
+    expect((await endedOf(user.id, sessionIdOf(999)))?.sessionIds).toHaveLength(100);
   });
 });
 

@@ -199,12 +199,55 @@ export interface AuthenticatePasswordResponse {
 export interface GetUserRequest {
   /** The account's id. */
   userId: string;
+  /**
+   * Set by a caller that checks a session of the account: the answer then
+   * carries `ended_sessions`. Unset, nothing is read beyond the account.
+   */
+  sessionCheck?: SessionCheck | undefined;
+}
+
+/** SessionCheck asks for the ended sessions of the account. */
+export interface SessionCheck {
+  /**
+   * The public id of the session being checked, or empty. When set, the
+   * answer names it among the ended sessions if it ended, even when it is
+   * not among the most recent ones listed.
+   */
+  sessionId: string;
 }
 
 /** GetUserResponse holds the account. */
 export interface GetUserResponse {
   /** The account. */
-  user?: User | undefined;
+  user?:
+    | User
+    | undefined;
+  /**
+   * With `session_check`: the account's sessions that ended one by one and
+   * would not have expired yet. Unset when the request had no
+   * `session_check` (or from an identity older than this field: no session
+   * is known to have ended).
+   */
+  endedSessions?: EndedSessions | undefined;
+}
+
+/**
+ * EndedSessions names sessions of an account that ended (a logout, a
+ * revocation, a trim past the per-user limit) and must stay refused even
+ * if the session store brings them back.
+ */
+export interface EndedSessions {
+  /**
+   * Public ids: the 100 most recently ended, and the checked session if it
+   * ended.
+   */
+  sessionIds: string[];
+  /**
+   * True when more ended sessions exist than are listed: a session not
+   * named may still have ended, and only a SessionCheck with its id tells.
+   * False (the zero value) when the list is complete.
+   */
+  truncated: boolean;
 }
 
 /** ListSignInMethodsRequest names an account. */
@@ -389,9 +432,19 @@ export interface RecordSessionsEndedRequest {
   sessionIds: string[];
   /** The caller's own session, which stays, when others end; else empty. */
   keptSessionId: string;
+  /**
+   * When the last of these sessions would have expired on its own (the
+   * latest absolute expiry among them): their ended record is kept until
+   * then and purged after. Unset (a caller older than this field): kept
+   * for 720 hours, the default AUTH_SESSION_MAX_LIFETIME_HOURS.
+   */
+  expiresAt?: Date | undefined;
 }
 
-/** RecordSessionsEndedResponse is empty once the event is queued. */
+/**
+ * RecordSessionsEndedResponse is empty once the event is queued and the
+ * sessions are recorded as ended.
+ */
 export interface RecordSessionsEndedResponse {
 }
 
@@ -1157,13 +1210,16 @@ export const AuthenticatePasswordResponse: MessageFns<AuthenticatePasswordRespon
 };
 
 function createBaseGetUserRequest(): GetUserRequest {
-  return { userId: "" };
+  return { userId: "", sessionCheck: undefined };
 }
 
 export const GetUserRequest: MessageFns<GetUserRequest> = {
   encode(message: GetUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionCheck !== undefined) {
+      SessionCheck.encode(message.sessionCheck, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -1189,6 +1245,14 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionCheck = SessionCheck.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1208,6 +1272,11 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      sessionCheck: isSet(object.sessionCheck)
+        ? SessionCheck.fromJSON(object.sessionCheck)
+        : isSet(object.session_check)
+        ? SessionCheck.fromJSON(object.session_check)
+        : undefined,
     };
   },
 
@@ -1215,6 +1284,9 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.sessionCheck !== undefined) {
+      obj.sessionCheck = SessionCheck.toJSON(message.sessionCheck);
     }
     return obj;
   },
@@ -1225,18 +1297,97 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetUserRequest>, I>>(object: I): GetUserRequest {
     const message = createBaseGetUserRequest();
     message.userId = object.userId ?? "";
+    message.sessionCheck = (object.sessionCheck !== undefined && object.sessionCheck !== null)
+      ? SessionCheck.fromPartial(object.sessionCheck)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSessionCheck(): SessionCheck {
+  return { sessionId: "" };
+}
+
+export const SessionCheck: MessageFns<SessionCheck> = {
+  encode(message: SessionCheck, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionCheck {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionCheck();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SessionCheck {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: SessionCheck): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SessionCheck>, I>>(base?: I): SessionCheck {
+    return SessionCheck.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SessionCheck>, I>>(object: I): SessionCheck {
+    const message = createBaseSessionCheck();
+    message.sessionId = object.sessionId ?? "";
     return message;
   },
 };
 
 function createBaseGetUserResponse(): GetUserResponse {
-  return { user: undefined };
+  return { user: undefined, endedSessions: undefined };
 }
 
 export const GetUserResponse: MessageFns<GetUserResponse> = {
   encode(message: GetUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.user !== undefined) {
       User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.endedSessions !== undefined) {
+      EndedSessions.encode(message.endedSessions, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1262,6 +1413,14 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
             message.user = User.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.endedSessions = EndedSessions.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1275,13 +1434,23 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
   },
 
   fromJSON(object: any): GetUserResponse {
-    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      endedSessions: isSet(object.endedSessions)
+        ? EndedSessions.fromJSON(object.endedSessions)
+        : isSet(object.ended_sessions)
+        ? EndedSessions.fromJSON(object.ended_sessions)
+        : undefined,
+    };
   },
 
   toJSON(message: GetUserResponse): unknown {
     const obj: any = {};
     if (message.user !== undefined) {
       obj.user = User.toJSON(message.user);
+    }
+    if (message.endedSessions !== undefined) {
+      obj.endedSessions = EndedSessions.toJSON(message.endedSessions);
     }
     return obj;
   },
@@ -1292,6 +1461,98 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
   fromPartial<I extends Exact<DeepPartial<GetUserResponse>, I>>(object: I): GetUserResponse {
     const message = createBaseGetUserResponse();
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.endedSessions = (object.endedSessions !== undefined && object.endedSessions !== null)
+      ? EndedSessions.fromPartial(object.endedSessions)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseEndedSessions(): EndedSessions {
+  return { sessionIds: [], truncated: false };
+}
+
+export const EndedSessions: MessageFns<EndedSessions> = {
+  encode(message: EndedSessions, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.sessionIds) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.truncated !== false) {
+      writer.uint32(16).bool(message.truncated);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EndedSessions {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEndedSessions();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionIds.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.truncated = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EndedSessions {
+    return {
+      sessionIds: globalThis.Array.isArray(object?.sessionIds)
+        ? object.sessionIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.session_ids)
+        ? object.session_ids.map((e: any) => globalThis.String(e))
+        : [],
+      truncated: isSet(object.truncated) ? globalThis.Boolean(object.truncated) : false,
+    };
+  },
+
+  toJSON(message: EndedSessions): unknown {
+    const obj: any = {};
+    if (message.sessionIds?.length) {
+      obj.sessionIds = message.sessionIds;
+    }
+    if (message.truncated !== false) {
+      obj.truncated = message.truncated;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EndedSessions>, I>>(base?: I): EndedSessions {
+    return EndedSessions.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EndedSessions>, I>>(object: I): EndedSessions {
+    const message = createBaseEndedSessions();
+    message.sessionIds = object.sessionIds?.map((e) => e) || [];
+    message.truncated = object.truncated ?? false;
     return message;
   },
 };
@@ -3009,7 +3270,7 @@ export const PrepareProviderLinkResponse: MessageFns<PrepareProviderLinkResponse
 };
 
 function createBaseRecordSessionsEndedRequest(): RecordSessionsEndedRequest {
-  return { userId: "", reason: "", sessionIds: [], keptSessionId: "" };
+  return { userId: "", reason: "", sessionIds: [], keptSessionId: "", expiresAt: undefined };
 }
 
 export const RecordSessionsEndedRequest: MessageFns<RecordSessionsEndedRequest> = {
@@ -3025,6 +3286,9 @@ export const RecordSessionsEndedRequest: MessageFns<RecordSessionsEndedRequest> 
     }
     if (message.keptSessionId !== "") {
       writer.uint32(34).string(message.keptSessionId);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -3074,6 +3338,14 @@ export const RecordSessionsEndedRequest: MessageFns<RecordSessionsEndedRequest> 
             message.keptSessionId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3104,6 +3376,11 @@ export const RecordSessionsEndedRequest: MessageFns<RecordSessionsEndedRequest> 
         : isSet(object.kept_session_id)
         ? globalThis.String(object.kept_session_id)
         : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
     };
   },
 
@@ -3121,6 +3398,9 @@ export const RecordSessionsEndedRequest: MessageFns<RecordSessionsEndedRequest> 
     if (message.keptSessionId !== "") {
       obj.keptSessionId = message.keptSessionId;
     }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
     return obj;
   },
 
@@ -3133,6 +3413,7 @@ export const RecordSessionsEndedRequest: MessageFns<RecordSessionsEndedRequest> 
     message.reason = object.reason ?? "";
     message.sessionIds = object.sessionIds?.map((e) => e) || [];
     message.keptSessionId = object.keptSessionId ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
     return message;
   },
 };
@@ -5180,7 +5461,10 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): CreateVerifiedUserResponse => CreateVerifiedUserResponse.decode(value),
   },
   /**
-   * GetUser returns one account by id.
+   * GetUser returns one account by id. With `session_check` it also answers
+   * the account's sessions that ended one by one (RecordSessionsEnded), for
+   * the gateway's check of every use of a session (docs/architecture.md,
+   * "Sessions").
    * Errors: auth:unauthorized when no such user exists (its sessions are stale).
    */
   getUser: {
@@ -5354,9 +5638,12 @@ export const IdentityServiceService = {
   /**
    * RecordSessionsEnded publishes `session.revoked` (events.v1) for
    * sessions the caller, which keeps them, ended or is about to end: a
-   * logout, one session revoked, the others revoked. Called before the
-   * sessions are deleted, so that a failure leaves them alive rather than
-   * ended unannounced.
+   * logout, one session revoked, the others revoked. In the same
+   * transaction it records that they ended, durably: GetUser answers them
+   * until they would have expired, so that a session store that loses the
+   * deletion (a failover, a restored snapshot) cannot bring them back.
+   * Called before the sessions are deleted, so that a failure leaves them
+   * alive rather than ended unannounced or undurably.
    * Errors: validation:invalid_input.
    */
   recordSessionsEnded: {
@@ -5605,7 +5892,10 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   createVerifiedUser: handleUnaryCall<CreateVerifiedUserRequest, CreateVerifiedUserResponse>;
   /**
-   * GetUser returns one account by id.
+   * GetUser returns one account by id. With `session_check` it also answers
+   * the account's sessions that ended one by one (RecordSessionsEnded), for
+   * the gateway's check of every use of a session (docs/architecture.md,
+   * "Sessions").
    * Errors: auth:unauthorized when no such user exists (its sessions are stale).
    */
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
@@ -5684,9 +5974,12 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   /**
    * RecordSessionsEnded publishes `session.revoked` (events.v1) for
    * sessions the caller, which keeps them, ended or is about to end: a
-   * logout, one session revoked, the others revoked. Called before the
-   * sessions are deleted, so that a failure leaves them alive rather than
-   * ended unannounced.
+   * logout, one session revoked, the others revoked. In the same
+   * transaction it records that they ended, durably: GetUser answers them
+   * until they would have expired, so that a session store that loses the
+   * deletion (a failover, a restored snapshot) cannot bring them back.
+   * Called before the sessions are deleted, so that a failure leaves them
+   * alive rather than ended unannounced or undurably.
    * Errors: validation:invalid_input.
    */
   recordSessionsEnded: handleUnaryCall<RecordSessionsEndedRequest, RecordSessionsEndedResponse>;
@@ -5868,7 +6161,10 @@ export interface IdentityServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateVerifiedUserResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetUser returns one account by id.
+   * GetUser returns one account by id. With `session_check` it also answers
+   * the account's sessions that ended one by one (RecordSessionsEnded), for
+   * the gateway's check of every use of a session (docs/architecture.md,
+   * "Sessions").
    * Errors: auth:unauthorized when no such user exists (its sessions are stale).
    */
   getUser(
@@ -6087,9 +6383,12 @@ export interface IdentityServiceClient extends Client {
   /**
    * RecordSessionsEnded publishes `session.revoked` (events.v1) for
    * sessions the caller, which keeps them, ended or is about to end: a
-   * logout, one session revoked, the others revoked. Called before the
-   * sessions are deleted, so that a failure leaves them alive rather than
-   * ended unannounced.
+   * logout, one session revoked, the others revoked. In the same
+   * transaction it records that they ended, durably: GetUser answers them
+   * until they would have expired, so that a session store that loses the
+   * deletion (a failover, a restored snapshot) cannot bring them back.
+   * Called before the sessions are deleted, so that a failure leaves them
+   * alive rather than ended unannounced or undurably.
    * Errors: validation:invalid_input.
    */
   recordSessionsEnded(
