@@ -60,6 +60,6 @@ export function passwordResetCleanupJob(deps: PasswordResetCleanupDeps): JobDefi
       );
     },
     redactForDeadLetter: (payload) => payload,
-    retriesUntilDone: true,
+    retries: 'cleanup_window',
   };
 }
