@@ -7,6 +7,7 @@ import { changePassword, checkCurrentPassword } from './password-change';
 import { deleteUser, purgeUnverifiedUsers } from './account-deletion';
 import { authenticatePassword } from './password-login';
 import { requestPasswordReset, resetPassword } from './password-recovery';
+import { findReset } from './reset-records';
 import { createVerifiedUser, registerUser, sendVerificationEmail, verifyEmail } from './registration';
 import { findUserWithEndedSessions } from './ended-sessions';
 import { findUserByEmail, findUserById } from './user-store';
@@ -74,6 +75,9 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
         resetAt: reset.resetAt,
         methodsAddedAfter: reset.methodsAddedAfter,
       };
+    },
+    async getPasswordReset({ userId, resetId }) {
+      return { reset: await findReset(deps.pool, userId, resetId) };
     },
     async changePassword(request, context) {
       return changePassword(deps, request, context);

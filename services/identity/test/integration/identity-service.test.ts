@@ -24,6 +24,7 @@ import { loadIdentityConfig } from '../../src/config';
 import { startIdentityService } from '../../src/identity-service';
 import { migrate } from '../../src/migrate';
 import { deleteExpiredEndings } from '../../src/ended-sessions';
+import { deleteOldResets } from '../../src/reset-records';
 
 const logger = createLogger({ service: 'identity-test', level: 'silent' });
 const password = 'correct horse battery';
@@ -349,6 +350,30 @@ describe('password reset', () => {
     await client.requestPasswordReset({ email: account.email });
     await client.resetPassword({ token: await tokenFor(account.user.email, 'reset_password'), newPassword: 'taken back at last' });
     expect((await errorOf(client.confirmEmailChange({ token: confirm }))).code).toBe('auth:token_invalid');
+  });
+
+  it('answers the resets it made, to the worker that confirms a user.reset job, and no other', async () => {
+    const account = await registerVerified();
+    await client.requestPasswordReset({ email: account.email });
+    const reset = await client.resetPassword({ token: await tokenFor(account.user.email, 'reset_password'), newPassword: 'reset for the record' });
+    expect(await client.getPasswordReset({ userId: account.user.id, resetId: reset.resetId })).toEqual({
+      reset: { resetId: reset.resetId, userId: account.user.id, resetAt: reset.resetAt, methodsAddedAfter: reset.methodsAddedAfter },
+    });
+    // Another account's, or one never made: none.
+    const other = await registerVerified();
+    expect((await client.getPasswordReset({ userId: other.user.id, resetId: reset.resetId })).reset).toBeUndefined();
+    expect((await client.getPasswordReset({ userId: account.user.id, resetId: randomUUID() })).reset).toBeUndefined();
+    const invalid = await errorOf(client.getPasswordReset({ userId: 'nope', resetId: 'nope' }));
+    expect(invalid.fields.map((field) => field.field)).toEqual(['user_id', 'reset_id']);
+    // Forgotten after eight days, and with the account.
+    await db.query(`UPDATE identity.password_resets SET reset_at = now() - interval '9 days' WHERE id = $1`, [reset.resetId]);
+    expect(await deleteOldResets(db)).toBeGreaterThanOrEqual(1);
+    expect((await client.getPasswordReset({ userId: account.user.id, resetId: reset.resetId })).reset).toBeUndefined();
+    const deleted = await registerVerified();
+    await client.requestPasswordReset({ email: deleted.email });
+    const gone = await client.resetPassword({ token: await tokenFor(deleted.user.email, 'reset_password'), newPassword: 'reset before leaving' });
+    await client.deleteUser({ userId: deleted.user.id });
+    expect((await client.getPasswordReset({ userId: deleted.user.id, resetId: gone.resetId })).reset).toBeUndefined();
   });
 
   it('answers the same for an unknown email and mails nothing', async () => {

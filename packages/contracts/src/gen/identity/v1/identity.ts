@@ -357,6 +357,34 @@ export interface ResetPasswordResponse {
   methodsAddedAfter?: Date | undefined;
 }
 
+/** GetPasswordResetRequest names a reset of an account. */
+export interface GetPasswordResetRequest {
+  /** The account the reset is said to be of (UUID). */
+  userId: string;
+  /** The reset's id, as ResetPasswordResponse answered it (UUID). */
+  resetId: string;
+}
+
+/** GetPasswordResetResponse holds the reset, if identity recorded it. */
+export interface GetPasswordResetResponse {
+  /** Unset when the account had no such reset (or it is older than eight days). */
+  reset?: PasswordReset | undefined;
+}
+
+/** PasswordReset is a password reset as identity recorded it. */
+export interface PasswordReset {
+  /** The reset's id. */
+  resetId: string;
+  /** The account whose password was reset. */
+  userId: string;
+  /** When the reset happened. */
+  resetAt?:
+    | Date
+    | undefined;
+  /** Methods added after this instant and before reset_at are removed. */
+  methodsAddedAfter?: Date | undefined;
+}
+
 /** ChangePasswordRequest carries both passwords of an authenticated user. */
 export interface ChangePasswordRequest {
   /** The authenticated caller's account. */
@@ -2615,6 +2643,301 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
     message.userId = object.userId ?? "";
     message.email = object.email ?? "";
     message.resetId = object.resetId ?? "";
+    message.resetAt = object.resetAt ?? undefined;
+    message.methodsAddedAfter = object.methodsAddedAfter ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetPasswordResetRequest(): GetPasswordResetRequest {
+  return { userId: "", resetId: "" };
+}
+
+export const GetPasswordResetRequest: MessageFns<GetPasswordResetRequest> = {
+  encode(message: GetPasswordResetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.resetId !== "") {
+      writer.uint32(18).string(message.resetId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPasswordResetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPasswordResetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resetId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPasswordResetRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      resetId: isSet(object.resetId)
+        ? globalThis.String(object.resetId)
+        : isSet(object.reset_id)
+        ? globalThis.String(object.reset_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetPasswordResetRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.resetId !== "") {
+      obj.resetId = message.resetId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPasswordResetRequest>, I>>(base?: I): GetPasswordResetRequest {
+    return GetPasswordResetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPasswordResetRequest>, I>>(object: I): GetPasswordResetRequest {
+    const message = createBaseGetPasswordResetRequest();
+    message.userId = object.userId ?? "";
+    message.resetId = object.resetId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetPasswordResetResponse(): GetPasswordResetResponse {
+  return { reset: undefined };
+}
+
+export const GetPasswordResetResponse: MessageFns<GetPasswordResetResponse> = {
+  encode(message: GetPasswordResetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reset !== undefined) {
+      PasswordReset.encode(message.reset, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPasswordResetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPasswordResetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reset = PasswordReset.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPasswordResetResponse {
+    return { reset: isSet(object.reset) ? PasswordReset.fromJSON(object.reset) : undefined };
+  },
+
+  toJSON(message: GetPasswordResetResponse): unknown {
+    const obj: any = {};
+    if (message.reset !== undefined) {
+      obj.reset = PasswordReset.toJSON(message.reset);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPasswordResetResponse>, I>>(base?: I): GetPasswordResetResponse {
+    return GetPasswordResetResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPasswordResetResponse>, I>>(object: I): GetPasswordResetResponse {
+    const message = createBaseGetPasswordResetResponse();
+    message.reset = (object.reset !== undefined && object.reset !== null)
+      ? PasswordReset.fromPartial(object.reset)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePasswordReset(): PasswordReset {
+  return { resetId: "", userId: "", resetAt: undefined, methodsAddedAfter: undefined };
+}
+
+export const PasswordReset: MessageFns<PasswordReset> = {
+  encode(message: PasswordReset, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resetId !== "") {
+      writer.uint32(10).string(message.resetId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.resetAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.resetAt), writer.uint32(26).fork()).join();
+    }
+    if (message.methodsAddedAfter !== undefined) {
+      Timestamp.encode(toTimestamp(message.methodsAddedAfter), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PasswordReset {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePasswordReset();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resetId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.resetAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.methodsAddedAfter = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PasswordReset {
+    return {
+      resetId: isSet(object.resetId)
+        ? globalThis.String(object.resetId)
+        : isSet(object.reset_id)
+        ? globalThis.String(object.reset_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      resetAt: isSet(object.resetAt)
+        ? fromJsonTimestamp(object.resetAt)
+        : isSet(object.reset_at)
+        ? fromJsonTimestamp(object.reset_at)
+        : undefined,
+      methodsAddedAfter: isSet(object.methodsAddedAfter)
+        ? fromJsonTimestamp(object.methodsAddedAfter)
+        : isSet(object.methods_added_after)
+        ? fromJsonTimestamp(object.methods_added_after)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PasswordReset): unknown {
+    const obj: any = {};
+    if (message.resetId !== "") {
+      obj.resetId = message.resetId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.resetAt !== undefined) {
+      obj.resetAt = message.resetAt.toISOString();
+    }
+    if (message.methodsAddedAfter !== undefined) {
+      obj.methodsAddedAfter = message.methodsAddedAfter.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PasswordReset>, I>>(base?: I): PasswordReset {
+    return PasswordReset.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PasswordReset>, I>>(object: I): PasswordReset {
+    const message = createBasePasswordReset();
+    message.resetId = object.resetId ?? "";
+    message.userId = object.userId ?? "";
     message.resetAt = object.resetAt ?? undefined;
     message.methodsAddedAfter = object.methodsAddedAfter ?? undefined;
     return message;
@@ -5562,6 +5885,27 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): ResetPasswordResponse => ResetPasswordResponse.decode(value),
   },
   /**
+   * GetPasswordReset answers a password reset as identity recorded it, so
+   * that the jobs worker confirms a `user.reset` job before it removes
+   * anything: the bus alone is not trusted with a removal. Resets are kept
+   * for eight days, longer than the jobs stream keeps a job. An unknown
+   * reset, or one of another account, is not an error: no reset is
+   * returned.
+   * Errors: validation:invalid_input for a user_id or reset_id that is not
+   * a UUID.
+   */
+  getPasswordReset: {
+    path: "/identity.v1.IdentityService/GetPasswordReset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPasswordResetRequest): Buffer =>
+      Buffer.from(GetPasswordResetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPasswordResetRequest => GetPasswordResetRequest.decode(value),
+    responseSerialize: (value: GetPasswordResetResponse): Buffer =>
+      Buffer.from(GetPasswordResetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPasswordResetResponse => GetPasswordResetResponse.decode(value),
+  },
+  /**
    * ChangePassword replaces the password after checking the current one,
    * and cancels pending email changes. The caller must end the user's
    * other sessions.
@@ -5938,6 +6282,17 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   resetPassword: handleUnaryCall<ResetPasswordRequest, ResetPasswordResponse>;
   /**
+   * GetPasswordReset answers a password reset as identity recorded it, so
+   * that the jobs worker confirms a `user.reset` job before it removes
+   * anything: the bus alone is not trusted with a removal. Resets are kept
+   * for eight days, longer than the jobs stream keeps a job. An unknown
+   * reset, or one of another account, is not an error: no reset is
+   * returned.
+   * Errors: validation:invalid_input for a user_id or reset_id that is not
+   * a UUID.
+   */
+  getPasswordReset: handleUnaryCall<GetPasswordResetRequest, GetPasswordResetResponse>;
+  /**
    * ChangePassword replaces the password after checking the current one,
    * and cancels pending email changes. The caller must end the user's
    * other sessions.
@@ -6289,6 +6644,31 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResetPasswordResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetPasswordReset answers a password reset as identity recorded it, so
+   * that the jobs worker confirms a `user.reset` job before it removes
+   * anything: the bus alone is not trusted with a removal. Resets are kept
+   * for eight days, longer than the jobs stream keeps a job. An unknown
+   * reset, or one of another account, is not an error: no reset is
+   * returned.
+   * Errors: validation:invalid_input for a user_id or reset_id that is not
+   * a UUID.
+   */
+  getPasswordReset(
+    request: GetPasswordResetRequest,
+    callback: (error: ServiceError | null, response: GetPasswordResetResponse) => void,
+  ): ClientUnaryCall;
+  getPasswordReset(
+    request: GetPasswordResetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPasswordResetResponse) => void,
+  ): ClientUnaryCall;
+  getPasswordReset(
+    request: GetPasswordResetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPasswordResetResponse) => void,
   ): ClientUnaryCall;
   /**
    * ChangePassword replaces the password after checking the current one,
