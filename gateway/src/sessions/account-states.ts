@@ -108,9 +108,14 @@ export class AccountStates {
     }
   }
 
-  /** Drops what is known of an account, after this gateway ended sessions of it: the next use asks identity. */
-  forget(userId: string): void {
-    this.entries.delete(userId);
+  /**
+   * Makes what is known of an account stale, after this gateway ended
+   * sessions of it: the next use asks identity, and the answer stays the
+   * fallback should identity be unavailable.
+   */
+  invalidate(userId: string): void {
+    const entry = this.entries.get(userId);
+    if (entry) this.entries.set(userId, { ...entry, fetchedAt: Number.NEGATIVE_INFINITY });
   }
 
   private isFresh(fetchedAt: number): boolean {

@@ -425,7 +425,7 @@ export class SessionStore {
       );
     }
     // What this gateway remembers of the account predates the ending: the next use of any of its sessions asks again.
-    this.accounts.forget(userId);
+    this.accounts.invalidate(userId);
     await endSessions(this.redis, this.prefix, userId, sessions);
   }
 

@@ -377,6 +377,23 @@ describe('SessionStore', () => {
     expect(await auth(kept.cookieValue)).toBeDefined();
   });
 
+  it('asks identity again after ending sessions, and keeps its last answer should identity then be unavailable', async () => {
+    const older = await create('user-1', 0);
+    const current = await create('user-1', 1);
+    const other = await create('user-1', 1);
+    accounts.set('user-1', { sessionEpoch: 1, disabled: false });
+    now += ACCOUNT_STATE_MAX_AGE_MS;
+    expect(await auth(current.cookieValue)).toBeDefined();
+    const lookups = accountLookups;
+    await store.delete(other.session, 'logout', context);
+    accounts.set('user-1', new AppError('service:unavailable'));
+    // Within the max age, yet asked again; unavailable, the epoch learned before still refuses the older session.
+    expect(await auth(older.cookieValue)).toBeUndefined();
+    expect(accountLookups).toBe(lookups + 1);
+    expect(unknownLookups).toBe(0);
+    expect(await auth(current.cookieValue)).toBeDefined();
+  });
+
   it('asks about a session by its id when identity lists only the most recent endings, once per max age', async () => {
     const older = await create();
     now += 1;
