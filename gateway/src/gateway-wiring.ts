@@ -69,10 +69,16 @@ export function createGatewayDeps(
   });
   const limiter = new RateLimiter(redis, config.REDIS_KEY_PREFIX);
   const accountStates = new AccountStates(
-    async (userId, context) => {
+    async (userId, sessionId, context) => {
       try {
-        const { user } = await identity.getUser({ userId }, context);
-        return user && { sessionEpoch: user.sessionEpoch, disabled: user.disabledAt !== undefined };
+        const { user, endedSessions } = await identity.getUser({ userId, sessionCheck: { sessionId: sessionId ?? '' } }, context);
+        return (
+          user && {
+            sessionEpoch: user.sessionEpoch,
+            disabled: user.disabledAt !== undefined,
+            endedSessions: endedSessions && { ids: new Set(endedSessions.sessionIds), complete: !endedSessions.truncated },
+          }
+        );
       } catch (error) {
         // A deleted account: its sessions are refused until the cleanup job ends them.
         if (error instanceof AppError && error.code === 'auth:unauthorized') return undefined;

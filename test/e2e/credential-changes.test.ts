@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { AckPolicy, connect, type NatsConnection } from 'nats';
 import { adminV1, eventsV1, sessionsV1 } from '@latchkey/contracts';
 import { topology } from '@latchkey/job-streams';
+import { jobSubjects } from '@latchkey/jobs-contract';
 import { createTestServiceClient, SoftwareAuthenticator, testNatsUrl, waitFor, type CreationOptionsJson, type RequestOptionsJson, type TestServiceClient } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
 import { mailedToken, newAccount, noticeMail, PASSWORD, signedInAccount } from '../support/accounts';
@@ -171,6 +172,34 @@ describe('a password reset', () => {
     const notice = await noticeMail(stack, account.email, /Your password was reset|password of your account was just reset/);
     expect(notice.text).toContain('were removed, in case they were not yours: passkey "Intruder key", Google.');
     expect(notice.text).toContain('signed in to with: your new password, passkey "Old laptop".');
+  });
+
+  it('is confirmed by identity before its job removes anything: a forged user.reset removes nothing', async () => {
+    const account = await signedInAccount(stack, 'forged_reset');
+    await addPasskey(account.client, 'Recent key');
+    // A real reset of another account, whose id a forger might have seen on the bus.
+    const other = await signedInAccount(stack, 'really_reset');
+    await other.client.post('/v0/auth/forgot-password', { email: other.email });
+    const token = await mailedToken(stack, other.email, 'reset-password');
+    expect((await other.client.post('/v0/auth/reset-password', { token, new_password: 'a genuine reset' })).status).toBe(204);
+    const { rows } = await db.query<{ id: string }>('SELECT id FROM identity.password_resets WHERE user_id = $1', [other.id]);
+    expect(rows).toHaveLength(1);
+
+    const refusals = async (): Promise<number> => {
+      const text = await (await fetch(`${stack.operationsUrl('jobs')}/metrics`)).text();
+      return Number(/jobs_processed_total\{[^}]*job_type="password_reset"[^}]*outcome="refused"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const before = await refusals();
+    const now = Date.now();
+    const window = { methods_added_after: new Date(now - 72 * 3_600_000).toISOString(), reset_at: new Date(now).toISOString() };
+    const subject = topology(stack.env.NATS_SUBJECT_PREFIX!).subject(jobSubjects.passwordReset);
+    // Anyone with a place on the bus could publish these: a reset never made, and another account's.
+    for (const resetId of [randomUUID(), rows[0]!.id]) {
+      await nats.jetstream().publish(subject, JSON.stringify({ user_id: account.id, reset_id: resetId, ...window }), { msgID: randomUUID() });
+    }
+    await waitFor(async () => ((await refusals()) >= before + 2 ? true : undefined), { description: 'the forged jobs refused' });
+    expect(((await account.client.get('/v0/auth/passkeys')).body.items as { name: string }[]).map((passkey) => passkey.name)).toEqual(['Recent key']);
+    expect(stack.smtp!.mails.filter((mail) => mail.to.includes(account.email.toLowerCase()) && /Your password was reset|password of your account was just reset/.test(mail.text))).toEqual([]);
   });
 });
 

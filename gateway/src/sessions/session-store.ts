@@ -74,14 +74,25 @@ export type SessionEndReason =
   | 'announced_by_identity';
 
 /**
- * Publishes `session.revoked` for sessions about to end (identity.v1
- * RecordSessionsEnded). Asked before they are deleted, so that a failure
- * leaves them alive rather than ended unannounced.
+ * Publishes `session.revoked` for sessions about to end and records durably
+ * that they ended, until `expiresAt`, when the last of them would have
+ * expired anyway (identity.v1 RecordSessionsEnded). Asked before they are
+ * deleted, so that a failure leaves them alive rather than ended
+ * unannounced, or ended in Redis only.
  */
 export type SessionEndAnnouncer = (
-  ending: { userId: string; reason: Exclude<SessionEndReason, 'announced_by_identity'>; sessionIds: string[]; keptSessionId: string },
+  ending: {
+    userId: string;
+    reason: Exclude<SessionEndReason, 'announced_by_identity'>;
+    sessionIds: string[];
+    keptSessionId: string;
+    expiresAt: Date;
+  },
   context: RequestContext,
 ) => Promise<void>;
+
+/** A session about to end: its absolute expiry when its record was read, else only its index entry. */
+type EndingSession = Pick<Session, 'tokenHash' | 'publicId'> & { readonly maxExpiresAt?: number };
 
 /**
  * Whether a session's proof was multi-factor: a second factor, or a passkey,
@@ -245,7 +256,8 @@ export class SessionStore {
    * and what another service asking (sessions.v1 IntrospectSession) gets,
    * so that asking is not activity. A session is live while it has not
    * expired, its account exists and is not disabled, and no credential
-   * change raised the account's epoch since it started: one that Redis
+   * change raised the account's epoch since it started, and it was not
+   * ended on its own (identity's record of ended sessions): one that Redis
    * still holds regardless (a revocation not yet done, a failover to a
    * lagging replica, a restored snapshot) is refused and ended here.
    */
@@ -265,7 +277,7 @@ export class SessionStore {
    * revoked it, or the deletion of the account.
    */
   private async isCurrent(session: Session, context: () => RequestContext): Promise<boolean> {
-    if (standsBehind(await this.accounts.get(session.userId, context), session)) return true;
+    if (standsBehind(await this.accounts.get(session.userId, session.publicId, context), session)) return true;
     await endSessions(this.redis, this.prefix, session.userId, [session]).catch(() => undefined);
     return false;
   }
@@ -355,7 +367,9 @@ export class SessionStore {
       else dead.push(publicId);
     });
     if (dead.length > 0) await this.redis.hdel(this.indexKey(userId), ...dead);
-    const account = sessions.length > 0 ? await this.accounts.get(userId, context) : 'deleted';
+    // Held to what identity lists of the account: for the rare account with more ended sessions than it lists, a
+    // brought-back one may show here until it is used, when authenticate() asks about it by its id and refuses it.
+    const account = sessions.length > 0 ? await this.accounts.get(userId, undefined, context) : 'deleted';
     const current = sessions.filter((session) => standsBehind(account, session));
     const revoked = sessions.filter((session) => !current.includes(session));
     if (revoked.length > 0) await endSessions(this.redis, this.prefix, userId, revoked);
@@ -389,17 +403,29 @@ export class SessionStore {
     return doomed.length;
   }
 
-  /** Announces the sessions' end, unless identity announced the change that ends them, then ends them. */
+  /**
+   * Announces the sessions' end and has it recorded durably, unless
+   * identity announced the change that ends them (which raised the
+   * account's epoch), then ends them.
+   */
   private async end(
     userId: string,
-    sessions: readonly Pick<Session, 'tokenHash' | 'publicId'>[],
+    sessions: readonly EndingSession[],
     ending: { readonly reason: SessionEndReason; readonly keptSessionId: string },
     context: RequestContext,
   ): Promise<void> {
     if (sessions.length === 0) return;
     if (ending.reason !== 'announced_by_identity') {
-      await this.announce({ userId, reason: ending.reason, sessionIds: sessions.map((session) => session.publicId), keptSessionId: ending.keptSessionId }, context);
+      // A session known by its index entry alone expires at the latest a whole lifetime from now.
+      const latestExpiry = this.clock() + this.policy.maxLifetimeMs;
+      const expiresAt = new Date(sessions.reduce((latest, session) => Math.max(latest, session.maxExpiresAt ?? latestExpiry), 0));
+      await this.announce(
+        { userId, reason: ending.reason, sessionIds: sessions.map((session) => session.publicId), keptSessionId: ending.keptSessionId, expiresAt },
+        context,
+      );
     }
+    // What this gateway remembers of the account predates the ending: the next use of any of its sessions asks again.
+    this.accounts.invalidate(userId);
     await endSessions(this.redis, this.prefix, userId, sessions);
   }
 
@@ -413,9 +439,14 @@ export class SessionStore {
 }
 
 /** Whether what is known of the account admits the session: see AccountStates for `unknown`. */
-function standsBehind(account: AccountLookup, session: Pick<Session, 'sessionEpoch'>): boolean {
+function standsBehind(account: AccountLookup, session: Pick<Session, 'sessionEpoch' | 'publicId'>): boolean {
   if (account === 'unknown') return true;
-  return account !== 'deleted' && !account.disabled && session.sessionEpoch >= account.sessionEpoch;
+  return (
+    account !== 'deleted' &&
+    !account.disabled &&
+    session.sessionEpoch >= account.sessionEpoch &&
+    account.endedSessions?.ids.has(session.publicId) !== true
+  );
 }
 
 function encode(session: Session): string {

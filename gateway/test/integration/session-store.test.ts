@@ -18,7 +18,13 @@ let store: SessionStore;
 /** What identity answers for each account; absent accounts are deleted ones. */
 let accounts: Map<string, AccountState | Error>;
 let accountLookups: number;
+/** The session each lookup asked about, if any. */
+let lookedUpSessions: (string | undefined)[];
 let unknownLookups: number;
+/** The sessions identity recorded as ended, per account, oldest first. */
+let endedSessions: Map<string, string[]>;
+/** How many of an account's ended sessions identity lists (the most recent). */
+let endedListed: number;
 let announced: Parameters<SessionEndAnnouncer>[0][];
 let announceFailure: Error | undefined;
 
@@ -38,15 +44,24 @@ beforeEach(() => {
     ['user-2', { sessionEpoch: 0, disabled: false }],
   ]);
   accountLookups = 0;
+  lookedUpSessions = [];
   unknownLookups = 0;
+  endedSessions = new Map();
+  endedListed = 100;
   announced = [];
   announceFailure = undefined;
   const states = new AccountStates(
-    async (userId) => {
+    async (userId, sessionId) => {
       accountLookups += 1;
+      lookedUpSessions.push(sessionId);
       const answer = accounts.get(userId);
       if (answer instanceof Error) throw answer;
-      return answer;
+      if (!answer) return undefined;
+      // As identity answers: the most recent endings, and the session asked about if it ended.
+      const ended = endedSessions.get(userId) ?? [];
+      const ids = new Set(ended.slice(-endedListed));
+      if (sessionId !== undefined && ended.includes(sessionId)) ids.add(sessionId);
+      return { ...answer, endedSessions: { ids, complete: ended.length <= endedListed } };
     },
     { maxAgeMs: ACCOUNT_STATE_MAX_AGE_MS, maxEntries: 100, onUnknown: () => (unknownLookups += 1) },
     () => now,
@@ -59,6 +74,7 @@ beforeEach(() => {
     async (ending) => {
       if (announceFailure) throw announceFailure;
       announced.push(ending);
+      endedSessions.set(ending.userId, [...(endedSessions.get(ending.userId) ?? []), ...ending.sessionIds]);
     },
     () => now,
   );
@@ -308,8 +324,9 @@ describe('SessionStore', () => {
     await store.delete(first.session, 'logout', context);
     await store.deleteByPublicId('user-1', second.session.publicId, 'platform', context);
     expect(announced).toEqual([
-      { userId: 'user-1', reason: 'logout', sessionIds: [first.session.publicId], keptSessionId: '' },
-      { userId: 'user-1', reason: 'platform', sessionIds: [second.session.publicId], keptSessionId: '' },
+      // Kept ended until the session's own absolute expiry; known by its index entry alone, a whole lifetime from now.
+      { userId: 'user-1', reason: 'logout', sessionIds: [first.session.publicId], keptSessionId: '', expiresAt: new Date(first.session.maxExpiresAt) },
+      { userId: 'user-1', reason: 'platform', sessionIds: [second.session.publicId], keptSessionId: '', expiresAt: new Date(now + 720 * HOUR) },
     ]);
 
     // Past maxPerUser, the least recently used goes, announced as such.
@@ -333,6 +350,79 @@ describe('SessionStore', () => {
     await store.deleteAllForUser('user-1', { reason: 'announced_by_identity' }, context);
     expect(announced).toHaveLength(before);
     expect(await list('user-1')).toEqual([]);
+  });
+
+  it('refuses a session ended one by one that Redis brings back, on every way in', async () => {
+    const loggedOut = await create();
+    const revoked = await create();
+    const kept = await create();
+    const records = await Promise.all(
+      [loggedOut, revoked].map(async ({ session }) => ({ key: sessionKey(prefix, session.tokenHash), raw: (await redis.get(sessionKey(prefix, session.tokenHash)))! })),
+    );
+    // Fresh account state, as on a gateway that has just served these sessions.
+    expect(await auth(loggedOut.cookieValue)).toBeDefined();
+    await store.delete(loggedOut.session, 'logout', context);
+    await store.deleteByPublicId('user-1', revoked.session.publicId, 'session_revoked', context);
+
+    // A restored snapshot: the records are back, and so are their index entries.
+    for (const { key, raw } of records) await redis.set(key, raw, 'PX', HOUR);
+    await redis.hset(userSessionsKey(prefix, 'user-1'), loggedOut.session.publicId, loggedOut.session.tokenHash);
+    await redis.hset(userSessionsKey(prefix, 'user-1'), revoked.session.publicId, revoked.session.tokenHash);
+    expect(await auth(loggedOut.cookieValue)).toBeUndefined();
+    expect(await store.inspect(revoked.cookieValue, () => context)).toBeUndefined();
+    expect((await list('user-1')).map((session) => session.publicId)).toEqual([kept.session.publicId]);
+    // Refused and deleted again, without a second announcement.
+    expect(await redis.exists(...records.map((record) => record.key))).toBe(0);
+    expect(announced).toHaveLength(2);
+    expect(await auth(kept.cookieValue)).toBeDefined();
+  });
+
+  it('asks identity again after ending sessions, and keeps its last answer should identity then be unavailable', async () => {
+    const older = await create('user-1', 0);
+    const current = await create('user-1', 1);
+    const other = await create('user-1', 1);
+    accounts.set('user-1', { sessionEpoch: 1, disabled: false });
+    now += ACCOUNT_STATE_MAX_AGE_MS;
+    expect(await auth(current.cookieValue)).toBeDefined();
+    const lookups = accountLookups;
+    await store.delete(other.session, 'logout', context);
+    accounts.set('user-1', new AppError('service:unavailable'));
+    // Within the max age, yet asked again; unavailable, the epoch learned before still refuses the older session.
+    expect(await auth(older.cookieValue)).toBeUndefined();
+    expect(accountLookups).toBe(lookups + 1);
+    expect(unknownLookups).toBe(0);
+    expect(await auth(current.cookieValue)).toBeDefined();
+  });
+
+  it('asks about a session by its id when identity lists only the most recent endings, once per max age', async () => {
+    const older = await create();
+    now += 1;
+    const live = await create();
+    now += 1;
+    const newer = await create();
+    const olderRecord = await redis.get(sessionKey(prefix, older.session.tokenHash));
+    await store.delete(older.session, 'logout', context);
+    await store.delete(newer.session, 'logout', context);
+    endedListed = 1;
+    await redis.set(sessionKey(prefix, older.session.tokenHash), olderRecord!, 'PX', HOUR);
+
+    lookedUpSessions = [];
+    expect(await auth(older.cookieValue)).toBeUndefined();
+    expect(await auth(live.cookieValue)).toBeDefined();
+    expect(await auth(live.cookieValue)).toBeDefined();
+    // Each session not listed was asked about once by its id; the second use of the live one was answered from memory.
+    expect(lookedUpSessions).toEqual([older.session.publicId, live.session.publicId]);
+    now += ACCOUNT_STATE_MAX_AGE_MS;
+    expect(await auth(live.cookieValue)).toBeDefined();
+    expect(lookedUpSessions).toHaveLength(3);
+
+    // With every ending listed, one lookup answers for every session of the account.
+    endedListed = 100;
+    now += ACCOUNT_STATE_MAX_AGE_MS;
+    expect(await auth(live.cookieValue)).toBeDefined();
+    const third = await create();
+    expect(await auth(third.cookieValue)).toBeDefined();
+    expect(lookedUpSessions).toHaveLength(4);
   });
 
   it('stores sessions in the layout the jobs worker and identity read: their epoch, and which of them end below one', async () => {

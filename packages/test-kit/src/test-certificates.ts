@@ -68,7 +68,13 @@ export function createTestCertificateAuthority(directory: string, name = 'latchk
   };
 }
 
-/** AUTH_JWT_SIGNING_KEYS with one fresh Ed25519 key, for a gateway a test starts on its own. */
-export function testSigningKeys(kid = 'test'): string {
-  return JSON.stringify([{ kid, ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) }]);
+/**
+ * AUTH_JWT_SIGNING_KEYS with one fresh Ed25519 key, for a gateway a test
+ * starts on its own; with `openIdProvider`, an RSA key too, which a unit
+ * with OIDC_ENABLED needs (RS256 is the ID tokens' default).
+ */
+export function testSigningKeys(kid = 'test', options: { readonly openIdProvider?: boolean } = {}): string {
+  const keys = [{ kid, ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) }];
+  if (options.openIdProvider) keys.push({ kid: `${kid}-rsa`, ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }) });
+  return JSON.stringify(keys);
 }

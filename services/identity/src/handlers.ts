@@ -7,7 +7,9 @@ import { changePassword, checkCurrentPassword } from './password-change';
 import { deleteUser, purgeUnverifiedUsers } from './account-deletion';
 import { authenticatePassword } from './password-login';
 import { requestPasswordReset, resetPassword } from './password-recovery';
+import { findReset } from './reset-records';
 import { createVerifiedUser, registerUser, sendVerificationEmail, verifyEmail } from './registration';
+import { findUserWithEndedSessions } from './ended-sessions';
 import { findUserByEmail, findUserById } from './user-store';
 import { normalizeEmail } from './account-rules';
 import { toUserMessage } from './user-message';
@@ -40,7 +42,12 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
     async createVerifiedUser(request, context) {
       return { user: toUserMessage(await createVerifiedUser(deps, request, context)) };
     },
-    async getUser({ userId }) {
+    async getUser({ userId, sessionCheck }) {
+      if (sessionCheck) {
+        const found = await findUserWithEndedSessions(deps.pool, userId, sessionCheck.sessionId).catch(rethrowMalformedId);
+        if (!found) throw new AppError('auth:unauthorized');
+        return { user: toUserMessage(found.user), endedSessions: found.endedSessions };
+      }
       const user = await findUserById(deps.pool, userId).catch(rethrowMalformedId);
       if (!user) throw new AppError('auth:unauthorized');
       return { user: toUserMessage(user) };
@@ -68,6 +75,9 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
         resetAt: reset.resetAt,
         methodsAddedAfter: reset.methodsAddedAfter,
       };
+    },
+    async getPasswordReset({ userId, resetId }) {
+      return { reset: await findReset(deps.pool, userId, resetId) };
     },
     async changePassword(request, context) {
       return changePassword(deps, request, context);

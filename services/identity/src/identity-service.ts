@@ -6,7 +6,9 @@ import type { Logger } from '@latchkey/telemetry';
 import type { IdentityConfig } from './config';
 import { adminHandlers } from './admin-handlers';
 import { identityHandlers } from './handlers';
+import { deleteExpiredEndings } from './ended-sessions';
 import { deleteExpiredTokens } from './one-time-tokens';
+import { deleteOldResets } from './reset-records';
 import { deleteExpiredArtifacts } from './oidc/oidc-artifacts';
 import { oidcHandlers } from './oidc/oidc-handlers';
 import { PasswordHasher } from './password-hasher';
@@ -43,6 +45,8 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
   const sweep = setInterval(() => {
     deleteExpiredTokens(pool).catch((error: unknown) => logger.warn({ err: error }, 'token sweep failed'));
     deleteExpiredArtifacts(pool).catch((error: unknown) => logger.warn({ err: error }, 'OpenID artifact sweep failed'));
+    deleteExpiredEndings(pool).catch((error: unknown) => logger.warn({ err: error }, 'ended session sweep failed'));
+    deleteOldResets(pool).catch((error: unknown) => logger.warn({ err: error }, 'password reset sweep failed'));
   }, TOKEN_SWEEP_INTERVAL_MS);
   sweep.unref();
 

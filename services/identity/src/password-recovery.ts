@@ -9,6 +9,7 @@ import type { IdentityDeps } from './identity-deps';
 import { queueMail } from './mail-queue';
 import { queueSessionsRevoked } from './session-revocation';
 import { consumeToken, issueToken, peekToken, withdrawEmailChanges } from './one-time-tokens';
+import { recordReset } from './reset-records';
 import { findUserByEmail, findUserById, setPasswordHash } from './user-store';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -75,6 +76,8 @@ export async function resetPassword(
       methods_added_after: reset.methodsAddedAfter.toISOString(),
       reset_at: reset.resetAt.toISOString(),
     };
+    // The job's worker asks for this record before it removes anything (GetPasswordReset).
+    await recordReset(db, reset);
     await enqueueJob(db, jobSubjects.passwordReset, job, context);
     return reset;
   });

@@ -6,6 +6,7 @@ import { queueEvent } from '@latchkey/domain-events';
 import { withTransaction } from '@latchkey/db';
 import { enqueueJob } from '@latchkey/outbox';
 import { endSessionsBefore } from '@latchkey/session-keys';
+import { recordEndedSessions } from './ended-sessions';
 import type { IdentityDeps } from './identity-deps';
 import { revokeUserTokens } from './oidc/oidc-artifacts';
 import type { UserRecord } from './user-store';
@@ -45,11 +46,13 @@ const MAX_SESSION_IDS = 10_000;
 
 /**
  * `session.revoked` for sessions the gateway ends one by one, which it keeps
- * in Redis and so cannot announce through an outbox of its own.
+ * in Redis and so cannot announce through an outbox of its own; and, in the
+ * same transaction, the durable record that they ended, which the gateway
+ * holds every use of a session to (docs/architecture.md, "Sessions").
  */
 export async function recordSessionsEnded(
   deps: Pick<IdentityDeps, 'pool'>,
-  input: { userId: string; reason: string; sessionIds: readonly string[]; keptSessionId: string },
+  input: { userId: string; reason: string; sessionIds: readonly string[]; keptSessionId: string; expiresAt?: Date | undefined },
   context: RequestContext,
 ): Promise<void> {
   const errors: FieldError[] = [];
@@ -60,14 +63,16 @@ export async function recordSessionsEnded(
   }
   if (input.keptSessionId !== '' && !SESSION_ID.test(input.keptSessionId)) errors.push({ field: 'kept_session_id', message: 'must be a session id' });
   if (errors.length > 0) throw AppError.validation(errors);
-  await withTransaction(deps.pool, context, (db) =>
-    queueEvent(
+  const userId = input.userId.toLowerCase();
+  await withTransaction(deps.pool, context, async (db) => {
+    await recordEndedSessions(db, { userId, sessionIds: input.sessionIds, expiresAt: input.expiresAt });
+    await queueEvent(
       db,
       'session.revoked',
-      { userId: input.userId.toLowerCase(), reason: input.reason, sessionIds: [...input.sessionIds], keptSessionId: input.keptSessionId },
+      { userId, reason: input.reason, sessionIds: [...input.sessionIds], keptSessionId: input.keptSessionId },
       context,
-    ),
-  );
+    );
+  });
 }
 
 /**

@@ -25,20 +25,20 @@ export interface UserRecord {
  * A users row with what is derived from other tables. Every statement
  * names the row `users`: the table itself, or a CTE aliased so.
  */
-const COLUMNS = `id, handle, email, password_hash, password_set_at, email_verified_at, created_at, session_epoch, disabled_at, disabled_reason,
+export const USER_COLUMNS = `id, handle, email, password_hash, password_set_at, email_verified_at, created_at, session_epoch, disabled_at, disabled_reason,
   totp_possible, EXISTS (SELECT FROM identity.totp_census) AS totp_census_complete,
   (SELECT count(*)::int FROM identity.sign_in_methods AS method WHERE method.user_id = users.id AND method.kind = 'passkey') AS passkeys_count`;
 
 export async function findUserById(db: pg.ClientBase | pg.Pool, id: string, lock = false): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
-    `SELECT ${COLUMNS} FROM identity.users WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+    `SELECT ${USER_COLUMNS} FROM identity.users WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
     [id],
   );
   return rows[0];
 }
 
 export async function findUserByEmail(db: pg.ClientBase | pg.Pool, email: string): Promise<UserRecord | undefined> {
-  const { rows } = await db.query<UserRecord>(`SELECT ${COLUMNS} FROM identity.users WHERE email = $1`, [email]);
+  const { rows } = await db.query<UserRecord>(`SELECT ${USER_COLUMNS} FROM identity.users WHERE email = $1`, [email]);
   return rows[0];
 }
 
@@ -51,12 +51,12 @@ export async function insertUser(
     `WITH inserted AS (
        INSERT INTO identity.users (id, handle, email, password_hash, password_set_at, email_verified_at)
        VALUES ($1, $2, $3, $4, CASE WHEN $4::text IS NOT NULL THEN now() END, CASE WHEN $5 THEN now() END)
-       RETURNING ${COLUMNS}
+       RETURNING ${USER_COLUMNS}
      ), listed AS (
        INSERT INTO identity.sign_in_methods (user_id, kind, reference, added_at)
        SELECT id, 'password', '', password_set_at FROM inserted WHERE password_hash IS NOT NULL
      )
-     SELECT ${COLUMNS} FROM inserted AS users`,
+     SELECT ${USER_COLUMNS} FROM inserted AS users`,
     [user.id, user.handle, user.email, user.passwordHash, user.emailVerified],
   );
   return rows[0] as UserRecord;
@@ -79,13 +79,13 @@ export async function setPasswordHash(
               session_epoch = session_epoch + 1,
               updated_at = now()
         WHERE id = $1
-        RETURNING ${COLUMNS}
+        RETURNING ${USER_COLUMNS}
      ), listed AS (
        INSERT INTO identity.sign_in_methods (user_id, kind, reference, added_at)
        SELECT id, 'password', '', password_set_at FROM updated
        ON CONFLICT (user_id, kind, reference) DO NOTHING
      )
-     SELECT ${COLUMNS} FROM updated AS users`,
+     SELECT ${USER_COLUMNS} FROM updated AS users`,
     [id, passwordHash, options.markEmailVerified ?? false],
   );
   return rows[0];
@@ -110,11 +110,11 @@ export async function dropPassword(db: pg.ClientBase, id: string): Promise<UserR
   const { rows } = await db.query<UserRecord>(
     `WITH updated AS (
        UPDATE identity.users SET password_hash = NULL, password_set_at = NULL, session_epoch = session_epoch + 1, updated_at = now()
-        WHERE id = $1 RETURNING ${COLUMNS}
+        WHERE id = $1 RETURNING ${USER_COLUMNS}
      ), unlisted AS (
        DELETE FROM identity.sign_in_methods WHERE user_id IN (SELECT id FROM updated) AND kind = 'password'
      )
-     SELECT ${COLUMNS} FROM updated AS users`,
+     SELECT ${USER_COLUMNS} FROM updated AS users`,
     [id],
   );
   return rows[0];
@@ -123,7 +123,7 @@ export async function dropPassword(db: pg.ClientBase, id: string): Promise<UserR
 export async function markEmailVerified(db: pg.ClientBase, id: string): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
     `UPDATE identity.users SET email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
-      WHERE id = $1 RETURNING ${COLUMNS}`,
+      WHERE id = $1 RETURNING ${USER_COLUMNS}`,
     [id],
   );
   return rows[0];
@@ -133,14 +133,14 @@ export async function markEmailVerified(db: pg.ClientBase, id: string): Promise<
 export async function setVerifiedEmail(db: pg.ClientBase, id: string, email: string): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
     `UPDATE identity.users SET email = $2, email_verified_at = now(), updated_at = now()
-      WHERE id = $1 RETURNING ${COLUMNS}`,
+      WHERE id = $1 RETURNING ${USER_COLUMNS}`,
     [id, email],
   );
   return rows[0];
 }
 
 export async function findUserByHandle(db: pg.ClientBase | pg.Pool, handle: string): Promise<UserRecord | undefined> {
-  const { rows } = await db.query<UserRecord>(`SELECT ${COLUMNS} FROM identity.users WHERE handle = $1`, [handle]);
+  const { rows } = await db.query<UserRecord>(`SELECT ${USER_COLUMNS} FROM identity.users WHERE handle = $1`, [handle]);
   return rows[0];
 }
 
@@ -152,10 +152,10 @@ export async function listUsersPage(
 ): Promise<UserRecord[]> {
   const { rows } = after
     ? await db.query<UserRecord>(
-        `SELECT ${COLUMNS} FROM identity.users WHERE (created_at, id) < ($2, $3) ORDER BY created_at DESC, id DESC LIMIT $1`,
+        `SELECT ${USER_COLUMNS} FROM identity.users WHERE (created_at, id) < ($2, $3) ORDER BY created_at DESC, id DESC LIMIT $1`,
         [limit, after.createdAt, after.id],
       )
-    : await db.query<UserRecord>(`SELECT ${COLUMNS} FROM identity.users ORDER BY created_at DESC, id DESC LIMIT $1`, [limit]);
+    : await db.query<UserRecord>(`SELECT ${USER_COLUMNS} FROM identity.users ORDER BY created_at DESC, id DESC LIMIT $1`, [limit]);
   return rows;
 }
 
@@ -167,10 +167,10 @@ export async function listUsersPage(
 export async function setDisabled(db: pg.ClientBase, id: string, reason: string | null): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
     reason === null
-      ? `UPDATE identity.users SET disabled_at = NULL, disabled_reason = NULL, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`
+      ? `UPDATE identity.users SET disabled_at = NULL, disabled_reason = NULL, updated_at = now() WHERE id = $1 RETURNING ${USER_COLUMNS}`
       : `UPDATE identity.users SET disabled_at = coalesce(disabled_at, now()), disabled_reason = $2,
                           session_epoch = session_epoch + 1, updated_at = now()
-          WHERE id = $1 RETURNING ${COLUMNS}`,
+          WHERE id = $1 RETURNING ${USER_COLUMNS}`,
     reason === null ? [id] : [id, reason],
   );
   return rows[0];
@@ -179,7 +179,7 @@ export async function setDisabled(db: pg.ClientBase, id: string, reason: string 
 /** Raises the session epoch alone: every session started before ends. */
 export async function raiseSessionEpoch(db: pg.ClientBase, id: string): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
-    `UPDATE identity.users SET session_epoch = session_epoch + 1, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+    `UPDATE identity.users SET session_epoch = session_epoch + 1, updated_at = now() WHERE id = $1 RETURNING ${USER_COLUMNS}`,
     [id],
   );
   return rows[0];

@@ -43,6 +43,6 @@ export function accountCleanupJob(deps: AccountCleanupDeps): JobDefinition<UserD
       return 'completed';
     },
     redactForDeadLetter: (payload) => payload,
-    retriesUntilDone: true,
+    retries: 'cleanup_window',
   };
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { SignJWT } from 'jose';
 import { signingKeyFor, type SigningKey } from '@latchkey/config';
+import { EgressRefusedError, sendGuarded, type EgressPolicy } from '@latchkey/egress-guard';
 import { backchannelLogoutJobSchema, jobSubjects, type BackchannelLogoutJob } from '@latchkey/jobs-contract';
 import type { JobDefinition } from './job-consumer';
 
@@ -15,8 +14,13 @@ const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-lo
 export interface BackchannelLogoutDeps {
   readonly keys: readonly SigningKey[];
   readonly issuer: string;
-  /** In production a client's URI must not lead to this machine (loopback, link-local): no request forgery through logout. */
-  readonly production: boolean;
+  /**
+   * Where a client's URI may lead: in production nowhere inside (loopback,
+   * private, link-local, metadata, ...), so that a client's registration
+   * forges no request into the platform's networks; outside it, local
+   * clients on loopback are allowed.
+   */
+  readonly egress: EgressPolicy;
 }
 
 /**
@@ -32,23 +36,27 @@ export function backchannelLogoutJob(deps: BackchannelLogoutDeps): JobDefinition
     subject: jobSubjects.backchannelLogout,
     schema: backchannelLogoutJobSchema,
     async handle(job, context) {
-      const refusal = await refusedTarget(job.backchannel_logout_uri, deps.production);
-      if (refusal) {
-        context.logger.warn({ client_id: job.client_id, reason: refusal }, 'back-channel logout URI refused');
+      const logoutToken = await signLogoutToken(deps, job);
+      let status: number;
+      try {
+        // Resolved once and checked, then sent to the checked address: no DNS rebinding between the two.
+        ({ status } = await sendGuarded(
+          job.backchannel_logout_uri,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ logout_token: logoutToken }).toString(),
+            signal: AbortSignal.any([context.signal, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]),
+          },
+          deps.egress,
+        ));
+      } catch (error) {
+        if (!(error instanceof EgressRefusedError)) throw error;
+        context.logger.warn({ client_id: job.client_id, reason: error.message }, 'back-channel logout URI refused');
         return 'refused';
       }
-      const logoutToken = await signLogoutToken(deps, job);
-      const response = await fetch(job.backchannel_logout_uri, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ logout_token: logoutToken }).toString(),
-        redirect: 'manual',
-        signal: AbortSignal.any([context.signal, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]),
-      });
-      // The body is of no interest, but it must be read for the connection to be reused.
-      await response.arrayBuffer().catch(() => undefined);
-      if (response.status !== 200 && response.status !== 204) {
-        throw new Error(`client ${job.client_id} answered the back-channel logout with ${response.status}`);
+      if (status !== 200 && status !== 204) {
+        throw new Error(`client ${job.client_id} answered the back-channel logout with ${status}`);
       }
       context.logger.info({ client_id: job.client_id }, 'client told that a session ended');
       return 'completed';
@@ -70,13 +78,4 @@ async function signLogoutToken(deps: BackchannelLogoutDeps, job: BackchannelLogo
     .setExpirationTime(now + LOGOUT_TOKEN_TTL_SECONDS)
     .setJti(randomUUID())
     .sign(key.privateKey);
-}
-
-/** Why a URI must not be called from here, or undefined when it may. */
-async function refusedTarget(uri: string, production: boolean): Promise<string | undefined> {
-  if (!production) return undefined;
-  const host = new URL(uri).hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
-  const inner = addresses.find((address) => /^(127\.|169\.254\.|0\.)/.test(address) || /^(::1$|::$|fe80:|::ffff:127\.)/i.test(address));
-  return inner === undefined ? undefined : `it leads to ${inner}, an address of this machine or its link`;
 }

@@ -51,6 +51,6 @@ export function deleteContentJob(deps: DeleteContentDeps): JobDefinition<DeleteC
     schema: deleteContentJobSchema,
     handle: (job, context) => deleteContent(deps, job, context),
     redactForDeadLetter: (payload) => payload,
-    retriesUntilDone: true,
+    retries: 'cleanup_window',
   };
 }

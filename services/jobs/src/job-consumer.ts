@@ -11,6 +11,7 @@ import {
   type MsgHdrs,
 } from 'nats';
 import type { z } from 'zod';
+import { AppError } from '@latchkey/errors';
 import { type JobSubject } from '@latchkey/jobs-contract';
 import { topology } from '@latchkey/job-streams';
 import { startRequestContext, type RequestContext } from '@latchkey/grpc-kit';
@@ -55,14 +56,25 @@ export interface JobDefinition<Payload> {
   handle(payload: Payload, context: JobContext): Promise<JobOutcome>;
   /** The parsed JSON payload as it may be kept on the dead-letter stream, without secrets. */
   redactForDeadLetter(payload: unknown): unknown;
-  /**
-   * A cleanup that must finish (account data, deleted content): it retries
-   * for JOBS_CLEANUP_RETRY_HOURS since it was queued instead of
-   * JOBS_MAX_DELIVERIES times, so that a dependency down for hours delays
-   * it rather than parks it.
-   */
-  readonly retriesUntilDone?: boolean;
+  /** How long a failing job is retried before it is parked: see RetryPolicy; `deliveries` unless said. */
+  readonly retries?: RetryPolicy;
 }
+
+/**
+ * How long a failing job is retried, with the capped backoff of
+ * retryDelayMs, before it is parked on the dead-letter subject (a payload
+ * that does not parse is parked at once, whatever the policy):
+ * - `deliveries`: JOBS_MAX_DELIVERIES deliveries.
+ * - `cleanup_window`: a cleanup that must finish (account data, deleted
+ *   content): for JOBS_CLEANUP_RETRY_HOURS since it was queued, so that a
+ *   dependency down for hours delays it rather than parks it.
+ * - `until_done`: work whose loss no one would notice (telling OpenID
+ *   clients that a session ended): never parked for a failure that may
+ *   pass, only when the service it calls refuses the job itself
+ *   (`validation:*`), since asking again cannot help. It lives as long as
+ *   its stream keeps it.
+ */
+export type RetryPolicy = 'deliveries' | 'cleanup_window' | 'until_done';
 
 export interface JobConsumerOptions<Payload> {
   readonly jetstream: JetStreamClient;
@@ -73,7 +85,7 @@ export interface JobConsumerOptions<Payload> {
   readonly logger: Logger;
   /** Deliveries of a failing job before it is parked on the dead-letter subject. */
   readonly maxDeliveries: number;
-  /** How long a `retriesUntilDone` job keeps being retried after it was queued. */
+  /** How long a `cleanup_window` job keeps being retried after it was queued. */
   readonly cleanupRetryMs: number;
   /** How long one delivery's work may take before its context aborts; well within the ack wait. */
   readonly budgetMs: number;
@@ -89,8 +101,9 @@ type ParsedPayload<Payload> = { valid: true; payload: Payload } | { valid: false
 /**
  * One durable JetStream pull consumer for one job kind. Redelivery is ours,
  * not the consumer's (no `backoff` list, unlimited `max_deliver`): a failed
- * job is nak'ed with an exponential delay, and after `maxDeliveries` it is
- * copied to the dead-letter subject and terminated. Payloads never reach
+ * job is nak'ed with an exponential delay, and once its retry policy gives
+ * up on it (after `maxDeliveries`, by default) it is copied to the
+ * dead-letter subject and terminated. Payloads never reach
  * the logs; they carry tokens.
  */
 export class JobConsumer<Payload> {
@@ -256,11 +269,7 @@ export class JobConsumer<Payload> {
 
   private async fail(msg: JsMsg, jobId: string, error: unknown, logger: Logger): Promise<DeliveryOutcome> {
     const deliveries = msg.info.deliveryCount;
-    const queuedForMs = Date.now() - msg.info.timestampNanos / 1e6;
-    const exhausted = this.options.job.retriesUntilDone
-      ? queuedForMs >= this.options.cleanupRetryMs
-      : deliveries >= this.options.maxDeliveries;
-    if (!exhausted) {
+    if (!this.givesUp(msg, error)) {
       const retryInMs = retryDelayMs(deliveries, this.options.retryBaseMs);
       msg.nak(retryInMs);
       logger.warn({ err: error, retry_in_ms: retryInMs }, 'job failed; will retry');
@@ -269,6 +278,18 @@ export class JobConsumer<Payload> {
     logger.error({ err: error }, 'job failed on its last allowed delivery; parking it');
     const reason = `failed ${deliveries} deliveries, last error: ${error instanceof Error ? error.message : String(error)}`;
     return (await this.deadLetter(msg, jobId, reason, logger)) ? 'dead_lettered' : 'retried';
+  }
+
+  /** Whether a failed delivery is the job's last under its retry policy. */
+  private givesUp(msg: JsMsg, error: unknown): boolean {
+    switch (this.options.job.retries ?? 'deliveries') {
+      case 'deliveries':
+        return msg.info.deliveryCount >= this.options.maxDeliveries;
+      case 'cleanup_window':
+        return Date.now() - msg.info.timestampNanos / 1e6 >= this.options.cleanupRetryMs;
+      case 'until_done':
+        return error instanceof AppError && error.code.startsWith('validation:');
+    }
   }
 
   private parse(data: Uint8Array): ParsedPayload<Payload> {

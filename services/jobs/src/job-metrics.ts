@@ -17,7 +17,8 @@ export type DeliveryOutcome =
   /**
    * A destructive job its source of truth contradicts (a user.deleted for a
    * user who exists, a delete_content for a post that exists or a key that
-   * is no post's): nothing was done. Forged or misrouted; worth an alert.
+   * is no post's, a user.reset identity did not make): nothing was done.
+   * Forged or misrouted; worth an alert.
    */
   | 'refused';
 

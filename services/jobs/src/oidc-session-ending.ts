@@ -23,6 +23,12 @@ export type SessionRevokedEvent = z.infer<typeof sessionRevokedEventSchema>;
  * one back-channel logout job for each OpenID client that those sessions
  * signed in to (docs/oidc.md, "Logout"). A redelivered event queues
  * nothing twice: identity drops each session's records as it queues.
+ *
+ * Retried until done: a client never told of a logout keeps the user
+ * signed in, and nobody would notice a parked event. An identity outage of
+ * hours delays the logouts (the backoff caps at a minute) but loses none;
+ * only an event that does not parse, or that identity refuses as invalid,
+ * is parked.
  */
 export function oidcSessionEndingJob(deps: { readonly oidc: ServiceClient<typeof oidcV1.OidcServiceService> }): JobDefinition<SessionRevokedEvent> {
   return {
@@ -37,5 +43,6 @@ export function oidcSessionEndingJob(deps: { readonly oidc: ServiceClient<typeof
       return 'completed';
     },
     redactForDeadLetter: (payload) => payload,
+    retries: 'until_done',
   };
 }

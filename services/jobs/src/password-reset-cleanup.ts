@@ -19,13 +19,26 @@ function describeMethods(passkeys: readonly string[], providers: readonly string
   return [...passkeys.map((name) => `passkey "${name}"`), ...providers.map((provider) => providerNames[provider] ?? provider)];
 }
 
+/** Whether a job names the window identity recorded for its reset. */
+function sameWindow(reset: identityV1.PasswordReset, job: PasswordResetJob): boolean {
+  return (
+    reset.resetAt?.getTime() === new Date(job.reset_at).getTime() &&
+    reset.methodsAddedAfter?.getTime() === new Date(job.methods_added_after).getTime()
+  );
+}
+
 /**
  * Identity's `user.reset`: a password reset proved only the mailbox, so the
  * passkeys and provider links added in the window before it are removed
  * (the gateway already did when it answered; the units answer the same for
  * the same reset), then the reset notice names what went and what stays.
- * It retries until done: an intruder's passkey must not outlive a
- * dependency's outage.
+ * It retries for the cleanup window: an intruder's passkey must not outlive
+ * a dependency's outage.
+ *
+ * The bus is not trusted on its own with a removal (docs/security.md, "A
+ * compromised unit"): identity confirms that it made this reset of this
+ * account, and the window removed is the one identity recorded. A job
+ * identity does not confirm removes nothing and mails nothing.
  */
 export function passwordResetCleanupJob(deps: PasswordResetCleanupDeps): JobDefinition<PasswordResetJob> {
   return {
@@ -33,11 +46,18 @@ export function passwordResetCleanupJob(deps: PasswordResetCleanupDeps): JobDefi
     subject: jobSubjects.passwordReset,
     schema: passwordResetJobSchema,
     async handle(job, context) {
+      const { reset } = await deps.identity.getPasswordReset({ userId: job.user_id, resetId: job.reset_id }, context);
+      if (!reset?.resetAt || !reset.methodsAddedAfter || !sameWindow(reset, job)) {
+        // A deleted account forgets its resets: its ways in go with the account cleanup.
+        if (!(await findAccount(deps.identity, job.user_id, context))) return 'superseded';
+        context.logger.warn({ user_id: job.user_id, reset_id: job.reset_id }, 'user.reset that identity did not make; nothing removed');
+        return 'refused';
+      }
       const window = {
-        userId: job.user_id,
-        resetId: job.reset_id,
-        addedAfter: new Date(job.methods_added_after),
-        addedBefore: new Date(job.reset_at),
+        userId: reset.userId,
+        resetId: reset.resetId,
+        addedAfter: reset.methodsAddedAfter,
+        addedBefore: reset.resetAt,
       };
       const [passkeys, connections] = await Promise.all([
         deps.passkeys.removeRecentPasskeys(window, context),
@@ -60,6 +80,6 @@ export function passwordResetCleanupJob(deps: PasswordResetCleanupDeps): JobDefi
       );
     },
     redactForDeadLetter: (payload) => payload,
-    retriesUntilDone: true,
+    retries: 'cleanup_window',
   };
 }

@@ -24,6 +24,6 @@ export function sessionRevocationJob(deps: { readonly redis: RedisClient; readon
       return 'completed';
     },
     redactForDeadLetter: (payload) => payload,
-    retriesUntilDone: true,
+    retries: 'cleanup_window',
   };
 }

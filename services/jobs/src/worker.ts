@@ -208,7 +208,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
               backchannelLogoutJob({
                 keys: config.AUTH_JWT_SIGNING_KEYS,
                 issuer: config.OIDC_ISSUER ?? new URL(config.PUBLIC_APP_URL).origin,
-                production: config.NODE_ENV === 'production',
+                egress: { allowInternal: config.NODE_ENV !== 'production' },
               }),
             ),
           ]

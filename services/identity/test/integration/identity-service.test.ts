@@ -23,6 +23,8 @@ import {
 import { loadIdentityConfig } from '../../src/config';
 import { startIdentityService } from '../../src/identity-service';
 import { migrate } from '../../src/migrate';
+import { deleteExpiredEndings } from '../../src/ended-sessions';
+import { deleteOldResets } from '../../src/reset-records';
 
 const logger = createLogger({ service: 'identity-test', level: 'silent' });
 const password = 'correct horse battery';
@@ -353,6 +355,30 @@ describe('password reset', () => {
     expect((await errorOf(client.confirmEmailChange({ token: confirm }))).code).toBe('auth:token_invalid');
   });
 
+  it('answers the resets it made, to the worker that confirms a user.reset job, and no other', async () => {
+    const account = await registerVerified();
+    await client.requestPasswordReset({ email: account.email });
+    const reset = await client.resetPassword({ token: await tokenFor(account.user.email, 'reset_password'), newPassword: 'reset for the record' });
+    expect(await client.getPasswordReset({ userId: account.user.id, resetId: reset.resetId })).toEqual({
+      reset: { resetId: reset.resetId, userId: account.user.id, resetAt: reset.resetAt, methodsAddedAfter: reset.methodsAddedAfter },
+    });
+    // Another account's, or one never made: none.
+    const other = await registerVerified();
+    expect((await client.getPasswordReset({ userId: other.user.id, resetId: reset.resetId })).reset).toBeUndefined();
+    expect((await client.getPasswordReset({ userId: account.user.id, resetId: randomUUID() })).reset).toBeUndefined();
+    const invalid = await errorOf(client.getPasswordReset({ userId: 'nope', resetId: 'nope' }));
+    expect(invalid.fields.map((field) => field.field)).toEqual(['user_id', 'reset_id']);
+    // Forgotten after eight days, and with the account.
+    await db.query(`UPDATE identity.password_resets SET reset_at = now() - interval '9 days' WHERE id = $1`, [reset.resetId]);
+    expect(await deleteOldResets(db)).toBeGreaterThanOrEqual(1);
+    expect((await client.getPasswordReset({ userId: account.user.id, resetId: reset.resetId })).reset).toBeUndefined();
+    const deleted = await registerVerified();
+    await client.requestPasswordReset({ email: deleted.email });
+    const gone = await client.resetPassword({ token: await tokenFor(deleted.user.email, 'reset_password'), newPassword: 'reset before leaving' });
+    await client.deleteUser({ userId: deleted.user.id });
+    expect((await client.getPasswordReset({ userId: deleted.user.id, resetId: gone.resetId })).reset).toBeUndefined();
+  });
+
   it('answers the same for an unknown email and mails nothing', async () => {
     await expect(client.requestPasswordReset({ email: 'ghost@example.com' })).resolves.toEqual({});
     await expect(client.requestPasswordReset({ email: 'not an email' })).resolves.toEqual({});
@@ -681,6 +707,68 @@ describe('sessions the gateway ends', () => {
     expect(event.payload).toMatchObject({ type: 'session.revoked', sessionRevoked: { userId, reason: 'logout', sessionIds: [sessionId] } });
     const invalid = await errorOf(client.recordSessionsEnded({ userId: 'nope', reason: 'bored', sessionIds: [], keptSessionId: 'x' }));
     expect(invalid.fields.map((field) => field.field)).toEqual(['user_id', 'reason', 'session_ids', 'kept_session_id']);
+  });
+
+  /** 22 characters of base64url, like the gateway's public session ids. */
+  const sessionIdOf = (n: number) => `s${String(n).padStart(21, '0')}`;
+  const endedOf = async (userId: string, sessionId = '') => (await client.getUser({ userId, sessionCheck: { sessionId } })).endedSessions;
+
+  it('keeps them ended for a session check, until they would have expired', async () => {
+    const account = await registerVerified();
+    const userId = account.user.id;
+    expect(await endedOf(userId)).toEqual({ sessionIds: [], truncated: false });
+    // Only a session check reads them.
+    expect((await client.getUser({ userId })).endedSessions).toBeUndefined();
+
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    await client.recordSessionsEnded({ userId, reason: 'logout', sessionIds: [sessionIdOf(1)], keptSessionId: '', expiresAt });
+    await client.recordSessionsEnded({ userId, reason: 'email_changed', sessionIds: [sessionIdOf(2), sessionIdOf(3)], keptSessionId: sessionIdOf(4), expiresAt });
+    const ended = await endedOf(userId);
+    expect(ended?.truncated).toBe(false);
+    expect([...ended!.sessionIds].sort()).toEqual([sessionIdOf(1), sessionIdOf(2), sessionIdOf(3)]);
+    // Another account's check does not see them.
+    expect(await endedOf((await registerVerified()).user.id, sessionIdOf(1))).toEqual({ sessionIds: [], truncated: false });
+
+    // A session past its expiry is not answered, and the sweep purges it.
+    await client.recordSessionsEnded({ userId, reason: 'logout', sessionIds: [sessionIdOf(5)], keptSessionId: '', expiresAt: new Date(Date.now() - 1_000) });
+    expect((await endedOf(userId, sessionIdOf(5)))?.sessionIds).not.toContain(sessionIdOf(5));
+    expect(await deleteExpiredEndings(db)).toBeGreaterThanOrEqual(1);
+    const { rows } = await db.query<{ session_id: string }>('SELECT session_id FROM identity.ended_sessions WHERE user_id = $1 ORDER BY session_id', [userId]);
+    expect(rows.map((row) => row.session_id)).toEqual([sessionIdOf(1), sessionIdOf(2), sessionIdOf(3)]);
+
+    // Without an expiry (a gateway older than the field), kept for the default session lifetime.
+    await client.recordSessionsEnded({ userId, reason: 'logout', sessionIds: [sessionIdOf(6)], keptSessionId: '' });
+    const kept = await db.query<{ days: number }>(
+      `SELECT extract(epoch FROM keep_until - now()) / 86400 AS days FROM identity.ended_sessions WHERE user_id = $1 AND session_id = $2`,
+      [userId, sessionIdOf(6)],
+    );
+    expect(Number(kept.rows[0]?.days)).toBeCloseTo(30, 1);
+
+    // They go with the account.
+    await client.deleteUser({ userId });
+    expect((await db.query('SELECT FROM identity.ended_sessions WHERE user_id = $1', [userId])).rowCount).toBe(0);
+  });
+
+  it('lists the most recent 100, says when there are more, and answers an older one asked about by its id', async () => {
+    const { user } = await registerVerified();
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    // The oldest first, each in a statement of its own, so that their ending times are ordered.
+    await client.recordSessionsEnded({ userId: user.id, reason: 'session_limit', sessionIds: [sessionIdOf(0)], keptSessionId: '', expiresAt });
+    await client.recordSessionsEnded({
+      userId: user.id,
+      reason: 'platform',
+      sessionIds: Array.from({ length: 100 }, (_, n) => sessionIdOf(n + 1)),
+      keptSessionId: '',
+      expiresAt,
+    });
+    const listed = await endedOf(user.id);
+    expect(listed?.truncated).toBe(true);
+    expect(listed?.sessionIds).toHaveLength(100);
+    expect(listed?.sessionIds).not.toContain(sessionIdOf(0));
+    const checked = await endedOf(user.id, sessionIdOf(0));
+    expect(checked?.sessionIds).toHaveLength(101);
+    expect(checked?.sessionIds).toContain(sessionIdOf(0));
+    expect((await endedOf(user.id, sessionIdOf(999)))?.sessionIds).toHaveLength(100);
   });
 });
 

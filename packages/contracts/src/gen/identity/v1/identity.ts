@@ -199,12 +199,55 @@ export interface AuthenticatePasswordResponse {
 export interface GetUserRequest {
   /** The account's id. */
   userId: string;
+  /**
+   * Set by a caller that checks a session of the account: the answer then
+   * carries `ended_sessions`. Unset, nothing is read beyond the account.
+   */
+  sessionCheck?: SessionCheck | undefined;
+}
+
+/** SessionCheck asks for the ended sessions of the account. */
+export interface SessionCheck {
+  /**
+   * The public id of the session being checked, or empty. When set, the
+   * answer names it among the ended sessions if it ended, even when it is
+   * not among the most recent ones listed.
+   */
+  sessionId: string;
 }
 
 /** GetUserResponse holds the account. */
 export interface GetUserResponse {
   /** The account. */
-  user?: User | undefined;
+  user?:
+    | User
+    | undefined;
+  /**
+   * With `session_check`: the account's sessions that ended one by one and
+   * would not have expired yet. Unset when the request had no
+   * `session_check` (or from an identity older than this field: no session
+   * is known to have ended).
+   */
+  endedSessions?: EndedSessions | undefined;
+}
+
+/**
+ * EndedSessions names sessions of an account that ended (a logout, a
+ * revocation, a trim past the per-user limit) and must stay refused even
+ * if the session store brings them back.
+ */
+export interface EndedSessions {
+  /**
+   * Public ids: the 100 most recently ended, and the checked session if it
+   * ended.
+   */
+  sessionIds: string[];
+  /**
+   * True when more ended sessions exist than are listed: a session not
+   * named may still have ended, and only a SessionCheck with its id tells.
+   * False (the zero value) when the list is complete.
+   */
+  truncated: boolean;
 }
 
 /** ListSignInMethodsRequest names an account. */
@@ -314,6 +357,34 @@ export interface ResetPasswordResponse {
   methodsAddedAfter?: Date | undefined;
 }
 
+/** GetPasswordResetRequest names a reset of an account. */
+export interface GetPasswordResetRequest {
+  /** The account the reset is said to be of (UUID). */
+  userId: string;
+  /** The reset's id, as ResetPasswordResponse answered it (UUID). */
+  resetId: string;
+}
+
+/** GetPasswordResetResponse holds the reset, if identity recorded it. */
+export interface GetPasswordResetResponse {
+  /** Unset when the account had no such reset (or it is older than eight days). */
+  reset?: PasswordReset | undefined;
+}
+
+/** PasswordReset is a password reset as identity recorded it. */
+export interface PasswordReset {
+  /** The reset's id. */
+  resetId: string;
+  /** The account whose password was reset. */
+  userId: string;
+  /** When the reset happened. */
+  resetAt?:
+    | Date
+    | undefined;
+  /** Methods added after this instant and before reset_at are removed. */
+  methodsAddedAfter?: Date | undefined;
+}
+
 /** ChangePasswordRequest carries both passwords of an authenticated user. */
 export interface ChangePasswordRequest {
   /** The authenticated caller's account. */
@@ -389,9 +460,19 @@ export interface RecordSessionsEndedRequest {
   sessionIds: string[];
   /** The caller's own session, which stays, when others end; else empty. */
   keptSessionId: string;
+  /**
+   * When the last of these sessions would have expired on its own (the
+   * latest absolute expiry among them): their ended record is kept until
+   * then and purged after. Unset (a caller older than this field): kept
+   * for 720 hours, the default AUTH_SESSION_MAX_LIFETIME_HOURS.
+   */
+  expiresAt?: Date | undefined;
 }
 
-/** RecordSessionsEndedResponse is empty once the event is queued. */
+/**
+ * RecordSessionsEndedResponse is empty once the event is queued and the
+ * sessions are recorded as ended.
+ */
 export interface RecordSessionsEndedResponse {
 }
 
@@ -1157,13 +1238,16 @@ export const AuthenticatePasswordResponse: MessageFns<AuthenticatePasswordRespon
 };
 
 function createBaseGetUserRequest(): GetUserRequest {
-  return { userId: "" };
+  return { userId: "", sessionCheck: undefined };
 }
 
 export const GetUserRequest: MessageFns<GetUserRequest> = {
   encode(message: GetUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionCheck !== undefined) {
+      SessionCheck.encode(message.sessionCheck, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -1189,6 +1273,14 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionCheck = SessionCheck.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1208,6 +1300,11 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      sessionCheck: isSet(object.sessionCheck)
+        ? SessionCheck.fromJSON(object.sessionCheck)
+        : isSet(object.session_check)
+        ? SessionCheck.fromJSON(object.session_check)
+        : undefined,
     };
   },
 
@@ -1215,6 +1312,9 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.sessionCheck !== undefined) {
+      obj.sessionCheck = SessionCheck.toJSON(message.sessionCheck);
     }
     return obj;
   },
@@ -1225,18 +1325,97 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetUserRequest>, I>>(object: I): GetUserRequest {
     const message = createBaseGetUserRequest();
     message.userId = object.userId ?? "";
+    message.sessionCheck = (object.sessionCheck !== undefined && object.sessionCheck !== null)
+      ? SessionCheck.fromPartial(object.sessionCheck)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSessionCheck(): SessionCheck {
+  return { sessionId: "" };
+}
+
+export const SessionCheck: MessageFns<SessionCheck> = {
+  encode(message: SessionCheck, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionCheck {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionCheck();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SessionCheck {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: SessionCheck): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SessionCheck>, I>>(base?: I): SessionCheck {
+    return SessionCheck.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SessionCheck>, I>>(object: I): SessionCheck {
+    const message = createBaseSessionCheck();
+    message.sessionId = object.sessionId ?? "";
     return message;
   },
 };
 
 function createBaseGetUserResponse(): GetUserResponse {
-  return { user: undefined };
+  return { user: undefined, endedSessions: undefined };
 }
 
 export const GetUserResponse: MessageFns<GetUserResponse> = {
   encode(message: GetUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.user !== undefined) {
       User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.endedSessions !== undefined) {
+      EndedSessions.encode(message.endedSessions, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1262,6 +1441,14 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
             message.user = User.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.endedSessions = EndedSessions.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1275,13 +1462,23 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
   },
 
   fromJSON(object: any): GetUserResponse {
-    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      endedSessions: isSet(object.endedSessions)
+        ? EndedSessions.fromJSON(object.endedSessions)
+        : isSet(object.ended_sessions)
+        ? EndedSessions.fromJSON(object.ended_sessions)
+        : undefined,
+    };
   },
 
   toJSON(message: GetUserResponse): unknown {
     const obj: any = {};
     if (message.user !== undefined) {
       obj.user = User.toJSON(message.user);
+    }
+    if (message.endedSessions !== undefined) {
+      obj.endedSessions = EndedSessions.toJSON(message.endedSessions);
     }
     return obj;
   },
@@ -1292,6 +1489,98 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
   fromPartial<I extends Exact<DeepPartial<GetUserResponse>, I>>(object: I): GetUserResponse {
     const message = createBaseGetUserResponse();
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.endedSessions = (object.endedSessions !== undefined && object.endedSessions !== null)
+      ? EndedSessions.fromPartial(object.endedSessions)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseEndedSessions(): EndedSessions {
+  return { sessionIds: [], truncated: false };
+}
+
+export const EndedSessions: MessageFns<EndedSessions> = {
+  encode(message: EndedSessions, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.sessionIds) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.truncated !== false) {
+      writer.uint32(16).bool(message.truncated);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EndedSessions {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEndedSessions();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionIds.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.truncated = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EndedSessions {
+    return {
+      sessionIds: globalThis.Array.isArray(object?.sessionIds)
+        ? object.sessionIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.session_ids)
+        ? object.session_ids.map((e: any) => globalThis.String(e))
+        : [],
+      truncated: isSet(object.truncated) ? globalThis.Boolean(object.truncated) : false,
+    };
+  },
+
+  toJSON(message: EndedSessions): unknown {
+    const obj: any = {};
+    if (message.sessionIds?.length) {
+      obj.sessionIds = message.sessionIds;
+    }
+    if (message.truncated !== false) {
+      obj.truncated = message.truncated;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EndedSessions>, I>>(base?: I): EndedSessions {
+    return EndedSessions.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EndedSessions>, I>>(object: I): EndedSessions {
+    const message = createBaseEndedSessions();
+    message.sessionIds = object.sessionIds?.map((e) => e) || [];
+    message.truncated = object.truncated ?? false;
     return message;
   },
 };
@@ -2360,6 +2649,301 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
   },
 };
 
+function createBaseGetPasswordResetRequest(): GetPasswordResetRequest {
+  return { userId: "", resetId: "" };
+}
+
+export const GetPasswordResetRequest: MessageFns<GetPasswordResetRequest> = {
+  encode(message: GetPasswordResetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.resetId !== "") {
+      writer.uint32(18).string(message.resetId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPasswordResetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPasswordResetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resetId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPasswordResetRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      resetId: isSet(object.resetId)
+        ? globalThis.String(object.resetId)
+        : isSet(object.reset_id)
+        ? globalThis.String(object.reset_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetPasswordResetRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.resetId !== "") {
+      obj.resetId = message.resetId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPasswordResetRequest>, I>>(base?: I): GetPasswordResetRequest {
+    return GetPasswordResetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPasswordResetRequest>, I>>(object: I): GetPasswordResetRequest {
+    const message = createBaseGetPasswordResetRequest();
+    message.userId = object.userId ?? "";
+    message.resetId = object.resetId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetPasswordResetResponse(): GetPasswordResetResponse {
+  return { reset: undefined };
+}
+
+export const GetPasswordResetResponse: MessageFns<GetPasswordResetResponse> = {
+  encode(message: GetPasswordResetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reset !== undefined) {
+      PasswordReset.encode(message.reset, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPasswordResetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPasswordResetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reset = PasswordReset.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPasswordResetResponse {
+    return { reset: isSet(object.reset) ? PasswordReset.fromJSON(object.reset) : undefined };
+  },
+
+  toJSON(message: GetPasswordResetResponse): unknown {
+    const obj: any = {};
+    if (message.reset !== undefined) {
+      obj.reset = PasswordReset.toJSON(message.reset);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPasswordResetResponse>, I>>(base?: I): GetPasswordResetResponse {
+    return GetPasswordResetResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPasswordResetResponse>, I>>(object: I): GetPasswordResetResponse {
+    const message = createBaseGetPasswordResetResponse();
+    message.reset = (object.reset !== undefined && object.reset !== null)
+      ? PasswordReset.fromPartial(object.reset)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePasswordReset(): PasswordReset {
+  return { resetId: "", userId: "", resetAt: undefined, methodsAddedAfter: undefined };
+}
+
+export const PasswordReset: MessageFns<PasswordReset> = {
+  encode(message: PasswordReset, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resetId !== "") {
+      writer.uint32(10).string(message.resetId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.resetAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.resetAt), writer.uint32(26).fork()).join();
+    }
+    if (message.methodsAddedAfter !== undefined) {
+      Timestamp.encode(toTimestamp(message.methodsAddedAfter), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PasswordReset {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePasswordReset();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resetId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.resetAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.methodsAddedAfter = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PasswordReset {
+    return {
+      resetId: isSet(object.resetId)
+        ? globalThis.String(object.resetId)
+        : isSet(object.reset_id)
+        ? globalThis.String(object.reset_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      resetAt: isSet(object.resetAt)
+        ? fromJsonTimestamp(object.resetAt)
+        : isSet(object.reset_at)
+        ? fromJsonTimestamp(object.reset_at)
+        : undefined,
+      methodsAddedAfter: isSet(object.methodsAddedAfter)
+        ? fromJsonTimestamp(object.methodsAddedAfter)
+        : isSet(object.methods_added_after)
+        ? fromJsonTimestamp(object.methods_added_after)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PasswordReset): unknown {
+    const obj: any = {};
+    if (message.resetId !== "") {
+      obj.resetId = message.resetId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.resetAt !== undefined) {
+      obj.resetAt = message.resetAt.toISOString();
+    }
+    if (message.methodsAddedAfter !== undefined) {
+      obj.methodsAddedAfter = message.methodsAddedAfter.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PasswordReset>, I>>(base?: I): PasswordReset {
+    return PasswordReset.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PasswordReset>, I>>(object: I): PasswordReset {
+    const message = createBasePasswordReset();
+    message.resetId = object.resetId ?? "";
+    message.userId = object.userId ?? "";
+    message.resetAt = object.resetAt ?? undefined;
+    message.methodsAddedAfter = object.methodsAddedAfter ?? undefined;
+    return message;
+  },
+};
+
 function createBaseChangePasswordRequest(): ChangePasswordRequest {
   return { userId: "", currentPassword: "", newPassword: "" };
 }
@@ -3009,7 +3593,7 @@ export const PrepareProviderLinkResponse: MessageFns<PrepareProviderLinkResponse
 };
 
 function createBaseRecordSessionsEndedRequest(): RecordSessionsEndedRequest {
-  return { userId: "", reason: "", sessionIds: [], keptSessionId: "" };
+  return { userId: "", reason: "", sessionIds: [], keptSessionId: "", expiresAt: undefined };
 }
 
 export const RecordSessionsEndedRequest: MessageFns<RecordSessionsEndedRequest> = {
@@ -3025,6 +3609,9 @@ export const RecordSessionsEndedRequest: MessageFns<RecordSessionsEndedRequest> 
     }
     if (message.keptSessionId !== "") {
       writer.uint32(34).string(message.keptSessionId);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -3074,6 +3661,14 @@ export const RecordSessionsEndedRequest: MessageFns<RecordSessionsEndedRequest> 
             message.keptSessionId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3104,6 +3699,11 @@ export const RecordSessionsEndedRequest: MessageFns<RecordSessionsEndedRequest> 
         : isSet(object.kept_session_id)
         ? globalThis.String(object.kept_session_id)
         : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
     };
   },
 
@@ -3121,6 +3721,9 @@ export const RecordSessionsEndedRequest: MessageFns<RecordSessionsEndedRequest> 
     if (message.keptSessionId !== "") {
       obj.keptSessionId = message.keptSessionId;
     }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
     return obj;
   },
 
@@ -3133,6 +3736,7 @@ export const RecordSessionsEndedRequest: MessageFns<RecordSessionsEndedRequest> 
     message.reason = object.reason ?? "";
     message.sessionIds = object.sessionIds?.map((e) => e) || [];
     message.keptSessionId = object.keptSessionId ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
     return message;
   },
 };
@@ -5180,7 +5784,10 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): CreateVerifiedUserResponse => CreateVerifiedUserResponse.decode(value),
   },
   /**
-   * GetUser returns one account by id.
+   * GetUser returns one account by id. With `session_check` it also answers
+   * the account's sessions that ended one by one (RecordSessionsEnded), for
+   * the gateway's check of every use of a session (docs/architecture.md,
+   * "Sessions").
    * Errors: auth:unauthorized when no such user exists (its sessions are stale).
    */
   getUser: {
@@ -5278,6 +5885,27 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): ResetPasswordResponse => ResetPasswordResponse.decode(value),
   },
   /**
+   * GetPasswordReset answers a password reset as identity recorded it, so
+   * that the jobs worker confirms a `user.reset` job before it removes
+   * anything: the bus alone is not trusted with a removal. Resets are kept
+   * for eight days, longer than the jobs stream keeps a job. An unknown
+   * reset, or one of another account, is not an error: no reset is
+   * returned.
+   * Errors: validation:invalid_input for a user_id or reset_id that is not
+   * a UUID.
+   */
+  getPasswordReset: {
+    path: "/identity.v1.IdentityService/GetPasswordReset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPasswordResetRequest): Buffer =>
+      Buffer.from(GetPasswordResetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPasswordResetRequest => GetPasswordResetRequest.decode(value),
+    responseSerialize: (value: GetPasswordResetResponse): Buffer =>
+      Buffer.from(GetPasswordResetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPasswordResetResponse => GetPasswordResetResponse.decode(value),
+  },
+  /**
    * ChangePassword replaces the password after checking the current one,
    * and cancels pending email changes. The caller must end the user's
    * other sessions.
@@ -5354,9 +5982,12 @@ export const IdentityServiceService = {
   /**
    * RecordSessionsEnded publishes `session.revoked` (events.v1) for
    * sessions the caller, which keeps them, ended or is about to end: a
-   * logout, one session revoked, the others revoked. Called before the
-   * sessions are deleted, so that a failure leaves them alive rather than
-   * ended unannounced.
+   * logout, one session revoked, the others revoked. In the same
+   * transaction it records that they ended, durably: GetUser answers them
+   * until they would have expired, so that a session store that loses the
+   * deletion (a failover, a restored snapshot) cannot bring them back.
+   * Called before the sessions are deleted, so that a failure leaves them
+   * alive rather than ended unannounced or undurably.
    * Errors: validation:invalid_input.
    */
   recordSessionsEnded: {
@@ -5605,7 +6236,10 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   createVerifiedUser: handleUnaryCall<CreateVerifiedUserRequest, CreateVerifiedUserResponse>;
   /**
-   * GetUser returns one account by id.
+   * GetUser returns one account by id. With `session_check` it also answers
+   * the account's sessions that ended one by one (RecordSessionsEnded), for
+   * the gateway's check of every use of a session (docs/architecture.md,
+   * "Sessions").
    * Errors: auth:unauthorized when no such user exists (its sessions are stale).
    */
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
@@ -5648,6 +6282,17 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   resetPassword: handleUnaryCall<ResetPasswordRequest, ResetPasswordResponse>;
   /**
+   * GetPasswordReset answers a password reset as identity recorded it, so
+   * that the jobs worker confirms a `user.reset` job before it removes
+   * anything: the bus alone is not trusted with a removal. Resets are kept
+   * for eight days, longer than the jobs stream keeps a job. An unknown
+   * reset, or one of another account, is not an error: no reset is
+   * returned.
+   * Errors: validation:invalid_input for a user_id or reset_id that is not
+   * a UUID.
+   */
+  getPasswordReset: handleUnaryCall<GetPasswordResetRequest, GetPasswordResetResponse>;
+  /**
    * ChangePassword replaces the password after checking the current one,
    * and cancels pending email changes. The caller must end the user's
    * other sessions.
@@ -5684,9 +6329,12 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   /**
    * RecordSessionsEnded publishes `session.revoked` (events.v1) for
    * sessions the caller, which keeps them, ended or is about to end: a
-   * logout, one session revoked, the others revoked. Called before the
-   * sessions are deleted, so that a failure leaves them alive rather than
-   * ended unannounced.
+   * logout, one session revoked, the others revoked. In the same
+   * transaction it records that they ended, durably: GetUser answers them
+   * until they would have expired, so that a session store that loses the
+   * deletion (a failover, a restored snapshot) cannot bring them back.
+   * Called before the sessions are deleted, so that a failure leaves them
+   * alive rather than ended unannounced or undurably.
    * Errors: validation:invalid_input.
    */
   recordSessionsEnded: handleUnaryCall<RecordSessionsEndedRequest, RecordSessionsEndedResponse>;
@@ -5868,7 +6516,10 @@ export interface IdentityServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateVerifiedUserResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetUser returns one account by id.
+   * GetUser returns one account by id. With `session_check` it also answers
+   * the account's sessions that ended one by one (RecordSessionsEnded), for
+   * the gateway's check of every use of a session (docs/architecture.md,
+   * "Sessions").
    * Errors: auth:unauthorized when no such user exists (its sessions are stale).
    */
   getUser(
@@ -5995,6 +6646,31 @@ export interface IdentityServiceClient extends Client {
     callback: (error: ServiceError | null, response: ResetPasswordResponse) => void,
   ): ClientUnaryCall;
   /**
+   * GetPasswordReset answers a password reset as identity recorded it, so
+   * that the jobs worker confirms a `user.reset` job before it removes
+   * anything: the bus alone is not trusted with a removal. Resets are kept
+   * for eight days, longer than the jobs stream keeps a job. An unknown
+   * reset, or one of another account, is not an error: no reset is
+   * returned.
+   * Errors: validation:invalid_input for a user_id or reset_id that is not
+   * a UUID.
+   */
+  getPasswordReset(
+    request: GetPasswordResetRequest,
+    callback: (error: ServiceError | null, response: GetPasswordResetResponse) => void,
+  ): ClientUnaryCall;
+  getPasswordReset(
+    request: GetPasswordResetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPasswordResetResponse) => void,
+  ): ClientUnaryCall;
+  getPasswordReset(
+    request: GetPasswordResetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPasswordResetResponse) => void,
+  ): ClientUnaryCall;
+  /**
    * ChangePassword replaces the password after checking the current one,
    * and cancels pending email changes. The caller must end the user's
    * other sessions.
@@ -6087,9 +6763,12 @@ export interface IdentityServiceClient extends Client {
   /**
    * RecordSessionsEnded publishes `session.revoked` (events.v1) for
    * sessions the caller, which keeps them, ended or is about to end: a
-   * logout, one session revoked, the others revoked. Called before the
-   * sessions are deleted, so that a failure leaves them alive rather than
-   * ended unannounced.
+   * logout, one session revoked, the others revoked. In the same
+   * transaction it records that they ended, durably: GetUser answers them
+   * until they would have expired, so that a session store that loses the
+   * deletion (a failover, a restored snapshot) cannot bring them back.
+   * Called before the sessions are deleted, so that a failure leaves them
+   * alive rather than ended unannounced or undurably.
    * Errors: validation:invalid_input.
    */
   recordSessionsEnded(
