@@ -10,7 +10,7 @@ import { deleteExpiredTokens } from './one-time-tokens';
 import { deleteExpiredArtifacts } from './oidc/oidc-artifacts';
 import { oidcHandlers } from './oidc/oidc-handlers';
 import { PasswordHasher } from './password-hasher';
-import { callersOf } from '@latchkey/units';
+import { methodCallersOf } from '@latchkey/units';
 
 export const IDENTITY_SCHEMA = 'identity';
 const TOKEN_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -48,7 +48,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
 
   const endpoints = await startGrpcEndpoints({
     unit: 'identity',
-    callers: callersOf('identity'),
+    callers: methodCallersOf('identity.v1.IdentityService'),
     settings: config,
     logger,
     service: { name: 'identity.v1.IdentityService', definition: identityV1.IdentityServiceService, handlers: identityHandlers(deps) },
@@ -58,7 +58,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
         name: 'oidc.v1.OidcService',
         definition: oidcV1.OidcServiceService,
         handlers: oidcHandlers(deps),
-        callers: ['gateway', 'jobs'],
+        callers: methodCallersOf('oidc.v1.OidcService'),
       },
     ],
     platform: {

@@ -1,4 +1,4 @@
-import { addressVariableOf, serveArgsOf, units, type BackingServiceName, type PortName } from '@latchkey/units';
+import { addressVariableOf, calleesOf, serveArgsOf, units, type BackingServiceName, type PortName } from '@latchkey/units';
 
 export type { BackingServiceName } from '@latchkey/units';
 
@@ -46,7 +46,7 @@ export const stackUnits: readonly StackUnit[] = units.map((unit) => ({
   ports: unit.ports.map((port) => ({ variable: port.variable, kind: port.name, offset: port.localOffset })),
   ...(unit.kind === 'grpc' ? { addressVariable: addressVariableOf(unit.name) } : {}),
   // The units it calls start first, so that their addresses are known (with random ports, only once they are up).
-  needs: unit.calls,
+  needs: calleesOf(unit),
   backingServices: unit.backingServices,
 }));
 
