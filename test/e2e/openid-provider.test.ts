@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
+import { createRemoteJWKSet, decodeJwt, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
 import { waitFor } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
 import { PASSWORD, noticeMail, signedInAccount } from '../support/accounts';
@@ -501,6 +501,33 @@ describe('logout', () => {
   });
 });
 
+describe('ID tokens and service tokens', () => {
+  it('never takes one for the other: an ID token fails a service token check by its type, and a service token is no id_token_hint', async () => {
+    const account = await signedInAccount(stack, 'tokentypes');
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const browser = browserOf(account);
+    const idToken = (await signInAt(config, browser)).tokens.id_token!;
+    const serviceToken = (await account.client.post('/v0/auth/token')).body.token as string;
+    const keys = createRemoteJWKSet(new URL('/.well-known/jwks.json', stack.gatewayUrl));
+    const checks = { issuer: stack.env.PUBLIC_APP_URL, algorithms: ['EdDSA'] };
+    // The same keys and the same issuer sign both here: a verifier of service tokens told the client's id as its audience would take the ID token.
+    await expect(jwtVerify(idToken, keys, { ...checks, audience: 'web-app' })).resolves.toMatchObject({ payload: { sub: account.id } });
+    // docs/integration.md, "Service tokens": the type check refuses it, and the service token passes.
+    const asServiceToken = (token: string, audience: string) => jwtVerify(token, keys, { ...checks, audience, typ: 'latchkey-service+jwt' });
+    await expect(asServiceToken(idToken, 'web-app')).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim: 'typ' });
+    await expect(asServiceToken(serviceToken, 'latchkey')).resolves.toMatchObject({ payload: { sub: account.id, token_use: 'service' } });
+    expect(decodeJwt(idToken)).not.toHaveProperty('token_use');
+
+    // Its audience is no client's, so the provider finds no client it was issued to.
+    const endUrl = client.buildEndSessionUrl(config, { id_token_hint: serviceToken, post_logout_redirect_uri: 'http://rp.localhost/signed-out' });
+    const { url, response } = await browser.navigate(endUrl);
+    expect(url.origin).toBe(ISSUER);
+    expect(response!.status).toBe(400);
+    expect(response!.text).toContain('id_token_hint');
+    expect((await account.client.get('/v0/users/me')).status).toBe(200);
+  });
+});
+
 describe('clients through admin.v1', () => {
   /** latchkey-admin as an operator runs it, with --json. */
   async function latchkeyAdmin(...args: string[]): Promise<Record<string, string>[]> {
@@ -551,5 +578,10 @@ describe('clients through admin.v1', () => {
   it('refuses an entry that breaks the rules, and a secret in it', async () => {
     await expect(latchkeyAdmin('clients', 'create', entryFile({ client_id: 'bad', redirect_uris: ['not a url'] }))).rejects.toThrow(/redirect_uris/);
     await expect(latchkeyAdmin('clients', 'create', entryFile({ client_id: 'bad', redirect_uris: [REDIRECT], client_secret: 'chosen-by-me-1234567' }))).rejects.toThrow(/client_secret/);
+    // The service tokens' audience (AUTH_JWT_AUDIENCE, `latchkey` here) is no client's id.
+    await expect(latchkeyAdmin('clients', 'create', entryFile({ client_id: 'latchkey', redirect_uris: [REDIRECT] }))).rejects.toThrow(
+      /client_id.*AUTH_JWT_AUDIENCE/,
+    );
+    expect((await latchkeyAdmin('clients', 'list')).map((listed) => listed.client_id)).not.toContain('latchkey');
   });
 });

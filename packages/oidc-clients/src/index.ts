@@ -9,5 +9,6 @@ export {
   generateClientSecret,
   providerMetadataOf,
   usesClientSecret,
+  reservedClientIdProblem,
   type ClientEntry,
 } from './client-entries';

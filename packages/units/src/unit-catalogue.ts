@@ -158,6 +158,8 @@ export const units: readonly Unit[] = [
       'AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME',
       'AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME',
       'AUTH_EMAIL_CHANGE_TOKEN_EXPIRE_TIME',
+      // Reserved: no OpenID client registered through admin.v1 may have it as its id.
+      'AUTH_JWT_AUDIENCE',
       ...databaseSettings,
       ...natsSettings,
     ],

@@ -33,6 +33,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     hasher,
     sessions: { redis, keyPrefix: config.REDIS_KEY_PREFIX },
     resetRevokesMethodsHours: config.AUTH_RESET_REVOKES_METHODS_HOURS,
+    serviceTokenAudience: config.AUTH_JWT_AUDIENCE,
     tokenTtlMinutes: {
       verifyEmail: config.AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME,
       resetPassword: config.AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME,
