@@ -11,6 +11,7 @@ export {
   type GrpcCalls,
   type PortName,
   type Unit,
+  type UnitDatabase,
   type UnitKind,
   type UnitPort,
 } from './unit-catalogue';

@@ -81,3 +81,21 @@ test('each RPC answers only the units that list it: the TOTP marks totp alone, t
   expect(oidc.EndSessions).toEqual(['jobs']);
   expect(methodCallersOf('totp.v1.TotpService').DeleteUserData).toEqual(['jobs']);
 });
+
+test('a unit on PostgreSQL owns schemas no other unit owns, and reads only schemas another unit owns', () => {
+  const owners = new Map<string, string>();
+  for (const unit of units) {
+    expect({ unit: unit.name, database: unit.database !== undefined }).toEqual({ unit: unit.name, database: unit.backingServices.includes('postgres') });
+    for (const schema of unit.database?.owns ?? []) {
+      expect({ schema, owner: owners.get(schema) }).toEqual({ schema, owner: undefined });
+      owners.set(schema, unit.name);
+    }
+  }
+  for (const unit of units) {
+    for (const schema of unit.database?.reads ?? []) {
+      const owner = owners.get(schema);
+      expect({ reader: unit.name, schema, owned: owner !== undefined && owner !== unit.name }).toEqual({ reader: unit.name, schema, owned: true });
+    }
+  }
+  expect(unitNamed('posts').database).toEqual({ owns: ['posts'], reads: ['search'] });
+});

@@ -40,6 +40,17 @@ export interface UnitPort {
   readonly localOffset: number;
 }
 
+/**
+ * A unit's PostgreSQL schemas. With a role per unit (docs/operations.md, "A
+ * PostgreSQL role per unit") its role owns the schemas it `owns` (it
+ * migrates them and writes them) and may only read those it `reads`, which
+ * another unit owns; it has no right on any other schema.
+ */
+export interface UnitDatabase {
+  readonly owns: readonly string[];
+  readonly reads: readonly string[];
+}
+
 /** Service (proto name) => the RPCs called, by proto name. */
 export type GrpcCalls = Readonly<Record<string, readonly string[]>>;
 
@@ -71,6 +82,8 @@ export interface Unit {
   /** Whether `node dist/main.js migrate` must run before it serves. */
   readonly migrates: boolean;
   readonly backingServices: readonly BackingServiceName[];
+  /** Its PostgreSQL schemas, when `postgres` is among its backing services. */
+  readonly database?: UnitDatabase;
   /**
    * The installation-wide settings it reads (the chart's `config` and
    * `secrets`); its own settings with defaults stay in its config schema.
@@ -150,6 +163,7 @@ export const units: readonly Unit[] = [
     migrates: true,
     // Redis: the session store, where disabling an account ends its sessions at once.
     backingServices: ['postgres', 'redis', 'nats'],
+    database: { owns: ['identity'], reads: [] },
     settings: [
       ...processSettings,
       'NATS_SUBJECT_PREFIX',
@@ -187,6 +201,7 @@ export const units: readonly Unit[] = [
     },
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
+    database: { owns: ['oauth'], reads: [] },
     settings: [
       ...processSettings,
       'REDIS_KEY_PREFIX',
@@ -221,6 +236,7 @@ export const units: readonly Unit[] = [
     calls: { 'identity.v1.IdentityService': ['RecordTotpPossible', 'RecordTotpAbsent', 'CompleteTotpCensus'] },
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
+    database: { owns: ['totp'], reads: [] },
     settings: [
       ...processSettings,
       'REDIS_KEY_PREFIX',
@@ -246,6 +262,8 @@ export const units: readonly Unit[] = [
     calls: {},
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
+    // Search: the index the jobs worker keeps in PostgreSQL, which SearchPosts reads (SEARCH_ENGINE=postgres).
+    database: { owns: ['posts'], reads: ['search'] },
     settings: [
       ...processSettings,
       'NATS_SUBJECT_PREFIX',
@@ -272,6 +290,7 @@ export const units: readonly Unit[] = [
     calls: { 'identity.v1.IdentityService': ['GetUser', ...ledgerKeeperCalls] },
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
+    database: { owns: ['passkeys'], reads: [] },
     settings: [
       ...processSettings,
       'REDIS_KEY_PREFIX',
@@ -305,6 +324,8 @@ export const units: readonly Unit[] = [
     migrates: true,
     // Redis: the sessions that credential changes and account deletions end.
     backingServices: ['postgres', 'redis', 'nats'],
+    // Search: the index it keeps (SEARCH_ENGINE=postgres), which it alone writes.
+    database: { owns: ['jobs', 'search'], reads: [] },
     settings: [
       ...processSettings,
       'NATS_SUBJECT_PREFIX',
