@@ -48,6 +48,17 @@ describe('unitRoleName', () => {
 });
 
 describe('ensureUnitRoles', () => {
+  it('says what the administrator’s role lacks, and leaves nothing half made', async () => {
+    await admin.query(`CREATE ROLE ${database.name}_plain LOGIN`);
+    const plain = new URL(database.url);
+    plain.username = `${database.name}_plain`;
+    await expect(ensureUnitRoles(plain.toString(), units)).rejects.toThrow(
+      new RegExp(`could not give the units roles of their own in ${database.name} as ${database.name}_plain .*permission denied`),
+    );
+    const { rows } = await admin.query('SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)', [`${database.name}_`]);
+    expect(rows).toEqual([{ rolname: `${database.name}_plain` }]);
+  });
+
   it('gives each unit on PostgreSQL a role that owns its schemas and reads those it reads, now and after its next migration', async () => {
     const roles = await ensureUnitRoles(database.url, units);
     expect([...roles.keys()]).toEqual(['keeper', 'reader']);

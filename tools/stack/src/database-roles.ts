@@ -129,7 +129,10 @@ export async function ensureUnitRoles(
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`could not give the units roles of their own in ${database} as ${new URL(adminUrl).username || 'the default user'} (its role must be allowed to create roles and schemas): ${reason}`, {
+      cause: error,
+    });
   } finally {
     await client.end();
   }
