@@ -11,9 +11,10 @@ import {
   processVariables,
   redisModeProblems,
   redisVariables,
+  serviceTokenVariables,
   signingKeysSchema,
 } from '@latchkey/config';
-import { clientEntriesSchema, clientSecretsSchema, withClientSecrets, type ClientEntry } from '@latchkey/oidc-clients';
+import { clientEntriesSchema, clientSecretsSchema, reservedClientIdProblem, withClientSecrets, type ClientEntry } from '@latchkey/oidc-clients';
 
 /**
  * RFC 6265bis cookie prefixes: a browser keeps a `__Host-` cookie only if it
@@ -92,8 +93,8 @@ export const configSchema = z.object({
   /** Private JWKs: Ed25519 for service tokens; RSA (required with OIDC_ENABLED) and P-256 for ID tokens too (docs/oidc.md, "Keys"). */
   AUTH_JWT_SIGNING_KEYS: signingKeysSchema,
   AUTH_JWT_TTL_SECONDS: env.int(300, 30, 3_600),
-  /** The `aud` of service tokens, which verifiers check. */
-  AUTH_JWT_AUDIENCE: z.string().min(1).default('latchkey'),
+  /** The `aud` of service tokens, which verifiers check; no OpenID client may have it as its id. */
+  ...serviceTokenVariables,
   /** The `iss` of service tokens; default PUBLIC_APP_URL. */
   AUTH_JWT_ISSUER: z.string().min(1).optional(),
   /**
@@ -130,6 +131,10 @@ export const configSchema = z.object({
     if (isProblemList(clients)) for (const problem of clients) context.addIssue({ code: 'custom', path: ['OIDC_CLIENTS'], message: problem });
   })
   .superRefine((config, context) => {
+    for (const entry of config.OIDC_CLIENTS) {
+      const problem = reservedClientIdProblem(entry.client_id, config.AUTH_JWT_AUDIENCE);
+      if (problem) context.addIssue({ code: 'custom', path: ['OIDC_CLIENTS'], message: `client_id ${problem}` });
+    }
     if (!config.OIDC_ENABLED) return;
     for (const { variable, message } of openIdProviderKeyProblems(config.AUTH_JWT_SIGNING_KEYS, config.OIDC_CLIENTS)) {
       context.addIssue({ code: 'custom', path: [variable], message });

@@ -25,18 +25,19 @@ const audit: Unit = {
   folder: 'services/audit',
   packageName: '@latchkey/audit',
   grpcService: 'audit.v1.AuditService',
+  serves: ['audit.v1.AuditService'],
   ports: [
     { name: 'grpc', variable: 'GRPC_PORT', containerPort: 50_051, localOffset: 20 },
     { name: 'metrics', variable: 'METRICS_PORT', containerPort: 9_464, localOffset: 20 },
   ],
-  calls: ['identity'],
+  calls: { 'identity.v1.IdentityService': ['GetUser'] },
   migrates: true,
   backingServices: ['postgres', 'redis'],
   settings: ['NODE_ENV', 'LOG_LEVEL', 'DATABASE_URL', 'REDIS_URL', 'REDIS_PASSWORD'],
   requiredSecrets: ['DATABASE_URL', 'REDIS_URL'],
 };
 const withAudit = (unit: Unit): Unit[] => [
-  ...units.map((known) => (known.name === 'gateway' ? { ...known, calls: [...known.calls, unit.name] } : known)),
+  ...units.map((known) => (known.name === 'gateway' ? { ...known, calls: { ...known.calls, 'audit.v1.AuditService': ['ListEvents'] } } : known)),
   unit,
 ];
 

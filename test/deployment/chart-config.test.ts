@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { testSigningKeys } from '@latchkey/test-kit';
-import { units as catalogue } from '@latchkey/units';
+import { calleesOf, units as catalogue } from '@latchkey/units';
 import { adminCliConfigSchema } from '../../services/identity/src/admin-cli-config';
 import { chartDir, devValues, findObject, type K8sObject, productionValues, renderChart, repoRoot } from './helm';
 import { componentOf, containerEnvironment, mainContainer } from './workloads';
@@ -42,7 +42,7 @@ const grpcUnits = catalogue.filter((unit) => unit.kind === 'grpc').map((unit) =>
 
 /** Who calls whom over gRPC: each caller reads the callee's address. */
 const callers: Record<string, readonly string[]> = Object.fromEntries(
-  catalogue.filter((unit) => unit.calls.length > 0).map((unit) => [unit.name, unit.calls]),
+  catalogue.filter((unit) => calleesOf(unit).length > 0).map((unit) => [unit.name, calleesOf(unit)]),
 );
 
 /** Variables that carry credentials: only ever from a Secret. */

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { units as catalogue } from '@latchkey/units';
+import { calleesOf, units as catalogue } from '@latchkey/units';
 import { chartDir, devValues, findObject, isHook, type K8sObject, productionValues, renderChart } from './helm';
 import { unknownFields, validateWithModel } from './manifest-validation';
 import { componentOf, containerEnvironment, mainContainer, podTemplate, type Probe, selects } from './workloads';
@@ -15,7 +15,7 @@ const chart = parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8')) as 
 /** The shape of each unit the chart deploys, from the one list of units (packages/units). */
 const units: Record<string, { kind: 'http' | 'grpc' | 'worker'; migrations: boolean; calls: readonly string[]; health?: string }> =
   Object.fromEntries(
-    catalogue.map((unit) => [unit.name, { kind: unit.kind, migrations: unit.migrates, calls: unit.calls, health: unit.grpcService }]),
+    catalogue.map((unit) => [unit.name, { kind: unit.kind, migrations: unit.migrates, calls: calleesOf(unit), health: unit.grpcService }]),
   );
 
 /** A unit speaks gRPC when it serves it or calls a unit that does. */

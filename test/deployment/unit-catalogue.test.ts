@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { callersOf, serveArgsOf, units } from '@latchkey/units';
+import { calleesOf, callersOf, serveArgsOf, units } from '@latchkey/units';
 import { chartUnits } from './chart-units';
 import { renderChart, repoRoot, type K8sObject } from './helm';
 import { componentOf } from './workloads';
@@ -42,7 +42,7 @@ describe('the chart', () => {
 
     test('calls the units of the list, and migrates when the list says so', () => {
       const chartUnit = declared();
-      expect(sorted(chartUnit.calls ?? [])).toEqual(sorted(unit.calls));
+      expect(sorted(chartUnit.calls ?? [])).toEqual(sorted(calleesOf(unit)));
       expect(chartUnit.migrations?.enabled ?? false).toBe(unit.migrates);
       if (unit.migrates) expect(chartUnit.migrations?.args).toEqual(['node', 'dist/main.js', 'migrate']);
     });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
+import { createRemoteJWKSet, decodeJwt, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
 import { Redis } from 'ioredis';
 import { testRedisUrl, waitFor } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
@@ -70,6 +70,8 @@ beforeAll(async () => {
       id_token_signed_response_alg: 'EdDSA',
     },
     { client_id: 'down-app', client_name: 'Down App', token_endpoint_auth_method: 'none', first_party: true, redirect_uris: [REDIRECT], backchannel_logout_uri: `${backchannel.url}/down/app` },
+    // Signs ID tokens with the same EdDSA keys as service tokens: what a verifier must tell apart by type.
+    { client_id: 'eddsa-spa', client_name: 'EdDSA SPA', token_endpoint_auth_method: 'none', first_party: true, id_token_signed_response_alg: 'EdDSA', redirect_uris: [REDIRECT] },
     { client_id: 'mfa-app', client_name: 'MFA App', token_endpoint_auth_method: 'none', first_party: true, require_mfa: true, redirect_uris: [REDIRECT] },
     { client_id: 'tv', client_name: 'TV', token_endpoint_auth_method: 'none', grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'] },
     {
@@ -812,6 +814,33 @@ describe('logout', () => {
   });
 });
 
+describe('ID tokens and service tokens', () => {
+  it('never takes one for the other: an ID token fails a service token check by its type, and a service token is no id_token_hint', async () => {
+    const account = await signedInAccount(stack, 'tokentypes');
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const browser = browserOf(account);
+    const idToken = (await signInAt(await relyingParty(stack.gatewayUrl, 'eddsa-spa'), browser)).tokens.id_token!;
+    const serviceToken = (await account.client.post('/v0/auth/token')).body.token as string;
+    const keys = createRemoteJWKSet(new URL('/.well-known/jwks.json', stack.gatewayUrl));
+    const checks = { issuer: stack.env.PUBLIC_APP_URL, algorithms: ['EdDSA'] };
+    // The same keys and the same issuer sign both here: a verifier of service tokens told the client's id as its audience would take the ID token.
+    await expect(jwtVerify(idToken, keys, { ...checks, audience: 'eddsa-spa' })).resolves.toMatchObject({ payload: { sub: account.id } });
+    // docs/integration.md, "Service tokens": the type check refuses it, and the service token passes.
+    const asServiceToken = (token: string, audience: string) => jwtVerify(token, keys, { ...checks, audience, typ: 'latchkey-service+jwt' });
+    await expect(asServiceToken(idToken, 'eddsa-spa')).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim: 'typ' });
+    await expect(asServiceToken(serviceToken, 'latchkey')).resolves.toMatchObject({ payload: { sub: account.id, token_use: 'service' } });
+    expect(decodeJwt(idToken)).not.toHaveProperty('token_use');
+
+    // Its audience is no client's, so the provider finds no client it was issued to.
+    const endUrl = client.buildEndSessionUrl(config, { id_token_hint: serviceToken, post_logout_redirect_uri: 'http://rp.localhost/signed-out' });
+    const { url, response } = await browser.navigate(endUrl);
+    expect(url.origin).toBe(ISSUER);
+    expect(response!.status).toBe(400);
+    expect(response!.text).toContain('id_token_hint');
+    expect((await account.client.get('/v0/users/me')).status).toBe(200);
+  });
+});
+
 describe('clients through admin.v1', () => {
   /** latchkey-admin as an operator runs it, with --json. */
   async function latchkeyAdmin(...args: string[]): Promise<Record<string, string>[]> {
@@ -862,5 +891,10 @@ describe('clients through admin.v1', () => {
   it('refuses an entry that breaks the rules, and a secret in it', async () => {
     await expect(latchkeyAdmin('clients', 'create', entryFile({ client_id: 'bad', redirect_uris: ['not a url'] }))).rejects.toThrow(/redirect_uris/);
     await expect(latchkeyAdmin('clients', 'create', entryFile({ client_id: 'bad', redirect_uris: [REDIRECT], client_secret: 'chosen-by-me-1234567' }))).rejects.toThrow(/client_secret/);
+    // The service tokens' audience (AUTH_JWT_AUDIENCE, `latchkey` here) is no client's id.
+    await expect(latchkeyAdmin('clients', 'create', entryFile({ client_id: 'latchkey', redirect_uris: [REDIRECT] }))).rejects.toThrow(
+      /client_id.*AUTH_JWT_AUDIENCE/,
+    );
+    expect((await latchkeyAdmin('clients', 'list')).map((listed) => listed.client_id)).not.toContain('latchkey');
   });
 });

@@ -1,5 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
+import { testSigningKeys } from '@latchkey/test-kit';
+import { loadGatewayConfig } from '../../gateway/src/config';
 import { ApiClient } from '../support/api-client';
 import { signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
@@ -33,10 +35,11 @@ afterAll(async () => {
   await stack?.destroy();
 });
 
-/** The downstream service: it knows where the keys are, the issuer and its audience. */
+/** The downstream service, as docs/integration.md verifies: it knows where the keys are, the issuer and its audience, and checks the type. */
 function downstream() {
   const keys = createRemoteJWKSet(new URL('/.well-known/jwks.json', stack.gatewayUrl));
-  return (token: string) => jwtVerify(token, keys, { issuer: stack.env.PUBLIC_APP_URL, audience: 'billing', algorithms: ['EdDSA'] });
+  return (token: string) =>
+    jwtVerify(token, keys, { issuer: stack.env.PUBLIC_APP_URL, audience: 'billing', algorithms: ['EdDSA'], typ: 'latchkey-service+jwt' });
 }
 
 describe('service tokens', () => {
@@ -47,12 +50,14 @@ describe('service tokens', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get('cache-control')).toBe('no-store');
     const token = answer.body.token as string;
-    expect(decodeProtectedHeader(token)).toEqual({ alg: 'EdDSA', kid: '2026-11', typ: 'JWT' });
+    // Typed apart from the OpenID Provider's ID tokens, which the same keys sign (RFC 8725, 3.11).
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'EdDSA', kid: '2026-11', typ: 'latchkey-service+jwt' });
 
     const { payload } = await downstream()(token);
     const me = await account.client.get('/v0/users/me');
     const [session] = (await account.client.get('/v0/auth/sessions')).body.items as { id: string }[];
     expect(payload).toEqual({
+      token_use: 'service',
       sub: me.body.id,
       sid: session!.id,
       amr: ['pwd'],
@@ -78,8 +83,8 @@ describe('service tokens', () => {
     for (const key of keys.slice(1)) expect(Object.keys(key).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']);
 
     const now = Math.floor(Date.now() / 1000);
-    const signedBefore = await new SignJWT({ sid: 'earlier' })
-      .setProtectedHeader({ alg: 'EdDSA', kid: '2026-10' })
+    const signedBefore = await new SignJWT({ sid: 'earlier', token_use: 'service' })
+      .setProtectedHeader({ alg: 'EdDSA', kid: '2026-10', typ: 'latchkey-service+jwt' })
       .setSubject('someone')
       .setIssuer(stack.env.PUBLIC_APP_URL!)
       .setAudience('billing')
@@ -101,5 +106,16 @@ describe('service tokens', () => {
 
     const anonymous = await new ApiClient(stack.gatewayUrl).post('/v0/auth/token');
     expect(anonymous.body).toMatchObject({ status: 401, code: 'auth:unauthorized' });
+  });
+
+  it('keeps its audience from every OpenID client: the gateway refuses to start with a client of that id', () => {
+    const base = { PUBLIC_APP_URL: 'http://app.example.test', REDIS_URL: 'redis://127.0.0.1:6379', AUTH_JWT_SIGNING_KEYS: testSigningKeys() };
+    const clientNamed = (clientId: string) => JSON.stringify([{ client_id: clientId, token_endpoint_auth_method: 'none', redirect_uris: ['https://billing.example.test/callback'] }]);
+    expect(() => loadGatewayConfig({ ...base, AUTH_JWT_AUDIENCE: 'billing', OIDC_CLIENTS: clientNamed('billing') })).toThrow(
+      /OIDC_CLIENTS: client_id cannot be "billing": it is AUTH_JWT_AUDIENCE/,
+    );
+    // The default audience is reserved too.
+    expect(() => loadGatewayConfig({ ...base, OIDC_CLIENTS: clientNamed('latchkey') })).toThrow(/AUTH_JWT_AUDIENCE/);
+    expect(loadGatewayConfig({ ...base, AUTH_JWT_AUDIENCE: 'billing', OIDC_CLIENTS: clientNamed('billing-web') }).OIDC_CLIENTS).toHaveLength(1);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { execFile } from 'node:child_process';
-import { adminV1, identityV1, sessionsV1 } from '@latchkey/contracts';
+import { adminV1, identityV1, oidcV1, sessionsV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { busUsers, connectToBus, topology } from '@latchkey/job-streams';
 import {
@@ -24,8 +24,9 @@ import { natsAuthorizationBlock, natsPasswordVariable } from '../support/nats-au
 /**
  * The whole system as the production values deploy it, each unit with an
  * identity of its own. docs/operations.md, "Mutual TLS": a certificate named
- * for the unit; each gRPC service takes calls only from the units the
- * catalogue says call it (identity: oauth, jobs and the gateway); the
+ * for the unit; each gRPC service answers each RPC only to the units the
+ * catalogue says call it (identity's GetUser: oauth, passkeys, jobs and the
+ * gateway; its TOTP presence marks: totp alone); the
  * platform APIs (sessions.v1, admin.v1) listen apart and take only
  * certificates of the platform clients' CA, by their subject alternative
  * name. docs/operations.md, "NATS permissions": a NATS user per unit,
@@ -95,6 +96,10 @@ function identityAs(files: CertificateFiles | undefined) {
   return createTestServiceClient(identityV1.IdentityServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`, files);
 }
 
+function oidcAs(files: CertificateFiles | undefined) {
+  return createTestServiceClient(oidcV1.OidcServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.GRPC_PORT}`, files);
+}
+
 /** The gRPC status a call failed with (the cause of the AppError the client raised). */
 async function statusOf(call: Promise<unknown>): Promise<number | undefined> {
   const error = await call.then(
@@ -146,7 +151,52 @@ describe('every unit with an identity of its own', () => {
       () => stack.processes.get('identity')!.output().split('\n').find((line) => line.includes('call refused: caller not allowed')),
       { description: 'identity to log the refusal' },
     );
-    expect(refusal).toContain('caller \\"posts\\" is not one of oauth, totp, passkeys, jobs, gateway');
+    expect(refusal).toContain('caller \\"posts\\" is not one of oauth, passkeys, jobs, gateway');
+  });
+
+  it('answers each RPC only to the units that call it: the TOTP marks to totp, the OpenID artifacts to the gateway, ended sessions to the worker', async () => {
+    const account = await signedInAccount(stack, 'permrpc');
+    const as = (unit: string) => ({ identity: identityAs(certificates.get(unit)), oidc: oidcAs(certificates.get(unit)) });
+    const clients = { totp: as('totp'), posts: as('posts'), oauth: as('oauth'), gateway: as('gateway'), jobs: as('jobs') };
+    const artifact = (id: string) => ({
+      kind: 'Grant',
+      id,
+      payloadJson: JSON.stringify({ accountId: account.id, clientId: 'permrpc-app' }),
+      expiresAt: new Date(Date.now() + 60_000),
+    });
+    const ended = { userId: account.id, sessionIds: [], keptSessionId: '', endedAt: new Date() };
+    try {
+      // A taken-over unit that reaches identity cannot mark an account, write the OpenID Provider's tokens or end its sessions.
+      expect(await statusOf(clients.posts.identity.recordTotpPossible({ userIds: [account.id] }))).toBe(GrpcStatus.PERMISSION_DENIED);
+      expect(await statusOf(clients.gateway.identity.recordTotpPossible({ userIds: [account.id] }))).toBe(GrpcStatus.PERMISSION_DENIED);
+      expect(await statusOf(clients.oauth.identity.completeTotpCensus({}))).toBe(GrpcStatus.PERMISSION_DENIED);
+      expect(await statusOf(clients.posts.oidc.saveArtifact(artifact('permrpc-posts')))).toBe(GrpcStatus.PERMISSION_DENIED);
+      expect(await statusOf(clients.oauth.oidc.saveArtifact(artifact('permrpc-oauth')))).toBe(GrpcStatus.PERMISSION_DENIED);
+      expect(await statusOf(clients.jobs.oidc.saveArtifact(artifact('permrpc-jobs')))).toBe(GrpcStatus.PERMISSION_DENIED);
+      expect(await statusOf(clients.gateway.oidc.endSessions(ended))).toBe(GrpcStatus.PERMISSION_DENIED);
+      // Nor does a unit get what only another unit's work needs: the worker cannot delete an account, the gateway purge.
+      expect(await statusOf(clients.jobs.identity.deleteUser({ userId: account.id }))).toBe(GrpcStatus.PERMISSION_DENIED);
+      expect(await statusOf(clients.gateway.identity.purgeUnverifiedUsers({ registeredBefore: new Date(), limit: 1 }))).toBe(GrpcStatus.PERMISSION_DENIED);
+      // The rightful callers are answered.
+      const { marks } = await clients.totp.identity.recordTotpPossible({ userIds: [account.id] });
+      expect(marks.map((mark) => mark.userId)).toEqual([account.id]);
+      await clients.gateway.oidc.saveArtifact(artifact('permrpc-gateway'));
+      const found = (id: string) => clients.gateway.oidc.findArtifact({ kind: 'Grant', id, userCode: '', withGrantAndAccount: false });
+      expect((await found('permrpc-gateway')).found).toBe(true);
+      // What the refused callers sent was never written.
+      expect((await found('permrpc-posts')).found).toBe(false);
+      await clients.jobs.oidc.endSessions(ended);
+    } finally {
+      for (const client of Object.values(clients)) {
+        client.identity.close();
+        client.oidc.close();
+      }
+    }
+    const refusal = await waitFor(
+      () => stack.processes.get('identity')!.output().split('\n').find((line) => line.includes('call refused') && line.includes('/oidc.v1.OidcService/SaveArtifact')),
+      { description: 'identity to log the refused SaveArtifact' },
+    );
+    expect(refusal).toContain('is not one of gateway');
   });
 
   it('lets the platform clients listed in SESSIONS_GRPC_ALLOWED_CALLERS introspect sessions, and no unit', async () => {

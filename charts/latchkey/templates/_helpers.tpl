@@ -379,14 +379,49 @@ only.
 {{- end -}}
 {{- end -}}
 
-{{/* Secret data (base64) for the given variable names. */}}
+{{/*
+Secret data (base64) for the given keys of the chart's Secret: a variable
+of secrets.values (DATABASE_URL), or one unit's of secrets.unitValues
+(identity.DATABASE_URL).
+*/}}
 {{- define "latchkey.secretData" -}}
-{{- $values := .root.Values.secrets.values -}}
+{{- $root := .root -}}
 {{- range $key := .names | uniq | sortAlpha }}
-{{- $value := include "latchkey.envValue" (index $values $key) -}}
+{{- $value := "" -}}
+{{- if contains "." $key -}}
+{{- $unitValues := get ($root.Values.secrets.unitValues | default dict) (splitList "." $key | first) | default dict -}}
+{{- $value = include "latchkey.envValue" (get $unitValues (splitList "." $key | last)) -}}
+{{- else -}}
+{{- $value = include "latchkey.envValue" (index $root.Values.secrets.values $key) -}}
+{{- end -}}
 {{- if ne $value "" }}
 {{ $key }}: {{ $value | b64enc | quote }}
 {{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Where unit .name reads secret variable .key, as JSON {name, key}: a name
+for a Secret of elsewhere, none for the chart's own (or existingSecret).
+For one unit first (secrets.unitRefs, then secrets.unitValues, kept in the
+chart's Secret as <unit>.<VARIABLE>), then for every unit (secrets.refs,
+then the variable's own key). Takes root, name and key.
+*/}}
+{{- define "latchkey.secretSource" -}}
+{{- $secrets := .root.Values.secrets -}}
+{{- $unitRefs := get ($secrets.unitRefs | default dict) .name | default dict -}}
+{{- $unitValues := get ($secrets.unitValues | default dict) .name | default dict -}}
+{{- $refs := $secrets.refs | default dict -}}
+{{- if hasKey $unitRefs .key -}}
+{{- $ref := get $unitRefs .key -}}
+{{- toJson (dict "name" $ref.name "key" $ref.key) -}}
+{{- else if and (not $secrets.existingSecret) (ne (include "latchkey.envValue" (get $unitValues .key)) "") -}}
+{{- toJson (dict "key" (printf "%s.%s" .name .key)) -}}
+{{- else if hasKey $refs .key -}}
+{{- $ref := get $refs .key -}}
+{{- toJson (dict "name" $ref.name "key" $ref.key) -}}
+{{- else -}}
+{{- toJson (dict "key" .key) -}}
 {{- end -}}
 {{- end -}}
 
@@ -395,16 +430,26 @@ only.
 {{- toJson (concat .unit.secrets .unit.optionalSecrets) -}}
 {{- end -}}
 
-{{/* The secret variables of a unit that the chart's own Secret holds: those not in secrets.refs. */}}
+{{/* The keys of the chart's own Secret that a unit reads: its secret variables that no ref names elsewhere. Takes root, name and unit. */}}
 {{- define "latchkey.ownSecretNames" -}}
-{{- $refs := .root.Values.secrets.refs | default dict -}}
+{{- $root := .root -}}
+{{- $name := .name -}}
 {{- $own := list -}}
 {{- range $key := concat .unit.secrets .unit.optionalSecrets -}}
-{{- if not (hasKey $refs $key) -}}
-{{- $own = append $own $key -}}
+{{- $source := include "latchkey.secretSource" (dict "root" $root "name" $name "key" $key) | fromJson -}}
+{{- if not $source.name -}}
+{{- $own = append $own $source.key -}}
 {{- end -}}
 {{- end -}}
 {{- toJson $own -}}
+{{- end -}}
+
+{{/* "true" when secrets.unitValues or secrets.unitRefs give unit .name its own .key. */}}
+{{- define "latchkey.unitSecretGiven" -}}
+{{- $secrets := .root.Values.secrets -}}
+{{- $unitRefs := get ($secrets.unitRefs | default dict) .name | default dict -}}
+{{- $unitValues := get ($secrets.unitValues | default dict) .name | default dict -}}
+{{- if or (hasKey $unitRefs .key) (ne (include "latchkey.envValue" (get $unitValues .key)) "") -}}true{{- end -}}
 {{- end -}}
 
 {{/*
@@ -420,32 +465,32 @@ env entries that read the unit's secret variables from a Secret. Optional
 ones are marked so: a key missing from the Secret leaves the variable unset
 instead of stopping the pod. With config.NODE_ENV production, an optional
 secret the unit lists in requiredInProduction is a required key. Takes root,
-unit and secretName.
+name, unit and secretName.
 */}}
 {{- define "latchkey.secretEnv" -}}
 {{- $secretName := .secretName -}}
 {{- $production := eq (toString .root.Values.config.NODE_ENV) "production" -}}
-{{- $refs := .root.Values.secrets.refs | default dict -}}
 {{- $unit := .unit -}}
 {{- $root := .root -}}
+{{- $name := .name -}}
 {{- range $key := .unit.secrets }}
-{{- $ref := get $refs $key | default dict }}
+{{- $source := include "latchkey.secretSource" (dict "root" $root "name" $name "key" $key) | fromJson }}
 - name: {{ $key }}
   valueFrom:
     secretKeyRef:
-      name: {{ $ref.name | default $secretName }}
-      key: {{ $ref.key | default $key }}
+      name: {{ $source.name | default $secretName }}
+      key: {{ $source.key }}
       {{- if include "latchkey.secretUnneeded" (dict "root" $root "key" $key) }}
       optional: true
       {{- end }}
 {{- end -}}
 {{- range $key := .unit.optionalSecrets }}
-{{- $ref := get $refs $key | default dict }}
+{{- $source := include "latchkey.secretSource" (dict "root" $root "name" $name "key" $key) | fromJson }}
 - name: {{ $key }}
   valueFrom:
     secretKeyRef:
-      name: {{ $ref.name | default $secretName }}
-      key: {{ $ref.key | default $key }}
+      name: {{ $source.name | default $secretName }}
+      key: {{ $source.key }}
       {{- if not (and $production (has $key $unit.requiredInProduction)) }}
       optional: true
       {{- end }}
@@ -460,11 +505,11 @@ CA and latchkey-admin's certificate.
 */}}
 {{- define "latchkey.readSecrets" -}}
 {{- $root := .root -}}
-{{- $refs := $root.Values.secrets.refs | default dict -}}
+{{- $name := .name -}}
 {{- $names := list -}}
 {{- range $key := concat .unit.secrets .unit.optionalSecrets -}}
-{{- $ref := get $refs $key | default dict -}}
-{{- $names = append $names ($ref.name | default (include "latchkey.secretName" $root)) -}}
+{{- $source := include "latchkey.secretSource" (dict "root" $root "name" $name "key" $key) | fromJson -}}
+{{- $names = append $names ($source.name | default (include "latchkey.secretName" $root)) -}}
 {{- end -}}
 {{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) -}}
 {{- $names = append $names (include "latchkey.natsUsersSecretName" $root) -}}
@@ -639,6 +684,13 @@ units refuse them in production too (packages/config).
 {{- fail (printf "secrets.values.%s is a development default published with the chart; in production set your own, or use secrets.existingSecret" $key) -}}
 {{- end -}}
 {{- end -}}
+{{- range $name, $given := ($root.Values.secrets.unitValues | default dict) -}}
+{{- range $key, $value := $given -}}
+{{- if include "latchkey.isDevelopmentSecret" (include "latchkey.envValue" $value) -}}
+{{- fail (printf "secrets.unitValues.%s.%s is a development default published with the chart; in production set your own" $name $key) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- $signingKeys := include "latchkey.envValue" $root.Values.secrets.values.AUTH_JWT_SIGNING_KEYS -}}
 {{- if and $root.Values.oidc.enabled (not $root.Values.secrets.existingSecret) $signingKeys (not (regexMatch "\"kty\"\\s*:\\s*\"RSA\"" $signingKeys)) -}}
@@ -675,7 +727,7 @@ units refuse them in production too (packages/config).
 {{- if not (hasKey $root.Values.secrets.values $key) -}}
 {{- fail (printf "units.%s.secrets lists %s, which is not a key of secrets.values" $name $key) -}}
 {{- end -}}
-{{- if and (not $root.Values.secrets.existingSecret) (not (hasKey ($root.Values.secrets.refs | default dict) $key)) (eq (include "latchkey.envValue" (index $root.Values.secrets.values $key)) "") (not (include "latchkey.secretUnneeded" (dict "root" $root "key" $key))) -}}
+{{- if and (not $root.Values.secrets.existingSecret) (not (hasKey ($root.Values.secrets.refs | default dict) $key)) (not (include "latchkey.unitSecretGiven" (dict "root" $root "name" $name "key" $key))) (eq (include "latchkey.envValue" (index $root.Values.secrets.values $key)) "") (not (include "latchkey.secretUnneeded" (dict "root" $root "key" $key))) -}}
 {{- fail (printf "secrets.values.%s is required by units.%s (or set secrets.existingSecret)" $key $name) -}}
 {{- end -}}
 {{- end -}}
@@ -728,6 +780,19 @@ units refuse them in production too (packages/config).
 {{- end -}}
 {{- if and $unit.autoscaling.enabled (gt (int64 $unit.autoscaling.minReplicas) (int64 $unit.autoscaling.maxReplicas)) -}}
 {{- fail (printf "units.%s.autoscaling.minReplicas is greater than maxReplicas" $name) -}}
+{{- end -}}
+{{- end -}}
+{{- range $kind := list "unitValues" "unitRefs" -}}
+{{- range $name, $given := (get $root.Values.secrets $kind | default dict) -}}
+{{- $unit := index $units $name -}}
+{{- if not $unit -}}
+{{- fail (printf "secrets.%s.%s: %s is not an enabled unit" $kind $name $name) -}}
+{{- end -}}
+{{- range $key, $_ := $given -}}
+{{- if not (has $key (concat $unit.secrets $unit.optionalSecrets)) -}}
+{{- fail (printf "secrets.%s.%s.%s: units.%s reads no secret %s" $kind $name $key $name $key) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- if and $root.Values.ingress.enabled (not (hasKey $units "gateway")) -}}

@@ -11,6 +11,15 @@ export interface ServiceTokenSettings {
 }
 
 /**
+ * The JOSE `typ` of service tokens. The OpenID Provider's ID tokens are
+ * signed with the same keys, so a service token is typed apart (RFC 8725,
+ * 3.11: explicit typing) and carries a claim ID tokens never do; a
+ * verifier that checks either never takes one for the other.
+ */
+const SERVICE_TOKEN_TYPE = 'latchkey-service+jwt';
+const SERVICE_TOKEN_USE = 'service';
+
+/**
  * Short-lived JWTs for services that verify requests locally
  * (docs/api.md, "Service tokens"): EdDSA over Ed25519, the session's user
  * and id, when and how the user proved who they are. A token outlives the
@@ -28,8 +37,9 @@ export class ServiceTokens {
     if (!key) throw new Error('no Ed25519 signing key');
     const issuedAt = Math.floor(this.clock() / 1000);
     const expiresAt = issuedAt + this.settings.ttlSeconds;
-    const header = { alg: 'EdDSA', kid: key.kid, typ: 'JWT' };
+    const header = { alg: 'EdDSA', kid: key.kid, typ: SERVICE_TOKEN_TYPE };
     const claims = {
+      token_use: SERVICE_TOKEN_USE,
       sid: session.publicId,
       auth_time: Math.floor(session.authenticatedAt / 1000),
       amr: [...session.methods],

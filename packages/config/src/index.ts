@@ -13,6 +13,7 @@ export {
   platformApiVariables,
   platformCaGiven,
   platformCaProblem,
+  serviceTokenVariables,
 } from './variables';
 export { assertMutualTlsInProduction } from './production-transport';
 export {

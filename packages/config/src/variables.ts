@@ -160,6 +160,16 @@ export const databaseVariables = {
   DATABASE_SESSION_URL: env.url(['postgres', 'postgresql']).optional(),
 };
 
+/**
+ * The `aud` of service tokens (docs/api.md, "Service tokens"): the gateway
+ * issues them with it, and it is no OpenID client's id, neither in
+ * OIDC_CLIENTS nor registered through admin.v1 (identity), since an ID
+ * token's `aud` is its client's id and the keys are the same.
+ */
+export const serviceTokenVariables = {
+  AUTH_JWT_AUDIENCE: z.string().min(1).default('latchkey'),
+};
+
 /** Backing-service addresses, named as in README.md, "Configuration". */
 export const backingServices = {
   ...databaseVariables,

@@ -22,6 +22,12 @@ export async function readMigrations(source: string, directory: string): Promise
  * Applies pending migrations to `schema`, each in its own transaction, under
  * an advisory lock so that two migrators never race. Migrations see the
  * schema as their search path, so their SQL names tables unqualified.
+ *
+ * The schema is created when it is missing. A unit's own role may have no
+ * right to create schemas: the administrator then creates the schema owned
+ * by it (docs/operations.md, "A PostgreSQL role per unit"), and it is not
+ * created again, since CREATE SCHEMA IF NOT EXISTS checks the right to
+ * create first.
  */
 export async function runMigrations(
   client: pg.ClientBase,
@@ -32,7 +38,8 @@ export async function runMigrations(
   const applied: string[] = [];
   await client.query('SELECT pg_advisory_lock(hashtext($1))', [`latchkey-migrate:${schema}`]);
   try {
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    const existing = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (existing.rowCount === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${quoted}.schema_migrations (
          id text PRIMARY KEY,

@@ -1,5 +1,5 @@
 import type { PeerCertificate } from 'node:tls';
-import { allowedCallersOf, callerNamesOf, subjectAltNamesOf } from './caller-identity';
+import { allowedCallersOf, callerNamesOf, subjectAltNamesOf, unknownMethodsOf } from './caller-identity';
 
 describe('subjectAltNamesOf', () => {
   it('reads the DNS and URI names of a subjectAltName as Node prints it, and nothing else', () => {
@@ -34,5 +34,22 @@ describe('allowedCallersOf', () => {
     expect(allowedCallersOf(perRpc, 'FindUser')).toEqual(['urn:latchkey:admin-cli', 'spiffe://example.org/desk']);
     expect(allowedCallersOf(perRpc, 'DeleteUser')).toEqual(['urn:latchkey:admin-cli']);
     expect(allowedCallersOf({ FindUser: ['x'] }, 'DeleteUser')).toEqual([]);
+  });
+});
+
+describe('unknownMethodsOf', () => {
+  const definition = { getUser: { path: '/identity.v1.IdentityService/GetUser' }, deleteUser: { path: '/identity.v1.IdentityService/DeleteUser' } };
+
+  it('answers the RPCs a per-method list names that the service lacks, by their proto names', () => {
+    expect(unknownMethodsOf({ GetUser: ['jobs'], '*': ['admin'], getUser: ['gateway'], SaveArtifact: ['gateway'] }, definition)).toEqual([
+      'getUser',
+      'SaveArtifact',
+    ]);
+    expect(unknownMethodsOf({ GetUser: ['jobs'], DeleteUser: ['gateway'] }, definition)).toEqual([]);
+  });
+
+  it('has nothing to say of one list for every method, or of none', () => {
+    expect(unknownMethodsOf(['gateway'], definition)).toEqual([]);
+    expect(unknownMethodsOf(undefined, definition)).toEqual([]);
   });
 });

@@ -51,3 +51,13 @@ export function allowedCallersOf(list: CallerAllowList, method: string): readonl
   const perMethod = list as Readonly<Record<string, readonly string[]>>;
   return [...(perMethod[EVERY_METHOD] ?? []), ...(perMethod[method] ?? [])];
 }
+
+/**
+ * The RPC names a per-method list names that `definition` has no method for
+ * (`*` is every method); none for a list that is the same for every method.
+ */
+export function unknownMethodsOf(list: CallerAllowList | undefined, definition: Readonly<Record<string, { readonly path: string }>>): string[] {
+  if (list === undefined || Array.isArray(list)) return [];
+  const known = new Set(Object.values(definition).map((method) => method.path.slice(method.path.lastIndexOf('/') + 1)));
+  return Object.keys(list).filter((name) => name !== EVERY_METHOD && !known.has(name));
+}

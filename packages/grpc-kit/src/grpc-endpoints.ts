@@ -112,9 +112,9 @@ export async function startGrpcEndpoints<Definition extends ServiceDefinitionSha
   readonly logger: Logger;
   readonly service: { readonly name: string; readonly definition: Definition; readonly handlers: ServiceHandlers<Definition> };
   readonly ready: () => Promise<boolean>;
-  /** The units that may call it (the units catalogue's callers); enforced with mutual TLS. */
-  readonly callers: readonly string[];
-  /** More services of the unit on GRPC_PORT for other units, each answering only its own callers (unit names). */
+  /** The units that may call it, per RPC (the units catalogue's methodCallersOf); enforced with mutual TLS. */
+  readonly callers: CallerAllowList;
+  /** More services of the unit on GRPC_PORT for other units, each answering only its own callers (unit names, per RPC). */
   readonly internalServices?: readonly PlatformService[];
   /** Platform APIs, on a port of their own. */
   readonly platform?: { readonly port: number; readonly services: readonly PlatformService[] };

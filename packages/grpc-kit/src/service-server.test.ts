@@ -171,3 +171,17 @@ describe('the request context across a call', () => {
     caller.end();
   });
 });
+
+describe('the callers allowed per RPC', () => {
+  it('are refused at start when they name an RPC the service does not have', () => {
+    const other = new ServiceServer({ logger, registry: new Registry() });
+    expect(() =>
+      other.addService('identity.v1.IdentityService', identityV1.IdentityServiceService, handlers, {
+        allowedCallers: { GetUser: ['jobs'], SaveArtifact: ['gateway'] },
+      }),
+    ).toThrow('the callers allowed for identity.v1.IdentityService name RPCs it does not have: SaveArtifact');
+    expect(() =>
+      other.addService('identity.v1.IdentityService', identityV1.IdentityServiceService, handlers, { allowedCallers: { GetUser: ['jobs'] } }),
+    ).not.toThrow();
+  });
+});

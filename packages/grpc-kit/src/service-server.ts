@@ -19,7 +19,7 @@ import { startRequestContext, type RequestContext } from './request-context';
 import type { ServiceDefinitionShape, ServiceHandlers } from './service-definition';
 import { composeServerMiddleware, type ServerCall, type ServerMiddleware } from './server-middleware';
 import { serverCredentials, type TlsFiles } from './tls';
-import { allowedCallersOf, callerNamesOf, type CallerAllowList, type CallerIdentity } from './caller-identity';
+import { allowedCallersOf, callerNamesOf, unknownMethodsOf, type CallerAllowList, type CallerIdentity } from './caller-identity';
 
 export interface ServiceServerOptions {
   readonly logger: Logger;
@@ -72,6 +72,8 @@ export class ServiceServer {
   /**
    * Registers a service; `name` is its fully qualified proto name, used by
    * health checks. `allowedCallers` replaces the server's for this service.
+   * A per-RPC list naming an RPC the service does not have is refused here,
+   * at start, rather than silently allowing nobody.
    */
   addService<Definition extends ServiceDefinitionShape>(
     name: string,
@@ -81,6 +83,8 @@ export class ServiceServer {
   ): void {
     const implementation: UntypedServiceImplementation = {};
     const allowedCallers = options.allowedCallers ?? this.options.allowedCallers;
+    const unknown = unknownMethodsOf(allowedCallers, definition);
+    if (unknown.length > 0) throw new Error(`the callers allowed for ${name} name RPCs it does not have: ${unknown.join(', ')}`);
     for (const method of Object.keys(definition) as (keyof Definition & string)[]) {
       const handler = handlers[method] as (request: unknown, context: RequestContext) => Promise<unknown>;
       implementation[method] = this.wrapUnary(

@@ -1,4 +1,12 @@
-import { clientEntriesSchema, clientSecretMatches, generateClientSecret, hashClientSecret, providerMetadataOf, withClientSecrets } from './client-entries';
+import {
+  clientEntriesSchema,
+  clientSecretMatches,
+  generateClientSecret,
+  hashClientSecret,
+  providerMetadataOf,
+  reservedClientIdProblem,
+  withClientSecrets,
+} from './client-entries';
 
 const web = { client_id: 'web', client_name: 'Web', redirect_uris: ['https://app.example.com/callback'] };
 
@@ -51,5 +59,13 @@ describe('client secrets', () => {
     const metadata = providerMetadataOf(clientEntriesSchema.parse(JSON.stringify([{ ...web, client_secret: secret }]))[0]!, kept);
     expect(metadata).toMatchObject({ client_secret: kept, response_types: ['code'], require_auth_time: true });
     expect(JSON.stringify(metadata)).not.toContain(secret);
+  });
+});
+
+describe('reservedClientIdProblem', () => {
+  it('refuses the service tokens’ audience as a client id, and only it', () => {
+    expect(reservedClientIdProblem('latchkey', 'latchkey')).toBe('cannot be "latchkey": it is AUTH_JWT_AUDIENCE, the audience of service tokens');
+    expect(reservedClientIdProblem('latchkey-web', 'latchkey')).toBeUndefined();
+    expect(reservedClientIdProblem('Latchkey', 'latchkey')).toBeUndefined();
   });
 });

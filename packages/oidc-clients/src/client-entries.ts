@@ -87,6 +87,17 @@ export const clientEntriesSchema = env
   .pipe(z.array(clientEntrySchema))
   .refine((entries) => new Set(entries.map((entry) => entry.client_id)).size === entries.length, 'every client needs its own client_id');
 
+/**
+ * Why `clientId` cannot be a client's id, or undefined when it can: the
+ * service tokens' audience (AUTH_JWT_AUDIENCE) is reserved, since an ID
+ * token's `aud` is its client's id and the same keys sign both, so such a
+ * client's ID tokens would pass a service token verifier's audience check.
+ */
+export function reservedClientIdProblem(clientId: string, serviceTokenAudience: string): string | undefined {
+  if (clientId !== serviceTokenAudience) return undefined;
+  return `cannot be ${JSON.stringify(clientId)}: it is AUTH_JWT_AUDIENCE, the audience of service tokens`;
+}
+
 /** A new client secret: 256 random bits, base64url. */
 export function generateClientSecret(): string {
   return randomBytes(32).toString('base64url');

@@ -10,5 +10,6 @@ export {
   generateClientSecret,
   providerMetadataOf,
   usesClientSecret,
+  reservedClientIdProblem,
   type ClientEntry,
 } from './client-entries';

@@ -14,8 +14,8 @@ export interface OwnPgBouncer {
 
 /**
  * PgBouncer in transaction mode of the test's own (the Debian package), on
- * a loopback port in front of `postgresPort`, for every database: what a
- * platform team puts between the units and PostgreSQL. Like production,
+ * a loopback port in front of `postgresPort`, for every database and role:
+ * what a platform team puts between the units and PostgreSQL. Like production,
  * it accepts no startup parameter but the few it tracks, and hands every
  * transaction whichever server connection is free.
  */
@@ -36,6 +36,8 @@ export async function startPgBouncer(options: { postgresPort: number; poolSize?:
       "unix_socket_dir = ''",
       'auth_type = trust',
       `auth_file = ${users}`,
+      // The units' own roles are not in the file: PgBouncer looks them up in the server, as postgres.
+      'auth_user = postgres',
       'pool_mode = transaction',
       `default_pool_size = ${options.poolSize ?? 40}`,
       'max_client_conn = 1000',

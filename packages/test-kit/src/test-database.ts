@@ -27,7 +27,9 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
 
 /**
  * Drops a test database once the connections of the file that used it are
- * gone. `pool.end()` resolves when it has asked each connection to close,
+ * gone, and the roles named for it: the local stack gives each unit a role
+ * of its own, `<database>_<unit>` (tools/stack, database-roles.ts), and
+ * roles outlive a database, being the whole server's. `pool.end()` resolves when it has asked each connection to close,
  * not when the server has closed them; forcing the drop at that moment
  * terminates a backend that has not yet read the request, and the pool,
  * no longer listening, raises the server's 57P01 as an unhandled error.
@@ -48,6 +50,8 @@ export async function dropTestDatabase(adminUrl: string, name: string): Promise<
       { timeoutMs: 2_000, intervalMs: 20, description: `the connections to ${name} to close` },
     ).catch(() => undefined);
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    const { rows } = await admin.query<{ rolname: string }>('SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)', [`${name}_`]);
+    for (const { rolname } of rows) await admin.query(`DROP ROLE IF EXISTS ${admin.escapeIdentifier(rolname)}`);
   } finally {
     await admin.end();
   }

@@ -1,12 +1,17 @@
 export {
   addressVariableOf,
+  calleesOf,
   callersOf,
+  methodCallersOf,
   serveArgsOf,
   unitNamed,
+  unitServing,
   units,
   type BackingServiceName,
+  type GrpcCalls,
   type PortName,
   type Unit,
+  type UnitDatabase,
   type UnitKind,
   type UnitPort,
 } from './unit-catalogue';

@@ -1,12 +1,28 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { addressVariableOf, callersOf, serveArgsOf, unitNamed, units } from './unit-catalogue';
+import { addressVariableOf, calleesOf, callersOf, methodCallersOf, serveArgsOf, unitNamed, unitServing, units } from './unit-catalogue';
 
-test('names are unique and every call names a gRPC unit of the list', () => {
+test('names are unique and every call names a service a gRPC unit of the list serves', () => {
   const names = units.map((unit) => unit.name);
   expect(new Set(names).size).toBe(names.length);
   for (const unit of units) {
-    for (const callee of unit.calls) expect({ caller: unit.name, callee, kind: unitNamed(callee).kind }).toEqual({ caller: unit.name, callee, kind: 'grpc' });
+    for (const service of Object.keys(unit.calls)) {
+      const callee = unitServing(service);
+      expect({ caller: unit.name, service, kind: callee.kind }).toEqual({ caller: unit.name, service, kind: 'grpc' });
+      // A unit asks its own process, not its gRPC port.
+      expect(callee.name).not.toBe(unit.name);
+      expect(unit.calls[service]!.length).toBeGreaterThan(0);
+      expect(new Set(unit.calls[service]).size).toBe(unit.calls[service]!.length);
+    }
+  }
+});
+
+test('a gRPC unit serves its health-checked service, and no service is served twice', () => {
+  const served = units.flatMap((unit) => unit.serves ?? []);
+  expect(new Set(served).size).toBe(served.length);
+  for (const unit of units) {
+    if (unit.kind === 'grpc') expect(unit.serves).toContain(unit.grpcService);
+    else expect(unit.serves).toBeUndefined();
   }
 });
 
@@ -37,6 +53,9 @@ test('every gRPC unit has a caller', () => {
 
 test('callers, addresses and serve arguments follow the list', () => {
   expect(callersOf('identity')).toEqual(['oauth', 'totp', 'passkeys', 'jobs', 'gateway']);
+  expect(calleesOf(unitNamed('jobs'))).toEqual(['identity', 'oauth', 'totp', 'posts', 'passkeys']);
+  expect(unitServing('oidc.v1.OidcService').name).toBe('identity');
+  expect(() => unitServing('billing.v1.BillingService')).toThrow(/no unit serves billing\.v1\.BillingService/);
   expect(addressVariableOf('identity')).toBe('IDENTITY_GRPC_ADDRESS');
   expect(serveArgsOf(unitNamed('gateway'))).toEqual([]);
   expect(serveArgsOf(unitNamed('jobs'))).toEqual(['serve']);
@@ -48,4 +67,35 @@ test("a unit's required secrets are among its settings, and the commands its ima
     expect({ unit: unit.name, notRead: unit.requiredSecrets.filter((name) => !unit.settings.includes(name)) }).toEqual({ unit: unit.name, notRead: [] });
     for (const command of unit.commands ?? []) expect(existsSync(path.join(__dirname, '../../..', unit.folder, command))).toBe(true);
   }
+});
+
+test('each RPC answers only the units that list it: the TOTP marks totp alone, the OpenID artifacts the gateway, ended sessions the worker', () => {
+  const identity = methodCallersOf('identity.v1.IdentityService');
+  for (const rpc of ['RecordTotpPossible', 'RecordTotpAbsent', 'CompleteTotpCensus']) expect(identity[rpc]).toEqual(['totp']);
+  expect(identity.GetUser).toEqual(['oauth', 'passkeys', 'jobs', 'gateway']);
+  expect(identity.BeginSignInMethodRemoval).toEqual(['oauth', 'passkeys']);
+  // No unit asks for it: no unit may.
+  expect(identity.ListSignInMethods).toBeUndefined();
+  const oidc = methodCallersOf('oidc.v1.OidcService');
+  for (const rpc of ['SaveArtifact', 'IssueArtifacts', 'ConsumeArtifact', 'DestroyArtifact', 'RevokeGrantTokens']) expect(oidc[rpc]).toEqual(['gateway']);
+  expect(oidc.EndSessions).toEqual(['jobs']);
+  expect(methodCallersOf('totp.v1.TotpService').DeleteUserData).toEqual(['jobs']);
+});
+
+test('a unit on PostgreSQL owns schemas no other unit owns, and reads only schemas another unit owns', () => {
+  const owners = new Map<string, string>();
+  for (const unit of units) {
+    expect({ unit: unit.name, database: unit.database !== undefined }).toEqual({ unit: unit.name, database: unit.backingServices.includes('postgres') });
+    for (const schema of unit.database?.owns ?? []) {
+      expect({ schema, owner: owners.get(schema) }).toEqual({ schema, owner: undefined });
+      owners.set(schema, unit.name);
+    }
+  }
+  for (const unit of units) {
+    for (const schema of unit.database?.reads ?? []) {
+      const owner = owners.get(schema);
+      expect({ reader: unit.name, schema, owned: owner !== undefined && owner !== unit.name }).toEqual({ reader: unit.name, schema, owned: true });
+    }
+  }
+  expect(unitNamed('posts').database).toEqual({ owns: ['posts'], reads: ['search'] });
 });

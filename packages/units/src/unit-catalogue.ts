@@ -40,6 +40,20 @@ export interface UnitPort {
   readonly localOffset: number;
 }
 
+/**
+ * A unit's PostgreSQL schemas. With a role per unit (docs/operations.md, "A
+ * PostgreSQL role per unit") its role owns the schemas it `owns` (it
+ * migrates them and writes them) and may only read those it `reads`, which
+ * another unit owns; it has no right on any other schema.
+ */
+export interface UnitDatabase {
+  readonly owns: readonly string[];
+  readonly reads: readonly string[];
+}
+
+/** Service (proto name) => the RPCs called, by proto name. */
+export type GrpcCalls = Readonly<Record<string, readonly string[]>>;
+
 export interface Unit {
   readonly name: string;
   readonly kind: UnitKind;
@@ -48,12 +62,28 @@ export interface Unit {
   readonly packageName: string;
   /** The gRPC service its readiness probe asks grpc.health.v1 about. */
   readonly grpcService?: string;
+  /**
+   * The gRPC services it serves other units on its gRPC port, by proto name
+   * (`identity.v1.IdentityService`): its own, and any more that live in its
+   * process. The platform APIs (admin.v1, sessions.v1) are not among them:
+   * their callers are named in configuration.
+   */
+  readonly serves?: readonly string[];
   readonly ports: readonly UnitPort[];
-  /** gRPC units it calls: it reads their `<NAME>_GRPC_ADDRESS`, and only callers may reach a gRPC port. */
-  readonly calls: readonly string[];
+  /**
+   * What it calls over gRPC: per service (proto name), the RPCs it needs,
+   * by proto name (`GetUser`). With mutual TLS a service answers an RPC only
+   * to the units that list it here (PERMISSION_DENIED otherwise); a unit
+   * reads the `<NAME>_GRPC_ADDRESS` of each unit it calls, and only callers
+   * may reach a gRPC port. test/workspace/grpc-call-sites.test.ts holds the
+   * lists to the calls the code makes, no more and no fewer.
+   */
+  readonly calls: GrpcCalls;
   /** Whether `node dist/main.js migrate` must run before it serves. */
   readonly migrates: boolean;
   readonly backingServices: readonly BackingServiceName[];
+  /** Its PostgreSQL schemas, when `postgres` is among its backing services. */
+  readonly database?: UnitDatabase;
   /**
    * The installation-wide settings it reads (the chart's `config` and
    * `secrets`); its own settings with defaults stay in its config schema.
@@ -98,6 +128,18 @@ const natsSettings = ['NATS_URL', 'NATS_STREAM_REPLICAS', 'NATS_CREDS_FILE', 'NA
 /** Where post search lives (packages/search-engine): posts queries it, the jobs worker keeps its index. */
 const searchEngineSettings = ['SEARCH_ENGINE', 'OPENSEARCH_URL', 'OPENSEARCH_INDEX', 'OPENSEARCH_USERNAME', 'OPENSEARCH_PASSWORD'] as const;
 
+/**
+ * What a unit that keeps sign-in methods of its own (passkeys, provider
+ * connections) calls on identity's ledger (packages/sign-in-methods): list
+ * them, and remove them without leaving an account no way in.
+ */
+const ledgerKeeperCalls = [
+  'RecordSignInMethods',
+  'BeginSignInMethodRemoval',
+  'CancelSignInMethodRemoval',
+  'FinishSignInMethodRemovals',
+] as const;
+
 function grpcPorts(localOffset: number): readonly UnitPort[] {
   return [
     { name: 'grpc', variable: 'GRPC_PORT', containerPort: 50_051, localOffset },
@@ -113,12 +155,15 @@ export const units: readonly Unit[] = [
     folder: 'services/identity',
     packageName: '@latchkey/identity',
     grpcService: 'identity.v1.IdentityService',
+    // oidc.v1: the OpenID Provider's durable state, kept with the accounts its tokens are revoked with.
+    serves: ['identity.v1.IdentityService', 'oidc.v1.OidcService'],
     // admin.v1 apart from identity.v1: its callers are people and their tools, with certificates of another CA.
     ports: [...grpcPorts(0), { name: 'admin', variable: 'ADMIN_GRPC_PORT', containerPort: 50_052, localOffset: 10 }],
-    calls: [],
+    calls: {},
     migrates: true,
     // Redis: the session store, where disabling an account ends its sessions at once.
     backingServices: ['postgres', 'redis', 'nats'],
+    database: { owns: ['identity'], reads: [] },
     settings: [
       ...processSettings,
       'NATS_SUBJECT_PREFIX',
@@ -127,6 +172,8 @@ export const units: readonly Unit[] = [
       'AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME',
       'AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME',
       'AUTH_EMAIL_CHANGE_TOKEN_EXPIRE_TIME',
+      // Reserved: no OpenID client registered through admin.v1 may have it as its id.
+      'AUTH_JWT_AUDIENCE',
       ...databaseSettings,
       ...natsSettings,
     ],
@@ -140,10 +187,21 @@ export const units: readonly Unit[] = [
     folder: 'services/oauth',
     packageName: '@latchkey/oauth',
     grpcService: 'oauth.v1.OAuthService',
+    serves: ['oauth.v1.OAuthService'],
     ports: grpcPorts(1),
-    calls: ['identity'],
+    calls: {
+      // Sign-up and sign-in by a provider's account, and its connections in the ledger of sign-in methods.
+      'identity.v1.IdentityService': [
+        'GetUserByEmail',
+        'CreateVerifiedUser',
+        'GetUser',
+        'PrepareProviderLink',
+        ...ledgerKeeperCalls,
+      ],
+    },
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
+    database: { owns: ['oauth'], reads: [] },
     settings: [
       ...processSettings,
       'REDIS_KEY_PREFIX',
@@ -172,11 +230,13 @@ export const units: readonly Unit[] = [
     folder: 'services/totp',
     packageName: '@latchkey/totp',
     grpcService: 'totp.v1.TotpService',
+    serves: ['totp.v1.TotpService'],
     ports: grpcPorts(2),
     // Identity, told which accounts may have TOTP on, so that sign-ins of the others skip asking totp.
-    calls: ['identity'],
+    calls: { 'identity.v1.IdentityService': ['RecordTotpPossible', 'RecordTotpAbsent', 'CompleteTotpCensus'] },
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
+    database: { owns: ['totp'], reads: [] },
     settings: [
       ...processSettings,
       'REDIS_KEY_PREFIX',
@@ -197,10 +257,13 @@ export const units: readonly Unit[] = [
     folder: 'services/posts',
     packageName: '@latchkey/posts',
     grpcService: 'posts.v1.PostsService',
+    serves: ['posts.v1.PostsService'],
     ports: grpcPorts(3),
-    calls: [],
+    calls: {},
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
+    // Search: the index the jobs worker keeps in PostgreSQL, which SearchPosts reads (SEARCH_ENGINE=postgres).
+    database: { owns: ['posts'], reads: ['search'] },
     settings: [
       ...processSettings,
       'NATS_SUBJECT_PREFIX',
@@ -221,11 +284,13 @@ export const units: readonly Unit[] = [
     folder: 'services/passkeys',
     packageName: '@latchkey/passkeys',
     grpcService: 'passkeys.v1.PasskeysService',
+    serves: ['passkeys.v1.PasskeysService'],
     ports: grpcPorts(5),
     // The account (its email) and the ledger of sign-in methods, which keeps a passkey from being the last way in removed.
-    calls: ['identity'],
+    calls: { 'identity.v1.IdentityService': ['GetUser', ...ledgerKeeperCalls] },
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
+    database: { owns: ['passkeys'], reads: [] },
     settings: [
       ...processSettings,
       'REDIS_KEY_PREFIX',
@@ -245,11 +310,22 @@ export const units: readonly Unit[] = [
     folder: 'services/jobs',
     packageName: '@latchkey/jobs',
     ports: [{ name: 'metrics', variable: 'METRICS_PORT', containerPort: 9_464, localOffset: 10 }],
-    // The account cleanup, the purge of accounts never verified, and (oidc.v1 on identity) the OpenID clients of ended sessions.
-    calls: ['identity', 'oauth', 'totp', 'posts', 'passkeys'],
+    calls: {
+      // Whether a deleted account is gone, whether a reset being cleaned up happened, and the purge of accounts never verified.
+      'identity.v1.IdentityService': ['GetUser', 'GetPasswordReset', 'PurgeUnverifiedUsers'],
+      // The OpenID clients of ended sessions, for their back-channel logouts.
+      'oidc.v1.OidcService': ['EndSessions'],
+      // The account cleanup; the methods a password reset takes back; a post's version before its content goes.
+      'oauth.v1.OAuthService': ['RemoveRecentConnections', 'DeleteUserData'],
+      'totp.v1.TotpService': ['DeleteUserData'],
+      'posts.v1.PostsService': ['GetPost', 'DeleteUserPosts'],
+      'passkeys.v1.PasskeysService': ['RemoveRecentPasskeys', 'DeleteUserData'],
+    },
     migrates: true,
     // Redis: the sessions that credential changes and account deletions end.
     backingServices: ['postgres', 'redis', 'nats'],
+    // Search: the index it keeps (SEARCH_ENGINE=postgres), which it alone writes.
+    database: { owns: ['jobs', 'search'], reads: [] },
     settings: [
       ...processSettings,
       'NATS_SUBJECT_PREFIX',
@@ -278,7 +354,73 @@ export const units: readonly Unit[] = [
       { name: 'grpc', variable: 'GRPC_PORT', containerPort: 50_051, localOffset: 4 },
       { name: 'metrics', variable: 'METRICS_PORT', containerPort: 9_464, localOffset: 11 },
     ],
-    calls: ['identity', 'oauth', 'totp', 'posts', 'passkeys'],
+    // The HTTP API's routes, each asking the unit that owns the data; never what only a unit's own work needs
+    // (the TOTP presence marks, the ledger of sign-in methods, the account cleanup).
+    calls: {
+      'identity.v1.IdentityService': [
+        'RegisterUser',
+        'AuthenticatePassword',
+        'GetUser',
+        'VerifyEmail',
+        'SendVerificationEmail',
+        'RequestPasswordReset',
+        'ResetPassword',
+        'ChangePassword',
+        'RequestEmailChange',
+        'CancelEmailChange',
+        'RecordSessionsEnded',
+        'CheckPassword',
+        'DeleteUser',
+        'ConfirmEmailChange',
+      ],
+      // The OpenID Provider's protocol runs here: its grants, codes and tokens are written through oidc.v1.
+      'oidc.v1.OidcService': [
+        'SaveArtifact',
+        'FindArtifact',
+        'ConsumeArtifact',
+        'IssueArtifacts',
+        'DestroyArtifact',
+        'RevokeGrantTokens',
+        'FindUserGrant',
+        'ListUserGrants',
+        'RevokeUserGrants',
+        'GetClient',
+        'ApproveDeviceCode',
+        'DenyDeviceCode',
+      ],
+      'oauth.v1.OAuthService': [
+        'ListProviders',
+        'CreateAuthorization',
+        'CompleteLogin',
+        'CompleteSignup',
+        'LinkProvider',
+        'ConfirmIdentity',
+        'ListConnections',
+        'UnlinkProvider',
+        'RemoveRecentConnections',
+      ],
+      'totp.v1.TotpService': [
+        'BeginSetup',
+        'Enable',
+        'GetStatus',
+        'Disable',
+        'RegenerateBackupCodes',
+        'BeginLogin',
+        'VerifyLoginChallenge',
+        'ConfirmSecondFactor',
+      ],
+      'posts.v1.PostsService': ['CreatePost', 'GetPost', 'UpdatePost', 'DeletePost', 'ListPosts', 'SearchPosts', 'ListActionLogs'],
+      'passkeys.v1.PasskeysService': [
+        'BeginRegistration',
+        'FinishRegistration',
+        'ListPasskeys',
+        'RenamePasskey',
+        'DeletePasskey',
+        'BeginAuthentication',
+        'FinishAuthentication',
+        'RemoveRecentPasskeys',
+      ],
+    },
     migrates: false,
     backingServices: ['redis'],
     settings: [
@@ -308,9 +450,36 @@ export function unitNamed(name: string): Unit {
   return unit;
 }
 
+/** The unit of `catalogue` that serves gRPC service `service` (`oidc.v1.OidcService`: identity). */
+export function unitServing(service: string, catalogue: readonly Unit[] = units): Unit {
+  const unit = catalogue.find((candidate) => candidate.serves?.includes(service));
+  if (!unit) throw new Error(`no unit serves ${service}`);
+  return unit;
+}
+
+/** The units `unit` calls over gRPC, in catalogue order. */
+export function calleesOf(unit: Unit, catalogue: readonly Unit[] = units): string[] {
+  const called = new Set(Object.keys(unit.calls).map((service) => unitServing(service, catalogue).name));
+  return catalogue.filter((candidate) => called.has(candidate.name)).map((candidate) => candidate.name);
+}
+
 /** The units that call `name` over gRPC, in catalogue order. */
-export function callersOf(name: string): string[] {
-  return units.filter((unit) => unit.calls.includes(name)).map((unit) => unit.name);
+export function callersOf(name: string, catalogue: readonly Unit[] = units): string[] {
+  return catalogue.filter((unit) => calleesOf(unit, catalogue).includes(name)).map((unit) => unit.name);
+}
+
+/**
+ * Who may call each RPC of gRPC service `service`: RPC name => the units
+ * that list it in their `calls`, in catalogue order. An RPC no unit calls
+ * is absent, and so answers no unit.
+ */
+export function methodCallersOf(service: string, catalogue: readonly Unit[] = units): Record<string, string[]> {
+  unitServing(service, catalogue);
+  const callers: Record<string, string[]> = {};
+  for (const unit of catalogue) {
+    for (const method of unit.calls[service] ?? []) (callers[method] ??= []).push(unit.name);
+  }
+  return callers;
 }
 
 /** The variable under which callers find a gRPC unit: IDENTITY_GRPC_ADDRESS. */

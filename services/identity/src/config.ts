@@ -11,6 +11,7 @@ import {
   processVariables,
   redisModeProblems,
   redisVariables,
+  serviceTokenVariables,
 } from '@latchkey/config';
 import { adminAllowedCallersSchema } from './admin-allowed-callers';
 
@@ -40,6 +41,8 @@ export const configSchema = z
      * (docs/integration.md, "Administration").
      */
     ADMIN_GRPC_ALLOWED_CALLERS: adminAllowedCallersSchema,
+    /** The gateway's service tokens' audience, which admin.v1 registers no OpenID client under. */
+    ...serviceTokenVariables,
     /** Token lifetimes in minutes, under the names of docs/api.md, "Configuration". */
     AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME: env.int(1, 1),
     AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME: env.int(15, 1),

@@ -10,6 +10,8 @@ export interface IdentityDeps {
   readonly sessions: { readonly redis: RedisClient; readonly keyPrefix: string };
   /** AUTH_RESET_REVOKES_METHODS_HOURS: how far back a password reset takes back added ways in. */
   readonly resetRevokesMethodsHours: number;
+  /** AUTH_JWT_AUDIENCE, the service tokens' audience: no OpenID client may be registered under it. */
+  readonly serviceTokenAudience: string;
   /** Token lifetimes in minutes (AUTH_*_EXPIRE_TIME). */
   readonly tokenTtlMinutes: {
     readonly verifyEmail: number;

@@ -12,7 +12,7 @@ import { deleteOldResets } from './reset-records';
 import { deleteExpiredArtifacts } from './oidc/oidc-artifacts';
 import { oidcHandlers } from './oidc/oidc-handlers';
 import { PasswordHasher } from './password-hasher';
-import { callersOf } from '@latchkey/units';
+import { methodCallersOf } from '@latchkey/units';
 
 export const IDENTITY_SCHEMA = 'identity';
 const TOKEN_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -35,6 +35,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     hasher,
     sessions: { redis, keyPrefix: config.REDIS_KEY_PREFIX },
     resetRevokesMethodsHours: config.AUTH_RESET_REVOKES_METHODS_HOURS,
+    serviceTokenAudience: config.AUTH_JWT_AUDIENCE,
     tokenTtlMinutes: {
       verifyEmail: config.AUTH_EMAIL_VERIFICATION_TOKEN_EXPIRE_TIME,
       resetPassword: config.AUTH_PASSWORD_RESET_TOKEN_EXPIRE_TIME,
@@ -52,7 +53,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
 
   const endpoints = await startGrpcEndpoints({
     unit: 'identity',
-    callers: callersOf('identity'),
+    callers: methodCallersOf('identity.v1.IdentityService'),
     settings: config,
     logger,
     service: { name: 'identity.v1.IdentityService', definition: identityV1.IdentityServiceService, handlers: identityHandlers(deps) },
@@ -62,7 +63,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
         name: 'oidc.v1.OidcService',
         definition: oidcV1.OidcServiceService,
         handlers: oidcHandlers(deps),
-        callers: ['gateway', 'jobs'],
+        callers: methodCallersOf('oidc.v1.OidcService'),
       },
     ],
     platform: {

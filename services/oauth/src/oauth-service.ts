@@ -11,7 +11,7 @@ import type { OAuthDeps } from './oauth-deps';
 import { OAuthStates } from './oauth-state';
 import { PendingSignups } from './pending-signups';
 import { createProviderRegistry } from './providers/provider-registry';
-import { callersOf } from '@latchkey/units';
+import { methodCallersOf } from '@latchkey/units';
 
 export const OAUTH_SCHEMA = 'oauth';
 
@@ -35,7 +35,7 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
 
   const endpoints = await startGrpcEndpoints({
     unit: 'oauth',
-    callers: callersOf('oauth'),
+    callers: methodCallersOf('oauth.v1.OAuthService'),
     settings: config,
     logger,
     service: { name: 'oauth.v1.OAuthService', definition: oauthV1.OAuthServiceService, handlers: oauthHandlers(deps) },

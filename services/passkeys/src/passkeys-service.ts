@@ -4,7 +4,7 @@ import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import { startLedgerSweep } from '@latchkey/sign-in-methods';
 import type { Logger } from '@latchkey/telemetry';
-import { callersOf } from '@latchkey/units';
+import { methodCallersOf } from '@latchkey/units';
 import { CeremonyChallenges } from './ceremony-challenges';
 import type { PasskeysConfig } from './config';
 import { passkeysHandlers } from './handlers';
@@ -32,7 +32,7 @@ export async function startPasskeysService(config: PasskeysConfig, logger: Logge
 
   const endpoints = await startGrpcEndpoints({
     unit: 'passkeys',
-    callers: callersOf('passkeys'),
+    callers: methodCallersOf('passkeys.v1.PasskeysService'),
     settings: config,
     logger,
     service: { name: 'passkeys.v1.PasskeysService', definition: passkeysV1.PasskeysServiceService, handlers: passkeysHandlers(deps) },

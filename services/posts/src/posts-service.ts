@@ -11,7 +11,7 @@ import { ContentCache } from './content-cache';
 import { postsHandlers } from './handlers';
 import { PostListVersion } from './list-version';
 import { ReadRouting } from './read-routing';
-import { callersOf } from '@latchkey/units';
+import { methodCallersOf } from '@latchkey/units';
 import { createOpenSearchClient } from '@latchkey/search-engine';
 import { OpenSearchPostSearch } from './opensearch-post-search';
 import type { PostSearchEngine } from './post-search-engine';
@@ -85,7 +85,7 @@ export async function startPostsService(config: PostsConfig, logger: Logger): Pr
 
   const endpoints = await startGrpcEndpoints({
     unit: 'posts',
-    callers: callersOf('posts'),
+    callers: methodCallersOf('posts.v1.PostsService'),
     settings: config,
     logger,
     service: { name: 'posts.v1.PostsService', definition: postsV1.PostsServiceService, handlers: postsHandlers(deps) },

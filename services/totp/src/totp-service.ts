@@ -12,7 +12,7 @@ import { SecretBox } from './secret-box';
 import { SetupTokens } from './setup-tokens';
 import { startTotpCensus } from './totp-presence';
 import type { TotpDeps } from './totp-deps';
-import { callersOf } from '@latchkey/units';
+import { methodCallersOf } from '@latchkey/units';
 
 export const TOTP_SCHEMA = 'totp';
 
@@ -51,7 +51,7 @@ export async function startTotpService(
 
   const endpoints = await startGrpcEndpoints({
     unit: 'totp',
-    callers: callersOf('totp'),
+    callers: methodCallersOf('totp.v1.TotpService'),
     settings: config,
     logger,
     service: { name: 'totp.v1.TotpService', definition: totpV1.TotpServiceService, handlers: totpHandlers(deps) },

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { dropTestDatabase, testDatabaseAdminUrl } from '@latchkey/test-kit';
 import { BackingServicesUnreachableError } from './backing-services';
 import { launchStack, type LaunchStackOptions } from './launch-stack';
 import { freePort } from './port-layout';
@@ -56,21 +56,6 @@ interface Recorded {
   readonly env?: Record<string, string>;
 }
 
-const adminUrl = (): string => {
-  const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  url.pathname = '/postgres';
-  return url.toString();
-};
-
-async function dropDatabase(name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}
 
 /** The order the real catalogue implies; the fake units below stand in for every entry. */
 const migrating = migrationOrder(stackUnits).map((unit) => unit.name);
@@ -119,7 +104,7 @@ describe('launchStack', () => {
     }
   });
   afterEach(async () => {
-    await dropDatabase(databaseName);
+    await dropTestDatabase(testDatabaseAdminUrl(), databaseName);
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -148,8 +133,14 @@ describe('launchStack', () => {
       expect(await (await fetch(stack.gatewayUrl)).text()).toBe('ok');
 
       for (const unit of starting) {
+        // Each unit on PostgreSQL as a role of its own; the gateway, which has no database, without one.
+        const database = stackUnits.find((candidate) => candidate.name === unit)?.database;
+        const url = env(unit).DATABASE_URL;
+        expect({ unit, user: url && new URL(url).username, database: url && new URL(url).pathname }).toEqual(
+          database ? { unit, user: `${databaseName}_${unit}`, database: `/${databaseName}` } : { unit, user: undefined, database: undefined },
+        );
+        if (url) expect(stack.databaseUrls[unit]).toBe(url);
         expect(env(unit)).toMatchObject({
-          DATABASE_URL: expect.stringMatching(new RegExp(`/${databaseName}$`)),
           PUBLIC_APP_URL: 'http://app.localhost',
           SMTP_URL: stack.smtp?.url,
           S3_ENDPOINT: stack.s3?.endpoint,

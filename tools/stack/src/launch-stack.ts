@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { BackingServicesUnreachableError, findUnreachableBackingServices } from './backing-services';
+import { ensureUnitRoles } from './database-roles';
 import { ensureDatabase } from './ensure-database';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from './mail-catcher';
 import {
@@ -42,6 +43,9 @@ const randomPortsAppUrl = 'http://app.localhost';
 /** How long a unit may take to exit after SIGTERM before it gets SIGKILL. */
 const stopGraceMs = 10_000;
 const migrationTimeoutMs = 120_000;
+
+/** The variables that name a unit's PostgreSQL: it gets each one that is set with its own role (databaseVariables in @latchkey/config). */
+const databaseVariables = ['DATABASE_URL', 'DATABASE_SESSION_URL', 'DATABASE_READ_URL'] as const;
 
 export interface LaunchStackOptions {
   /** The environment to start from; default process.env. Variables it sets win over the local defaults. */
@@ -107,8 +111,14 @@ export interface RunningStack {
    * the units: where it would listen, or with random ports PUBLIC_APP_URL.
    */
   readonly gatewayUrl: string;
-  /** The environment every process got, before its own port variables and the addresses of the units before it. */
+  /**
+   * The environment every process got, before its own port variables, its
+   * database role and the addresses of the units before it. Its
+   * DATABASE_URL is the administrator's, which created the units' roles.
+   */
   readonly env: Readonly<Record<string, string>>;
+  /** The DATABASE_URL each unit on PostgreSQL got: its own role's. */
+  readonly databaseUrls: Readonly<Record<string, string>>;
   /** The embedded mail catcher; absent when SMTP_URL was given. */
   readonly smtp?: StackMail;
   /** The embedded S3 store; absent when S3_ENDPOINT was given. */
@@ -196,6 +206,10 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
   if (needed.includes('postgres') && (await unlessAborted(ensureDatabase(databaseUrl), signal))) {
     emit({ type: 'database-created', database: databaseNameOf(databaseUrl) });
   }
+  // For every unit of the catalogue, not only those chosen: a unit's role may read a schema another's owns.
+  const unitRoles = needed.includes('postgres')
+    ? await unlessAborted(ensureUnitRoles(databaseUrl, stackUnits), signal)
+    : new Map<string, (url: string) => string>();
 
   let startedGatewayUrl: string | undefined;
   const launched: UnitProcess[] = [];
@@ -263,8 +277,19 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
     });
     // Each started service's address, for the units that start after it.
     const addresses: Record<string, string> = {};
+    const databaseEnv = (unit: StackUnit): Record<string, string> => {
+      const asRole = unitRoles.get(unit.name);
+      if (!asRole) return {};
+      return Object.fromEntries(databaseVariables.filter((name) => env[name] !== undefined).map((name) => [name, asRole(env[name]!)]));
+    };
+    // The administrator's URLs reach no unit: one on PostgreSQL gets them as its own role, any other not at all.
+    const sharedEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !(databaseVariables as readonly string[]).includes(name)));
     const unitEnv = (unit: StackUnit): Record<string, string> =>
-      mergeEnvironment({ ...env, ...addresses, ...portVariables(ports.get(unit.name) ?? {}) }, {}, options.unitEnv?.(unit.name) ?? {});
+      mergeEnvironment(
+        { ...sharedEnv, ...databaseEnv(unit), ...addresses, ...portVariables(ports.get(unit.name) ?? {}) },
+        {},
+        options.unitEnv?.(unit.name) ?? {},
+      );
 
     for (const unit of migrationOrder(units)) {
       throwIfAborted(signal);
@@ -322,6 +347,7 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
     return {
       gatewayUrl: fixedGatewayUrl ?? startedGatewayUrl ?? env.PUBLIC_APP_URL ?? randomPortsAppUrl,
       env,
+      databaseUrls: Object.fromEntries(units.filter((unit) => unitRoles.has(unit.name)).map((unit) => [unit.name, databaseEnv(unit).DATABASE_URL!])),
       ...(catcher
         ? {
             smtp: {

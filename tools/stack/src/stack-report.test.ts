@@ -37,6 +37,7 @@ describe('formatStackSummary', () => {
   const stack = (processes: string[], env: Record<string, string>): RunningStack => ({
     gatewayUrl: 'http://localhost:8080',
     env,
+    databaseUrls: {},
     smtp: {
       url: 'smtp://127.0.0.1:1025',
       directory: '/data/mail',

@@ -1,4 +1,4 @@
-import { addressVariableOf, serveArgsOf, units, type BackingServiceName, type PortName } from '@latchkey/units';
+import { addressVariableOf, calleesOf, serveArgsOf, units, type BackingServiceName, type PortName, type UnitDatabase } from '@latchkey/units';
 
 export type { BackingServiceName } from '@latchkey/units';
 
@@ -35,6 +35,8 @@ export interface StackUnit {
   /** Units whose addresses this unit reads; they start, and are ready, first. */
   readonly needs: readonly string[];
   readonly backingServices: readonly BackingServiceName[];
+  /** Its PostgreSQL schemas, which its own role owns or reads. */
+  readonly database?: UnitDatabase;
 }
 
 /** Every unit of the stack, in the order migrations run: the catalogue of @latchkey/units. */
@@ -46,8 +48,9 @@ export const stackUnits: readonly StackUnit[] = units.map((unit) => ({
   ports: unit.ports.map((port) => ({ variable: port.variable, kind: port.name, offset: port.localOffset })),
   ...(unit.kind === 'grpc' ? { addressVariable: addressVariableOf(unit.name) } : {}),
   // The units it calls start first, so that their addresses are known (with random ports, only once they are up).
-  needs: unit.calls,
+  needs: calleesOf(unit),
   backingServices: unit.backingServices,
+  ...(unit.database ? { database: unit.database } : {}),
 }));
 
 /** The units named in `names`, in catalogue order; all of them when `names` is undefined. */

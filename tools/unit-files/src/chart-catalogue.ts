@@ -1,5 +1,5 @@
 import { producedJobs } from '@latchkey/job-streams';
-import type { Unit } from '@latchkey/units';
+import { calleesOf, type Unit } from '@latchkey/units';
 import { stringify } from 'yaml';
 import { commandOf, imageOf, migrateCommand } from './image-names';
 
@@ -36,7 +36,7 @@ function handedSettings(unit: Unit, chart: ChartSettings): { config: string[]; s
   return { config, secrets, optionalSecrets };
 }
 
-function chartUnit(unit: Unit, chart: ChartSettings): Record<string, unknown> {
+function chartUnit(unit: Unit, catalogue: readonly Unit[], chart: ChartSettings): Record<string, unknown> {
   const published = (producedJobs as Record<string, readonly string[] | undefined>)[unit.name];
   return {
     kind: unit.kind,
@@ -44,7 +44,7 @@ function chartUnit(unit: Unit, chart: ChartSettings): Record<string, unknown> {
     args: commandOf(unit),
     ports: Object.fromEntries(unit.ports.map((port) => [port.name, { port: port.containerPort, env: port.variable }])),
     ...(unit.grpcService ? { grpcHealthService: unit.grpcService } : {}),
-    calls: unit.calls,
+    calls: calleesOf(unit, catalogue),
     ...handedSettings(unit, chart),
     ...(unit.migrates ? { migrations: { enabled: true, args: migrateCommand } } : {}),
     ...(published ? { natsPublishes: published } : {}),
@@ -53,6 +53,6 @@ function chartUnit(unit: Unit, chart: ChartSettings): Record<string, unknown> {
 
 /** charts/latchkey/catalogue.yaml: the units, name => facts. */
 export function chartCatalogue(units: readonly Unit[], chart: ChartSettings): string {
-  const body = Object.fromEntries(units.map((unit) => [unit.name, chartUnit(unit, chart)]));
+  const body = Object.fromEntries(units.map((unit) => [unit.name, chartUnit(unit, units, chart)]));
   return header + stringify({ units: body }, { lineWidth: 0, flowCollectionPadding: false });
 }

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { AppError, type FieldError } from '@latchkey/errors';
 import { isUniqueViolation, withTransaction } from '@latchkey/db';
 import type { RequestContext } from '@latchkey/grpc-kit';
-import { clientEntrySchema, generateClientSecret, hashClientSecret, usesClientSecret, type ClientEntry } from '@latchkey/oidc-clients';
+import { clientEntrySchema, generateClientSecret, hashClientSecret, reservedClientIdProblem, usesClientSecret, type ClientEntry } from '@latchkey/oidc-clients';
 import { actorOf } from '../account-administration';
 import { recordAdminAction } from '../audit-log';
 import type { IdentityDeps } from '../identity-deps';
@@ -72,12 +72,14 @@ function metadataOf(entry: ClientEntry): Record<string, unknown> {
 
 /** Registers a client, audited; answers it with its secret, which exists in clear only in this answer. */
 export async function createClient(
-  deps: Pick<IdentityDeps, 'pool'>,
+  deps: Pick<IdentityDeps, 'pool' | 'serviceTokenAudience'>,
   entryJson: string,
   context: RequestContext,
 ): Promise<{ client: StoredClient; secret: string | undefined }> {
   const actor = actorOf(context);
   const entry = parseEntry(entryJson, undefined);
+  const reserved = reservedClientIdProblem(entry.client_id, deps.serviceTokenAudience);
+  if (reserved) throw AppError.validation([{ field: 'client_id', message: reserved }]);
   const secret = usesClientSecret(entry) ? generateClientSecret() : undefined;
   try {
     return await withTransaction(deps.pool, context, async (db) => {
