@@ -1,5 +1,5 @@
 import { opaqueTokenDigest } from '@latchkey/opaque-token';
-import type { ArtifactKind } from './oidc-artifacts';
+import type { ArtifactKind } from './artifact-kinds';
 
 /**
  * What identity keeps of the provider's codes and tokens: their SHA-256,

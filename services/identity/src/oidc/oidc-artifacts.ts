@@ -6,11 +6,8 @@ import type { IdentityDeps } from '../identity-deps';
 import { queueMail } from '../mail-queue';
 import { findUserById } from '../user-store';
 import { presentedPayloadOf, storedIdOf, storedPayloadOf, userCodeHashOf } from './artifact-hashes';
+import { assertKind, type ArtifactKind } from './artifact-kinds';
 import { recordSessionClient, type SessionClientSettings } from './oidc-session-clients';
-
-/** The provider's models that identity keeps (docs/decisions/0002-openid-provider.md). */
-export const artifactKinds = ['Grant', 'AuthorizationCode', 'DeviceCode', 'AccessToken', 'RefreshToken'] as const;
-export type ArtifactKind = (typeof artifactKinds)[number];
 
 /** The fields of a provider payload that identity reads; the rest is the provider's. */
 interface ArtifactPayload {
@@ -25,11 +22,6 @@ interface ArtifactPayload {
 
 export const FOREIGN_KEY_VIOLATION = '23503';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function assertKind(kind: string): ArtifactKind {
-  if (!(artifactKinds as readonly string[]).includes(kind)) throw new AppError('validation:invalid_input', `unknown artifact kind ${kind}`);
-  return kind as ArtifactKind;
-}
 
 function parsePayload(json: string): ArtifactPayload & Record<string, unknown> {
   try {
