@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { launchStack, repositoryRoot, type RunningStack, type StackEvent } from '@latchkey/stack';
 import { Redis } from 'ioredis';
-import pg from 'pg';
+import { dropTestDatabase } from '@latchkey/test-kit';
 import type { BareServerConfig } from './baselines/baseline-messages';
 import { BENCH_OIDC_CLIENT } from './oidc-token-load';
 import { profilerEnvironment } from './cpu-profiles';
@@ -241,13 +241,8 @@ async function removeLeftovers(name: string, env: Readonly<Record<string, string
 
   const adminUrl = new URL(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   adminUrl.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: adminUrl.toString() });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
+  // The stack made a role per unit, named after the database: they go with it.
+  await dropTestDatabase(adminUrl.toString(), name);
 }
 
 /**
