@@ -29,6 +29,9 @@ import { oauthRoutes } from './oauth/oauth-routes';
 import { sessionRoutes } from './sessions/session-routes';
 import { tokenRoutes } from './tokens/token-routes';
 import { oidcRoutes } from './oidc/oidc-routes';
+import { activeOrganizationRoutes } from './orgs/active-organization-routes';
+import { membershipRoutes } from './orgs/membership-routes';
+import { organizationRoutes } from './orgs/organization-routes';
 import { isProviderPath, mountProvider } from './oidc/provider-mount';
 import { registerWebApp, sendAppPage, wantsAppPage, WEB_APP_DIR } from './http/web-app';
 
@@ -133,7 +136,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
   forbidStoringPrivateRoutes(app);
   const addMethodFallbacks = trackRouteMethods(app);
-  const { identity, oauth, totp, passkeys, posts, sessions, limits } = deps;
+  const { identity, oauth, totp, passkeys, posts, orgs, sessions, limits, organizationLimits } = deps;
   const sessionAccess = { sessions, cookie: deps.cookie, reauthMaxAgeMs: deps.config.AUTH_REAUTH_MAX_AGE_SECONDS * 1000 };
   await app.register(accountRoutes({ ...sessionAccess, identity, totp, passkeys, posts, limits }));
   await app.register(credentialRoutes({ ...sessionAccess, identity, oauth, totp, passkeys, limits }));
@@ -151,7 +154,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       maxContentBytes: deps.config.POSTS_MAX_CONTENT_BYTES,
     }),
   );
-  await app.register(tokenRoutes({ ...sessionAccess, tokens: deps.tokens }));
+  await app.register(tokenRoutes({ ...sessionAccess, tokens: deps.tokens, orgs }));
+  await app.register(organizationRoutes({ ...sessionAccess, identity, totp, passkeys, orgs, organizationLimits }));
+  await app.register(membershipRoutes({ ...sessionAccess, orgs, organizationLimits, limits }));
+  await app.register(activeOrganizationRoutes({ ...sessionAccess, orgs }));
   if (deps.openIdProvider) {
     const openId = await deps.openIdProvider();
     mountProvider(app, openId);

@@ -88,6 +88,12 @@ export const configSchema = z.object({
   RATE_LIMIT_OIDC_AUTHORIZE_MAX: env.int(600, 1),
   RATE_LIMIT_OIDC_TOKEN_MAX: env.int(6_000, 1),
   RATE_LIMIT_OIDC_WINDOW_SECONDS: env.int(60, 1),
+  /** Organisations an account may create per window. */
+  RATE_LIMIT_ORG_CREATES: env.int(10, 1),
+  RATE_LIMIT_ORG_CREATES_WINDOW_SECONDS: env.int(3_600, 1),
+  /** Invitations an organisation may send per window (each is a mail to an address a member typed). */
+  RATE_LIMIT_INVITATIONS: env.int(100, 1),
+  RATE_LIMIT_INVITATIONS_WINDOW_SECONDS: env.int(3_600, 1),
   RATE_LIMIT_MAIL_MAX: env.int(5, 1),
   RATE_LIMIT_MAIL_WINDOW_SECONDS: env.int(3_600, 1),
   /** Private JWKs: Ed25519 for service tokens; RSA (required with OIDC_ENABLED) and P-256 for ID tokens too (docs/oidc.md, "Keys"). */

@@ -2,11 +2,12 @@ import type { Logger } from '@latchkey/telemetry';
 import type { Registry } from 'prom-client';
 import type { GatewayConfig } from './config';
 import type { CredentialLimits } from './limits/credential-limits';
+import type { OrganizationLimits } from './limits/organization-limits';
 import type { UsageLimits } from './limits/usage-limits';
 import type { PostListCache } from './posts/post-list-cache';
 import type { PostPageView } from './posts/post-view';
 import type { OpenIdProvider } from './oidc/openid-provider';
-import type { IdentityClient, OAuthClient, OidcClient, PasskeysClient, PostsClient, TotpClient } from './service-clients';
+import type { IdentityClient, OAuthClient, OidcClient, OrgsClient, PasskeysClient, PostsClient, TotpClient } from './service-clients';
 import type { CookieSettings } from './sessions/session-cookie';
 import type { SessionStore } from './sessions/session-store';
 import type { ServiceTokens } from './tokens/service-tokens';
@@ -26,10 +27,13 @@ export interface GatewayDeps {
   readonly passkeys: PasskeysClient;
   /** oidc.v1 on identity: the OpenID Provider's store. */
   readonly oidc: OidcClient;
+  /** orgs.v1 on identity: organisations. */
+  readonly orgs: OrgsClient;
   readonly sessions: SessionStore;
   readonly tokens: ServiceTokens;
   readonly limits: CredentialLimits;
   readonly usage: UsageLimits;
+  readonly organizationLimits: OrganizationLimits;
   readonly newestPosts: PostListCache<PostPageView>;
   readonly registry: Registry;
   readonly cookie: CookieSettings;

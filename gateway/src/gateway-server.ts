@@ -31,7 +31,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       {
         name: 'sessions.v1.SessionsService',
         definition: sessionsV1.SessionsServiceService,
-        handlers: sessionsHandlers(deps.sessions),
+        handlers: sessionsHandlers(deps.sessions, deps.orgs),
         callers: config.SESSIONS_GRPC_ALLOWED_CALLERS,
       },
     ],

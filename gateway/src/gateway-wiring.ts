@@ -1,6 +1,6 @@
 import type { RedisClient } from '@latchkey/db';
 import { Counter } from 'prom-client';
-import { identityV1, oauthV1, oidcV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
+import { identityV1, oauthV1, oidcV1, orgsV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
 import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
 import type { GatewayConfig } from './config';
@@ -11,6 +11,7 @@ import { CredentialLimits } from './limits/credential-limits';
 import { LoginFailures } from './limits/login-failures';
 import { RateLimiter } from './limits/rate-limiter';
 import { UsageLimits } from './limits/usage-limits';
+import { OrganizationLimits } from './limits/organization-limits';
 import { AppError } from '@latchkey/errors';
 import { AccountStates } from './sessions/account-states';
 import { createOpenIdProvider } from './oidc/openid-provider';
@@ -44,6 +45,8 @@ export function createGatewayDeps(
   const passkeys = createServiceClient(passkeysV1.PasskeysServiceService, config.PASSKEYS_GRPC_ADDRESS, clientOptions);
   // oidc.v1 is served by identity, beside identity.v1.
   const oidc = createServiceClient(oidcV1.OidcServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
+  // orgs.v1 too: organisations live with the accounts (docs/decisions/0003-organisations-in-identity.md).
+  const orgs = createServiceClient(orgsV1.OrganizationsServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
   const probes = (
     [
       ['identity', config.IDENTITY_GRPC_ADDRESS, 'identity.v1.IdentityService'],
@@ -114,6 +117,7 @@ export function createGatewayDeps(
     oauth,
     passkeys,
     oidc,
+    orgs,
     sessions,
     tokens: new ServiceTokens({
       keys: config.AUTH_JWT_SIGNING_KEYS,
@@ -122,6 +126,7 @@ export function createGatewayDeps(
       ttlSeconds: config.AUTH_JWT_TTL_SECONDS,
     }),
     usage: new UsageLimits(limiter, config),
+    organizationLimits: new OrganizationLimits(limiter, config),
     limits: new CredentialLimits(
       limiter,
       new LoginFailures(redis, config.REDIS_KEY_PREFIX, {
@@ -169,6 +174,7 @@ export function createGatewayDeps(
       oauth.close();
       passkeys.close();
       oidc.close();
+      orgs.close();
       for (const { probe } of probes) probe.close();
     },
   };

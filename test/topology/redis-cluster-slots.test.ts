@@ -32,6 +32,7 @@ const profile = {
   totp_enabled: false,
   passkeys_count: 0,
   created_at: '2026-01-01T00:00:00.000Z',
+  active_org: null,
 };
 
 let redis: RedisClient;

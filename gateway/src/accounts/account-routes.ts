@@ -4,7 +4,7 @@ import type { CredentialLimits } from '../limits/credential-limits';
 import type { IdentityClient, PasskeysClient, PostsClient, TotpClient } from '../service-clients';
 import { clearSessionCookie } from '../sessions/session-cookie';
 import { assertAccountDeletionAllowed } from './account-deletion-proof';
-import { userSchema } from '../account-view/user-schema';
+import { meSchema, userSchema } from '../account-view/user-schema';
 import { deleteAccountBody, registerBody } from './account-schemas';
 import { actionLogPageSchema, pageQuery } from '../posts/post-schemas';
 import { noContent, problemResponses } from '../http/problem-schema';
@@ -47,8 +47,8 @@ export function accountRoutes(deps: AccountRoutesDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['accounts'],
-          summary: 'The signed-in account.',
-          response: { 200: userSchema, ...problemResponses(401, 503) },
+          summary: 'The signed-in account, with the organisation this session acts for.',
+          response: { 200: meSchema, ...problemResponses(401, 503) },
         },
         onRequest: requireSession(deps),
       },
@@ -90,9 +90,9 @@ export function accountRoutes(deps: AccountRoutesDeps): FastifyPluginAsyncZod {
         schema: {
           tags: ['accounts'],
           summary:
-            'Delete the account, its sessions, second factor, passkeys, provider links and posts (with their content). Without a password, after a recent re-authentication.',
+            'Delete the account, its sessions, second factor, passkeys, provider links, posts (with their content), memberships and the organisations it alone belongs to. Without a password, after a recent re-authentication. 409 org:last_owner while it is the last owner of an organisation with other members.',
           body: deleteAccountBody,
-          response: { ...noContent, ...problemResponses(400, 401, 403, 429, 503) },
+          response: { ...noContent, ...problemResponses(400, 401, 403, 409, 429, 503) },
         },
         onRequest: requireSession(deps),
       },

@@ -113,7 +113,8 @@ export async function startSession(
       methods: account.methods,
       userAgent: request.headers['user-agent'] ?? '',
       ip: request.ip,
-      profile,
+      // A new session acts for no organisation.
+      profile: profile && { ...profile, active_org: null },
     },
     request.ctx,
   );

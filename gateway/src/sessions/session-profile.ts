@@ -1,5 +1,5 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
-import { accountView, type AccountSources, type UserView } from '../account-view/user-view';
+import { meView, type AccountSources, type MeView } from '../account-view/user-view';
 import type { Session, SessionStore } from './session-store';
 
 /**
@@ -20,10 +20,12 @@ export async function sessionAccountView(
   session: Session,
   request: { readonly ctx: RequestContext },
   now = Date.now(),
-): Promise<UserView> {
+): Promise<MeView> {
   if (session.profile && now - session.profile.storedAt < PROFILE_MAX_AGE_MS) return session.profile.view;
   // Only now: a view served from the session needs no request context, which costs the hot path.
-  const view = await accountView(deps, session.userId, request.ctx);
-  await deps.sessions.saveProfile(session, view);
+  const view = await meView(deps, session.userId, session.activeOrganizationId, request.ctx);
+  // An organisation the account left, or was removed from, is no longer the one the session acts for.
+  const current = view.active_org === null && session.activeOrganizationId !== undefined ? { ...session, activeOrganizationId: undefined } : session;
+  await deps.sessions.saveProfile(current, view);
   return view;
 }

@@ -53,6 +53,12 @@ export interface Session {
   readonly ip: string;
   /** The account as last shown, kept so that GET /v0/users/me costs one Redis read. */
   readonly profile?: CachedProfile | undefined;
+  /**
+   * The organisation this session acts for (PUT /v0/auth/session/org), by
+   * id; what the member may do there is asked of identity when a token or
+   * an introspection needs it, never kept here.
+   */
+  readonly activeOrganizationId?: string | undefined;
 }
 
 export type AuthenticationMethod = 'pwd' | 'fed' | 'otp' | 'mfa' | 'webauthn';
@@ -138,6 +144,7 @@ interface StoredSession {
   i: string;
   v?: CachedProfile['view'];
   vt?: number;
+  o?: string;
 }
 
 /** The Redis key part of a session: the cookie value's hash, never the value. */
@@ -318,6 +325,16 @@ export class SessionStore {
     if (stored === null) throw new AppError('auth:unauthorized');
   }
 
+  /**
+   * Makes the session act for an organisation, or for none; the account view
+   * kept in it, which shows the active organisation, goes.
+   */
+  async setActiveOrganization(session: Session, organizationId: string | undefined): Promise<void> {
+    const updated: Session = { ...session, activeOrganizationId: organizationId, profile: undefined };
+    const stored = await this.redis.set(this.sessionKey(session.tokenHash), encode(updated), 'KEEPTTL', 'XX');
+    if (stored === null) throw new AppError('auth:unauthorized');
+  }
+
   /** Keeps the account's view in this session; a session ended meanwhile stays ended. */
   async saveProfile(session: Session, view: CachedProfile['view']): Promise<void> {
     const updated: Session = { ...session, profile: { view, storedAt: this.clock() } };
@@ -470,6 +487,7 @@ function encode(session: Session): string {
     stored.v = session.profile.view;
     stored.vt = session.profile.storedAt;
   }
+  if (session.activeOrganizationId !== undefined) stored.o = session.activeOrganizationId;
   return JSON.stringify(stored);
 }
 
@@ -495,6 +513,7 @@ function decode(tokenHash: string, raw: string): Session | undefined {
       userAgent: s.a,
       ip: s.i,
       profile: s.v && s.vt !== undefined ? { view: s.v, storedAt: s.vt } : undefined,
+      activeOrganizationId: s.o,
     };
   } catch {
     return undefined;

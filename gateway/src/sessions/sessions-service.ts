@@ -1,6 +1,8 @@
 import type { sessionsV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
+import type { OrgsClient } from '../service-clients';
+import { activeOrganizationOf } from './session-organization';
 import { isMultiFactor, type Session, type SessionStore } from './session-store';
 
 type SessionsHandlers = ServiceHandlers<typeof sessionsV1.SessionsServiceService>;
@@ -27,11 +29,17 @@ function toMessage(session: Session): sessionsV1.Session {
 }
 
 /** sessions.v1 for the services beside Latchkey (docs/integration.md): the session store, read and ended by id. */
-export function sessionsHandlers(sessions: SessionStore): SessionsHandlers {
+export function sessionsHandlers(sessions: SessionStore, orgs: OrgsClient): SessionsHandlers {
   return {
     async introspectSession({ token }, context) {
       const session = await sessions.inspect(token, () => context);
-      return session ? { active: true, session: toMessage(session) } : { active: false };
+      if (!session) return { active: false };
+      const organization = await activeOrganizationOf({ sessions, orgs }, session, context);
+      return {
+        active: true,
+        session: toMessage(session),
+        ...(organization ? { organization: { id: organization.id, slug: organization.slug, role: organization.role, permissions: organization.permissions } } : {}),
+      };
     },
     async listSessions({ userId }, context) {
       return { sessions: (await sessions.list(requireUserId(userId), () => context)).map(toMessage) };

@@ -1,4 +1,5 @@
 import { sign } from 'node:crypto';
+import type { orgsV1 } from '@latchkey/contracts';
 import type { Session } from '../sessions/session-store';
 import { signingKeyFor, type PublicJwk, type SigningKey } from '@latchkey/config';
 
@@ -32,7 +33,11 @@ export class ServiceTokens {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  issue(session: Session): { token: string; expiresAt: Date } {
+  /**
+   * A token for the session; with the organisation it acts for, as the
+   * membership stands now, its `org_*` claims (docs/api.md, "Organisations").
+   */
+  issue(session: Session, organization?: orgsV1.Organization): { token: string; expiresAt: Date } {
     const key = signingKeyFor(this.settings.keys, 'EdDSA');
     if (!key) throw new Error('no Ed25519 signing key');
     const issuedAt = Math.floor(this.clock() / 1000);
@@ -48,6 +53,9 @@ export class ServiceTokens {
       aud: this.settings.audience,
       iat: issuedAt,
       exp: expiresAt,
+      ...(organization
+        ? { org_id: organization.id, org_slug: organization.slug, org_role: organization.role, org_permissions: organization.permissions }
+        : {}),
     };
     // A compact JWS (RFC 7515) signed by node:crypto at once: WebCrypto's sign, which a JWT library
     // goes through, queues each signature on libuv's thread pool and took four times as long per token.

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { timestamp } from '../http/fields';
 import { problemResponses } from '../http/problem-schema';
 import { requireSession, sessionOf, type SessionAccess } from '../sessions/session-auth';
+import { activeOrganizationOf } from '../sessions/session-organization';
+import type { OrgsClient } from '../service-clients';
 import type { ServiceTokens } from './service-tokens';
 
 const serviceTokenSchema = z.object({ token: z.string(), expires_at: timestamp }).meta({ id: 'ServiceToken' });
@@ -11,20 +13,22 @@ const serviceTokenSchema = z.object({ token: z.string(), expires_at: timestamp }
 const JWKS_MAX_AGE_SECONDS = 300;
 
 /** POST /v0/auth/token and the public keys that verify its tokens (docs/api.md, "Service tokens"). */
-export function tokenRoutes(deps: SessionAccess & { readonly tokens: ServiceTokens }): FastifyPluginAsyncZod {
+export function tokenRoutes(deps: SessionAccess & { readonly tokens: ServiceTokens; readonly orgs: OrgsClient }): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/v0/auth/token',
       {
         schema: {
           tags: ['authentication'],
-          summary: 'A short-lived JWT for the signed-in session, for services that verify requests locally against /.well-known/jwks.json.',
+          summary:
+            'A short-lived JWT for the signed-in session, for services that verify requests locally against /.well-known/jwks.json; with the organisation the session acts for, its org_* claims as the membership stands now.',
           response: { 200: serviceTokenSchema, ...problemResponses(401, 503) },
         },
         onRequest: requireSession(deps),
       },
       async (request) => {
-        const { token, expiresAt } = deps.tokens.issue(sessionOf(request));
+        const session = sessionOf(request);
+        const { token, expiresAt } = deps.tokens.issue(session, await activeOrganizationOf(deps, session, request.ctx));
         return { token, expires_at: expiresAt.toISOString() };
       },
     );

@@ -212,6 +212,7 @@ describe('SessionStore', () => {
       totp_enabled: false,
       passkeys_count: 0,
       created_at: '2026-01-01T00:00:00.000Z',
+      active_org: null,
     };
     const first = await store.create(
       { userId: 'user-1', handle: 'ada', sessionEpoch: 0, methods: ['pwd'], userAgent: 'jest', ip: '127.0.0.1', profile: view },
@@ -256,6 +257,7 @@ describe('SessionStore', () => {
       totp_enabled: false,
       passkeys_count: 0,
       created_at: '2026-01-01T00:00:00.000Z',
+      active_org: null,
     });
     expect(await auth(cookieValue)).toBeUndefined();
   });

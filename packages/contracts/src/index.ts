@@ -8,3 +8,4 @@ export * as sessionsV1 from './gen/sessions/v1/sessions';
 export * as adminV1 from './gen/admin/v1/admin';
 export * as eventsV1 from './gen/events/v1/events';
 export * as oidcV1 from './gen/oidc/v1/oidc';
+export * as orgsV1 from './gen/orgs/v1/orgs';

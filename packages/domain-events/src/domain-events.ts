@@ -15,6 +15,15 @@ interface Payloads {
   'post.created': eventsV1.PostCreated;
   'post.updated': eventsV1.PostUpdated;
   'post.deleted': eventsV1.PostDeleted;
+  'org.created': eventsV1.OrgCreated;
+  'org.updated': eventsV1.OrgUpdated;
+  'org.deleted': eventsV1.OrgDeleted;
+  'org.member.added': eventsV1.OrgMemberAdded;
+  'org.member.removed': eventsV1.OrgMemberRemoved;
+  'org.member.role_changed': eventsV1.OrgMemberRoleChanged;
+  'org.invitation.created': eventsV1.OrgInvitationCreated;
+  'org.invitation.accepted': eventsV1.OrgInvitationAccepted;
+  'org.invitation.revoked': eventsV1.OrgInvitationRevoked;
 }
 
 export type EventType = keyof Payloads;
@@ -30,6 +39,15 @@ const payloadFields: { readonly [Type in EventType]: keyof eventsV1.Event } = {
   'post.created': 'postCreated',
   'post.updated': 'postUpdated',
   'post.deleted': 'postDeleted',
+  'org.created': 'orgCreated',
+  'org.updated': 'orgUpdated',
+  'org.deleted': 'orgDeleted',
+  'org.member.added': 'orgMemberAdded',
+  'org.member.removed': 'orgMemberRemoved',
+  'org.member.role_changed': 'orgMemberRoleChanged',
+  'org.invitation.created': 'orgInvitationCreated',
+  'org.invitation.accepted': 'orgInvitationAccepted',
+  'org.invitation.revoked': 'orgInvitationRevoked',
 };
 
 /** Every event type, in the order docs/events.md lists them. */

@@ -36,6 +36,18 @@ export const mailJobSchema = z.discriminatedUnion('template', [
    * verified (perhaps a squatter's): the token sets a new one, as a reset does.
    */
   z.object({ template: z.literal('password_dropped'), ...recipient, token: z.string().min(16), provider: z.string() }),
+  /**
+   * An invitation to an organisation, to an address that may have no
+   * account yet (so no handle): the token accepts it.
+   */
+  z.object({
+    template: z.literal('org_invitation'),
+    to: z.email(),
+    token: z.string().min(16),
+    organization_name: z.string().min(1).max(100),
+    inviter_handle: z.string().min(1),
+    role: z.string().min(1).max(48),
+  }),
   z.object({
     template: z.literal('security_notice'),
     ...recipient,

@@ -155,8 +155,9 @@ export const units: readonly Unit[] = [
     folder: 'services/identity',
     packageName: '@latchkey/identity',
     grpcService: 'identity.v1.IdentityService',
-    // oidc.v1: the OpenID Provider's durable state, kept with the accounts its tokens are revoked with.
-    serves: ['identity.v1.IdentityService', 'oidc.v1.OidcService'],
+    // oidc.v1: the OpenID Provider's durable state, kept with the accounts its tokens are revoked with; orgs.v1:
+    // organisations, kept with the accounts they are made of (docs/decisions/0003-organisations-in-identity.md).
+    serves: ['identity.v1.IdentityService', 'oidc.v1.OidcService', 'orgs.v1.OrganizationsService'],
     // admin.v1 apart from identity.v1: its callers are people and their tools, with certificates of another CA.
     ports: [...grpcPorts(0), { name: 'admin', variable: 'ADMIN_GRPC_PORT', containerPort: 50_052, localOffset: 10 }],
     calls: {},
@@ -387,6 +388,28 @@ export const units: readonly Unit[] = [
         'GetClient',
         'ApproveDeviceCode',
         'DenyDeviceCode',
+      ],
+      // The organisation routes (identity decides who may do what) and the organisation in tokens.
+      'orgs.v1.OrganizationsService': [
+        'CreateOrganization',
+        'GetOrganization',
+        'ListOrganizations',
+        'UpdateOrganization',
+        'DeleteOrganization',
+        'CreateRole',
+        'ListRoles',
+        'GetRole',
+        'UpdateRole',
+        'DeleteRole',
+        'ListMembers',
+        'ChangeMemberRole',
+        'RemoveMember',
+        'CreateInvitation',
+        'ListInvitations',
+        'RevokeInvitation',
+        'LookupInvitation',
+        'AcceptInvitation',
+        'GetMembership',
       ],
       'oauth.v1.OAuthService': [
         'ListProviders',

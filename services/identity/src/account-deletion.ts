@@ -7,6 +7,7 @@ import { queueEvent } from '@latchkey/domain-events';
 import { enqueueJob } from '@latchkey/outbox';
 import type { IdentityDeps } from './identity-deps';
 import { queueSecurityNotice } from './mail-queue';
+import { leaveOrganizationsOf } from './orgs/members';
 import { findUserById, type UserRecord } from './user-store';
 
 /**
@@ -24,11 +25,15 @@ export async function deleteUser(deps: IdentityDeps, userId: string, context: Re
 }
 
 /**
- * The deletion of a locked account, in the caller's transaction: the row
- * (its mailed tokens cascade), the `user.deleted` job and event, and the
- * notice to its address. The user's own deletion and an administrator's.
+ * The deletion of a locked account, in the caller's transaction: its
+ * organisations first (one it is the only member of goes with it; being
+ * the last owner of one with other members refuses the deletion,
+ * org:last_owner), then the row (its mailed tokens and the invitations it
+ * sent cascade), the `user.deleted` job and event, and the notice to its
+ * address. The user's own deletion and an administrator's.
  */
 export async function removeAccount(db: pg.ClientBase, user: UserRecord, reason: 'user' | 'admin', context: RequestContext): Promise<void> {
+  await leaveOrganizationsOf(db, user.id, context);
   await db.query('DELETE FROM identity.users WHERE id = $1', [user.id]);
   await enqueueJob(db, jobSubjects.userDeleted, { user_id: user.id }, context);
   await queueEvent(db, 'user.deleted', { userId: user.id, reason }, context);

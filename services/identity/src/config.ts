@@ -52,6 +52,16 @@ export const configSchema = z
      * many hours before it (docs/security.md, "A reset takes back").
      */
     AUTH_RESET_REVOKES_METHODS_HOURS: env.int(72, 0, 8_760),
+    /** Organisations one account may own (docs/organisations.md). */
+    ORG_MAX_PER_USER: env.int(20, 1, 10_000),
+    /** How long an invitation's link works. */
+    ORG_INVITATION_TTL_HOURS: env.int(168, 1, 8_760),
+    /**
+     * With mutual TLS, the platform clients (by a subject alternative name
+     * of their certificate) that may call orgs.v1 OrganizationAccessService
+     * (docs/organisations.md, "From your own services"); none by default.
+     */
+    ORGS_GRPC_ALLOWED_CALLERS: env.csv(),
     ARGON2_MEMORY_KIB: env.int(ARGON2_FLOOR.memoryKiB, ARGON2_FLOOR.memoryKiB),
     ARGON2_TIME_COST: env.int(ARGON2_FLOOR.timeCost, ARGON2_FLOOR.timeCost),
     ARGON2_PARALLELISM: env.int(ARGON2_FLOOR.parallelism, ARGON2_FLOOR.parallelism, 16),

@@ -10,6 +10,7 @@ import { requestPasswordReset, resetPassword } from './password-recovery';
 import { findReset } from './reset-records';
 import { createVerifiedUser, registerUser, sendVerificationEmail, verifyEmail } from './registration';
 import { findUserWithEndedSessions } from './ended-sessions';
+import { findMembership, organizationOf } from './orgs/membership-store';
 import { findUserByEmail, findUserById } from './user-store';
 import { normalizeEmail } from './account-rules';
 import { toUserMessage } from './user-message';
@@ -42,15 +43,18 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
     async createVerifiedUser(request, context) {
       return { user: toUserMessage(await createVerifiedUser(deps, request, context)) };
     },
-    async getUser({ userId, sessionCheck }) {
+    async getUser({ userId, sessionCheck, activeOrganizationId }) {
       if (sessionCheck) {
         const found = await findUserWithEndedSessions(deps.pool, userId, sessionCheck.sessionId).catch(rethrowMalformedId);
         if (!found) throw new AppError('auth:unauthorized');
         return { user: toUserMessage(found.user), endedSessions: found.endedSessions };
       }
-      const user = await findUserById(deps.pool, userId).catch(rethrowMalformedId);
+      const [user, membership] = await Promise.all([
+        findUserById(deps.pool, userId).catch(rethrowMalformedId),
+        activeOrganizationId === undefined ? undefined : findMembership(deps.pool, userId, activeOrganizationId),
+      ]);
       if (!user) throw new AppError('auth:unauthorized');
-      return { user: toUserMessage(user) };
+      return { user: toUserMessage(user), ...(membership ? { activeOrganization: organizationOf(membership) } : {}) };
     },
     async listSignInMethods({ userId }) {
       return { signInMethods: await listSignInMethods(deps.pool, userId) };

@@ -1,4 +1,4 @@
-import { adminV1, identityV1, oidcV1 } from '@latchkey/contracts';
+import { adminV1, identityV1, oidcV1, orgsV1 } from '@latchkey/contracts';
 import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
@@ -11,6 +11,7 @@ import { deleteExpiredTokens } from './one-time-tokens';
 import { deleteOldResets } from './reset-records';
 import { deleteExpiredArtifacts } from './oidc/oidc-artifacts';
 import { oidcHandlers } from './oidc/oidc-handlers';
+import { organizationAccessHandlers, organizationsHandlers } from './orgs/orgs-handlers';
 import { PasswordHasher } from './password-hasher';
 import { methodCallersOf } from '@latchkey/units';
 
@@ -30,6 +31,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     timeCost: config.ARGON2_TIME_COST,
     parallelism: config.ARGON2_PARALLELISM,
   });
+  const orgs = { pool, maxOrganizationsPerUser: config.ORG_MAX_PER_USER, invitationTtlHours: config.ORG_INVITATION_TTL_HOURS };
   const deps = {
     pool,
     hasher,
@@ -65,6 +67,13 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
         handlers: oidcHandlers(deps),
         callers: methodCallersOf('oidc.v1.OidcService'),
       },
+      {
+        // Organisations (docs/decisions/0003-organisations-in-identity.md): the gateway's routes and tokens.
+        name: 'orgs.v1.OrganizationsService',
+        definition: orgsV1.OrganizationsServiceService,
+        handlers: organizationsHandlers(orgs),
+        callers: methodCallersOf('orgs.v1.OrganizationsService'),
+      },
     ],
     platform: {
       port: config.ADMIN_GRPC_PORT,
@@ -74,6 +83,13 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
           definition: adminV1.AdminServiceService,
           handlers: adminHandlers(deps),
           callers: config.ADMIN_GRPC_ALLOWED_CALLERS,
+        },
+        {
+          // What the services beside Latchkey ask of organisations (docs/organisations.md).
+          name: 'orgs.v1.OrganizationAccessService',
+          definition: orgsV1.OrganizationAccessServiceService,
+          handlers: organizationAccessHandlers(orgs),
+          callers: { '*': config.ORGS_GRPC_ALLOWED_CALLERS },
         },
       ],
     },

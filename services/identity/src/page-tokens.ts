@@ -8,7 +8,7 @@ export function encodePageToken(at: Date, id: string): string {
   return Buffer.from(JSON.stringify([at.toISOString(), id])).toString('base64url');
 }
 
-export function decodePageToken(token: string): { at: Date; id: string } | undefined {
+export function decodePageToken(token: string, field = 'page_token'): { at: Date; id: string } | undefined {
   if (token === '') return undefined;
   try {
     const [at, id] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown[];
@@ -17,7 +17,7 @@ export function decodePageToken(token: string): { at: Date; id: string } | undef
   } catch {
     // Falls through to the caller error.
   }
-  throw AppError.validation([{ field: 'page_token', message: 'is not a page token of this list' }]);
+  throw AppError.validation([{ field, message: 'is not a page token of this list' }]);
 }
 
 /** 1-100; 0 (unset) means 20. */

@@ -195,6 +195,17 @@ export function renderMail(job: MailJob, publicAppUrl: string): RenderedMail {
           `${EXPIRY} You can also ask for a new link from the sign-in page at ${publicAppUrl}.`,
         ]),
       };
+    case 'org_invitation':
+      return {
+        subject: `${job.inviter_handle} invited you to ${job.organization_name}`,
+        text: [
+          'Hello,',
+          `${job.inviter_handle} invited this address to join ${job.organization_name} on ${publicAppUrl}, as ${job.role}. Open this link to accept; if you have no account yet, you can create one with this address first:`,
+          tokenLink(publicAppUrl, 'invitations/accept', job.token),
+          'The invitation works once, until it expires or is withdrawn. If you do not know the sender, ignore this mail.',
+          SIGNATURE,
+        ].join('\n\n') + '\n',
+      };
     case 'security_notice': {
       const notice = noticeText(job, publicAppUrl);
       return { subject: notice.subject, text: compose(job.handle, [notice.happened, notice.ifNotYou]) };

@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1asessions/v1/sessions.proto\x12\x0bsessions.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xad\x02\n\x07Session\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12.\n\ncreated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x10\x61uthenticated_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nexpires_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0clast_seen_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1e\n\x16\x61uthentication_methods\x18\x07 \x03(\t\x12\x15\n\rsecond_factor\x18\x08 \x01(\x08\")\n\x18IntrospectSessionRequest\x12\r\n\x05token\x18\x01 \x01(\t\"R\n\x19IntrospectSessionResponse\x12\x0e\n\x06\x61\x63tive\x18\x01 \x01(\x08\x12%\n\x07session\x18\x02 \x01(\x0b\x32\x14.sessions.v1.Session\"&\n\x13ListSessionsRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\">\n\x14ListSessionsResponse\x12&\n\x08sessions\x18\x01 \x03(\x0b\x32\x14.sessions.v1.Session\";\n\x14RevokeSessionRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\"\x17\n\x15RevokeSessionResponse\"+\n\x18RevokeAllSessionsRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\",\n\x19RevokeAllSessionsResponse\x12\x0f\n\x07revoked\x18\x01 \x01(\r2\x86\x03\n\x0fSessionsService\x12\x62\n\x11IntrospectSession\x12%.sessions.v1.IntrospectSessionRequest\x1a&.sessions.v1.IntrospectSessionResponse\x12S\n\x0cListSessions\x12 .sessions.v1.ListSessionsRequest\x1a!.sessions.v1.ListSessionsResponse\x12V\n\rRevokeSession\x12!.sessions.v1.RevokeSessionRequest\x1a\".sessions.v1.RevokeSessionResponse\x12\x62\n\x11RevokeAllSessions\x12%.sessions.v1.RevokeAllSessionsRequest\x1a&.sessions.v1.RevokeAllSessionsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1asessions/v1/sessions.proto\x12\x0bsessions.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xad\x02\n\x07Session\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12.\n\ncreated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x10\x61uthenticated_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nexpires_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0clast_seen_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1e\n\x16\x61uthentication_methods\x18\x07 \x03(\t\x12\x15\n\rsecond_factor\x18\x08 \x01(\x08\")\n\x18IntrospectSessionRequest\x12\r\n\x05token\x18\x01 \x01(\t\"\x8a\x01\n\x19IntrospectSessionResponse\x12\x0e\n\x06\x61\x63tive\x18\x01 \x01(\x08\x12%\n\x07session\x18\x02 \x01(\x0b\x32\x14.sessions.v1.Session\x12\x36\n\x0corganization\x18\x03 \x01(\x0b\x32 .sessions.v1.SessionOrganization\"R\n\x13SessionOrganization\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04slug\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x13\n\x0bpermissions\x18\x04 \x03(\t\"&\n\x13ListSessionsRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\">\n\x14ListSessionsResponse\x12&\n\x08sessions\x18\x01 \x03(\x0b\x32\x14.sessions.v1.Session\";\n\x14RevokeSessionRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\"\x17\n\x15RevokeSessionResponse\"+\n\x18RevokeAllSessionsRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\",\n\x19RevokeAllSessionsResponse\x12\x0f\n\x07revoked\x18\x01 \x01(\r2\x86\x03\n\x0fSessionsService\x12\x62\n\x11IntrospectSession\x12%.sessions.v1.IntrospectSessionRequest\x1a&.sessions.v1.IntrospectSessionResponse\x12S\n\x0cListSessions\x12 .sessions.v1.ListSessionsRequest\x1a!.sessions.v1.ListSessionsResponse\x12V\n\rRevokeSession\x12!.sessions.v1.RevokeSessionRequest\x1a\".sessions.v1.RevokeSessionResponse\x12\x62\n\x11RevokeAllSessions\x12%.sessions.v1.RevokeAllSessionsRequest\x1a&.sessions.v1.RevokeAllSessionsResponseb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sessions.v1.sessions_pb2', globals())
@@ -25,20 +25,22 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _SESSION._serialized_end=378
   _INTROSPECTSESSIONREQUEST._serialized_start=380
   _INTROSPECTSESSIONREQUEST._serialized_end=421
-  _INTROSPECTSESSIONRESPONSE._serialized_start=423
-  _INTROSPECTSESSIONRESPONSE._serialized_end=505
-  _LISTSESSIONSREQUEST._serialized_start=507
-  _LISTSESSIONSREQUEST._serialized_end=545
-  _LISTSESSIONSRESPONSE._serialized_start=547
-  _LISTSESSIONSRESPONSE._serialized_end=609
-  _REVOKESESSIONREQUEST._serialized_start=611
-  _REVOKESESSIONREQUEST._serialized_end=670
-  _REVOKESESSIONRESPONSE._serialized_start=672
-  _REVOKESESSIONRESPONSE._serialized_end=695
-  _REVOKEALLSESSIONSREQUEST._serialized_start=697
-  _REVOKEALLSESSIONSREQUEST._serialized_end=740
-  _REVOKEALLSESSIONSRESPONSE._serialized_start=742
-  _REVOKEALLSESSIONSRESPONSE._serialized_end=786
-  _SESSIONSSERVICE._serialized_start=789
-  _SESSIONSSERVICE._serialized_end=1179
+  _INTROSPECTSESSIONRESPONSE._serialized_start=424
+  _INTROSPECTSESSIONRESPONSE._serialized_end=562
+  _SESSIONORGANIZATION._serialized_start=564
+  _SESSIONORGANIZATION._serialized_end=646
+  _LISTSESSIONSREQUEST._serialized_start=648
+  _LISTSESSIONSREQUEST._serialized_end=686
+  _LISTSESSIONSRESPONSE._serialized_start=688
+  _LISTSESSIONSRESPONSE._serialized_end=750
+  _REVOKESESSIONREQUEST._serialized_start=752
+  _REVOKESESSIONREQUEST._serialized_end=811
+  _REVOKESESSIONRESPONSE._serialized_start=813
+  _REVOKESESSIONRESPONSE._serialized_end=836
+  _REVOKEALLSESSIONSREQUEST._serialized_start=838
+  _REVOKEALLSESSIONSREQUEST._serialized_end=881
+  _REVOKEALLSESSIONSRESPONSE._serialized_start=883
+  _REVOKEALLSESSIONSRESPONSE._serialized_end=927
+  _SESSIONSSERVICE._serialized_start=930
+  _SESSIONSSERVICE._serialized_end=1320
 # @@protoc_insertion_point(module_scope)

@@ -13,12 +13,14 @@ class IntrospectSessionRequest(_message.Message):
     def __init__(self, token: _Optional[str] = ...) -> None: ...
 
 class IntrospectSessionResponse(_message.Message):
-    __slots__ = ["active", "session"]
+    __slots__ = ["active", "organization", "session"]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
     SESSION_FIELD_NUMBER: _ClassVar[int]
     active: bool
+    organization: SessionOrganization
     session: Session
-    def __init__(self, active: bool = ..., session: _Optional[_Union[Session, _Mapping]] = ...) -> None: ...
+    def __init__(self, active: bool = ..., session: _Optional[_Union[Session, _Mapping]] = ..., organization: _Optional[_Union[SessionOrganization, _Mapping]] = ...) -> None: ...
 
 class ListSessionsRequest(_message.Message):
     __slots__ = ["user_id"]
@@ -75,3 +77,15 @@ class Session(_message.Message):
     session_id: str
     user_id: str
     def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., authenticated_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_seen_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., authentication_methods: _Optional[_Iterable[str]] = ..., second_factor: bool = ...) -> None: ...
+
+class SessionOrganization(_message.Message):
+    __slots__ = ["id", "permissions", "role", "slug"]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PERMISSIONS_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    SLUG_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    permissions: _containers.RepeatedScalarFieldContainer[str]
+    role: str
+    slug: str
+    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., role: _Optional[str] = ..., permissions: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -59,7 +59,43 @@ export interface Event {
     | PostUpdated
     | undefined;
   /** post.deleted */
-  postDeleted?: PostDeleted | undefined;
+  postDeleted?:
+    | PostDeleted
+    | undefined;
+  /** org.created */
+  orgCreated?:
+    | OrgCreated
+    | undefined;
+  /** org.updated */
+  orgUpdated?:
+    | OrgUpdated
+    | undefined;
+  /** org.deleted */
+  orgDeleted?:
+    | OrgDeleted
+    | undefined;
+  /** org.member.added */
+  orgMemberAdded?:
+    | OrgMemberAdded
+    | undefined;
+  /** org.member.removed */
+  orgMemberRemoved?:
+    | OrgMemberRemoved
+    | undefined;
+  /** org.member.role_changed */
+  orgMemberRoleChanged?:
+    | OrgMemberRoleChanged
+    | undefined;
+  /** org.invitation.created */
+  orgInvitationCreated?:
+    | OrgInvitationCreated
+    | undefined;
+  /** org.invitation.accepted */
+  orgInvitationAccepted?:
+    | OrgInvitationAccepted
+    | undefined;
+  /** org.invitation.revoked */
+  orgInvitationRevoked?: OrgInvitationRevoked | undefined;
 }
 
 /** UserRegistered: an account was created. */
@@ -158,6 +194,118 @@ export interface PostDeleted {
   authorId: string;
 }
 
+/** OrgCreated: an organisation was created; its creator is its owner. */
+export interface OrgCreated {
+  /** The organisation id (UUID). */
+  organizationId: string;
+  /** Its slug. */
+  slug: string;
+  /** The account that created it (UUID). */
+  actorUserId: string;
+}
+
+/** OrgUpdated: an organisation's name or slug changed. */
+export interface OrgUpdated {
+  /** The organisation id (UUID). */
+  organizationId: string;
+  /** Its slug now. */
+  slug: string;
+  /** The member who changed it (UUID); empty for an operator (admin.v1). */
+  actorUserId: string;
+}
+
+/** OrgDeleted: an organisation is gone, with its memberships and invitations. */
+export interface OrgDeleted {
+  /** The organisation id (UUID). */
+  organizationId: string;
+  /**
+   * "user" (an owner deleted it), "admin" (admin.v1) or "account_deleted"
+   * (its only member deleted their account).
+   */
+  reason: string;
+  /** The member who deleted it (UUID); empty for an operator. */
+  actorUserId: string;
+}
+
+/** OrgMemberAdded: an account became a member of an organisation. */
+export interface OrgMemberAdded {
+  /** The organisation id (UUID). */
+  organizationId: string;
+  /** The new member's account id (UUID). */
+  userId: string;
+  /** The member's role. */
+  role: string;
+  /** "creator", "invitation", "sso", "scim" or "admin". */
+  source: string;
+}
+
+/** OrgMemberRemoved: an account is no longer a member of an organisation. */
+export interface OrgMemberRemoved {
+  /** The organisation id (UUID). */
+  organizationId: string;
+  /** The former member's account id (UUID). */
+  userId: string;
+  /**
+   * "removed" (by a member with members:manage), "left", "admin" (admin.v1)
+   * or "account_deleted".
+   */
+  reason: string;
+  /**
+   * The member who removed it (UUID); the member itself when it left;
+   * empty for an operator or an account deletion.
+   */
+  actorUserId: string;
+}
+
+/** OrgMemberRoleChanged: a member was given another role. */
+export interface OrgMemberRoleChanged {
+  /** The organisation id (UUID). */
+  organizationId: string;
+  /** The member's account id (UUID). */
+  userId: string;
+  /** The role now. */
+  role: string;
+  /** The role before. */
+  previousRole: string;
+  /** The member who changed it (UUID). */
+  actorUserId: string;
+}
+
+/**
+ * OrgInvitationCreated: an address was invited to an organisation (the
+ * address itself is not in the event).
+ */
+export interface OrgInvitationCreated {
+  /** The organisation id (UUID). */
+  organizationId: string;
+  /** The invitation id (UUID). */
+  invitationId: string;
+  /** The role offered. */
+  role: string;
+  /** The member who invited (UUID). */
+  actorUserId: string;
+}
+
+/** OrgInvitationAccepted: an invitation was accepted; org.member.added follows. */
+export interface OrgInvitationAccepted {
+  /** The organisation id (UUID). */
+  organizationId: string;
+  /** The invitation id (UUID). */
+  invitationId: string;
+  /** The account that accepted it (UUID). */
+  userId: string;
+}
+
+/** OrgInvitationRevoked: an invitation was withdrawn before it was accepted. */
+export interface OrgInvitationRevoked {
+  /** The organisation id (UUID). */
+  organizationId: string;
+  /** The invitation id (UUID). */
+  invitationId: string;
+  /** The member who withdrew it (UUID). */
+  actorUserId: string;
+}
+
 function createBaseEvent(): Event {
   return {
     id: "",
@@ -174,6 +322,15 @@ function createBaseEvent(): Event {
     postCreated: undefined,
     postUpdated: undefined,
     postDeleted: undefined,
+    orgCreated: undefined,
+    orgUpdated: undefined,
+    orgDeleted: undefined,
+    orgMemberAdded: undefined,
+    orgMemberRemoved: undefined,
+    orgMemberRoleChanged: undefined,
+    orgInvitationCreated: undefined,
+    orgInvitationAccepted: undefined,
+    orgInvitationRevoked: undefined,
   };
 }
 
@@ -220,6 +377,33 @@ export const Event: MessageFns<Event> = {
     }
     if (message.postDeleted !== undefined) {
       PostDeleted.encode(message.postDeleted, writer.uint32(146).fork()).join();
+    }
+    if (message.orgCreated !== undefined) {
+      OrgCreated.encode(message.orgCreated, writer.uint32(154).fork()).join();
+    }
+    if (message.orgUpdated !== undefined) {
+      OrgUpdated.encode(message.orgUpdated, writer.uint32(162).fork()).join();
+    }
+    if (message.orgDeleted !== undefined) {
+      OrgDeleted.encode(message.orgDeleted, writer.uint32(170).fork()).join();
+    }
+    if (message.orgMemberAdded !== undefined) {
+      OrgMemberAdded.encode(message.orgMemberAdded, writer.uint32(178).fork()).join();
+    }
+    if (message.orgMemberRemoved !== undefined) {
+      OrgMemberRemoved.encode(message.orgMemberRemoved, writer.uint32(186).fork()).join();
+    }
+    if (message.orgMemberRoleChanged !== undefined) {
+      OrgMemberRoleChanged.encode(message.orgMemberRoleChanged, writer.uint32(194).fork()).join();
+    }
+    if (message.orgInvitationCreated !== undefined) {
+      OrgInvitationCreated.encode(message.orgInvitationCreated, writer.uint32(202).fork()).join();
+    }
+    if (message.orgInvitationAccepted !== undefined) {
+      OrgInvitationAccepted.encode(message.orgInvitationAccepted, writer.uint32(210).fork()).join();
+    }
+    if (message.orgInvitationRevoked !== undefined) {
+      OrgInvitationRevoked.encode(message.orgInvitationRevoked, writer.uint32(218).fork()).join();
     }
     return writer;
   },
@@ -349,6 +533,78 @@ export const Event: MessageFns<Event> = {
             message.postDeleted = PostDeleted.decode(reader, reader.uint32());
             continue;
           }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.orgCreated = OrgCreated.decode(reader, reader.uint32());
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.orgUpdated = OrgUpdated.decode(reader, reader.uint32());
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.orgDeleted = OrgDeleted.decode(reader, reader.uint32());
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.orgMemberAdded = OrgMemberAdded.decode(reader, reader.uint32());
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.orgMemberRemoved = OrgMemberRemoved.decode(reader, reader.uint32());
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.orgMemberRoleChanged = OrgMemberRoleChanged.decode(reader, reader.uint32());
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.orgInvitationCreated = OrgInvitationCreated.decode(reader, reader.uint32());
+            continue;
+          }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.orgInvitationAccepted = OrgInvitationAccepted.decode(reader, reader.uint32());
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.orgInvitationRevoked = OrgInvitationRevoked.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -421,6 +677,51 @@ export const Event: MessageFns<Event> = {
         : isSet(object.post_deleted)
         ? PostDeleted.fromJSON(object.post_deleted)
         : undefined,
+      orgCreated: isSet(object.orgCreated)
+        ? OrgCreated.fromJSON(object.orgCreated)
+        : isSet(object.org_created)
+        ? OrgCreated.fromJSON(object.org_created)
+        : undefined,
+      orgUpdated: isSet(object.orgUpdated)
+        ? OrgUpdated.fromJSON(object.orgUpdated)
+        : isSet(object.org_updated)
+        ? OrgUpdated.fromJSON(object.org_updated)
+        : undefined,
+      orgDeleted: isSet(object.orgDeleted)
+        ? OrgDeleted.fromJSON(object.orgDeleted)
+        : isSet(object.org_deleted)
+        ? OrgDeleted.fromJSON(object.org_deleted)
+        : undefined,
+      orgMemberAdded: isSet(object.orgMemberAdded)
+        ? OrgMemberAdded.fromJSON(object.orgMemberAdded)
+        : isSet(object.org_member_added)
+        ? OrgMemberAdded.fromJSON(object.org_member_added)
+        : undefined,
+      orgMemberRemoved: isSet(object.orgMemberRemoved)
+        ? OrgMemberRemoved.fromJSON(object.orgMemberRemoved)
+        : isSet(object.org_member_removed)
+        ? OrgMemberRemoved.fromJSON(object.org_member_removed)
+        : undefined,
+      orgMemberRoleChanged: isSet(object.orgMemberRoleChanged)
+        ? OrgMemberRoleChanged.fromJSON(object.orgMemberRoleChanged)
+        : isSet(object.org_member_role_changed)
+        ? OrgMemberRoleChanged.fromJSON(object.org_member_role_changed)
+        : undefined,
+      orgInvitationCreated: isSet(object.orgInvitationCreated)
+        ? OrgInvitationCreated.fromJSON(object.orgInvitationCreated)
+        : isSet(object.org_invitation_created)
+        ? OrgInvitationCreated.fromJSON(object.org_invitation_created)
+        : undefined,
+      orgInvitationAccepted: isSet(object.orgInvitationAccepted)
+        ? OrgInvitationAccepted.fromJSON(object.orgInvitationAccepted)
+        : isSet(object.org_invitation_accepted)
+        ? OrgInvitationAccepted.fromJSON(object.org_invitation_accepted)
+        : undefined,
+      orgInvitationRevoked: isSet(object.orgInvitationRevoked)
+        ? OrgInvitationRevoked.fromJSON(object.orgInvitationRevoked)
+        : isSet(object.org_invitation_revoked)
+        ? OrgInvitationRevoked.fromJSON(object.org_invitation_revoked)
+        : undefined,
     };
   },
 
@@ -468,6 +769,33 @@ export const Event: MessageFns<Event> = {
     if (message.postDeleted !== undefined) {
       obj.postDeleted = PostDeleted.toJSON(message.postDeleted);
     }
+    if (message.orgCreated !== undefined) {
+      obj.orgCreated = OrgCreated.toJSON(message.orgCreated);
+    }
+    if (message.orgUpdated !== undefined) {
+      obj.orgUpdated = OrgUpdated.toJSON(message.orgUpdated);
+    }
+    if (message.orgDeleted !== undefined) {
+      obj.orgDeleted = OrgDeleted.toJSON(message.orgDeleted);
+    }
+    if (message.orgMemberAdded !== undefined) {
+      obj.orgMemberAdded = OrgMemberAdded.toJSON(message.orgMemberAdded);
+    }
+    if (message.orgMemberRemoved !== undefined) {
+      obj.orgMemberRemoved = OrgMemberRemoved.toJSON(message.orgMemberRemoved);
+    }
+    if (message.orgMemberRoleChanged !== undefined) {
+      obj.orgMemberRoleChanged = OrgMemberRoleChanged.toJSON(message.orgMemberRoleChanged);
+    }
+    if (message.orgInvitationCreated !== undefined) {
+      obj.orgInvitationCreated = OrgInvitationCreated.toJSON(message.orgInvitationCreated);
+    }
+    if (message.orgInvitationAccepted !== undefined) {
+      obj.orgInvitationAccepted = OrgInvitationAccepted.toJSON(message.orgInvitationAccepted);
+    }
+    if (message.orgInvitationRevoked !== undefined) {
+      obj.orgInvitationRevoked = OrgInvitationRevoked.toJSON(message.orgInvitationRevoked);
+    }
     return obj;
   },
 
@@ -507,6 +835,34 @@ export const Event: MessageFns<Event> = {
       : undefined;
     message.postDeleted = (object.postDeleted !== undefined && object.postDeleted !== null)
       ? PostDeleted.fromPartial(object.postDeleted)
+      : undefined;
+    message.orgCreated = (object.orgCreated !== undefined && object.orgCreated !== null)
+      ? OrgCreated.fromPartial(object.orgCreated)
+      : undefined;
+    message.orgUpdated = (object.orgUpdated !== undefined && object.orgUpdated !== null)
+      ? OrgUpdated.fromPartial(object.orgUpdated)
+      : undefined;
+    message.orgDeleted = (object.orgDeleted !== undefined && object.orgDeleted !== null)
+      ? OrgDeleted.fromPartial(object.orgDeleted)
+      : undefined;
+    message.orgMemberAdded = (object.orgMemberAdded !== undefined && object.orgMemberAdded !== null)
+      ? OrgMemberAdded.fromPartial(object.orgMemberAdded)
+      : undefined;
+    message.orgMemberRemoved = (object.orgMemberRemoved !== undefined && object.orgMemberRemoved !== null)
+      ? OrgMemberRemoved.fromPartial(object.orgMemberRemoved)
+      : undefined;
+    message.orgMemberRoleChanged = (object.orgMemberRoleChanged !== undefined && object.orgMemberRoleChanged !== null)
+      ? OrgMemberRoleChanged.fromPartial(object.orgMemberRoleChanged)
+      : undefined;
+    message.orgInvitationCreated = (object.orgInvitationCreated !== undefined && object.orgInvitationCreated !== null)
+      ? OrgInvitationCreated.fromPartial(object.orgInvitationCreated)
+      : undefined;
+    message.orgInvitationAccepted =
+      (object.orgInvitationAccepted !== undefined && object.orgInvitationAccepted !== null)
+        ? OrgInvitationAccepted.fromPartial(object.orgInvitationAccepted)
+        : undefined;
+    message.orgInvitationRevoked = (object.orgInvitationRevoked !== undefined && object.orgInvitationRevoked !== null)
+      ? OrgInvitationRevoked.fromPartial(object.orgInvitationRevoked)
       : undefined;
     return message;
   },
@@ -1313,6 +1669,1091 @@ export const PostDeleted: MessageFns<PostDeleted> = {
     const message = createBasePostDeleted();
     message.postId = object.postId ?? "";
     message.authorId = object.authorId ?? "";
+    return message;
+  },
+};
+
+function createBaseOrgCreated(): OrgCreated {
+  return { organizationId: "", slug: "", actorUserId: "" };
+}
+
+export const OrgCreated: MessageFns<OrgCreated> = {
+  encode(message: OrgCreated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.slug !== "") {
+      writer.uint32(18).string(message.slug);
+    }
+    if (message.actorUserId !== "") {
+      writer.uint32(26).string(message.actorUserId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrgCreated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrgCreated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrgCreated {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: OrgCreated): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrgCreated>, I>>(base?: I): OrgCreated {
+    return OrgCreated.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrgCreated>, I>>(object: I): OrgCreated {
+    const message = createBaseOrgCreated();
+    message.organizationId = object.organizationId ?? "";
+    message.slug = object.slug ?? "";
+    message.actorUserId = object.actorUserId ?? "";
+    return message;
+  },
+};
+
+function createBaseOrgUpdated(): OrgUpdated {
+  return { organizationId: "", slug: "", actorUserId: "" };
+}
+
+export const OrgUpdated: MessageFns<OrgUpdated> = {
+  encode(message: OrgUpdated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.slug !== "") {
+      writer.uint32(18).string(message.slug);
+    }
+    if (message.actorUserId !== "") {
+      writer.uint32(26).string(message.actorUserId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrgUpdated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrgUpdated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrgUpdated {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: OrgUpdated): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrgUpdated>, I>>(base?: I): OrgUpdated {
+    return OrgUpdated.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrgUpdated>, I>>(object: I): OrgUpdated {
+    const message = createBaseOrgUpdated();
+    message.organizationId = object.organizationId ?? "";
+    message.slug = object.slug ?? "";
+    message.actorUserId = object.actorUserId ?? "";
+    return message;
+  },
+};
+
+function createBaseOrgDeleted(): OrgDeleted {
+  return { organizationId: "", reason: "", actorUserId: "" };
+}
+
+export const OrgDeleted: MessageFns<OrgDeleted> = {
+  encode(message: OrgDeleted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.actorUserId !== "") {
+      writer.uint32(26).string(message.actorUserId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrgDeleted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrgDeleted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrgDeleted {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: OrgDeleted): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrgDeleted>, I>>(base?: I): OrgDeleted {
+    return OrgDeleted.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrgDeleted>, I>>(object: I): OrgDeleted {
+    const message = createBaseOrgDeleted();
+    message.organizationId = object.organizationId ?? "";
+    message.reason = object.reason ?? "";
+    message.actorUserId = object.actorUserId ?? "";
+    return message;
+  },
+};
+
+function createBaseOrgMemberAdded(): OrgMemberAdded {
+  return { organizationId: "", userId: "", role: "", source: "" };
+}
+
+export const OrgMemberAdded: MessageFns<OrgMemberAdded> = {
+  encode(message: OrgMemberAdded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    if (message.source !== "") {
+      writer.uint32(34).string(message.source);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrgMemberAdded {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrgMemberAdded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrgMemberAdded {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+    };
+  },
+
+  toJSON(message: OrgMemberAdded): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrgMemberAdded>, I>>(base?: I): OrgMemberAdded {
+    return OrgMemberAdded.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrgMemberAdded>, I>>(object: I): OrgMemberAdded {
+    const message = createBaseOrgMemberAdded();
+    message.organizationId = object.organizationId ?? "";
+    message.userId = object.userId ?? "";
+    message.role = object.role ?? "";
+    message.source = object.source ?? "";
+    return message;
+  },
+};
+
+function createBaseOrgMemberRemoved(): OrgMemberRemoved {
+  return { organizationId: "", userId: "", reason: "", actorUserId: "" };
+}
+
+export const OrgMemberRemoved: MessageFns<OrgMemberRemoved> = {
+  encode(message: OrgMemberRemoved, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    if (message.actorUserId !== "") {
+      writer.uint32(34).string(message.actorUserId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrgMemberRemoved {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrgMemberRemoved();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrgMemberRemoved {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: OrgMemberRemoved): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrgMemberRemoved>, I>>(base?: I): OrgMemberRemoved {
+    return OrgMemberRemoved.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrgMemberRemoved>, I>>(object: I): OrgMemberRemoved {
+    const message = createBaseOrgMemberRemoved();
+    message.organizationId = object.organizationId ?? "";
+    message.userId = object.userId ?? "";
+    message.reason = object.reason ?? "";
+    message.actorUserId = object.actorUserId ?? "";
+    return message;
+  },
+};
+
+function createBaseOrgMemberRoleChanged(): OrgMemberRoleChanged {
+  return { organizationId: "", userId: "", role: "", previousRole: "", actorUserId: "" };
+}
+
+export const OrgMemberRoleChanged: MessageFns<OrgMemberRoleChanged> = {
+  encode(message: OrgMemberRoleChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    if (message.previousRole !== "") {
+      writer.uint32(34).string(message.previousRole);
+    }
+    if (message.actorUserId !== "") {
+      writer.uint32(42).string(message.actorUserId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrgMemberRoleChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrgMemberRoleChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.previousRole = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrgMemberRoleChanged {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      previousRole: isSet(object.previousRole)
+        ? globalThis.String(object.previousRole)
+        : isSet(object.previous_role)
+        ? globalThis.String(object.previous_role)
+        : "",
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: OrgMemberRoleChanged): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.previousRole !== "") {
+      obj.previousRole = message.previousRole;
+    }
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrgMemberRoleChanged>, I>>(base?: I): OrgMemberRoleChanged {
+    return OrgMemberRoleChanged.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrgMemberRoleChanged>, I>>(object: I): OrgMemberRoleChanged {
+    const message = createBaseOrgMemberRoleChanged();
+    message.organizationId = object.organizationId ?? "";
+    message.userId = object.userId ?? "";
+    message.role = object.role ?? "";
+    message.previousRole = object.previousRole ?? "";
+    message.actorUserId = object.actorUserId ?? "";
+    return message;
+  },
+};
+
+function createBaseOrgInvitationCreated(): OrgInvitationCreated {
+  return { organizationId: "", invitationId: "", role: "", actorUserId: "" };
+}
+
+export const OrgInvitationCreated: MessageFns<OrgInvitationCreated> = {
+  encode(message: OrgInvitationCreated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.invitationId !== "") {
+      writer.uint32(18).string(message.invitationId);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    if (message.actorUserId !== "") {
+      writer.uint32(34).string(message.actorUserId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrgInvitationCreated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrgInvitationCreated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.invitationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrgInvitationCreated {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      invitationId: isSet(object.invitationId)
+        ? globalThis.String(object.invitationId)
+        : isSet(object.invitation_id)
+        ? globalThis.String(object.invitation_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: OrgInvitationCreated): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.invitationId !== "") {
+      obj.invitationId = message.invitationId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrgInvitationCreated>, I>>(base?: I): OrgInvitationCreated {
+    return OrgInvitationCreated.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrgInvitationCreated>, I>>(object: I): OrgInvitationCreated {
+    const message = createBaseOrgInvitationCreated();
+    message.organizationId = object.organizationId ?? "";
+    message.invitationId = object.invitationId ?? "";
+    message.role = object.role ?? "";
+    message.actorUserId = object.actorUserId ?? "";
+    return message;
+  },
+};
+
+function createBaseOrgInvitationAccepted(): OrgInvitationAccepted {
+  return { organizationId: "", invitationId: "", userId: "" };
+}
+
+export const OrgInvitationAccepted: MessageFns<OrgInvitationAccepted> = {
+  encode(message: OrgInvitationAccepted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.invitationId !== "") {
+      writer.uint32(18).string(message.invitationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(26).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrgInvitationAccepted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrgInvitationAccepted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.invitationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrgInvitationAccepted {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      invitationId: isSet(object.invitationId)
+        ? globalThis.String(object.invitationId)
+        : isSet(object.invitation_id)
+        ? globalThis.String(object.invitation_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: OrgInvitationAccepted): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.invitationId !== "") {
+      obj.invitationId = message.invitationId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrgInvitationAccepted>, I>>(base?: I): OrgInvitationAccepted {
+    return OrgInvitationAccepted.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrgInvitationAccepted>, I>>(object: I): OrgInvitationAccepted {
+    const message = createBaseOrgInvitationAccepted();
+    message.organizationId = object.organizationId ?? "";
+    message.invitationId = object.invitationId ?? "";
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseOrgInvitationRevoked(): OrgInvitationRevoked {
+  return { organizationId: "", invitationId: "", actorUserId: "" };
+}
+
+export const OrgInvitationRevoked: MessageFns<OrgInvitationRevoked> = {
+  encode(message: OrgInvitationRevoked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.invitationId !== "") {
+      writer.uint32(18).string(message.invitationId);
+    }
+    if (message.actorUserId !== "") {
+      writer.uint32(26).string(message.actorUserId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrgInvitationRevoked {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrgInvitationRevoked();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.invitationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrgInvitationRevoked {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      invitationId: isSet(object.invitationId)
+        ? globalThis.String(object.invitationId)
+        : isSet(object.invitation_id)
+        ? globalThis.String(object.invitation_id)
+        : "",
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: OrgInvitationRevoked): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.invitationId !== "") {
+      obj.invitationId = message.invitationId;
+    }
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrgInvitationRevoked>, I>>(base?: I): OrgInvitationRevoked {
+    return OrgInvitationRevoked.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrgInvitationRevoked>, I>>(object: I): OrgInvitationRevoked {
+    const message = createBaseOrgInvitationRevoked();
+    message.organizationId = object.organizationId ?? "";
+    message.invitationId = object.invitationId ?? "";
+    message.actorUserId = object.actorUserId ?? "";
     return message;
   },
 };

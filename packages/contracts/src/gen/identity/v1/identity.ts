@@ -20,6 +20,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp";
+import { Organization } from "../../orgs/v1/orgs";
 
 /**
  * TotpPresence is what identity knows of an account's TOTP without asking
@@ -203,7 +204,15 @@ export interface GetUserRequest {
    * Set by a caller that checks a session of the account: the answer then
    * carries `ended_sessions`. Unset, nothing is read beyond the account.
    */
-  sessionCheck?: SessionCheck | undefined;
+  sessionCheck?:
+    | SessionCheck
+    | undefined;
+  /**
+   * The organisation a session of the account acts for (its id), when the
+   * caller shows the account with it: the answer then carries the
+   * account's membership of it, read with the account.
+   */
+  activeOrganizationId?: string | undefined;
 }
 
 /** SessionCheck asks for the ended sessions of the account. */
@@ -228,7 +237,15 @@ export interface GetUserResponse {
    * `session_check` (or from an identity older than this field: no session
    * is known to have ended).
    */
-  endedSessions?: EndedSessions | undefined;
+  endedSessions?:
+    | EndedSessions
+    | undefined;
+  /**
+   * With `active_organization_id`: the organisation as the account sees it
+   * as a member (its role and permissions there); unset when the account
+   * is not a member of it (any more).
+   */
+  activeOrganization?: Organization | undefined;
 }
 
 /**
@@ -1238,7 +1255,7 @@ export const AuthenticatePasswordResponse: MessageFns<AuthenticatePasswordRespon
 };
 
 function createBaseGetUserRequest(): GetUserRequest {
-  return { userId: "", sessionCheck: undefined };
+  return { userId: "", sessionCheck: undefined, activeOrganizationId: undefined };
 }
 
 export const GetUserRequest: MessageFns<GetUserRequest> = {
@@ -1248,6 +1265,9 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
     }
     if (message.sessionCheck !== undefined) {
       SessionCheck.encode(message.sessionCheck, writer.uint32(18).fork()).join();
+    }
+    if (message.activeOrganizationId !== undefined) {
+      writer.uint32(26).string(message.activeOrganizationId);
     }
     return writer;
   },
@@ -1281,6 +1301,14 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
             message.sessionCheck = SessionCheck.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.activeOrganizationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1305,6 +1333,11 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
         : isSet(object.session_check)
         ? SessionCheck.fromJSON(object.session_check)
         : undefined,
+      activeOrganizationId: isSet(object.activeOrganizationId)
+        ? globalThis.String(object.activeOrganizationId)
+        : isSet(object.active_organization_id)
+        ? globalThis.String(object.active_organization_id)
+        : undefined,
     };
   },
 
@@ -1315,6 +1348,9 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
     }
     if (message.sessionCheck !== undefined) {
       obj.sessionCheck = SessionCheck.toJSON(message.sessionCheck);
+    }
+    if (message.activeOrganizationId !== undefined) {
+      obj.activeOrganizationId = message.activeOrganizationId;
     }
     return obj;
   },
@@ -1328,6 +1364,7 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
     message.sessionCheck = (object.sessionCheck !== undefined && object.sessionCheck !== null)
       ? SessionCheck.fromPartial(object.sessionCheck)
       : undefined;
+    message.activeOrganizationId = object.activeOrganizationId ?? undefined;
     return message;
   },
 };
@@ -1406,7 +1443,7 @@ export const SessionCheck: MessageFns<SessionCheck> = {
 };
 
 function createBaseGetUserResponse(): GetUserResponse {
-  return { user: undefined, endedSessions: undefined };
+  return { user: undefined, endedSessions: undefined, activeOrganization: undefined };
 }
 
 export const GetUserResponse: MessageFns<GetUserResponse> = {
@@ -1416,6 +1453,9 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
     }
     if (message.endedSessions !== undefined) {
       EndedSessions.encode(message.endedSessions, writer.uint32(26).fork()).join();
+    }
+    if (message.activeOrganization !== undefined) {
+      Organization.encode(message.activeOrganization, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1449,6 +1489,14 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
             message.endedSessions = EndedSessions.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.activeOrganization = Organization.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1469,6 +1517,11 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
         : isSet(object.ended_sessions)
         ? EndedSessions.fromJSON(object.ended_sessions)
         : undefined,
+      activeOrganization: isSet(object.activeOrganization)
+        ? Organization.fromJSON(object.activeOrganization)
+        : isSet(object.active_organization)
+        ? Organization.fromJSON(object.active_organization)
+        : undefined,
     };
   },
 
@@ -1479,6 +1532,9 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
     }
     if (message.endedSessions !== undefined) {
       obj.endedSessions = EndedSessions.toJSON(message.endedSessions);
+    }
+    if (message.activeOrganization !== undefined) {
+      obj.activeOrganization = Organization.toJSON(message.activeOrganization);
     }
     return obj;
   },
@@ -1491,6 +1547,9 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
     message.endedSessions = (object.endedSessions !== undefined && object.endedSessions !== null)
       ? EndedSessions.fromPartial(object.endedSessions)
+      : undefined;
+    message.activeOrganization = (object.activeOrganization !== undefined && object.activeOrganization !== null)
+      ? Organization.fromPartial(object.activeOrganization)
       : undefined;
     return message;
   },

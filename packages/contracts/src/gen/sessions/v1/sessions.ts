@@ -77,7 +77,33 @@ export interface IntrospectSessionResponse {
   /** True for a live session; then session is set. */
   active: boolean;
   /** The session, when active. */
-  session?: Session | undefined;
+  session?:
+    | Session
+    | undefined;
+  /**
+   * The organisation the session acts for, as the user's membership of it
+   * stands now; unset when it acts for none, or the user is no longer a
+   * member of it.
+   */
+  organization?: SessionOrganization | undefined;
+}
+
+/**
+ * SessionOrganization is the organisation a session acts for
+ * (docs/organisations.md): what a service decides access on.
+ */
+export interface SessionOrganization {
+  /** The organisation's id (UUID). */
+  id: string;
+  /** Its slug. */
+  slug: string;
+  /** The user's role there. */
+  role: string;
+  /**
+   * The user's permissions there, each `resource:action`, sorted; an owner
+   * holds every permission, those listed and any other.
+   */
+  permissions: string[];
 }
 
 /** ListSessionsRequest names a user. */
@@ -409,7 +435,7 @@ export const IntrospectSessionRequest: MessageFns<IntrospectSessionRequest> = {
 };
 
 function createBaseIntrospectSessionResponse(): IntrospectSessionResponse {
-  return { active: false, session: undefined };
+  return { active: false, session: undefined, organization: undefined };
 }
 
 export const IntrospectSessionResponse: MessageFns<IntrospectSessionResponse> = {
@@ -419,6 +445,9 @@ export const IntrospectSessionResponse: MessageFns<IntrospectSessionResponse> = 
     }
     if (message.session !== undefined) {
       Session.encode(message.session, writer.uint32(18).fork()).join();
+    }
+    if (message.organization !== undefined) {
+      SessionOrganization.encode(message.organization, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -452,6 +481,14 @@ export const IntrospectSessionResponse: MessageFns<IntrospectSessionResponse> = 
             message.session = Session.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.organization = SessionOrganization.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -468,6 +505,7 @@ export const IntrospectSessionResponse: MessageFns<IntrospectSessionResponse> = 
     return {
       active: isSet(object.active) ? globalThis.Boolean(object.active) : false,
       session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      organization: isSet(object.organization) ? SessionOrganization.fromJSON(object.organization) : undefined,
     };
   },
 
@@ -478,6 +516,9 @@ export const IntrospectSessionResponse: MessageFns<IntrospectSessionResponse> = 
     }
     if (message.session !== undefined) {
       obj.session = Session.toJSON(message.session);
+    }
+    if (message.organization !== undefined) {
+      obj.organization = SessionOrganization.toJSON(message.organization);
     }
     return obj;
   },
@@ -491,6 +532,128 @@ export const IntrospectSessionResponse: MessageFns<IntrospectSessionResponse> = 
     message.session = (object.session !== undefined && object.session !== null)
       ? Session.fromPartial(object.session)
       : undefined;
+    message.organization = (object.organization !== undefined && object.organization !== null)
+      ? SessionOrganization.fromPartial(object.organization)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSessionOrganization(): SessionOrganization {
+  return { id: "", slug: "", role: "", permissions: [] };
+}
+
+export const SessionOrganization: MessageFns<SessionOrganization> = {
+  encode(message: SessionOrganization, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.slug !== "") {
+      writer.uint32(18).string(message.slug);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    for (const v of message.permissions) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionOrganization {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionOrganization();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.permissions.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SessionOrganization {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      permissions: globalThis.Array.isArray(object?.permissions)
+        ? object.permissions.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SessionOrganization): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.permissions?.length) {
+      obj.permissions = message.permissions;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SessionOrganization>, I>>(base?: I): SessionOrganization {
+    return SessionOrganization.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SessionOrganization>, I>>(object: I): SessionOrganization {
+    const message = createBaseSessionOrganization();
+    message.id = object.id ?? "";
+    message.slug = object.slug ?? "";
+    message.role = object.role ?? "";
+    message.permissions = object.permissions?.map((e) => e) || [];
     return message;
   },
 };

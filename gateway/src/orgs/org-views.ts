@@ -1,0 +1,66 @@
+import { orgsV1 } from '@latchkey/contracts';
+import type { z } from 'zod';
+import type { invitationSchema, invitationStatuses, memberSchema, organizationSchema, roleSchema } from './org-schemas';
+
+/** orgs.v1's answers as docs/api.md, "Organisations", shows them. */
+
+export function organizationView(organization: orgsV1.Organization): z.output<typeof organizationSchema> {
+  return {
+    id: organization.id,
+    slug: organization.slug,
+    name: organization.name,
+    created_at: (organization.createdAt ?? new Date(0)).toISOString(),
+    role: organization.role,
+    permissions: organization.permissions,
+  };
+}
+
+export function roleView(role: orgsV1.Role): z.output<typeof roleSchema> {
+  return { name: role.name, permissions: role.permissions, built_in: role.builtIn };
+}
+
+const sources: Readonly<Record<orgsV1.MembershipSource, z.output<typeof memberSchema>['source']>> = {
+  [orgsV1.MembershipSource.MEMBERSHIP_SOURCE_UNSPECIFIED]: 'admin',
+  [orgsV1.MembershipSource.MEMBERSHIP_SOURCE_CREATOR]: 'creator',
+  [orgsV1.MembershipSource.MEMBERSHIP_SOURCE_INVITATION]: 'invitation',
+  [orgsV1.MembershipSource.MEMBERSHIP_SOURCE_SSO]: 'sso',
+  [orgsV1.MembershipSource.MEMBERSHIP_SOURCE_SCIM]: 'scim',
+  [orgsV1.MembershipSource.MEMBERSHIP_SOURCE_ADMIN]: 'admin',
+  [orgsV1.MembershipSource.UNRECOGNIZED]: 'admin',
+};
+
+export function memberView(member: orgsV1.Member): z.output<typeof memberSchema> {
+  return {
+    user: { id: member.userId, handle: member.handle, email: member.email },
+    role: member.role,
+    source: sources[member.source],
+    joined_at: (member.joinedAt ?? new Date(0)).toISOString(),
+  };
+}
+
+type InvitationStatus = (typeof invitationStatuses)[number];
+
+const statuses: Readonly<Record<InvitationStatus, orgsV1.InvitationStatus>> = {
+  pending: orgsV1.InvitationStatus.INVITATION_STATUS_PENDING,
+  accepted: orgsV1.InvitationStatus.INVITATION_STATUS_ACCEPTED,
+  revoked: orgsV1.InvitationStatus.INVITATION_STATUS_REVOKED,
+  expired: orgsV1.InvitationStatus.INVITATION_STATUS_EXPIRED,
+};
+
+/** The proto status a status filter asks for; none asks for every status. */
+export function invitationStatusOf(status: InvitationStatus | undefined): orgsV1.InvitationStatus {
+  return status === undefined ? orgsV1.InvitationStatus.INVITATION_STATUS_UNSPECIFIED : statuses[status];
+}
+
+export function invitationView(invitation: orgsV1.Invitation): z.output<typeof invitationSchema> {
+  const status = (Object.keys(statuses) as InvitationStatus[]).find((name) => statuses[name] === invitation.status) ?? 'pending';
+  return {
+    id: invitation.id,
+    email: invitation.email,
+    role: invitation.role,
+    status,
+    invited_by: invitation.invitedBy,
+    created_at: (invitation.createdAt ?? new Date(0)).toISOString(),
+    expires_at: (invitation.expiresAt ?? new Date(0)).toISOString(),
+  };
+}

@@ -1,0 +1,105 @@
+import type pg from 'pg';
+import type { orgsV1 } from '@latchkey/contracts';
+import { AppError } from '@latchkey/errors';
+import { isId } from './org-fields';
+import { holds, permissionsOf } from './permissions';
+
+/** A user's membership of an organisation, with the organisation and the role's permissions. */
+export interface Membership {
+  readonly organizationId: string;
+  readonly slug: string;
+  readonly name: string;
+  readonly createdAt: Date;
+  readonly userId: string;
+  readonly role: string;
+  /** The role's permissions (permissions.ts, `permissionsOf`). */
+  readonly permissions: string[];
+  readonly source: string;
+  readonly joinedAt: Date;
+}
+
+interface MembershipRow {
+  organization_id: string;
+  slug: string;
+  name: string;
+  created_at: Date;
+  user_id: string;
+  role: string;
+  stored_permissions: string[];
+  source: string;
+  joined_at: Date;
+}
+
+const MEMBERSHIP_COLUMNS = `o.id AS organization_id, o.slug, o.name, o.created_at, m.user_id, m.role, r.permissions AS stored_permissions,
+  m.source, m.joined_at`;
+const MEMBERSHIP_FROM = `identity.org_memberships m
+  JOIN identity.organizations o ON o.id = m.organization_id
+  JOIN identity.org_roles r ON r.organization_id = m.organization_id AND r.name = m.role`;
+
+function membershipOf(row: MembershipRow): Membership {
+  return {
+    organizationId: row.organization_id,
+    slug: row.slug,
+    name: row.name,
+    createdAt: row.created_at,
+    userId: row.user_id,
+    role: row.role,
+    permissions: permissionsOf(row.role, row.stored_permissions),
+    source: row.source,
+    joinedAt: row.joined_at,
+  };
+}
+
+/** The organisation as a member sees it (orgs.v1 Organization). */
+export function organizationOf(membership: Membership): orgsV1.Organization {
+  return {
+    id: membership.organizationId,
+    slug: membership.slug,
+    name: membership.name,
+    createdAt: membership.createdAt,
+    role: membership.role,
+    permissions: membership.permissions,
+  };
+}
+
+/** A user's membership of the organisation `reference` names (its id or its slug), read now; undefined when none. */
+export async function findMembership(db: pg.ClientBase | pg.Pool, userId: string, reference: string): Promise<Membership | undefined> {
+  if (!isId(userId)) return undefined;
+  const byId = isId(reference);
+  const { rows } = await db.query<MembershipRow>(
+    `SELECT ${MEMBERSHIP_COLUMNS} FROM ${MEMBERSHIP_FROM} WHERE m.user_id = $1 AND ${byId ? 'o.id = $2::uuid' : 'o.slug = $2'}`,
+    [userId, reference],
+  );
+  return rows[0] && membershipOf(rows[0]);
+}
+
+/** Every membership of a user, oldest first. */
+export async function listMembershipsOf(db: pg.ClientBase | pg.Pool, userId: string): Promise<Membership[]> {
+  if (!isId(userId)) return [];
+  const { rows } = await db.query<MembershipRow>(`SELECT ${MEMBERSHIP_COLUMNS} FROM ${MEMBERSHIP_FROM} WHERE m.user_id = $1 ORDER BY m.joined_at, o.id`, [
+    userId,
+  ]);
+  return rows.map(membershipOf);
+}
+
+/**
+ * The acting user's membership of an organisation, for a call that acts
+ * on it: org:not_found for an organisation the actor is not a member of,
+ * as for one that does not exist. With `lock`, the organisation's row is
+ * locked first (FOR UPDATE), which serializes every change to its owners
+ * and members: the check that the organisation keeps an owner then counts
+ * what is committed (memberships.ts).
+ */
+export async function actingMember(
+  db: pg.ClientBase,
+  actorUserId: string,
+  organizationId: string,
+  options: { readonly lock?: boolean; readonly needs?: string } = {},
+): Promise<Membership> {
+  if (!isId(organizationId) || !isId(actorUserId)) throw new AppError('org:not_found');
+  if (options.lock) await db.query('SELECT FROM identity.organizations WHERE id = $1 FOR UPDATE', [organizationId]);
+  const member = await findMembership(db, actorUserId, organizationId);
+  if (!member) throw new AppError('org:not_found');
+  if (options.needs !== undefined && !holds(member.role, member.permissions, options.needs)) throw new AppError('org:forbidden');
+  return member;
+}

@@ -1,0 +1,10 @@
+import type pg from 'pg';
+
+/** What the organisation operations use of identity. */
+export interface OrgsDeps {
+  readonly pool: pg.Pool;
+  /** ORG_MAX_PER_USER: organisations one account may own. */
+  readonly maxOrganizationsPerUser: number;
+  /** ORG_INVITATION_TTL_HOURS: how long an invitation's link works. */
+  readonly invitationTtlHours: number;
+}

@@ -1,0 +1,107 @@
+import type { orgsV1 } from '@latchkey/contracts';
+import { AppError } from '@latchkey/errors';
+import type { ServiceHandlers } from '@latchkey/grpc-kit';
+import type { OrgsDeps } from './orgs-deps';
+import { checkId, refuse } from './org-fields';
+import { acceptInvitation, createInvitation, listInvitations, lookupInvitation, revokeInvitation } from './invitations';
+import { findMembership, listMembershipsOf, organizationOf } from './membership-store';
+import { changeMemberRole, listMembers, memberPage, pageLimit, removeMember } from './members';
+import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './organizations';
+import { holds, isPermission } from './permissions';
+import { createRole, deleteRole, getRole, listRoles, updateRole } from './roles';
+
+/** One thin function per RPC of orgs.v1 OrganizationsService: the rules are the operations'. */
+export function organizationsHandlers(deps: OrgsDeps): ServiceHandlers<typeof orgsV1.OrganizationsServiceService> {
+  return {
+    async createOrganization(request, context) {
+      return { organization: await createOrganization(deps, request, context) };
+    },
+    async getOrganization({ actorUserId, organization }) {
+      return { organization: await getOrganization(deps, actorUserId, organization) };
+    },
+    async listOrganizations({ actorUserId }) {
+      return { organizations: await listOrganizations(deps, actorUserId) };
+    },
+    async updateOrganization(request, context) {
+      return { organization: await updateOrganization(deps, request, context) };
+    },
+    async deleteOrganization(request, context) {
+      await deleteOrganization(deps, request, context);
+      return {};
+    },
+    async createRole(request, context) {
+      return { role: await createRole(deps, request, context) };
+    },
+    async listRoles(request, context) {
+      return { roles: await listRoles(deps, request, context) };
+    },
+    async getRole(request, context) {
+      return { role: await getRole(deps, request, context) };
+    },
+    async updateRole(request, context) {
+      return { role: await updateRole(deps, request, context) };
+    },
+    async deleteRole(request, context) {
+      await deleteRole(deps, request, context);
+      return {};
+    },
+    async listMembers(request, context) {
+      return listMembers(deps, request, context);
+    },
+    async changeMemberRole(request, context) {
+      return { member: await changeMemberRole(deps, request, context) };
+    },
+    async removeMember(request, context) {
+      await removeMember(deps, request, context);
+      return {};
+    },
+    async createInvitation(request, context) {
+      return { invitation: await createInvitation(deps, request, context) };
+    },
+    async listInvitations(request, context) {
+      return listInvitations(deps, request, context);
+    },
+    async revokeInvitation(request, context) {
+      await revokeInvitation(deps, request, context);
+      return {};
+    },
+    async lookupInvitation({ token }) {
+      return lookupInvitation(deps, token);
+    },
+    async acceptInvitation(request, context) {
+      return { organization: await acceptInvitation(deps, request, context) };
+    },
+    async getMembership({ userId, organization }) {
+      refuse(checkId(userId, 'user_id'));
+      const membership = await findMembership(deps.pool, userId, organization);
+      return membership ? { found: true, organization: organizationOf(membership) } : { found: false };
+    },
+    async listMemberships({ userId }) {
+      refuse(checkId(userId, 'user_id'));
+      return { organizations: (await listMembershipsOf(deps.pool, userId)).map(organizationOf) };
+    },
+  };
+}
+
+/** orgs.v1 OrganizationAccessService: what the services beside Latchkey ask (docs/organisations.md). */
+export function organizationAccessHandlers(deps: OrgsDeps): ServiceHandlers<typeof orgsV1.OrganizationAccessServiceService> {
+  return {
+    async checkPermission({ userId, organizationId, permission }) {
+      refuse([...checkId(userId, 'user_id'), ...checkId(organizationId, 'organization_id')]);
+      if (!isPermission(permission)) throw AppError.validation([{ field: 'permission', message: 'must be resource:action' }]);
+      const membership = await findMembership(deps.pool, userId, organizationId);
+      if (!membership) return { allowed: false, role: '' };
+      return { allowed: holds(membership.role, membership.permissions, permission), role: membership.role };
+    },
+    async listUserMemberships({ userId }) {
+      refuse(checkId(userId, 'user_id'));
+      return { organizations: (await listMembershipsOf(deps.pool, userId)).map(organizationOf) };
+    },
+    async listOrganizationMembers({ organizationId, limit, cursor }) {
+      refuse(checkId(organizationId, 'organization_id'));
+      const { rows } = await deps.pool.query('SELECT FROM identity.organizations WHERE id = $1', [organizationId]);
+      if (rows.length === 0) throw new AppError('org:not_found');
+      return memberPage(deps.pool, organizationId, { limit: pageLimit(limit, 100, 1_000), cursor });
+    },
+  };
+}
