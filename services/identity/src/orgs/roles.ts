@@ -9,6 +9,8 @@ import { actingMember } from './membership-store';
 import { builtInRoles, isBuiltInRole, mayGrant, permissionsOf } from './permissions';
 
 const UNIQUE_VIOLATION = '23505';
+/** Custom roles one organisation may have: what a member with roles:manage can make it keep. */
+export const MAX_CUSTOM_ROLES = 100;
 const FOREIGN_KEY_VIOLATION = '23503';
 
 interface RoleRow {
@@ -42,8 +44,9 @@ function stored(permissions: readonly string[]): string[] {
 }
 
 /**
- * Adds a custom role (roles:manage). Nobody makes a role with a permission
- * they do not hold: an admin cannot make one that deletes the organisation.
+ * Adds a custom role (roles:manage), up to MAX_CUSTOM_ROLES. Nobody makes a
+ * role with one of Latchkey's permissions they do not hold: an admin
+ * cannot make one that deletes the organisation.
  */
 export async function createRole(
   deps: OrgsDeps,
@@ -52,8 +55,12 @@ export async function createRole(
 ): Promise<orgsV1.Role> {
   refuse([...checkCustomRoleName(input.name), ...checkPermissions(input.permissions)]);
   return withTransaction(deps.pool, context, async (db) => {
-    const actor = await actingMember(db, input.actorUserId, input.organizationId, { needs: 'roles:manage' });
+    const actor = await actingMember(db, input.actorUserId, input.organizationId, { lock: true, needs: 'roles:manage' });
     if (!mayGrant(actor, input.name, input.permissions)) throw new AppError('org:forbidden');
+    const { rows } = await db.query<{ custom: number }>('SELECT count(*)::int AS custom FROM identity.org_roles WHERE organization_id = $1 AND NOT built_in', [
+      actor.organizationId,
+    ]);
+    if (rows[0]!.custom >= MAX_CUSTOM_ROLES) throw new AppError('org:limit_reached', `An organisation has at most ${MAX_CUSTOM_ROLES} custom roles.`);
     try {
       await db.query('INSERT INTO identity.org_roles (organization_id, name, permissions) VALUES ($1, $2, $3)', [
         actor.organizationId,

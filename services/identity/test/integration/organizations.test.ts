@@ -201,6 +201,16 @@ describe('roles', () => {
   });
 });
 
+describe('limits', () => {
+  it('keeps at most 100 custom roles per organisation', async () => {
+    const { owner, organization } = await newOrganization();
+    for (let role = 0; role < 100; role += 1) {
+      await orgs.createRole({ actorUserId: owner.id, organizationId: organization.id, name: `role-${role}`, permissions: ['things:read'] });
+    }
+    expect(await codeOf(orgs.createRole({ actorUserId: owner.id, organizationId: organization.id, name: 'one-more', permissions: ['things:read'] }))).toBe('org:limit_reached');
+  });
+});
+
 describe('members and the last owner', () => {
   it('keeps at least one owner: the last cannot be demoted, removed or leave, and only owners touch owners', async () => {
     const { owner, organization } = await newOrganization();

@@ -5362,10 +5362,10 @@ export const OrganizationsServiceService = {
     responseDeserialize: (value: Buffer): DeleteOrganizationResponse => DeleteOrganizationResponse.decode(value),
   },
   /**
-   * CreateRole adds a custom role (permission roles:manage). Its name is not
-   * one of the built-in roles'.
+   * CreateRole adds a custom role (permission roles:manage), up to 100 per
+   * organisation. Its name is not one of the built-in roles'.
    * Errors: org:not_found, org:forbidden, org:role_exists,
-   * validation:invalid_input.
+   * org:limit_reached, validation:invalid_input.
    */
   createRole: {
     path: "/orgs.v1.OrganizationsService/CreateRole" as const,
@@ -5634,10 +5634,10 @@ export interface OrganizationsServiceServer extends UntypedServiceImplementation
    */
   deleteOrganization: handleUnaryCall<DeleteOrganizationRequest, DeleteOrganizationResponse>;
   /**
-   * CreateRole adds a custom role (permission roles:manage). Its name is not
-   * one of the built-in roles'.
+   * CreateRole adds a custom role (permission roles:manage), up to 100 per
+   * organisation. Its name is not one of the built-in roles'.
    * Errors: org:not_found, org:forbidden, org:role_exists,
-   * validation:invalid_input.
+   * org:limit_reached, validation:invalid_input.
    */
   createRole: handleUnaryCall<CreateRoleRequest, CreateRoleResponse>;
   /**
@@ -5840,10 +5840,10 @@ export interface OrganizationsServiceClient extends Client {
     callback: (error: ServiceError | null, response: DeleteOrganizationResponse) => void,
   ): ClientUnaryCall;
   /**
-   * CreateRole adds a custom role (permission roles:manage). Its name is not
-   * one of the built-in roles'.
+   * CreateRole adds a custom role (permission roles:manage), up to 100 per
+   * organisation. Its name is not one of the built-in roles'.
    * Errors: org:not_found, org:forbidden, org:role_exists,
-   * validation:invalid_input.
+   * org:limit_reached, validation:invalid_input.
    */
   createRole(
     request: CreateRoleRequest,
