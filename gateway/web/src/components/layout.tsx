@@ -1,16 +1,10 @@
 import type { ComponentChildren } from 'preact';
-import { api, unwrap } from '../api';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 
 /** The frame of every page: a skip link, the site's navigation, the page. */
 export function Layout(props: { children: ComponentChildren }) {
-  const { user, setUser } = useSession();
-  const signOut = async () => {
-    await unwrap(api.POST('/v0/auth/logout')).catch(() => undefined);
-    setUser(null);
-    navigate('/sign-in');
-  };
+  const { user, signOut } = useSession();
   return (
     <>
       <a class="skip-link" href="#main">
@@ -34,7 +28,7 @@ export function Layout(props: { children: ComponentChildren }) {
                   <Link href="/account">Account</Link>
                 </li>
                 <li>
-                  <button type="button" class="link-button" onClick={() => void signOut()}>
+                  <button type="button" class="link-button" onClick={() => void signOut().then(() => navigate('/sign-in'))}>
                     Sign out
                   </button>
                 </li>
