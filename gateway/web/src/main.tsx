@@ -9,6 +9,8 @@ import { HomePage } from './pages/home-page';
 import { OAuthCallbackPage } from './pages/oauth-callback-page';
 import { DevicePage } from './pages/device-page';
 import { OidcInteractionPage } from './pages/oidc-interaction-page';
+import { OrganisationPage } from './pages/organisation-page';
+import { OrganisationsPage } from './pages/organisations-page';
 import { PostEditorPage } from './pages/post-editor-page';
 import { PostPage } from './pages/post-page';
 import { SearchPage } from './pages/search-page';
@@ -18,14 +20,15 @@ import { CancelEmailChangePage, ConfirmEmailChangePage, ResetPasswordPage, Verif
 import { Link, useLocation } from './router';
 import { SessionProvider } from './session';
 
-const POST_ID = '[0-9a-f-]{36}';
+const UUID = '[0-9a-f-]{36}';
 
 /** Which page a path shows; the mailed links (docs/api.md, "Links and tokens") among them. */
 function Routes() {
   const { path, query } = useLocation();
-  const post = new RegExp(`^/posts/(${POST_ID})$`).exec(path);
-  const edit = new RegExp(`^/posts/(${POST_ID})/edit$`).exec(path);
+  const post = new RegExp(`^/posts/(${UUID})$`).exec(path);
+  const edit = new RegExp(`^/posts/(${UUID})/edit$`).exec(path);
   const callback = /^\/oauth\/([a-z]+)\/callback$/.exec(path);
+  const org = new RegExp(`^/orgs/(${UUID})$`).exec(path);
   const interaction = /^\/oidc\/interaction\/([A-Za-z0-9_-]+)$/.exec(path);
   if (path === '/') return <HomePage />;
   if (path === '/search') return <SearchPage query={query.get('q') ?? ''} />;
@@ -39,6 +42,8 @@ function Routes() {
   if (path === '/complete-signup') return <CompleteSignupPage />;
   if (callback) return <OAuthCallbackPage provider={callback[1]!} code={query.get('code') ?? ''} state={query.get('state') ?? ''} error={query.get('error')} />;
   if (path === '/account') return <AccountPage />;
+  if (path === '/orgs') return <OrganisationsPage />;
+  if (org) return <OrganisationPage orgId={org[1]!} />;
   if (interaction) return <OidcInteractionPage uid={interaction[1]!} />;
   if (path === '/device') return <DevicePage userCode={query.get('user_code') ?? ''} done={query.has('done')} denied={query.has('denied')} />;
   if (path === '/posts/new') return <PostEditorPage />;

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
+import { OrganisationSwitcher } from './organisation-switcher';
 
 /** The frame of every page: a skip link, the site's navigation, the page. */
 export function Layout(props: { children: ComponentChildren }) {
@@ -25,6 +26,9 @@ export function Layout(props: { children: ComponentChildren }) {
                   <Link href="/posts/new">Write</Link>
                 </li>
                 <li>
+                  <Link href="/orgs">Organisations</Link>
+                </li>
+                <li>
                   <Link href="/account">Account</Link>
                 </li>
                 <li>
@@ -45,6 +49,7 @@ export function Layout(props: { children: ComponentChildren }) {
             ) : null}
           </ul>
         </nav>
+        {user ? <OrganisationSwitcher user={user} /> : null}
       </header>
       <main id="main">{props.children}</main>
     </>
