@@ -5,6 +5,8 @@ export type Organization = Schemas['Organization'];
 export type OrganizationRole = Schemas['OrganizationRole'];
 export type OrganizationMember = Schemas['OrganizationMember'];
 export type OrganizationInvitation = Schemas['OrganizationInvitation'];
+/** What an invitation link invites to, as anyone holding the link may read it. */
+export type InvitationLookup = Schemas['InvitationLookup'];
 
 /**
  * Whether the caller's role in `org` allows `permission` (docs/api.md,
