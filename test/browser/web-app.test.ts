@@ -58,7 +58,8 @@ class Visitor {
 
   private constructor(
     readonly context: BrowserContext,
-    readonly page: Page,
+    /** The tab the person is looking at. */
+    public page: Page,
     private readonly label: string,
     /** The browser's authenticator, when it was opened with passkeys. */
     readonly authenticator: VirtualAuthenticator | undefined,
@@ -66,13 +67,23 @@ class Visitor {
 
   static async open(label: string, options: { passkeys?: boolean } = {}): Promise<Visitor> {
     const context = await browser.newContext();
+    const page = await Visitor.newTab(context);
+    const authenticator = options.passkeys ? await addVirtualAuthenticator(context, page) : undefined;
+    return new Visitor(context, page, label, authenticator);
+  }
+
+  private static async newTab(context: BrowserContext): Promise<Page> {
     const page = await context.newPage();
     // Well inside the test's own timeout, so that a step that never happens is named.
     page.setDefaultTimeout(15_000);
     // window.confirm before deleting a post: the person says yes.
     page.on('dialog', (dialog) => void dialog.accept());
-    const authenticator = options.passkeys ? await addVirtualAuthenticator(context, page) : undefined;
-    return new Visitor(context, page, label, authenticator);
+    return page;
+  }
+
+  /** Goes on in a new tab of the same browser, as a link opened from a mail does; the other tab stays open. */
+  async openTab(): Promise<void> {
+    this.page = await Visitor.newTab(this.context);
   }
 
   /** Waits for the page's heading, then keeps a screenshot and checks it with axe. */
@@ -627,5 +638,197 @@ describe('signing in to another application through Latchkey (docs/oidc.md)', ()
     const tokens = await openid.pollDeviceAuthorizationGrant(config, { ...device, interval: 1 });
     expect(tokens.claims()).toMatchObject({ sub: account.id, aud: 'browser-tv' });
     await visitor.close();
+  });
+});
+
+describe('organisations (docs/api.md, "Organisations")', () => {
+  interface Me {
+    active_org: { id: string; slug: string; role: string; permissions: string[] } | null;
+  }
+
+  /** GET /v0/users/me as the visitor's browser asks it, with its session. */
+  const me = (visitor: Visitor) => visitor.page.evaluate<Me>("fetch('/v0/users/me').then((answer) => answer.json())");
+
+  /** What the app left in the browser's storage for an invitation. */
+  const keptInvitation = (visitor: Visitor) =>
+    visitor.page.evaluate<(string | null)[]>("[sessionStorage.getItem('latchkey.invitation'), localStorage.getItem('latchkey.invitation-handoff')]");
+
+  const memberItem = (visitor: Visitor, handle: string) => visitor.section('Members').getByRole('listitem').filter({ hasText: handle });
+
+  it(
+    'creates an organisation and invites a colleague, who signs up from the mailed link, verifies in a new tab, comes back, accepts, acts for it and leaves',
+    async () => {
+      const owner = await signedInAccount(stack, 'orgowner');
+      const founder = await Visitor.open('org-owner');
+      await founder.signIn(owner.email);
+      await founder.sees('Your account');
+      await founder.page.getByRole('link', { name: 'Organisations' }).click();
+      await founder.sees('Organisations');
+      await founder.page.getByText('You are not a member of any organisation yet.').waitFor();
+      const name = `Acme ${tag()}`;
+      const slug = `acme-${tag()}`;
+      const create = founder.section('New organisation');
+      await create.getByLabel('Name', { exact: true }).fill(name);
+      await create.getByLabel('Slug', { exact: true }).fill(slug);
+      await create.getByRole('button', { name: 'Create organisation' }).click();
+      await founder.sees(name);
+      await founder.section('About').getByText('owner', { exact: true }).waitFor();
+      const orgPath = new URL(founder.page.url()).pathname;
+
+      const colleague = newAccount('colleague');
+      const invitations = founder.section('Invitations');
+      await invitations.getByLabel('Email', { exact: true }).fill(colleague.email);
+      await invitations.getByRole('button', { name: 'Send invitation' }).click();
+      await invitations.getByText(`We mailed an invitation to ${colleague.email}.`).waitFor();
+      await invitations.getByRole('listitem').filter({ hasText: colleague.email }).getByText('Pending', { exact: true }).waitFor();
+      await founder.sees(name);
+
+      // Signed out, with no account yet: the mailed link shows what it invites to, and keeps the token out of the address bar.
+      const invited = await Visitor.open('org-invited');
+      await invited.goto(`/invitations/accept?token=${await mailedToken(stack, colleague.email, 'invitations/accept')}`, `Join ${name}`);
+      expect(new URL(invited.page.url()).search).toBe('');
+      await invited.page.getByText(`for ${colleague.email}.`, { exact: false }).waitFor();
+      await invited.page.getByRole('main').getByRole('link', { name: 'Create an account' }).click();
+      await invited.sees('Create an account');
+      await invited.page.getByLabel('Handle', { exact: true }).fill(colleague.handle);
+      await invited.page.getByLabel('Email', { exact: true }).fill(colleague.email);
+      await invited.page.getByLabel('Password', { exact: true }).fill(colleague.password);
+      await invited.page.getByRole('button', { name: 'Create account' }).click();
+      await invited.sees('Check your mail');
+
+      // The verification link opens in a new tab, as from a mail client; signing in there comes back to the invitation.
+      await invited.openTab();
+      await invited.goto(`/verify-email?token=${await mailedToken(stack, colleague.email, 'verify-email')}`, 'Verify your email');
+      await invited.page.getByRole('status').getByRole('link', { name: 'Sign in' }).click();
+      await invited.sees('Sign in');
+      await invited.page.getByLabel('Email', { exact: true }).fill(colleague.email);
+      await invited.page.getByLabel('Password', { exact: true }).fill(colleague.password);
+      await invited.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await invited.sees(`Join ${name}`);
+      expect(new URL(invited.page.url()).pathname).toBe('/invitations/accept');
+      await invited.page.getByRole('button', { name: `Accept and join ${name}` }).click();
+      await invited.sees(name);
+      expect(new URL(invited.page.url()).pathname).toBe(orgPath);
+      await invited.section('About').getByText('member', { exact: true }).waitFor();
+      // Nothing of the invitation is left behind in the browser.
+      expect(await keptInvitation(invited)).toEqual([null, null]);
+
+      // The owner sees the new member, makes a role of the organisation's own, and gives it.
+      await founder.goto(orgPath, name);
+      const member = memberItem(founder, colleague.handle);
+      await member.getByText(/role: member/).waitFor();
+      await member.getByRole('combobox', { name: `Role of ${colleague.handle}` }).selectOption('admin');
+      await member.getByRole('button', { name: `Change role of ${colleague.handle}` }).click();
+      await member.getByText(/role: admin/).waitFor();
+      // An admin's page offers what an admin may do.
+      await invited.goto(orgPath, name);
+      await invited.section('Invitations').getByRole('button', { name: 'Send invitation' }).waitFor();
+
+      const roles = founder.section('Roles');
+      const newRole = roles.getByRole('form', { name: 'New role' });
+      await newRole.getByLabel('Name', { exact: true }).fill('billing');
+      await newRole.getByLabel('Permissions', { exact: true }).fill('invoices:read, invoices:write\nmembers:read');
+      await newRole.getByRole('button', { name: 'Create role' }).click();
+      await roles.getByRole('listitem').filter({ hasText: 'billing' }).getByText('invoices:read, invoices:write, members:read').waitFor();
+      await member.getByRole('combobox', { name: `Role of ${colleague.handle}` }).selectOption('billing');
+      await member.getByRole('button', { name: `Change role of ${colleague.handle}` }).click();
+      await member.getByText(/role: billing/).waitFor();
+      // A role someone holds stays, and the page says why.
+      await roles.getByRole('button', { name: 'Delete the role billing' }).click();
+      await roles.getByRole('alert').getByText('Members or pending invitations hold this role.').waitFor();
+      // The last owner stays.
+      await founder.section('About').getByRole('button', { name: `Leave ${name}` }).click();
+      await founder.section('About').getByRole('alert').getByText(/keeps at least one owner/).waitFor();
+      await founder.sees(name);
+
+      // The colleague's page, shown before the role changed, still offers to invite: the API refuses, and the page says so.
+      await invited.section('Invitations').getByLabel('Email', { exact: true }).fill(`late.${tag()}@example.com`);
+      await invited.section('Invitations').getByRole('button', { name: 'Send invitation' }).click();
+      await invited.section('Invitations').getByRole('alert').getByText('Your role in this organisation does not allow this.').waitFor();
+      await invited.sees(name);
+
+      // Shown again, it offers what the new role allows, and no more; the switcher makes the session act for the organisation.
+      await invited.goto(orgPath, name);
+      await memberItem(invited, owner.handle).waitFor();
+      expect(await invited.section('Invitations').count()).toBe(0);
+      expect(await invited.page.getByRole('button', { name: /^Change role/ }).count()).toBe(0);
+      expect((await me(invited)).active_org).toBeNull();
+      const switcher = invited.page.getByRole('form', { name: 'Organisation' });
+      await switcher.getByLabel('Acting for', { exact: true }).selectOption({ label: name });
+      await switcher.getByRole('button', { name: 'Switch' }).click();
+      await switcher.getByRole('status').getByText(`Now acting for ${name}.`).waitFor();
+      const orgId = orgPath.split('/').pop()!;
+      expect((await me(invited)).active_org).toEqual({ id: orgId, slug, role: 'billing', permissions: ['invoices:read', 'invoices:write', 'members:read'] });
+      await invited.section('About').getByText('acts for it', { exact: true }).waitFor();
+      await invited.sees(name);
+
+      await invited.section('About').getByRole('button', { name: `Leave ${name}` }).click();
+      await invited.sees('Organisations');
+      await invited.page.getByText('You are not a member of any organisation yet.').waitFor();
+      expect((await me(invited)).active_org).toBeNull();
+      await founder.goto(orgPath, name);
+      await founder.section('Members').getByRole('listitem').filter({ hasText: owner.handle }).waitFor();
+      expect(await memberItem(founder, colleague.handle).count()).toBe(0);
+      await founder.close();
+      await invited.close();
+    },
+    180_000,
+  );
+
+  it('shows a revoked link as not valid, offers someone signed in with another address to sign out, and deletes the organisation after a new proof', async () => {
+    const owner = await signedInAccount(stack, 'orgrevoke');
+    const slug = `revoking-${tag()}`;
+    const created = await owner.client.post<{ id: string; name: string }>('/v0/orgs', { name: `Revoking ${tag()}`, slug });
+    expect(created.status).toBe(201);
+    const { id: orgId, name } = created.body;
+    const revokedEmail = `revoked.${tag()}@example.com`;
+    const otherEmail = `other.${tag()}@example.com`;
+    for (const email of [revokedEmail, otherEmail]) {
+      expect((await owner.client.post(`/v0/orgs/${orgId}/invitations`, { email, role: 'member' })).status).toBe(201);
+    }
+
+    const founder = await Visitor.open('org-revoke');
+    await founder.signIn(owner.email);
+    await founder.sees('Your account');
+    await founder.goto(`/orgs/${orgId}`, name);
+    const invitations = founder.section('Invitations');
+    await invitations.getByRole('button', { name: `Revoke the invitation of ${revokedEmail}` }).click();
+    await invitations.getByRole('listitem').filter({ hasText: revokedEmail }).getByText('Revoked', { exact: true }).waitFor();
+    await founder.sees(name);
+
+    const stranger = await Visitor.open('org-revoked-link');
+    await stranger.goto(`/invitations/accept?token=${await mailedToken(stack, revokedEmail, 'invitations/accept')}`, 'Invitation not valid');
+    await stranger.page.getByRole('alert').getByText('The invitation is unknown, used, revoked or expired.').waitFor();
+    expect(await keptInvitation(stranger)).toEqual([null, null]);
+    await stranger.close();
+
+    // The owner opens a link meant for another address: the page names it, and signing out leads to signing in as that address.
+    await founder.goto(`/invitations/accept?token=${await mailedToken(stack, otherEmail, 'invitations/accept')}`, `Join ${name}`);
+    const mismatch = founder.page.getByRole('alert');
+    await mismatch.getByText(`This invitation is for ${otherEmail}, and you are signed in as ${owner.email}.`, { exact: false }).waitFor();
+    expect(await founder.page.getByRole('button', { name: `Accept and join ${name}` }).count()).toBe(0);
+    await founder.sees(`Join ${name}`);
+    await founder.page.getByRole('main').getByRole('button', { name: 'Sign out' }).click();
+    await founder.page.getByRole('main').getByRole('link', { name: 'Sign in' }).waitFor();
+    await founder.sees(`Join ${name}`);
+
+    // Signing in from anywhere while the tab holds the invitation comes back to it; "Not now" lets it go.
+    await founder.signIn(owner.email);
+    await founder.sees(`Join ${name}`);
+    await founder.page.getByRole('button', { name: 'Not now' }).click();
+    await founder.sees('Newest posts');
+    expect(await keptInvitation(founder)).toEqual([null, null]);
+
+    // Deleting the organisation asks an old session for a new proof first.
+    await founder.goto(`/orgs/${orgId}`, name);
+    await ageSession(founder);
+    await founder.section('Delete organisation').getByRole('button', { name: `Delete ${name}` }).click();
+    const dialog = founder.page.getByRole('dialog', { name: 'Confirm it is you' });
+    await dialog.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await dialog.getByRole('button', { name: 'Confirm with password' }).click();
+    await founder.sees('Organisations');
+    await founder.page.getByText('You are not a member of any organisation yet.').waitFor();
+    expect((await owner.client.get(`/v0/orgs/${orgId}`)).status).toBe(404);
+    await founder.close();
   });
 });

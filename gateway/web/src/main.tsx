@@ -6,30 +6,40 @@ import { AccountPage } from './pages/account-page';
 import { CompleteSignupPage } from './pages/complete-signup-page';
 import { ForgotPasswordPage } from './pages/forgot-password-page';
 import { HomePage } from './pages/home-page';
+import { InvitationPage } from './pages/invitation-page';
 import { OAuthCallbackPage } from './pages/oauth-callback-page';
 import { DevicePage } from './pages/device-page';
 import { OidcInteractionPage } from './pages/oidc-interaction-page';
+import { OrganisationPage } from './pages/organisation-page';
+import { OrganisationsPage } from './pages/organisations-page';
 import { PostEditorPage } from './pages/post-editor-page';
 import { PostPage } from './pages/post-page';
 import { SearchPage } from './pages/search-page';
 import { SignInPage } from './pages/sign-in-page';
 import { SignUpPage } from './pages/sign-up-page';
 import { CancelEmailChangePage, ConfirmEmailChangePage, ResetPasswordPage, VerifyEmailPage } from './pages/mailed-link-pages';
+import { INVITATION_PAGE, pendingInvitation } from './pending-invitation';
 import { Link, useLocation } from './router';
 import { SessionProvider } from './session';
 
-const POST_ID = '[0-9a-f-]{36}';
+const UUID = '[0-9a-f-]{36}';
+
+/** Where signing in goes when the link did not say: back to an invitation this tab holds, else the account. */
+function afterSignIn(): string {
+  return pendingInvitation.read() ? INVITATION_PAGE : '/account';
+}
 
 /** Which page a path shows; the mailed links (docs/api.md, "Links and tokens") among them. */
 function Routes() {
   const { path, query } = useLocation();
-  const post = new RegExp(`^/posts/(${POST_ID})$`).exec(path);
-  const edit = new RegExp(`^/posts/(${POST_ID})/edit$`).exec(path);
+  const post = new RegExp(`^/posts/(${UUID})$`).exec(path);
+  const edit = new RegExp(`^/posts/(${UUID})/edit$`).exec(path);
   const callback = /^\/oauth\/([a-z]+)\/callback$/.exec(path);
+  const org = new RegExp(`^/orgs/(${UUID})$`).exec(path);
   const interaction = /^\/oidc\/interaction\/([A-Za-z0-9_-]+)$/.exec(path);
   if (path === '/') return <HomePage />;
   if (path === '/search') return <SearchPage query={query.get('q') ?? ''} />;
-  if (path === '/sign-in') return <SignInPage next={query.get('next') ?? '/account'} />;
+  if (path === '/sign-in') return <SignInPage next={query.get('next') ?? afterSignIn()} />;
   if (path === '/sign-up') return <SignUpPage />;
   if (path === '/verify-email') return <VerifyEmailPage token={query.get('token') ?? ''} />;
   if (path === '/reset-password') return <ResetPasswordPage token={query.get('token') ?? ''} />;
@@ -39,6 +49,9 @@ function Routes() {
   if (path === '/complete-signup') return <CompleteSignupPage />;
   if (callback) return <OAuthCallbackPage provider={callback[1]!} code={query.get('code') ?? ''} state={query.get('state') ?? ''} error={query.get('error')} />;
   if (path === '/account') return <AccountPage />;
+  if (path === INVITATION_PAGE) return <InvitationPage token={query.get('token') ?? ''} />;
+  if (path === '/orgs') return <OrganisationsPage />;
+  if (org) return <OrganisationPage orgId={org[1]!} />;
   if (interaction) return <OidcInteractionPage uid={interaction[1]!} />;
   if (path === '/device') return <DevicePage userCode={query.get('user_code') ?? ''} done={query.has('done')} denied={query.has('denied')} />;
   if (path === '/posts/new') return <PostEditorPage />;

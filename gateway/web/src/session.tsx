@@ -1,15 +1,21 @@
-import type { User } from '@latchkey/client';
+import type { components, User } from '@latchkey/client';
 import { createContext, type ComponentChildren } from 'preact';
 import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, isApiError, unwrap } from './api';
 import { ReauthenticationDialog } from './components/reauthentication-dialog';
 
+/** The signed-in account as GET /v0/users/me answers it: with the organisation this session acts for. */
+export type SignedInUser = components['schemas']['Me'];
+
 interface SessionContext {
   /** The signed-in account; null when signed out, undefined while it is asked for. */
-  readonly user: User | null | undefined;
-  readonly setUser: (user: User | null) => void;
+  readonly user: SignedInUser | null | undefined;
+  /** After a sign-in, which answers the account alone: a new session acts for no organisation. */
+  readonly setUser: (user: User | SignedInUser | null) => void;
   /** Asks the API again, after a change elsewhere on the page. */
   readonly refresh: () => Promise<void>;
+  /** Ends this session; the page stays where it is, signed out. */
+  readonly signOut: () => Promise<void>;
   /**
    * Runs a privileged change; when the API answers that the session's proof
    * is too old (auth:reauthentication_required), asks the user to prove
@@ -29,15 +35,16 @@ export function useSession(): SessionContext {
 }
 
 export function SessionProvider(props: { children: ComponentChildren }) {
-  const [user, setUser] = useState<User | null | undefined>(undefined);
+  const [user, setSignedIn] = useState<SignedInUser | null | undefined>(undefined);
+  const setUser = useCallback((account: User | SignedInUser | null) => setSignedIn(account ? { active_org: null, ...account } : null), []);
   const [asking, setAsking] = useState(false);
   const pending = useRef<{ resolve: () => void; reject: (error: unknown) => void } | undefined>(undefined);
 
   const refresh = useCallback(async () => {
     try {
-      setUser(await unwrap(api.GET('/v0/users/me')));
+      setSignedIn(await unwrap(api.GET('/v0/users/me')));
     } catch (error) {
-      if (isApiError(error, 'auth:unauthorized')) setUser(null);
+      if (isApiError(error, 'auth:unauthorized')) setSignedIn(null);
       else throw error;
     }
   }, []);
@@ -45,6 +52,11 @@ export function SessionProvider(props: { children: ComponentChildren }) {
   useEffect(() => {
     refresh().catch(() => setUser(null));
   }, [refresh]);
+
+  const signOut = useCallback(async () => {
+    await unwrap(api.POST('/v0/auth/logout')).catch(() => undefined);
+    setUser(null);
+  }, [setUser]);
 
   const confirmIdentity = useCallback(
     () =>
@@ -68,7 +80,10 @@ export function SessionProvider(props: { children: ComponentChildren }) {
     [confirmIdentity],
   );
 
-  const context = useMemo(() => ({ user, setUser, refresh, withRecentProof, confirmIdentity }), [user, refresh, withRecentProof, confirmIdentity]);
+  const context = useMemo(
+    () => ({ user, setUser, refresh, signOut, withRecentProof, confirmIdentity }),
+    [user, setUser, refresh, signOut, withRecentProof, confirmIdentity],
+  );
   const finish = (proved: boolean) => {
     setAsking(false);
     const waiting = pending.current;

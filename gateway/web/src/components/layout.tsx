@@ -1,16 +1,11 @@
 import type { ComponentChildren } from 'preact';
-import { api, unwrap } from '../api';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
+import { OrganisationSwitcher } from './organisation-switcher';
 
 /** The frame of every page: a skip link, the site's navigation, the page. */
 export function Layout(props: { children: ComponentChildren }) {
-  const { user, setUser } = useSession();
-  const signOut = async () => {
-    await unwrap(api.POST('/v0/auth/logout')).catch(() => undefined);
-    setUser(null);
-    navigate('/sign-in');
-  };
+  const { user, signOut } = useSession();
   return (
     <>
       <a class="skip-link" href="#main">
@@ -31,10 +26,13 @@ export function Layout(props: { children: ComponentChildren }) {
                   <Link href="/posts/new">Write</Link>
                 </li>
                 <li>
+                  <Link href="/orgs">Organisations</Link>
+                </li>
+                <li>
                   <Link href="/account">Account</Link>
                 </li>
                 <li>
-                  <button type="button" class="link-button" onClick={() => void signOut()}>
+                  <button type="button" class="link-button" onClick={() => void signOut().then(() => navigate('/sign-in'))}>
                     Sign out
                   </button>
                 </li>
@@ -51,6 +49,7 @@ export function Layout(props: { children: ComponentChildren }) {
             ) : null}
           </ul>
         </nav>
+        {user ? <OrganisationSwitcher user={user} /> : null}
       </header>
       <main id="main">{props.children}</main>
     </>
