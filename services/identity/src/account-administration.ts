@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isUuid } from '@latchkey/account-fields';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
@@ -12,11 +13,10 @@ import { issueToken } from './one-time-tokens';
 import { endSessionsNow, queueSessionsRevoked } from './session-revocation';
 import { findUserByEmail, findUserByHandle, findUserById, raiseSessionEpoch, setDisabled, type UserRecord } from './user-store';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_REASON_LENGTH = 500;
 
 export function requireUserId(value: string, field = 'user_id'): string {
-  if (!UUID.test(value)) throw AppError.validation([{ field, message: 'must be a UUID' }]);
+  if (!isUuid(value)) throw AppError.validation([{ field, message: 'must be a UUID' }]);
   return value.toLowerCase();
 }
 
