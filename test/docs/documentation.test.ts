@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { errorCatalogue } from '@latchkey/errors';
 import { configSchema as gatewayConfig } from '../../gateway/src/config';
@@ -43,6 +43,25 @@ describe('documentation', () => {
       // This file names the patterns it looks for.
       const citing = texts.filter(({ file, text }) => file !== 'test/docs/documentation.test.ts' && outside.test(text)).map(({ file }) => file);
       expect(citing).toEqual([]);
+    });
+
+    it('cites only files that exist, from the root or from the citing package', () => {
+      const cited = /(?<![\w./-])((?:gateway|services|packages|tools|test|docs|proto|charts|k8s|clients|types)\/[\w./-]+\.(?:tsx?|md|mjs|ya?ml|proto|json|sql|py))/g;
+      // Code names paths of its own making; a citation is in prose: a document, or a comment.
+      const prose = (file: string, text: string): string =>
+        file.endsWith('.md') ? text : text.split('\n').filter((line) => /^\s*(\/\/|\*|\/\*\*|#|--)/.test(line)).join('\n');
+      const packageOf = (file: string): string => {
+        let folder = path.dirname(file);
+        while (folder !== '.' && !existsSync(path.join(root, folder, 'package.json'))) folder = path.dirname(folder);
+        return folder;
+      };
+      const broken = texts.flatMap(({ file, text }) =>
+        [...prose(file, text).matchAll(cited)]
+          .map(([, target]) => target!)
+          .filter((target) => !existsSync(path.join(root, target)) && !existsSync(path.join(root, packageOf(file), target)))
+          .map((target) => `${file}: ${target}`),
+      );
+      expect(broken).toEqual([]);
     });
 
     it('cites only parts of docs/api.md that exist', () => {
