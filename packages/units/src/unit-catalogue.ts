@@ -1,9 +1,10 @@
 /**
  * Every deployable unit, declared once. The local stack is built from this
- * list, and `pnpm gen` (tools/unit-files) generates from it what cannot
- * import it: the chart's catalogue, the Skaffold artifacts, the Dockerfile
- * targets and the development NATS users. Adding a unit starts here (see
- * "Adding a unit" in docs/operations.md).
+ * list, callers are wired from it (packages/callees), and `pnpm gen`
+ * (tools/unit-files) generates from it what cannot import it: the chart's
+ * catalogue, the Skaffold artifacts, the Dockerfile targets, the
+ * development NATS users and the README's rows of caller settings. Adding a
+ * unit starts here (see "Adding a unit" in docs/operations.md).
  */
 
 /**
@@ -81,8 +82,9 @@ export interface Unit {
    * What it calls over gRPC: per service (proto name), the RPCs it needs,
    * by proto name (`GetUser`). With mutual TLS a service answers an RPC only
    * to the units that list it here (PERMISSION_DENIED otherwise); a unit
-   * reads the `<NAME>_GRPC_ADDRESS` of each unit it calls, and only callers
-   * may reach a gRPC port. test/workspace/grpc-call-sites.test.ts holds the
+   * reads the `<NAME>_GRPC_ADDRESS` of each unit it calls and gets a client
+   * of each service from here (packages/callees), and only callers may
+   * reach a gRPC port. test/workspace/grpc-call-sites.test.ts holds the
    * lists to the calls the code makes, no more and no fewer.
    */
   readonly calls: GrpcCalls;
