@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { callerVariables } from '@latchkey/callees';
 import {
   env,
   grpcServiceVariables,
@@ -43,12 +44,8 @@ export const configSchema = z.object({
   SESSIONS_GRPC_ALLOWED_CALLERS: env.csv(),
   ...platformApiVariables,
   ...redisVariables,
-  IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
-  OAUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
-  TOTP_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'),
-  POSTS_GRPC_ADDRESS: z.string().default('127.0.0.1:50054'),
-  PASSKEYS_GRPC_ADDRESS: z.string().default('127.0.0.1:50056'),
-  GRPC_DEADLINE_MS: env.int(5_000, 100, 120_000),
+  /** The address of every unit the gateway calls, and GRPC_DEADLINE_MS, the budget of one request (packages/units). */
+  ...callerVariables('gateway'),
   ...mutualTlsVariables,
   PUBLIC_APP_URL: env.url(['http', 'https']),
   ALLOWED_ORIGINS: env.csv(),

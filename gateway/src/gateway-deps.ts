@@ -7,28 +7,20 @@ import type { UsageLimits } from './limits/usage-limits';
 import type { PostListCache } from './posts/post-list-cache';
 import type { PostPageView } from './posts/post-view';
 import type { OpenIdProvider } from './oidc/openid-provider';
-import type { IdentityClient, OAuthClient, OidcClient, OrgsClient, PasskeysClient, PostsClient, TotpClient } from './service-clients';
+import type { GatewayClients } from './service-clients';
 import type { CookieSettings } from './sessions/session-cookie';
 import type { SessionStore } from './sessions/session-store';
 import type { ServiceTokens } from './tokens/service-tokens';
 import type { DependencyStatus } from './dependency-status';
 
 /**
- * Everything the gateway builds once at start: the composition root hands
- * each route plugin only the parts it declares.
+ * Everything the gateway builds once at start: a client of each service it
+ * calls (by proto package: `identity`, `oidc`, ...), and the rest below.
+ * The composition root hands each route plugin only the parts it declares.
  */
-export interface GatewayDeps {
+export interface GatewayDeps extends GatewayClients {
   readonly config: GatewayConfig;
   readonly logger: Logger;
-  readonly identity: IdentityClient;
-  readonly posts: PostsClient;
-  readonly totp: TotpClient;
-  readonly oauth: OAuthClient;
-  readonly passkeys: PasskeysClient;
-  /** oidc.v1 on identity: the OpenID Provider's store. */
-  readonly oidc: OidcClient;
-  /** orgs.v1 on identity: organisations. */
-  readonly orgs: OrgsClient;
   readonly sessions: SessionStore;
   readonly tokens: ServiceTokens;
   readonly limits: CredentialLimits;

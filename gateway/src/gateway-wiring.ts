@@ -1,7 +1,6 @@
 import type { RedisClient } from '@latchkey/db';
 import { Counter } from 'prom-client';
-import { identityV1, oauthV1, oidcV1, orgsV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
-import { createServiceClient, HealthProbe, tlsFilesOf } from '@latchkey/grpc-kit';
+import { connectCallees, probeCallees } from '@latchkey/callees';
 import { createMetricsRegistry, type Logger } from '@latchkey/telemetry';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './gateway-deps';
@@ -26,36 +25,21 @@ const ACCOUNT_STATE_MAX_ENTRIES = 100_000;
 
 /**
  * Builds everything the routes use from the configuration and a Redis
- * client: one long-lived channel per service, the stores and limits. Nothing
- * connects until it is first used, so the OpenAPI document can be built from
- * the same wiring without a running system. `drain` makes readiness fail
- * while the gateway stops; `close` releases the channels.
+ * client: one long-lived channel per service the catalogue says the
+ * gateway calls (packages/callees), a health probe of each unit for
+ * `/dependencies`, the stores and limits. Nothing connects until it is
+ * first used, so the OpenAPI document can be built from the same wiring
+ * without a running system. `drain` makes readiness fail while the gateway
+ * stops; `close` releases the channels.
  */
 export function createGatewayDeps(
   config: GatewayConfig,
   logger: Logger,
   redis: RedisClient,
 ): { deps: GatewayDeps; drain: () => void; close: () => void } {
-  const tls = tlsFilesOf(config);
-  const clientOptions = { tls };
-  const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
-  const posts = createServiceClient(postsV1.PostsServiceService, config.POSTS_GRPC_ADDRESS, clientOptions);
-  const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, clientOptions);
-  const oauth = createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, clientOptions);
-  const passkeys = createServiceClient(passkeysV1.PasskeysServiceService, config.PASSKEYS_GRPC_ADDRESS, clientOptions);
-  // oidc.v1 is served by identity, beside identity.v1.
-  const oidc = createServiceClient(oidcV1.OidcServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
-  // orgs.v1 too: organisations live with the accounts (docs/decisions/0003-organisations-in-identity.md).
-  const orgs = createServiceClient(orgsV1.OrganizationsServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
-  const probes = (
-    [
-      ['identity', config.IDENTITY_GRPC_ADDRESS, 'identity.v1.IdentityService'],
-      ['posts', config.POSTS_GRPC_ADDRESS, 'posts.v1.PostsService'],
-      ['totp', config.TOTP_GRPC_ADDRESS, 'totp.v1.TotpService'],
-      ['oauth', config.OAUTH_GRPC_ADDRESS, 'oauth.v1.OAuthService'],
-      ['passkeys', config.PASSKEYS_GRPC_ADDRESS, 'passkeys.v1.PasskeysService'],
-    ] as const
-  ).map(([unit, address, service]) => ({ unit, probe: new HealthProbe(address, tls), service }));
+  const callees = connectCallees('gateway', config);
+  const { identity, oidc } = callees.clients;
+  const probes = probeCallees('gateway', config);
 
   const registry = createMetricsRegistry('gateway');
   let draining = false;
@@ -111,13 +95,7 @@ export function createGatewayDeps(
   const deps: GatewayDeps = {
     config,
     logger,
-    identity,
-    posts,
-    totp,
-    oauth,
-    passkeys,
-    oidc,
-    orgs,
+    ...callees.clients,
     sessions,
     tokens: new ServiceTokens({
       keys: config.AUTH_JWT_SIGNING_KEYS,
@@ -168,13 +146,7 @@ export function createGatewayDeps(
       draining = true;
     },
     close() {
-      identity.close();
-      posts.close();
-      totp.close();
-      oauth.close();
-      passkeys.close();
-      oidc.close();
-      orgs.close();
+      callees.close();
       for (const { probe } of probes) probe.close();
     },
   };

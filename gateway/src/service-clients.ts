@@ -1,13 +1,17 @@
-import type { identityV1, oauthV1, oidcV1, orgsV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
-import type { ServiceClient } from '@latchkey/grpc-kit';
+import type { CalleeClients } from '@latchkey/callees';
 
-/** The gRPC clients the gateway holds, one long-lived channel each; plugins name the ones they use. */
-export type IdentityClient = ServiceClient<typeof identityV1.IdentityServiceService>;
-export type OAuthClient = ServiceClient<typeof oauthV1.OAuthServiceService>;
-export type TotpClient = ServiceClient<typeof totpV1.TotpServiceService>;
-export type PostsClient = ServiceClient<typeof postsV1.PostsServiceService>;
-export type PasskeysClient = ServiceClient<typeof passkeysV1.PasskeysServiceService>;
+/**
+ * The gRPC clients the gateway holds: one long-lived channel per service
+ * its catalogue entry calls (packages/units), named by proto package.
+ * Plugins name the ones they use.
+ */
+export type GatewayClients = CalleeClients<'gateway'>;
+export type IdentityClient = GatewayClients['identity'];
+export type OAuthClient = GatewayClients['oauth'];
+export type TotpClient = GatewayClients['totp'];
+export type PostsClient = GatewayClients['posts'];
+export type PasskeysClient = GatewayClients['passkeys'];
 /** oidc.v1, served by identity: the OpenID Provider's grants, codes, tokens and registered clients. */
-export type OidcClient = ServiceClient<typeof oidcV1.OidcServiceService>;
+export type OidcClient = GatewayClients['oidc'];
 /** orgs.v1, served by identity: organisations, their members, roles and invitations. */
-export type OrgsClient = ServiceClient<typeof orgsV1.OrganizationsServiceService>;
+export type OrgsClient = GatewayClients['orgs'];

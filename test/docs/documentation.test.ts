@@ -1,13 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { z } from 'zod';
 import { errorCatalogue } from '@latchkey/errors';
-import { configSchema as gatewayConfig } from '../../gateway/src/config';
-import { configSchema as identityConfig } from '../../services/identity/src/config';
-import { configSchema as jobsConfig } from '../../services/jobs/src/config';
-import { configSchema as postsConfig } from '../../services/posts/src/config';
-import { configSchema as totpConfig } from '../../services/totp/src/config';
-import { configSchema as oauthConfig } from '../../services/oauth/src/config';
+import { units } from '@latchkey/units';
 
 const root = path.resolve(__dirname, '../..');
 const read = (file: string): string => readFileSync(path.join(root, file), 'utf8');
@@ -20,16 +16,11 @@ describe('documentation', () => {
     }
   });
 
-  it.each([
-    ['gateway', gatewayConfig],
-    ['identity', identityConfig],
-    ['jobs', jobsConfig],
-    ['posts', postsConfig],
-    ['totp', totpConfig],
-    ['oauth', oauthConfig],
-  ])('describes every variable %s reads in the README', (_unit, schema) => {
+  // Every unit of the catalogue, by the configSchema its src/config.ts exports.
+  it.each(units.map((unit) => [unit.name, unit.folder] as const))('describes every variable %s reads in the README', (_unit, folder) => {
+    const { configSchema } = jest.requireActual<{ configSchema: z.ZodObject }>(path.join(root, folder, 'src', 'config'));
     const readme = read('README.md');
-    for (const variable of Object.keys(schema.shape)) expect(readme).toContain(`\`${variable}\``);
+    for (const variable of Object.keys(configSchema.shape)) expect({ variable, described: readme.includes(`\`${variable}\``) }).toEqual({ variable, described: true });
   });
 
   describe('the repository stands alone', () => {
@@ -43,6 +34,25 @@ describe('documentation', () => {
       // This file names the patterns it looks for.
       const citing = texts.filter(({ file, text }) => file !== 'test/docs/documentation.test.ts' && outside.test(text)).map(({ file }) => file);
       expect(citing).toEqual([]);
+    });
+
+    it('cites only files that exist, from the root or from the citing package', () => {
+      const cited = /(?<![\w./-])((?:gateway|services|packages|tools|test|docs|proto|charts|k8s|clients|types)\/[\w./-]+\.(?:tsx?|md|mjs|ya?ml|proto|json|sql|py))/g;
+      // Code names paths of its own making; a citation is in prose: a document, or a comment.
+      const prose = (file: string, text: string): string =>
+        file.endsWith('.md') ? text : text.split('\n').filter((line) => /^\s*(\/\/|\*|\/\*\*|#|--)/.test(line)).join('\n');
+      const packageOf = (file: string): string => {
+        let folder = path.dirname(file);
+        while (folder !== '.' && !existsSync(path.join(root, folder, 'package.json'))) folder = path.dirname(folder);
+        return folder;
+      };
+      const broken = texts.flatMap(({ file, text }) =>
+        [...prose(file, text).matchAll(cited)]
+          .map(([, target]) => target!)
+          .filter((target) => !existsSync(path.join(root, target)) && !existsSync(path.join(root, packageOf(file), target)))
+          .map((target) => `${file}: ${target}`),
+      );
+      expect(broken).toEqual([]);
     });
 
     it('cites only parts of docs/api.md that exist', () => {

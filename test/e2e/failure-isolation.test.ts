@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { freePort, startProcess, waitFor, type ManagedProcess } from '@latchkey/test-kit';
+import { calleesOf, unitNamed } from '@latchkey/units';
 import { ApiClient } from '../support/api-client';
 import { totpCode } from '../support/authenticator';
 import { PASSWORD, signedInAccount } from '../support/accounts';
@@ -100,7 +101,8 @@ describe('with Redis down', () => {
     await expectEveryUnitReady();
     const dependencies = await operations('gateway').get('/dependencies');
     expect(dependencies.status).toBe(503);
-    expect(dependencies.body).toEqual({ redis: 'down', identity: 'up', posts: 'up', totp: 'up', oauth: 'up', passkeys: 'up' });
+    // Redis, and every unit the gateway calls (packages/units): identity, oauth, totp, posts, passkeys.
+    expect(dependencies.body).toEqual({ redis: 'down', ...Object.fromEntries(calleesOf(unitNamed('gateway')).map((unit) => [unit, 'up'])) });
     expect((await operations('gateway').get('/metrics')).text).toMatch(/dependency_up\{[^}]*dependency="redis"[^}]*\} 0/);
   });
 });

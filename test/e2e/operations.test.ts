@@ -5,6 +5,7 @@ import { ApiClient } from '../support/api-client';
 import { PASSWORD, signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { waitFor } from '@latchkey/test-kit';
+import { calleesOf, unitNamed, units } from '@latchkey/units';
 
 let stack: E2eStack;
 
@@ -28,19 +29,19 @@ describe('the connection check helm test runs', () => {
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, lines: output.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { check: string; ok: boolean }) }));
     });
-  const grpcTargets = () =>
-    ['identity', 'oauth', 'totp', 'posts', 'passkeys']
-      .map((unit) => `127.0.0.1:${stack.processes.get(unit)!.ports.GRPC_PORT}=${unit}.v1.${unit === 'oauth' ? 'OAuth' : unit[0]!.toUpperCase() + unit.slice(1)}Service`)
-      .join(',');
+  /** Every gRPC unit of the catalogue and the service its health check names, as the chart lists them. */
+  const grpcUnits = units.filter((unit) => unit.kind === 'grpc');
+  const grpcTargets = () => grpcUnits.map((unit) => `127.0.0.1:${stack.processes.get(unit.name)!.ports.GRPC_PORT}=${unit.grpcService!}`).join(',');
+  const gatewayDependencies = [...calleesOf(unitNamed('gateway')), 'redis'];
 
   const dependenciesUrl = () => `${stack.operationsUrl('gateway')}/dependencies`;
 
   it('passes when the gateway reaches Redis and every unit, and every unit serves its gRPC service', async () => {
     const result = await run({ CHECK_DEPENDENCIES_URL: dependenciesUrl(), CHECK_GRPC_TARGETS: grpcTargets() });
     expect(result.lines.map((line) => line.check).filter((check) => check.startsWith('gateway → ')).sort()).toEqual(
-      ['identity', 'oauth', 'passkeys', 'posts', 'redis', 'totp'].map((name) => `gateway → ${name}`),
+      gatewayDependencies.map((name) => `gateway → ${name}`).sort(),
     );
-    expect(result.lines).toHaveLength(11);
+    expect(result.lines).toHaveLength(gatewayDependencies.length + grpcUnits.length);
     expect(result.lines.filter((line) => !line.ok)).toEqual([]);
     expect(result.code).toBe(0);
   });
@@ -188,9 +189,41 @@ describe('operations endpoints', () => {
         '/v0/oidc/device/verify',
         '/v0/oidc/grants',
         '/v0/oidc/grants/{client_id}',
+        '/v0/orgs',
+        '/v0/orgs/{org_id}',
+        '/v0/orgs/{org_id}/roles',
+        '/v0/orgs/{org_id}/roles/{name}',
+        '/v0/orgs/{org_id}/members',
+        '/v0/orgs/{org_id}/members/{user_id}',
+        '/v0/orgs/{org_id}/invitations',
+        '/v0/orgs/{org_id}/invitations/{id}',
+        '/v0/invitations/lookup',
+        '/v0/invitations/accept',
+        '/v0/auth/session/org',
       ].sort(),
     );
-    expect(Object.keys(body.components.schemas)).toEqual(expect.arrayContaining(['User', 'Session', 'Problem', 'Post', 'PostSummary', 'ActionLog', 'Passkey', 'PasskeyCreationOptions', 'PasskeyRequestOptions', 'OidcInteraction', 'OidcGrantList']));
+    expect(Object.keys(body.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'User',
+        'Me',
+        'ActiveOrganization',
+        'Session',
+        'Problem',
+        'Post',
+        'PostSummary',
+        'ActionLog',
+        'Passkey',
+        'PasskeyCreationOptions',
+        'PasskeyRequestOptions',
+        'OidcInteraction',
+        'OidcGrantList',
+        'Organization',
+        'OrganizationRole',
+        'OrganizationMember',
+        'OrganizationInvitation',
+        'InvitationLookup',
+      ]),
+    );
     expect(body.paths['/v0/users']?.post).toMatchObject({ requestBody: expect.anything() });
     expect(Object.keys(body.paths['/v0/users/me'] ?? {}).sort()).toEqual(['delete', 'get']);
   });

@@ -14,7 +14,7 @@ import {
   type CertificateFiles,
   type OwnNatsServer,
 } from '@latchkey/test-kit';
-import { units } from '@latchkey/units';
+import { methodCallersOf, units } from '@latchkey/units';
 import { ApiClient } from '../support/api-client';
 import { totpCode } from '../support/authenticator';
 import { PASSWORD, signedInAccount } from '../support/accounts';
@@ -25,8 +25,7 @@ import { natsAuthorizationBlock, natsPasswordVariable } from '../support/nats-au
  * The whole system as the production values deploy it, each unit with an
  * identity of its own. docs/operations.md, "Mutual TLS": a certificate named
  * for the unit; each gRPC service answers each RPC only to the units the
- * catalogue says call it (identity's GetUser: oauth, passkeys, jobs and the
- * gateway; its TOTP presence marks: totp alone); the
+ * catalogue says call it (packages/units, `methodCallersOf`); the
  * platform APIs (sessions.v1, admin.v1) listen apart and take only
  * certificates of the platform clients' CA, by their subject alternative
  * name. docs/operations.md, "NATS permissions": a NATS user per unit,
@@ -151,7 +150,7 @@ describe('every unit with an identity of its own', () => {
       () => stack.processes.get('identity')!.output().split('\n').find((line) => line.includes('call refused: caller not allowed')),
       { description: 'identity to log the refusal' },
     );
-    expect(refusal).toContain('caller \\"posts\\" is not one of oauth, passkeys, jobs, gateway');
+    expect(refusal).toContain(`caller \\"posts\\" is not one of ${methodCallersOf('identity.v1.IdentityService').GetUser!.join(', ')}`);
   });
 
   it('answers each RPC only to the units that call it: the TOTP marks to totp, the OpenID artifacts to the gateway, ended sessions to the worker', async () => {
@@ -196,7 +195,7 @@ describe('every unit with an identity of its own', () => {
       () => stack.processes.get('identity')!.output().split('\n').find((line) => line.includes('call refused') && line.includes('/oidc.v1.OidcService/SaveArtifact')),
       { description: 'identity to log the refused SaveArtifact' },
     );
-    expect(refusal).toContain('is not one of gateway');
+    expect(refusal).toContain(`is not one of ${methodCallersOf('oidc.v1.OidcService').SaveArtifact!.join(', ')}`);
   });
 
   it('lets the platform clients listed in SESSIONS_GRPC_ALLOWED_CALLERS introspect sessions, and no unit', async () => {

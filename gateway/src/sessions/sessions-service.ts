@@ -1,3 +1,4 @@
+import { isUuid } from '@latchkey/account-fields';
 import type { sessionsV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
@@ -7,11 +8,10 @@ import { isMultiFactor, type Session, type SessionStore } from './session-store'
 
 type SessionsHandlers = ServiceHandlers<typeof sessionsV1.SessionsServiceService>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
 
 function requireUserId(value: string): string {
-  if (!UUID.test(value)) throw AppError.validation([{ field: 'user_id', message: 'must be a UUID' }]);
+  if (!isUuid(value)) throw AppError.validation([{ field: 'user_id', message: 'must be a UUID' }]);
   return value.toLowerCase();
 }
 

@@ -1,6 +1,7 @@
 import {
   HANDLE_PATTERN,
   isPasswordLengthValid,
+  isUuid,
   normalizeEmail,
   normalizeHandle,
   normalizePassword,
@@ -36,4 +37,11 @@ test('a password is measured in code points of its NFKC form', () => {
   expect(isPasswordLengthValid('😀'.repeat(8))).toBe(true);
   expect(isPasswordLengthValid('seven!!')).toBe(false);
   expect(isPasswordLengthValid('x'.repeat(129))).toBe(false);
+});
+
+test('isUuid() takes an id of any version in either case, and nothing around or inside it', () => {
+  for (const good of ['0192f1c4-7b2e-7c3d-8e4f-5a6b7c8d9e0f', '00000000-0000-4000-8000-000000000000', 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11']) expect(isUuid(good)).toBe(true);
+  for (const bad of ['', 'not-a-uuid', '0192f1c4-7b2e-7c3d-8e4f-5a6b7c8d9e0', ' 0192f1c4-7b2e-7c3d-8e4f-5a6b7c8d9e0f', '0192f1c47b2e7c3d8e4f5a6b7c8d9e0f', '0192f1c4-7b2e-7c3d-8e4f-5a6b7c8d9e0g']) {
+    expect({ bad, uuid: isUuid(bad) }).toEqual({ bad, uuid: false });
+  }
 });

@@ -2,7 +2,16 @@
  * The account fields of docs/api.md, "Validation rules", in one place: identity enforces
  * them as their owner, the gateway checks and documents them at the HTTP
  * edge, and oauth and the gateway's limits compare emails the same way.
+ * Ids (docs/api.md, "Responses") are checked here too, by every unit that
+ * takes one.
  */
+
+/** Any UUID version in either case, as PostgreSQL's uuid type reads it: a malformed id is bad input, not a database error. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
 
 export const HANDLE_PATTERN = /^[A-Za-z0-9_]{3,32}$/;
 export const HANDLE_RULE = 'must be 3-32 characters of A-Z, a-z, 0-9 and _';

@@ -7,6 +7,7 @@ export {
   PASSWORD_MIN_LENGTH,
   PASSWORD_RULE,
   isPasswordLengthValid,
+  isUuid,
   normalizeEmail,
   normalizeHandle,
   normalizePassword,

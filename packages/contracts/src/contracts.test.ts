@@ -26,13 +26,28 @@ test('the README lists every proto once, with the namespace it is exported as', 
   for (const { proto, namespace } of listed) expect(namespace).toBe(namespaceOf(proto!));
 });
 
-test('the package exports a namespace for every proto, with the messages generated from it', () => {
-  expect(Object.keys(contracts).sort()).toEqual(protos().map(namespaceOf).sort());
+test('the package exports a namespace for every proto, with the messages generated from it, and the services by name', () => {
+  expect(Object.keys(contracts).sort()).toEqual([...protos().map(namespaceOf), 'serviceDefinitions'].sort());
   for (const proto of protos()) {
     const text = readFileSync(path.join(root, proto), 'utf8');
     const namespace = (contracts as Record<string, Record<string, unknown>>)[namespaceOf(proto)]!;
     const messages = [...text.matchAll(/^message (\w+) \{/gm)].map(([, name]) => name!);
     expect(messages.length).toBeGreaterThan(0);
     for (const message of messages) expect({ proto, message, generated: typeof namespace[message] }).toEqual({ proto, message, generated: 'object' });
+  }
+});
+
+test('serviceDefinitions holds every service of every proto, by its full name, as the definition whose methods it serves', () => {
+  const declared = protos().flatMap((proto) => {
+    const text = readFileSync(path.join(root, proto), 'utf8');
+    const protoPackage = /^package ([\w.]+);/m.exec(text)![1]!;
+    return [...text.matchAll(/^service (\w+) \{/gm)].map(([, service]) => `${protoPackage}.${service!}`);
+  });
+  expect(declared.length).toBeGreaterThan(0);
+  expect(Object.keys(contracts.serviceDefinitions).sort()).toEqual(declared.sort());
+  for (const [name, definition] of Object.entries(contracts.serviceDefinitions)) {
+    const paths = Object.values(definition).map((method: { path: string }) => method.path);
+    expect(paths.length).toBeGreaterThan(0);
+    for (const methodPath of paths) expect(methodPath.startsWith(`/${name}/`)).toBe(true);
   }
 });

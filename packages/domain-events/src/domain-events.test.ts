@@ -49,7 +49,7 @@ test('every payload of events.v1.Event has its type, named as the proto names th
   const proto = readFileSync(path.resolve(__dirname, '../../../proto/events/v1/events.proto'), 'utf8');
   const oneof = /oneof payload \{([^}]*)\}/.exec(proto)![1]!;
   const fields = [...oneof.matchAll(/^\s*\w+ (\w+) = \d+;/gm)].map(([, field]) => field!);
-  expect(eventTypes.map((type) => type.replace('.', '_'))).toEqual(fields);
+  expect(eventTypes.map((type) => type.replaceAll('.', '_'))).toEqual(fields);
   for (const type of eventTypes) {
     const camel = type.replace(/[._](\w)/g, (_match, letter: string) => letter.toUpperCase());
     expect(payloadFieldOf(type)).toBe(camel);

@@ -8,7 +8,7 @@ export type OpenSearchClient = Client;
 /**
  * One post in the OpenSearch index, its id the post id. The jobs worker
  * writes it (services/jobs/src/opensearch-post-index.ts); posts queries it
- * (services/posts/src/opensearch-search.ts). A tombstone (`deleted`) keeps
+ * (services/posts/src/opensearch-post-search.ts). A tombstone (`deleted`) keeps
  * late index jobs of a deleted post from writing it back, as the
  * PostgreSQL index's tombstones do.
  */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 /**
  * A stand-in for an OpenSearch cluster, speaking the part of its HTTP API
  * that Latchkey's search engine uses (packages/search-engine,
- * services/posts/src/opensearch-search.ts, services/jobs/src/opensearch-post-index.ts):
+ * services/posts/src/opensearch-post-search.ts, services/jobs/src/opensearch-post-index.ts):
  * the client's version check, index creation, documents with external
  * versions, `_search` with `bool` / `multi_match` / `term` / `range`,
  * sorting by score then a keyword, `search_after`, and `_delete_by_query`.

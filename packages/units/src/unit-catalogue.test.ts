@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { addressVariableOf, calleesOf, callersOf, methodCallersOf, serveArgsOf, unitNamed, unitServing, units } from './unit-catalogue';
+import { addressVariableOf, calleesOf, callersOf, localPortOf, methodCallersOf, serveArgsOf, unitNamed, unitServing, units } from './unit-catalogue';
 
 test('names are unique and every call names a service a gRPC unit of the list serves', () => {
   const names = units.map((unit) => unit.name);
@@ -45,6 +45,28 @@ test('no two units share a port on one host', () => {
   // Admin ports count in the gRPC range (tools/stack's port layout).
   const local = units.flatMap((unit) => unit.ports.map((port) => `${port.name === 'admin' ? 'grpc' : port.name}+${port.localOffset}`));
   expect(new Set(local).size).toBe(local.length);
+});
+
+test("localPortOf() puts each port at its range plus the unit's offset, as the stack and the processes' defaults do", () => {
+  expect(localPortOf(unitNamed('identity'), 'grpc')).toBe(50_051);
+  expect(localPortOf(unitNamed('identity'), 'admin')).toBe(50_061);
+  expect(localPortOf(unitNamed('passkeys'), 'grpc')).toBe(50_056);
+  expect(localPortOf(unitNamed('gateway'), 'http')).toBe(8_080);
+  expect(localPortOf(unitNamed('jobs'), 'metrics')).toBe(9_474);
+  expect(() => localPortOf(unitNamed('jobs'), 'grpc')).toThrow('unit jobs has no grpc port');
+});
+
+test('a unit with a time budget of its own calls other units, and its budget is within what GRPC_DEADLINE_MS accepts', () => {
+  const budgeted = units.filter((unit) => unit.deadlineMs !== undefined);
+  expect(budgeted.map((unit) => [unit.name, unit.deadlineMs])).toEqual([
+    ['jobs', 10_000],
+    ['gateway', 5_000],
+  ]);
+  for (const unit of budgeted) {
+    expect(calleesOf(unit).length).toBeGreaterThan(0);
+    expect(unit.deadlineMs).toBeGreaterThanOrEqual(100);
+    expect(unit.deadlineMs).toBeLessThanOrEqual(120_000);
+  }
 });
 
 test('every gRPC unit has a caller', () => {

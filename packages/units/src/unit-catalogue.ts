@@ -1,9 +1,10 @@
 /**
  * Every deployable unit, declared once. The local stack is built from this
- * list, and `pnpm gen` (tools/unit-files) generates from it what cannot
- * import it: the chart's catalogue, the Skaffold artifacts, the Dockerfile
- * targets and the development NATS users. Adding a unit starts here (see
- * "Adding a unit" in docs/operations.md).
+ * list, callers are wired from it (packages/callees), and `pnpm gen`
+ * (tools/unit-files) generates from it what cannot import it: the chart's
+ * catalogue, the Skaffold artifacts, the Dockerfile targets, the
+ * development NATS users and the README's rows of caller settings. Adding a
+ * unit starts here (see "Adding a unit" in docs/operations.md).
  */
 
 /**
@@ -23,6 +24,13 @@ export type BackingServiceName = 'postgres' | 'redis' | 'nats';
  * the gRPC range.
  */
 export type PortName = 'http' | 'grpc' | 'admin' | 'metrics';
+
+/**
+ * Where each port range starts when every unit shares one host (the local
+ * stack, and each process's defaults): a unit's port is its range's start
+ * plus its `localOffset`. Admin ports count in the gRPC range.
+ */
+export const localPortBases: Readonly<Record<PortName, number>> = { http: 8_080, grpc: 50_051, admin: 50_051, metrics: 9_464 };
 
 export interface UnitPort {
   readonly name: PortName;
@@ -74,11 +82,20 @@ export interface Unit {
    * What it calls over gRPC: per service (proto name), the RPCs it needs,
    * by proto name (`GetUser`). With mutual TLS a service answers an RPC only
    * to the units that list it here (PERMISSION_DENIED otherwise); a unit
-   * reads the `<NAME>_GRPC_ADDRESS` of each unit it calls, and only callers
-   * may reach a gRPC port. test/workspace/grpc-call-sites.test.ts holds the
+   * reads the `<NAME>_GRPC_ADDRESS` of each unit it calls and gets a client
+   * of each service from here (packages/callees), and only callers may
+   * reach a gRPC port. test/workspace/grpc-call-sites.test.ts holds the
    * lists to the calls the code makes, no more and no fewer.
    */
   readonly calls: GrpcCalls;
+  /**
+   * The time budget, in milliseconds, of one piece of work the unit starts
+   * itself (an HTTP request, a job delivery): every call it makes for that
+   * work hands on what is left of it. It is the default of the unit's
+   * GRPC_DEADLINE_MS. A unit that calls only while serving a call hands on
+   * its caller's deadline, and has none.
+   */
+  readonly deadlineMs?: number;
   /** Whether `node dist/main.js migrate` must run before it serves. */
   readonly migrates: boolean;
   readonly backingServices: readonly BackingServiceName[];
@@ -147,8 +164,11 @@ function grpcPorts(localOffset: number): readonly UnitPort[] {
   ];
 }
 
-/** Every unit, gRPC services first, in the order their migrations run. */
-export const units: readonly Unit[] = [
+/**
+ * Every unit, gRPC services first, in the order their migrations run; kept
+ * as written (`as const`), so that the types below know each unit's calls.
+ */
+const catalogue = [
   {
     name: 'identity',
     kind: 'grpc',
@@ -322,6 +342,8 @@ export const units: readonly Unit[] = [
       'posts.v1.PostsService': ['GetPost', 'DeleteUserPosts'],
       'passkeys.v1.PasskeysService': ['RemoveRecentPasskeys', 'DeleteUserData'],
     },
+    // One job delivery, retried as a whole when it runs out.
+    deadlineMs: 10_000,
     migrates: true,
     // Redis: the sessions that credential changes and account deletions end.
     backingServices: ['postgres', 'redis', 'nats'],
@@ -444,6 +466,8 @@ export const units: readonly Unit[] = [
         'RemoveRecentPasskeys',
       ],
     },
+    // One HTTP request, answered 503 when it runs out.
+    deadlineMs: 5_000,
     migrates: false,
     backingServices: ['redis'],
     settings: [
@@ -465,7 +489,35 @@ export const units: readonly Unit[] = [
     ],
     requiredSecrets: ['REDIS_URL', 'AUTH_JWT_SIGNING_KEYS'],
   },
-];
+] as const satisfies readonly Unit[];
+
+export const units: readonly Unit[] = catalogue;
+
+type CatalogueEntry = (typeof catalogue)[number];
+
+/** A unit's name, as the catalogue spells it. */
+export type UnitName = CatalogueEntry['name'];
+
+type EntryOf<Name extends UnitName> = Extract<CatalogueEntry, { readonly name: Name }>;
+
+/** The gRPC services unit `Name` calls, by proto name: the keys of its `calls`. */
+export type ServiceCalledBy<Name extends UnitName> = keyof EntryOf<Name>['calls'] & string;
+
+/** The unit that serves gRPC service `Service` (`oidc.v1.OidcService`: `'identity'`). */
+export type UnitServing<Service extends string> =
+  CatalogueEntry extends infer Entry
+    ? Entry extends { readonly name: infer Name; readonly serves: readonly (infer Served)[] }
+      ? Service extends Served
+        ? Name
+        : never
+      : never
+    : never;
+
+/** The units `Name` calls over gRPC. */
+export type CalleeOf<Name extends UnitName> = UnitServing<ServiceCalledBy<Name>>;
+
+/** Whether unit `Name` starts work of its own with a time budget (`deadlineMs`). */
+export type HasDeadline<Name extends UnitName> = EntryOf<Name> extends { readonly deadlineMs: number } ? true : false;
 
 export function unitNamed(name: string): Unit {
   const unit = units.find((candidate) => candidate.name === name);
@@ -506,8 +558,15 @@ export function methodCallersOf(service: string, catalogue: readonly Unit[] = un
 }
 
 /** The variable under which callers find a gRPC unit: IDENTITY_GRPC_ADDRESS. */
-export function addressVariableOf(name: string): string {
-  return `${name.toUpperCase()}_GRPC_ADDRESS`;
+export function addressVariableOf<Name extends string>(name: Name): `${Uppercase<Name>}_GRPC_ADDRESS` {
+  return `${name.toUpperCase() as Uppercase<Name>}_GRPC_ADDRESS`;
+}
+
+/** The port `port` of `unit` when every unit shares one host (identity's gRPC port: 50051). */
+export function localPortOf(unit: Unit, port: PortName): number {
+  const found = unit.ports.find((candidate) => candidate.name === port);
+  if (!found) throw new Error(`unit ${unit.name} has no ${port} port`);
+  return localPortBases[port] + found.localOffset;
 }
 
 /** What follows `node dist/main.js` to start the long-running process. */

@@ -42,7 +42,7 @@ CREATE INDEX org_memberships_owners ON org_memberships (organization_id) WHERE r
 
 -- An organisation always keeps an owner. Every change that may take the
 -- last one away locks the organisation's row first and counts (the rule's
--- owner is services/identity/src/orgs/memberships.ts); this trigger, run
+-- owner is services/identity/src/orgs/members.ts); this trigger, run
 -- when the transaction commits, refuses any that did not, so that no path
 -- to zero owners exists, whatever code runs. An organisation deleted in the
 -- same transaction keeps nothing and needs no owner.

@@ -1,11 +1,11 @@
 import type pg from 'pg';
+import { isUuid } from '@latchkey/account-fields';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
-import { metadataKeys, operatorProblem } from '@latchkey/grpc-kit';
 import { withTransaction } from '@latchkey/db';
 import { queueEvent } from '@latchkey/domain-events';
 import { normalizeEmail } from './account-rules';
-import { recordAdminAction, type Actor, type AdminAction } from './audit-log';
+import { actorOf, recordAdminAction, type AdminAction } from './audit-log';
 import type { IdentityDeps } from './identity-deps';
 import { removeAccount } from './account-deletion';
 import { queueMail } from './mail-queue';
@@ -13,24 +13,10 @@ import { issueToken } from './one-time-tokens';
 import { endSessionsNow, queueSessionsRevoked } from './session-revocation';
 import { findUserByEmail, findUserByHandle, findUserById, raiseSessionEpoch, setDisabled, type UserRecord } from './user-store';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_REASON_LENGTH = 500;
 
-/**
- * Who an audit entry names: the person the caller acts for, which every
- * admin.v1 call must say (proto/admin/v1/admin.proto), and the caller's
- * certificate, or that there was none to read. A call that names no one is
- * refused before it reads or changes anything: an entry with no person is
- * no use to an auditor.
- */
-export function actorOf(context: RequestContext): Actor {
-  const problem = context.operator === undefined ? 'must name the person at the keyboard' : operatorProblem(context.operator);
-  if (problem !== undefined) throw AppError.validation([{ field: metadataKeys.operator, message: problem }]);
-  return { operator: context.operator!.trim(), caller: context.caller ?? 'plaintext' };
-}
-
 export function requireUserId(value: string, field = 'user_id'): string {
-  if (!UUID.test(value)) throw AppError.validation([{ field, message: 'must be a UUID' }]);
+  if (!isUuid(value)) throw AppError.validation([{ field, message: 'must be a UUID' }]);
   return value.toLowerCase();
 }
 

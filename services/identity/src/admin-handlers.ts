@@ -1,7 +1,6 @@
 import type { adminV1 } from '@latchkey/contracts';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import {
-  actorOf,
   deleteUserAsAdmin,
   disableUser,
   enableUser,
@@ -10,7 +9,7 @@ import {
   revokeAllSessions,
   sendPasswordReset,
 } from './account-administration';
-import { listAuditPage, recordAdminAction, type AuditRecord } from './audit-log';
+import { actorOf, listAuditPage, recordAdminAction, type AuditRecord } from './audit-log';
 import { createClient, deleteClient, listStoredClients, rotateClientSecret, updateClient, type StoredClient } from './oidc/oidc-clients';
 import type { IdentityDeps } from './identity-deps';
 import { decodePageToken, encodePageToken, pageSizeOf } from './page-tokens';

@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { uuidv7 } from 'uuidv7';
+import { AppError } from '@latchkey/errors';
+import { metadataKeys, operatorProblem, type RequestContext } from '@latchkey/grpc-kit';
 
 /** What admin.v1 records: every change it makes, and every read that shows personal data. */
 export type AdminAction =
@@ -22,6 +24,19 @@ type Queryable = pg.ClientBase | pg.Pool;
 export interface Actor {
   readonly operator: string;
   readonly caller: string;
+}
+
+/**
+ * Who an audit entry names: the person the caller acts for, which every
+ * admin.v1 call must say (proto/admin/v1/admin.proto), and the caller's
+ * certificate, or that there was none to read. A call that names no one is
+ * refused before it reads or changes anything: an entry with no person is
+ * no use to an auditor.
+ */
+export function actorOf(context: RequestContext): Actor {
+  const problem = context.operator === undefined ? 'must name the person at the keyboard' : operatorProblem(context.operator);
+  if (problem !== undefined) throw AppError.validation([{ field: metadataKeys.operator, message: problem }]);
+  return { operator: context.operator!.trim(), caller: context.caller ?? 'plaintext' };
 }
 
 export interface AuditRecord {

@@ -1,10 +1,9 @@
 import type pg from 'pg';
+import { isUuid } from '@latchkey/account-fields';
 import { AppError, type FieldError } from '@latchkey/errors';
 
 /** A reset is kept past the jobs stream's seven days, so that every genuine `user.reset` job finds it. */
 const KEPT_DAYS = 8;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A password reset as identity made it: what its `user.reset` job may remove. */
 export interface ResetRecord {
@@ -27,8 +26,8 @@ export async function recordReset(db: pg.ClientBase, reset: ResetRecord): Promis
 /** The reset `resetId` of account `userId`, if identity made it (and has not yet forgotten it). */
 export async function findReset(db: pg.Pool, userId: string, resetId: string): Promise<ResetRecord | undefined> {
   const errors: FieldError[] = [];
-  if (!UUID.test(userId)) errors.push({ field: 'user_id', message: 'must be a UUID' });
-  if (!UUID.test(resetId)) errors.push({ field: 'reset_id', message: 'must be a UUID' });
+  if (!isUuid(userId)) errors.push({ field: 'user_id', message: 'must be a UUID' });
+  if (!isUuid(resetId)) errors.push({ field: 'reset_id', message: 'must be a UUID' });
   if (errors.length > 0) throw AppError.validation(errors);
   const { rows } = await db.query<{ id: string; user_id: string; reset_at: Date; methods_added_after: Date }>(
     'SELECT id, user_id, reset_at, methods_added_after FROM identity.password_resets WHERE id = $1 AND user_id = $2',

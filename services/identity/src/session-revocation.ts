@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isUuid } from '@latchkey/account-fields';
 import { AppError, type FieldError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { jobSubjects, type SessionsRevokedJob } from '@latchkey/jobs-contract';
@@ -38,7 +39,6 @@ export async function queueSessionsRevoked(
 /** Why the gateway ends sessions one by one (proto/events/v1/events.proto, SessionRevoked). */
 const namedSessionReasons = new Set(['logout', 'session_revoked', 'totp_enabled', 'provider_linked', 'email_changed', 'session_limit', 'platform']);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The gateway's public session ids: 16 random bytes, base64url. */
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
 /** More than a user may hold (AUTH_SESSION_MAX_PER_USER is at most 10,000). */
@@ -56,7 +56,7 @@ export async function recordSessionsEnded(
   context: RequestContext,
 ): Promise<void> {
   const errors: FieldError[] = [];
-  if (!UUID.test(input.userId)) errors.push({ field: 'user_id', message: 'must be a UUID' });
+  if (!isUuid(input.userId)) errors.push({ field: 'user_id', message: 'must be a UUID' });
   if (!namedSessionReasons.has(input.reason)) errors.push({ field: 'reason', message: `must be one of ${[...namedSessionReasons].join(', ')}` });
   if (input.sessionIds.length === 0 || input.sessionIds.length > MAX_SESSION_IDS || !input.sessionIds.every((id) => SESSION_ID.test(id))) {
     errors.push({ field: 'session_ids', message: `must be 1 to ${MAX_SESSION_IDS} session ids` });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { callerVariables } from '@latchkey/callees';
 import { objectStoreVariables, s3CredentialsPaired, s3CredentialsProblem } from '@latchkey/object-store';
 import {
   databaseVariables,
@@ -31,13 +32,8 @@ export const configSchema = z
     /** The address of the metrics port; `pnpm stack` sets 127.0.0.1. */
     LISTEN_HOST: grpcServiceVariables.LISTEN_HOST,
     METRICS_PORT: env.port(9464),
-    /** Services the account cleanup calls. */
-    IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
-    POSTS_GRPC_ADDRESS: z.string().default('127.0.0.1:50054'),
-    TOTP_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'),
-    OAUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
-    PASSKEYS_GRPC_ADDRESS: z.string().default('127.0.0.1:50056'),
-    GRPC_DEADLINE_MS: env.int(10_000, 100, 120_000),
+    /** The units the jobs call, and GRPC_DEADLINE_MS, the budget of one delivery (packages/units). */
+    ...callerVariables('jobs'),
     ...mutualTlsVariables,
     /** Deliveries of one job before it is parked on the dead-letter subject. */
     JOBS_MAX_DELIVERIES: env.int(8, 1, 100),

@@ -1,10 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Events, type NatsConnection } from 'nats';
 import type pg from 'pg';
-import { identityV1, oauthV1, oidcV1, passkeysV1, postsV1, totpV1 } from '@latchkey/contracts';
 import { Gauge } from 'prom-client';
 import { createPool, createRedisClient } from '@latchkey/db';
-import { createServiceClient, observeCertificates, tlsFilesOf } from '@latchkey/grpc-kit';
+import { connectCallees } from '@latchkey/callees';
+import { observeCertificates, tlsFilesOf } from '@latchkey/grpc-kit';
 import { connectToBus, ensureStreams } from '@latchkey/job-streams';
 import { createMetricsRegistry, startOperationsServer, type Logger } from '@latchkey/telemetry';
 import { accountCleanupJob } from './account-cleanup';
@@ -135,27 +135,12 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     const purge = startTombstonePurge(searchIndex, logger);
     teardown.push(() => purge.stop());
 
-    const tls = tlsFilesOf(config);
-    const clientOptions = { tls };
-    const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
-    const posts = createServiceClient(postsV1.PostsServiceService, config.POSTS_GRPC_ADDRESS, clientOptions);
-    const totp = createServiceClient(totpV1.TotpServiceService, config.TOTP_GRPC_ADDRESS, clientOptions);
-    const oauth = createServiceClient(oauthV1.OAuthServiceService, config.OAUTH_GRPC_ADDRESS, clientOptions);
-    const passkeys = createServiceClient(passkeysV1.PasskeysServiceService, config.PASSKEYS_GRPC_ADDRESS, clientOptions);
-    // oidc.v1 is served by identity.
-    const oidc = createServiceClient(oidcV1.OidcServiceService, config.IDENTITY_GRPC_ADDRESS, clientOptions);
-    teardown.push(() => {
-      oidc.close();
-      identity.close();
-      posts.close();
-      totp.close();
-      oauth.close();
-      passkeys.close();
-      return Promise.resolve();
-    });
+    const callees = connectCallees('jobs', config);
+    const { identity, oidc, posts, totp, oauth, passkeys } = callees.clients;
+    teardown.push(() => Promise.resolve(callees.close()));
 
     const registry = createMetricsRegistry('jobs');
-    observeCertificates({ registry, logger, units: tls });
+    observeCertificates({ registry, logger, units: tlsFilesOf(config) });
     const metrics = createJobMetrics(registry);
     const deadLetters = new DeadLetters(jetstreamManager, nc.jetstream(), config.NATS_SUBJECT_PREFIX);
     new Gauge({

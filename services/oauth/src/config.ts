@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { callerVariables } from '@latchkey/callees';
 import { databaseVariables, env, grpcServiceVariables, loadConfig, natsVariables, processVariables, redisModeProblems, redisVariables } from '@latchkey/config';
 
 const providerUrl = env.url(['http', 'https']);
@@ -31,8 +32,8 @@ export const configSchema = z
     DATABASE_POOL_MAX: env.int(10, 1, 200),
     ...redisVariables,
     ...natsVariables,
-    /** identity.v1, which owns the accounts this service finds and creates. */
-    IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
+    /** identity.v1, which owns the accounts this service finds and creates (packages/units). */
+    ...callerVariables('oauth'),
 
     GOOGLE_CLIENT_ID: z.string().optional(),
     GOOGLE_CLIENT_SECRET: z.string().optional(),

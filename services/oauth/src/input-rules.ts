@@ -1,13 +1,12 @@
+import { isUuid } from '@latchkey/account-fields';
 import { AppError } from '@latchkey/errors';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Codes and states are opaque provider strings; this bound only keeps absurd input out of Redis and logs. */
 const MAX_OPAQUE_LENGTH = 2_048;
 
 /** A user id as identity.v1 issues them; anything else is a caller error, not an unknown user. */
 export function requireUserId(value: string, field = 'user_id'): string {
-  if (!UUID.test(value)) throw AppError.validation([{ field, message: 'must be a UUID' }]);
+  if (!isUuid(value)) throw AppError.validation([{ field, message: 'must be a UUID' }]);
   return value.toLowerCase();
 }
 

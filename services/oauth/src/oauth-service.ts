@@ -1,5 +1,6 @@
-import { identityV1, oauthV1 } from '@latchkey/contracts';
-import { createServiceClient, startGrpcEndpoints, tlsFilesOf } from '@latchkey/grpc-kit';
+import { connectCallees } from '@latchkey/callees';
+import { oauthV1 } from '@latchkey/contracts';
+import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import { startLedgerSweep } from '@latchkey/sign-in-methods';
@@ -23,7 +24,8 @@ export const OAUTH_SCHEMA = 'oauth';
 export async function startOAuthService(config: OAuthConfig, logger: Logger): Promise<Running> {
   const stores = openServiceStores(config, { unit: 'oauth', schema: OAUTH_SCHEMA, logger });
   const { pool, redis } = stores;
-  const identity = createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { tls: tlsFilesOf(config) });
+  const callees = connectCallees('oauth', config);
+  const { identity } = callees.clients;
   const deps: OAuthDeps = {
     pool,
     identity,
@@ -50,7 +52,7 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     async stop() {
       await endpoints.stop();
       await sweep.stop();
-      identity.close();
+      callees.close();
       await stores.close();
     },
   };

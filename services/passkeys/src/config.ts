@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { callerVariables } from '@latchkey/callees';
 import { databaseVariables, env, grpcServiceVariables, loadConfig, natsVariables, processVariables, redisModeProblems, redisVariables } from '@latchkey/config';
 
 /** A web origin as browsers write it in clientDataJSON: scheme, host, port if not the default; no path. */
@@ -33,8 +34,8 @@ export const configSchema = z
     DATABASE_POOL_MAX: env.int(10, 1, 200),
     ...redisVariables,
     ...natsVariables,
-    /** identity.v1: the account's email for notices, and the ledger of sign-in methods. */
-    IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
+    /** identity.v1: the account's email for notices, and the ledger of sign-in methods (packages/units). */
+    ...callerVariables('passkeys'),
     /**
      * The relying party: the domain passkeys are scoped to (docs/api.md,
      * "Passkeys"). Changing it later orphans every registered passkey.

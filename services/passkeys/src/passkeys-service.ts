@@ -1,5 +1,6 @@
-import { identityV1, passkeysV1 } from '@latchkey/contracts';
-import { createServiceClient, startGrpcEndpoints, tlsFilesOf } from '@latchkey/grpc-kit';
+import { connectCallees } from '@latchkey/callees';
+import { passkeysV1 } from '@latchkey/contracts';
+import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import { startLedgerSweep } from '@latchkey/sign-in-methods';
@@ -22,12 +23,12 @@ export const PASSKEYS_SCHEMA = 'passkeys';
 export async function startPasskeysService(config: PasskeysConfig, logger: Logger): Promise<Running> {
   const stores = openServiceStores(config, { unit: 'passkeys', schema: PASSKEYS_SCHEMA, logger });
   const { pool, redis } = stores;
-  const tls = tlsFilesOf(config);
+  const callees = connectCallees('passkeys', config);
   const deps: PasskeysDeps = {
     pool,
     challenges: new CeremonyChallenges(redis, config.REDIS_KEY_PREFIX),
     relyingParty: relyingPartyOf(config),
-    identity: createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { tls }),
+    identity: callees.clients.identity,
   };
 
   const endpoints = await startGrpcEndpoints({
@@ -47,7 +48,7 @@ export async function startPasskeysService(config: PasskeysConfig, logger: Logge
     async stop() {
       await endpoints.stop();
       await sweep.stop();
-      deps.identity.close();
+      callees.close();
       await stores.close();
     },
   };

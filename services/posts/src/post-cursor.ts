@@ -1,5 +1,5 @@
 import { AppError } from '@latchkey/errors';
-import { isUuid } from './post-rules';
+import { isUuid } from '@latchkey/account-fields';
 
 /**
  * Opaque page cursors: base64url of a small JSON object holding the last

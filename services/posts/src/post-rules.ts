@@ -1,3 +1,4 @@
+import { isUuid } from '@latchkey/account-fields';
 import { AppError, type FieldError } from '@latchkey/errors';
 
 /** Field rules of docs/api.md, "Validation rules" and "Posts and search", enforced here because posts owns them. */
@@ -8,8 +9,6 @@ export const QUERY_MAX_TERMS = 16;
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 const MAX_HANDLE_LENGTH = 64;
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function codePoints(text: string): number {
   return [...text].length;
@@ -50,10 +49,6 @@ export function checkAuthorHandle(handle: string, field = 'author_handle'): Fiel
   return handle.trim() === handle && handle.length >= 1 && handle.length <= MAX_HANDLE_LENGTH
     ? []
     : [{ field, message: `must be 1-${MAX_HANDLE_LENGTH} characters without surrounding spaces` }];
-}
-
-export function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
 }
 
 export function checkUuid(value: string, field: string): FieldError[] {

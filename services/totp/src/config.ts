@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { callerVariables } from '@latchkey/callees';
 import { databaseVariables, env, grpcServiceVariables, loadConfig, natsVariables, processVariables, redisModeProblems, redisVariables } from '@latchkey/config';
 
 const ENCRYPTION_KEY_BYTES = 32;
@@ -45,7 +46,7 @@ export const configSchema = z.object({
   TOTP_PREVIOUS_ENCRYPTION_KEYS: previousEncryptionKeys,
   TOTP_TEMP_TOKEN_TTL_SECONDS: env.int(300, 1, 3_600),
   /** Identity, told which accounts may have TOTP on (docs/architecture.md, "Second factor presence"). */
-  IDENTITY_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
+  ...callerVariables('totp'),
   /** docs/api.md, "Rate limits": 10 wrong TOTP codes per user per 15 minutes. */
   RATE_LIMIT_TOTP_FAILURES: env.int(10, 1, 1_000),
   RATE_LIMIT_TOTP_WINDOW_SECONDS: env.int(900, 1, 86_400),

@@ -1,5 +1,6 @@
-import { identityV1, totpV1 } from '@latchkey/contracts';
-import { createServiceClient, startGrpcEndpoints, tlsFilesOf } from '@latchkey/grpc-kit';
+import { connectCallees } from '@latchkey/callees';
+import { totpV1 } from '@latchkey/contracts';
+import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
 import type { Logger } from '@latchkey/telemetry';
@@ -33,7 +34,7 @@ export async function startTotpService(
 ): Promise<Running> {
   const stores = openServiceStores(config, { unit: 'totp', schema: TOTP_SCHEMA, logger });
   const { pool, redis } = stores;
-  const tls = tlsFilesOf(config);
+  const callees = connectCallees('totp', config);
   const deps: TotpDeps = {
     pool,
     secretBox: new SecretBox(config.TOTP_ENCRYPTION_KEY, config.TOTP_PREVIOUS_ENCRYPTION_KEYS),
@@ -44,7 +45,7 @@ export async function startTotpService(
       maxFailures: config.RATE_LIMIT_TOTP_FAILURES,
       windowSeconds: config.RATE_LIMIT_TOTP_WINDOW_SECONDS,
     }),
-    identity: createServiceClient(identityV1.IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { tls }),
+    identity: callees.clients.identity,
     issuer: config.TOTP_ISSUER,
     now: options.now ?? Date.now,
   };
@@ -66,7 +67,7 @@ export async function startTotpService(
     async stop() {
       await endpoints.stop();
       await census.stop();
-      deps.identity.close();
+      callees.close();
       await stores.close();
     },
   };

@@ -220,7 +220,7 @@ function baselineConfig(env: Readonly<Record<string, string | undefined>>): Omit
 
 /**
  * The throwaway stack's database, JetStream streams (named as in
- * packages/jobs-contract/src/topology.ts) and Redis keys.
+ * packages/job-streams/src/job-streams.ts) and Redis keys.
  */
 async function removeLeftovers(name: string, env: Readonly<Record<string, string | undefined>>): Promise<void> {
   const natsUrl = env.NATS_URL ?? 'nats://127.0.0.1:4222';

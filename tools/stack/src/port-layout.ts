@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { localPortBases } from '@latchkey/units';
 import type { PortKind, StackUnit } from './stack-units';
 
 /** Port variable → port, for one unit. */
@@ -12,10 +13,11 @@ export interface FixedPortLayout {
   readonly gatewayPort: number;
 }
 
+/** The catalogue's ranges, which each process's own defaults also follow. */
 export const defaultFixedPortLayout: FixedPortLayout = {
-  grpcPortBase: 50_051,
-  metricsPortBase: 9_464,
-  gatewayPort: 8_080,
+  grpcPortBase: localPortBases.grpc,
+  metricsPortBase: localPortBases.metrics,
+  gatewayPort: localPortBases.http,
 };
 
 /**

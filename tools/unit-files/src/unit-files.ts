@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Unit } from '@latchkey/units';
 import { parse } from 'yaml';
+import { callerSettingsTable } from './caller-settings-table';
 import { chartCatalogue } from './chart-catalogue';
 import { buildCommands, deployStages, runtimeTargets } from './dockerfile-targets';
 import { replaceRegion } from './marked-region';
@@ -11,7 +12,7 @@ import { artifacts, imageValueTemplates } from './skaffold-artifacts';
 /** Every file generated wholly from the catalogue. */
 export const generatedFiles = ['charts/latchkey/catalogue.yaml'] as const;
 /** Every hand-written file with regions generated from the catalogue. */
-export const filesWithGeneratedRegions = ['Dockerfile', 'skaffold.yaml', 'k8s/nats.yaml', 'k8s/backing-secret.yaml'] as const;
+export const filesWithGeneratedRegions = ['Dockerfile', 'skaffold.yaml', 'k8s/nats.yaml', 'k8s/backing-secret.yaml', 'README.md'] as const;
 
 /**
  * What `pnpm gen` writes, path (from the repository root) => text, from the
@@ -36,5 +37,6 @@ export function unitFiles(root: string, units: readonly Unit[]): Record<string, 
     'skaffold.yaml': regions('skaffold.yaml', { artifacts: artifacts(units), 'image values': imageValueTemplates(units) }),
     'k8s/nats.yaml': regions('k8s/nats.yaml', { 'NATS users': natsAuthorization(users), 'NATS passwords': natsPasswordVariables(users) }),
     'k8s/backing-secret.yaml': regions('k8s/backing-secret.yaml', { 'NATS passwords': natsPasswords(users) }),
+    'README.md': regions('README.md', { 'caller settings': callerSettingsTable(units) }),
   };
 }

@@ -1,10 +1,11 @@
 import type pg from 'pg';
+import { isUuid } from '@latchkey/account-fields';
 import { AppError, type FieldError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import type { IdentityDeps } from '../identity-deps';
 import { userCodeHashOf } from './artifact-hashes';
-import { FOREIGN_KEY_VIOLATION, UUID } from './oidc-artifacts';
+import { FOREIGN_KEY_VIOLATION } from './oidc-artifacts';
 import { recordSessionClient, type SessionClientSettings } from './oidc-session-clients';
 
 /** Who allowed a device, as its tokens will say (oidc.v1 ApproveDeviceCode). */
@@ -41,7 +42,7 @@ async function waitingDeviceCode(db: pg.ClientBase, userCode: string): Promise<{
 function checkApproval(input: DeviceApproval): Date {
   const errors: FieldError[] = [];
   if (input.userCode === '') errors.push({ field: 'user_code', message: 'is required' });
-  if (!UUID.test(input.userId)) errors.push({ field: 'user_id', message: 'must be a UUID' });
+  if (!isUuid(input.userId)) errors.push({ field: 'user_id', message: 'must be a UUID' });
   if (input.grantId === '') errors.push({ field: 'grant_id', message: 'is required' });
   if (input.sessionId === '') errors.push({ field: 'session_id', message: 'is required' });
   if (input.authTime === undefined) errors.push({ field: 'auth_time', message: 'is required' });

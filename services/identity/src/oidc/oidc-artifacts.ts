@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isUuid } from '@latchkey/account-fields';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import type { RequestContext } from '@latchkey/grpc-kit';
@@ -21,7 +22,6 @@ interface ArtifactPayload {
 }
 
 export const FOREIGN_KEY_VIOLATION = '23503';
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function parsePayload(json: string): ArtifactPayload & Record<string, unknown> {
   try {
@@ -59,7 +59,7 @@ function checkArtifact(input: ArtifactToSave): CheckedArtifact {
   const clientId = payload.clientId;
   if (input.id === '' || !clientId) throw new AppError('validation:invalid_input', 'an artifact needs an id and a clientId');
   const userId = payload.accountId;
-  if (userId !== undefined && !UUID.test(userId)) throw new AppError('validation:invalid_input', 'accountId must be a user id');
+  if (userId !== undefined && !isUuid(userId)) throw new AppError('validation:invalid_input', 'accountId must be a user id');
   return { kind, id: input.id, payload, clientId, userId, expiresAt: input.expiresAt, sessionClient: input.sessionClient };
 }
 
@@ -262,7 +262,7 @@ export async function revokeGrantTokens(db: pg.Pool, grantId: string): Promise<v
 
 /** The newest live grant of an account for a client. */
 export async function findUserGrant(db: pg.Pool, userId: string, clientId: string): Promise<string | undefined> {
-  if (!UUID.test(userId)) return undefined;
+  if (!isUuid(userId)) return undefined;
   const { rows } = await db.query<{ id: string }>(
     `SELECT id FROM identity.oidc_artifacts WHERE kind = 'Grant' AND user_id = $1 AND client_id = $2 AND expires_at > now()
      ORDER BY created_at DESC LIMIT 1`,
@@ -276,7 +276,7 @@ export async function listUserGrants(
   db: pg.Pool,
   userId: string,
 ): Promise<{ clientId: string; scopes: string[]; createdAt: Date }[]> {
-  if (!UUID.test(userId)) throw new AppError('validation:invalid_input', 'user_id must be a UUID');
+  if (!isUuid(userId)) throw new AppError('validation:invalid_input', 'user_id must be a UUID');
   const { rows } = await db.query<{ client_id: string; scope: string | null; created_at: Date }>(
     `SELECT client_id, payload->'openid'->>'scope' AS scope, created_at FROM identity.oidc_artifacts
      WHERE kind = 'Grant' AND user_id = $1 AND expires_at > now() ORDER BY created_at ASC`,
@@ -293,7 +293,7 @@ export async function listUserGrants(
 
 /** Withdraws an account's consent for a client: its grants and every code and token under them. */
 export async function revokeUserGrants(deps: Pick<IdentityDeps, 'pool'>, userId: string, clientId: string, context: RequestContext): Promise<void> {
-  if (!UUID.test(userId)) throw new AppError('validation:invalid_input', 'user_id must be a UUID');
+  if (!isUuid(userId)) throw new AppError('validation:invalid_input', 'user_id must be a UUID');
   const revoked = await withTransaction(deps.pool, context, async (db) => {
     const { rows } = await db.query<{ id: string }>(
       `DELETE FROM identity.oidc_artifacts WHERE kind = 'Grant' AND user_id = $1 AND client_id = $2 RETURNING id`,

@@ -4,8 +4,7 @@ import { AppError, type FieldError } from '@latchkey/errors';
 import { isUniqueViolation, withTransaction } from '@latchkey/db';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { clientEntrySchema, generateClientSecret, hashClientSecret, reservedClientIdProblem, usesClientSecret, type ClientEntry } from '@latchkey/oidc-clients';
-import { actorOf } from '../account-administration';
-import { recordAdminAction } from '../audit-log';
+import { actorOf, recordAdminAction } from '../audit-log';
 import type { IdentityDeps } from '../identity-deps';
 
 /** A client registered through admin.v1: Dynamic Client Registration metadata, the secret only hashed. */

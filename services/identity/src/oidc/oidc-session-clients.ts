@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isUuid } from '@latchkey/account-fields';
 import { signingAlgorithms } from '@latchkey/config';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
@@ -13,8 +14,6 @@ export interface SessionClientSettings {
   readonly sessionRequired: boolean;
   readonly signingAlg: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A client's logout tokens are signed like its ID tokens: with the algorithm it named, else RS256, the default. */
 function logoutSigningAlg(value: string): BackchannelLogoutJob['signing_alg'] {
@@ -49,7 +48,7 @@ export async function endSessions(
   input: { userId: string; sessionIds: readonly string[]; keptSessionId: string; endedAt: Date },
   context: RequestContext,
 ): Promise<number> {
-  if (!UUID.test(input.userId)) throw new AppError('validation:invalid_input', 'user_id must be a UUID');
+  if (!isUuid(input.userId)) throw new AppError('validation:invalid_input', 'user_id must be a UUID');
   return withTransaction(deps.pool, context, async (db) => {
     const ended =
       input.sessionIds.length > 0

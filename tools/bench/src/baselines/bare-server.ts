@@ -66,7 +66,7 @@ export interface BareServer {
 export async function startBareServer(config: BareServerConfig): Promise<BareServer> {
   const redis = new Redis(config.redisUrl);
   const pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.databasePoolMax });
-  // The posts service's S3 settings (services/posts/src/content-store.ts), so both clients do the same work.
+  // The posts service's S3 settings (packages/object-store/src/s3-client.ts), so both clients do the same work.
   const s3 = new S3Client({
     region: config.s3.region,
     endpoint: config.s3.endpoint,
