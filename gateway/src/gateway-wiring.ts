@@ -150,6 +150,7 @@ export function createGatewayDeps(
             redis,
             identity,
             oidc,
+            orgs,
             sessions,
             signingKeys: config.AUTH_JWT_SIGNING_KEYS,
             signOut: (session, context) => signOut(sessions, session, context),

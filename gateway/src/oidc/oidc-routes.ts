@@ -5,11 +5,12 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import { noContent, problemResponses } from '../http/problem-schema';
 import { optionalSession, requireSession, sessionOf, type SessionAccess } from '../sessions/session-auth';
 import { isMultiFactor, type Session } from '../sessions/session-store';
-import type { OidcClient } from '../service-clients';
+import type { OidcClient, OrgsClient } from '../service-clients';
 import type { CredentialLimits } from '../limits/credential-limits';
 import { acrOf, requiresMultiFactor } from './authentication-context';
 import type { InteractionBinding } from './interaction-binding';
-import { INTERACTION_TTL_SECONDS, type OpenIdProvider } from './openid-provider';
+import { INTERACTION_TTL_SECONDS, providerScopes, type OpenIdProvider } from './openid-provider';
+import { ORGANIZATION_PARAMETER } from './requested-organization';
 import { sessionClientFor } from './provider-storage';
 import {
   clientIdParams,
@@ -24,12 +25,13 @@ import {
 export type OidcRoutesDeps = SessionAccess & {
   readonly openId: OpenIdProvider;
   readonly oidc: OidcClient;
+  readonly orgs: OrgsClient;
   readonly limits: CredentialLimits;
   readonly publicAppUrl: string;
 };
 
 /** The OpenID scopes the provider knows; anything else a client sent is not shown or granted. */
-const knownScopes = new Set(['openid', 'profile', 'email', 'offline_access']);
+const knownScopes = new Set(providerScopes);
 
 /**
  * Why the provider may ask for a sign-in that the browser's session can
@@ -98,6 +100,9 @@ function remainingTtl(interaction: StoredInteraction): number {
 }
 
 const interactionNotFound = (): AppError => new AppError('oidc:interaction_not_found');
+
+/** What the client hears when the user refuses, or may not make, the request. */
+const accessDenied = (description: string) => ({ error: 'access_denied', error_description: description });
 
 /**
  * The OpenID Provider's interaction, driven by the web app (or any client
@@ -177,6 +182,13 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
     return { grant, grantId: await grant.save() };
   }
 
+  /** Whether the account is a member of the organisation the request names, if it names one. */
+  async function memberOfRequestedOrganization(interaction: StoredInteraction, session: Session, request: { ctx: RequestContext }): Promise<boolean> {
+    const reference = interaction.params[ORGANIZATION_PARAMETER];
+    if (typeof reference !== 'string') return true;
+    return (await deps.orgs.getMembership({ userId: session.userId, organization: reference }, request.ctx)).found;
+  }
+
   async function clientNameOf(clientId: string): Promise<string> {
     const metadata = await clients.metadata(clientId);
     return typeof metadata?.['client_name'] === 'string' ? metadata['client_name'] : clientId;
@@ -246,6 +258,13 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
           await interaction.destroy();
           return { redirect_to: `${deps.publicAppUrl}/device?done=1` };
         }
+        // A request for an organisation the account is not a member of ends as the provider would end it, with
+        // access_denied, and extends no consent (docs/oidc.md, "Organisations").
+        if (!(await memberOfRequestedOrganization(interaction, current, request))) {
+          interaction.result = accessDenied('the account is not a member of the requested organization');
+          await interaction.save(remainingTtl(interaction));
+          return { redirect_to: interaction.returnTo };
+        }
         const { grantId } = await grantFor(current, clientId, scopes, interaction.grantId, request);
         interaction.result = { consent: { grantId } };
         await interaction.save(remainingTtl(interaction));
@@ -271,7 +290,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
           await interaction.destroy();
           return { redirect_to: `${deps.publicAppUrl}/device?denied=1` };
         }
-        interaction.result = { error: 'access_denied', error_description: 'End-User aborted interaction' };
+        interaction.result = accessDenied('End-User aborted interaction');
         await interaction.save(remainingTtl(interaction));
         return { redirect_to: interaction.returnTo };
       },

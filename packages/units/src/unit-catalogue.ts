@@ -410,6 +410,7 @@ export const units: readonly Unit[] = [
         'LookupInvitation',
         'AcceptInvitation',
         'GetMembership',
+        'ListMemberships',
       ],
       'oauth.v1.OAuthService': [
         'ListProviders',
