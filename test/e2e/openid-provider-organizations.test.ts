@@ -170,7 +170,7 @@ describe('the organization parameter and scope', () => {
     expect((await outsider.client.get<{ items: unknown[] }>('/v0/oidc/grants')).body.items).toEqual([]);
   });
 
-  it('refuses the parameter without the scope, the scope without the parameter, and the parameter on a device', async () => {
+  it('refuses the parameter without the scope, and the scope without the parameter', async () => {
     const account = await signedInAccount(stack, 'malformed');
     const acme = await organizationOf(account, 'malformed');
     const config = await webApp();
@@ -180,10 +180,48 @@ describe('the organization parameter and scope', () => {
       const { url } = await browser.navigate((await authorizationRequest(config, parameters)).url);
       expect(url.searchParams.get('error')).toBe('invalid_request');
     }
-    const tv = await relyingParty(stack.gatewayUrl, 'tv');
-    await expect(client.initiateDeviceAuthorization(tv, { scope: 'openid organization', organization: acme.slug })).rejects.toMatchObject({
+    await expect(client.initiateDeviceAuthorization(await relyingParty(stack.gatewayUrl, 'tv'), { scope: 'openid organization' })).rejects.toMatchObject({
       error: 'invalid_request',
     });
+  });
+});
+
+describe('a device signed in to an organisation', () => {
+  /** A device asks, the account enters its code and allows it: answers the device's request and where the browser was sent. */
+  async function allowDevice(account: Account, parameters: Record<string, string>) {
+    const config = await relyingParty(stack.gatewayUrl, 'tv');
+    const device = await client.initiateDeviceAuthorization(config, parameters);
+    const verified = await account.client.post<{ uid: string }>('/v0/oidc/device/verify', { user_code: device.user_code });
+    expect(verified.status).toBe(200);
+    const confirmed = await account.client.post<{ redirect_to: string }>(`/v0/oidc/interactions/${verified.body.uid}/confirm`);
+    expect(confirmed.status).toBe(200);
+    return { config, device, redirectTo: confirmed.body.redirect_to };
+  }
+
+  it('gets the organisation’s claims for a member, read again at each refresh', async () => {
+    const owner = await signedInAccount(stack, 'tvowner');
+    const member = await signedInAccount(stack, 'tvmember');
+    const acme = await organizationOf(owner, 'tv');
+    await join(owner, acme, member, 'member');
+    const { config, device, redirectTo } = await allowDevice(member, { scope: 'openid organization offline_access', organization: acme.slug });
+    expect(redirectTo).toBe(`${ISSUER}/device?done=1`);
+    const tokens = await client.pollDeviceAuthorizationGrant(config, { ...device, interval: 1 });
+    expect(tokens.claims()).toMatchObject({ sub: member.id, org_id: acme.id, org_slug: acme.slug, org_role: 'member' });
+
+    expect((await owner.client.delete(`/v0/orgs/${acme.id}/members/${member.id}`)).status).toBe(204);
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('answers the device of a non-member access_denied, whether the organisation exists or not', async () => {
+    const owner = await signedInAccount(stack, 'tvclosed');
+    const outsider = await signedInAccount(stack, 'tvoutsider');
+    const closed = await organizationOf(owner, 'tvclosed');
+    for (const organization of [closed.slug, 'no-such-org']) {
+      const { config, device, redirectTo } = await allowDevice(outsider, { scope: 'openid organization', organization });
+      expect(redirectTo).toBe(`${ISSUER}/device?denied=1`);
+      await expect(client.pollDeviceAuthorizationGrant(config, { ...device, interval: 1 })).rejects.toMatchObject({ error: 'access_denied' });
+    }
+    expect((await outsider.client.get<{ items: unknown[] }>('/v0/oidc/grants')).body.items).toEqual([]);
   });
 });
 

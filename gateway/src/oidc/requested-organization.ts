@@ -17,7 +17,7 @@ export const organizationScopeClaims = {
 } as const;
 
 /** The one answer for an organisation the account is not a member of, and for one that does not exist. */
-const NOT_A_MEMBER = 'the account is not a member of the requested organization';
+export const NOT_A_MEMBER = 'the account is not a member of the requested organization';
 
 type ProviderErrors = typeof OidcProvider.errors;
 type Check = InstanceType<typeof OidcProvider.interactionPolicy.Check>;
@@ -25,9 +25,7 @@ type Check = InstanceType<typeof OidcProvider.interactionPolicy.Check>;
 /**
  * The `organization` parameter goes with the `organization` scope, each
  * with the other: a client that names an organisation gets its claims, and
- * a client that asks for the claims names the organisation. A device
- * authorization request does not take it (docs/oidc.md, "Device flow").
- * Whether the organisation exists is not checked here, before anyone is
+ * a client that asks for the claims names the organisation. Whether the organisation exists is not checked here, before anyone is
  * signed in: a non-member is refused as for an unknown organisation, once
  * the account is known (`organizationMemberCheck`).
  */
@@ -38,7 +36,6 @@ export function organizationParameter(errors: ProviderErrors) {
       if (scopes.has(ORGANIZATION_SCOPE)) throw new errors.InvalidRequest(`the ${ORGANIZATION_SCOPE} scope needs the ${ORGANIZATION_PARAMETER} parameter`);
       return;
     }
-    if (ctx.oidc.route === 'device_authorization') throw new errors.InvalidRequest(`the device flow does not take the ${ORGANIZATION_PARAMETER} parameter`);
     if (!scopes.has(ORGANIZATION_SCOPE)) throw new errors.InvalidRequest(`the ${ORGANIZATION_PARAMETER} parameter needs the ${ORGANIZATION_SCOPE} scope`);
   };
 }
@@ -52,6 +49,8 @@ export function organizationParameter(errors: ProviderErrors) {
  * organisation's id for the code it is answered with (`requestOrganization`).
  * Added to the consent prompt, so that it runs only once the login checks
  * have passed: an account about to be switched for another is not judged.
+ * A device is held to the same rule where the user allows it
+ * (oidc-routes.ts), since the gateway approves device codes itself.
  */
 export function organizationMemberCheck(CheckClass: typeof OidcProvider.interactionPolicy.Check, errors: ProviderErrors, orgs: OrgsClient): Check {
   return new CheckClass('organization_member', NOT_A_MEMBER, 'access_denied', async (ctx) => {
@@ -60,7 +59,7 @@ export function organizationMemberCheck(CheckClass: typeof OidcProvider.interact
     if (typeof reference !== 'string' || accountId === undefined) return CheckClass.NO_NEED_TO_PROMPT;
     const { found, organization } = await orgs.getMembership({ userId: accountId, organization: reference }, providerRequestContext(ctx.req));
     if (!found || !organization) throw new errors.AccessDenied(NOT_A_MEMBER);
-    requestOrganization(ctx, organization.id);
+    requestOrganization(ctx.oidc.claims, organization.id);
     return CheckClass.NO_NEED_TO_PROMPT;
   });
 }
@@ -72,7 +71,8 @@ export function organizationMemberCheck(CheckClass: typeof OidcProvider.interact
  * client reuses, while the organisation is the authorization's own (one
  * app, two organisations, two tabs). Nor in a record of identity's keyed by
  * grant, for the same reason. The code carries the authorization's claims
- * request, and oidc-provider copies it, as it is, to the access and refresh
+ * request (a device code too, as the gateway approves it: oidc-routes.ts),
+ * and oidc-provider copies it, as it is, to the access and refresh
  * tokens the code is exchanged for, and from a refresh token to the tokens
  * of each rotation; identity keeps it in each artifact's payload. So the
  * organisation rides there, as what it is: a request for the `org_id`
@@ -83,11 +83,17 @@ export function organizationMemberCheck(CheckClass: typeof OidcProvider.interact
  * are computed from identity each time a token is issued
  * (organization-claims.ts).
  */
-export function requestOrganization(ctx: KoaContextWithOIDC, organizationId: string): void {
+export function requestOrganization(claims: ClaimsParameter, organizationId: string): void {
   const member: ClaimsParameterMember = { value: organizationId };
-  const { claims } = ctx.oidc;
   claims.id_token = { ...claims.id_token, org_id: member };
   claims.userinfo = { ...claims.userinfo, org_id: member };
+}
+
+/** A claims request naming only the organisation: what a device's tokens carry (oidc.v1 ApproveDeviceCode). */
+export function organizationClaimsRequest(organizationId: string): ClaimsParameter {
+  const claims: ClaimsParameter = {};
+  requestOrganization(claims, organizationId);
+  return claims;
 }
 
 /** The organisation a code or token was issued for (`requestOrganization`); undefined when it names none. */
