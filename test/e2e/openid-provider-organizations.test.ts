@@ -127,16 +127,29 @@ describe('the organization parameter and scope', () => {
     expect(Object.keys(plain.claims()!).filter((claim) => claim.startsWith('org'))).toEqual([]);
   });
 
-  it('answers a non-member access_denied, in the same words whether the organisation exists or not, with a page or with prompt=none', async () => {
+  it('answers a non-member access_denied, in the same words whether the organisation exists or not, with prompt=none too', async () => {
     const owner = await signedInAccount(stack, 'closed');
     const outsider = await signedInAccount(stack, 'outsider');
     const closed = await organizationOf(owner, 'closed');
     const config = await webApp();
+    // The outsider allowed the client the scope for an organisation of its own: no consent page from then on.
+    const own = await organizationOf(outsider, 'own');
+    await signIn(config, outsider, withOrganization(own.slug));
+    const webAppGrant = async () =>
+      (await outsider.client.get<{ items: { client_id: string }[] }>('/v0/oidc/grants')).body.items.find((grant) => grant.client_id === 'web-app');
+    const allowed = await webAppGrant();
+    expect(allowed).toBeDefined();
+
     const browser = new OidcBrowser(outsider.client, stack.gatewayUrl);
+    const spa = await relyingParty(stack.gatewayUrl, 'spa');
     const answers = [];
     for (const organization of [closed.slug, closed.id, 'no-such-org', '00000000-0000-4000-8000-000000000000']) {
-      for (const prompt of [{}, { prompt: 'none' }]) {
-        const request = await authorizationRequest(config, { ...withOrganization(organization), ...prompt });
+      for (const [relyingPartyConfig, prompt] of [
+        [config, {}],
+        [config, { prompt: 'none' }],
+        [spa, { prompt: 'none' }],
+      ] as const) {
+        const request = await authorizationRequest(relyingPartyConfig, { scope: 'openid email organization', organization, ...prompt });
         const { url } = await browser.navigate(request.url);
         expect(url.origin + url.pathname).toBe(REDIRECT);
         answers.push({ error: url.searchParams.get('error'), description: url.searchParams.get('error_description') });
@@ -145,8 +158,22 @@ describe('the organization parameter and scope', () => {
     expect(new Set(answers.map((answer) => JSON.stringify(answer)))).toEqual(
       new Set([JSON.stringify({ error: 'access_denied', description: 'the account is not a member of the requested organization' })]),
     );
-    // The outsider allowed the client nothing on the way.
-    expect((await outsider.client.get<{ items: unknown[] }>('/v0/oidc/grants')).body.items).toEqual([]);
+    // Nothing more was allowed on the way.
+    expect(await webAppGrant()).toEqual(allowed);
+  });
+
+  it('tells a client the user has not allowed nothing of the user’s memberships: prompt=none answers consent_required, member or not', async () => {
+    const owner = await signedInAccount(stack, 'private');
+    const member = await signedInAccount(stack, 'private_member');
+    const acme = await organizationOf(owner, 'private');
+    const other = await organizationOf(owner, 'elsewhere');
+    await join(owner, acme, member, 'member');
+    const config = await webApp();
+    const browser = new OidcBrowser(member.client, stack.gatewayUrl);
+    for (const organization of [acme.slug, other.slug, 'no-such-org']) {
+      const { url } = await browser.navigate((await authorizationRequest(config, { scope: 'openid organization', organization, prompt: 'none' })).url);
+      expect(url.searchParams.get('error')).toBe('consent_required');
+    }
   });
 
   it('refuses a non-member who signs in on the way, once signed in, and extends no consent', async () => {
@@ -252,8 +279,9 @@ describe('a membership changes what the next token says, at once', () => {
     expect(await client.tokenIntrospection(config, promoted.access_token)).toEqual({ active: false });
     expect(await client.tokenIntrospection(config, promoted.refresh_token!)).toEqual({ active: false });
 
-    // A new sign-in for that organisation is refused as for any non-member.
-    const { url } = await new OidcBrowser(member.client, stack.gatewayUrl).navigate((await authorizationRequest(config, withOrganization(acme.slug))).url);
+    // A new sign-in for that organisation is refused as for any non-member, with no page: the consent stands.
+    const again = await authorizationRequest(config, { scope: 'openid email organization', organization: acme.slug });
+    const { url } = await new OidcBrowser(member.client, stack.gatewayUrl).navigate(again.url);
     expect(url.searchParams.get('error')).toBe('access_denied');
   });
 

@@ -129,8 +129,9 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
     const decide = check.check;
     check.check = (ctx) => (ctx.oidc.client?.['first_party'] === true ? Check.NO_NEED_TO_PROMPT : decide(ctx));
   }
-  // After the first-party rule: a first-party client's request for an organisation is held to the membership too.
-  policy.get('consent')!.checks.add(organizationMemberCheck(Check, errors, deps.orgs));
+  // A request for an organisation is held to the membership once the user is known and consent is settled: a client
+  // the user has not allowed hears consent_required (prompt=none) before anything of the user's memberships.
+  policy.add(new interactionPolicy.Prompt({ name: 'organization', requestable: false }, organizationMemberCheck(Check, errors, deps.orgs)));
 
   const storage = { redis: deps.redis, prefix: config.REDIS_KEY_PREFIX, oidc: deps.oidc, clients, logger: deps.logger, issuesRefreshToken };
   const configuration: Configuration = {

@@ -47,10 +47,13 @@ export function organizationParameter(errors: ProviderErrors) {
  * for the client (a page or prompt=none alike), with the same words for an
  * organisation that does not exist. A member's request records the
  * organisation's id for the code it is answered with (`requestOrganization`).
- * Added to the consent prompt, so that it runs only once the login checks
- * have passed: an account about to be switched for another is not judged.
- * A device is held to the same rule where the user allows it
- * (oidc-routes.ts), since the gateway approves device codes itself.
+ * The check of a prompt of its own after login and consent, so that it runs
+ * only once both have passed: an account about to be switched for another
+ * is not judged, and a client the user has not allowed learns nothing of
+ * the user's memberships (prompt=none answers consent_required first; a
+ * page of consent ends in access_denied, oidc-routes.ts). A device is held
+ * to the same rule where the user allows it (oidc-routes.ts), since the
+ * gateway approves device codes itself.
  */
 export function organizationMemberCheck(CheckClass: typeof OidcProvider.interactionPolicy.Check, errors: ProviderErrors, orgs: OrgsClient): Check {
   return new CheckClass('organization_member', NOT_A_MEMBER, 'access_denied', async (ctx) => {
