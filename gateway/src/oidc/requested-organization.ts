@@ -25,9 +25,10 @@ type Check = InstanceType<typeof OidcProvider.interactionPolicy.Check>;
 /**
  * The `organization` parameter goes with the `organization` scope, each
  * with the other: a client that names an organisation gets its claims, and
- * a client that asks for the claims names the organisation. Whether the organisation exists is not checked here, before anyone is
- * signed in: a non-member is refused as for an unknown organisation, once
- * the account is known (`organizationMemberCheck`).
+ * a client that asks for the claims names the organisation. Whether the
+ * organisation exists is not checked here, before anyone is signed in: a
+ * non-member is refused as for an unknown organisation, once the account
+ * is known (`organizationMemberCheck`).
  */
 export function organizationParameter(errors: ProviderErrors) {
   return (ctx: KoaContextWithOIDC, value: string | undefined): void => {
