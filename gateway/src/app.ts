@@ -161,7 +161,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   if (deps.openIdProvider) {
     const openId = await deps.openIdProvider();
     mountProvider(app, openId);
-    await app.register(oidcRoutes({ ...sessionAccess, openId, oidc: deps.oidc, limits, publicAppUrl: new URL(deps.config.PUBLIC_APP_URL).origin }));
+    await app.register(oidcRoutes({ ...sessionAccess, openId, oidc: deps.oidc, orgs: deps.orgs, limits, publicAppUrl: new URL(deps.config.PUBLIC_APP_URL).origin }));
   }
   await app.register(operationsRoutes({ ready: deps.ready }));
   addMethodFallbacks();

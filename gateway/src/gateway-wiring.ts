@@ -38,7 +38,7 @@ export function createGatewayDeps(
   redis: RedisClient,
 ): { deps: GatewayDeps; drain: () => void; close: () => void } {
   const callees = connectCallees('gateway', config);
-  const { identity, oidc } = callees.clients;
+  const { identity, oidc, orgs } = callees.clients;
   const probes = probeCallees('gateway', config);
 
   const registry = createMetricsRegistry('gateway');
@@ -128,6 +128,7 @@ export function createGatewayDeps(
             redis,
             identity,
             oidc,
+            orgs,
             sessions,
             signingKeys: config.AUTH_JWT_SIGNING_KEYS,
             signOut: (session, context) => signOut(sessions, session, context),

@@ -1,9 +1,11 @@
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import { adminV1 } from '@latchkey/contracts';
-import { createTestServiceClient, runNodeScript, type TestServiceClient } from '@latchkey/test-kit';
+import { connect, type NatsConnection } from 'nats';
+import { adminV1, eventsV1 } from '@latchkey/contracts';
+import { topology } from '@latchkey/job-streams';
+import { createTestServiceClient, runNodeScript, testNatsUrl, waitFor, type TestServiceClient } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
-import { PASSWORD, signedInAccount } from '../support/accounts';
+import { PASSWORD, newAccount, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
@@ -12,15 +14,18 @@ import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
 const OPERATOR = 'ops-e2e';
 let stack: E2eStack;
 let admin: TestServiceClient<typeof adminV1.AdminServiceService>;
+let nats: NatsConnection;
 
 beforeAll(async () => {
   stack = await startE2eStack('admin');
+  nats = await connect({ servers: testNatsUrl() });
   admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.ADMIN_GRPC_PORT}`, undefined, {
     operator: OPERATOR,
   });
 }, 60_000);
 
 afterAll(async () => {
+  await nats?.close();
   admin?.close();
   await stack?.destroy();
 });
@@ -117,5 +122,136 @@ describe('account administration', () => {
     const missing = await latchkeyAdmin('users', 'find', '--email', 'nobody@example.com');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^user:not_found: /);
+  });
+});
+
+describe('organisations (docs/organisations.md, "For operators")', () => {
+  /** latchkey-admin's JSON rows. */
+  async function rowsOf(...args: string[]): Promise<Record<string, string>[]> {
+    const run = await latchkeyAdmin('--json', ...args);
+    if (run.code !== 0) throw new Error(`latchkey-admin ${args.join(' ')} failed: ${run.stderr}`);
+    return run.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, string>);
+  }
+
+  /** The payload of an org.* event an operator's change causes. */
+  const payloadOf = (event: eventsV1.Event) => event.orgCreated ?? event.orgMemberAdded ?? event.orgMemberRemoved ?? event.orgDeleted;
+
+  /** The org.* events of one organisation on the events stream so far, in order. */
+  async function eventsOf(organizationId: string): Promise<eventsV1.Event[]> {
+    const prefix = stack.env.NATS_SUBJECT_PREFIX!;
+    const consumer = await nats.jetstream().consumers.get(topology(prefix).eventsStream, { filterSubjects: `${prefix}.events.org.>` });
+    const events: eventsV1.Event[] = [];
+    for (let message = await consumer.next({ expires: 1000 }); message; message = await consumer.next({ expires: 1000 })) {
+      events.push(eventsV1.Event.fromJSON(message.json()));
+    }
+    await consumer.delete();
+    return events.filter((event) => payloadOf(event)?.organizationId === organizationId);
+  }
+
+  it('latchkey-admin creates an organisation for an owner, adds and removes a member, deletes it: members see each change, each is audited and announced', async () => {
+    const owner = await signedInAccount(stack, 'orgowner');
+    const member = await signedInAccount(stack, 'orgmember');
+    const slug = `ops-${owner.id.slice(0, 8)}`;
+    const [created] = await rowsOf('orgs', 'create', '--name', 'Ops Inc.', '--slug', slug, '--owner', owner.id);
+    expect(created).toMatchObject({ slug, name: 'Ops Inc.', members: '1' });
+    const organizationId = created!.id!;
+    expect((await owner.client.get('/v0/orgs')).body).toMatchObject({ items: [{ id: organizationId, slug, role: 'owner' }] });
+    expect((await rowsOf('orgs', 'list', '--page-size', '100')).map((row) => row.id)).toContain(organizationId);
+
+    const [added] = await rowsOf('orgs', 'add-member', organizationId, member.id, '--role', 'admin');
+    expect(added).toMatchObject({ organization: organizationId, user: member.id, role: 'admin', source: 'admin' });
+    expect((await member.client.get(`/v0/orgs/${organizationId}`)).body).toMatchObject({ id: organizationId, role: 'admin' });
+    const members = await owner.client.get<{ items: { user: { id: string }; source: string }[] }>(`/v0/orgs/${organizationId}/members`);
+    expect(members.body.items.map((item) => [item.user.id, item.source])).toEqual([
+      [owner.id, 'admin'],
+      [member.id, 'admin'],
+    ]);
+
+    expect(await rowsOf('orgs', 'remove-member', organizationId, member.id)).toEqual([{ organization: organizationId, user: member.id, done: 'removed' }]);
+    expect((await member.client.get(`/v0/orgs/${organizationId}`)).body).toMatchObject({ code: 'org:not_found' });
+    // The organisation keeps its last owner, for an operator too.
+    const lastOwner = await latchkeyAdmin('orgs', 'remove-member', organizationId, owner.id);
+    expect(lastOwner.code).toBe(1);
+    expect(lastOwner.stderr).toMatch(/^org:last_owner: /);
+
+    expect(await rowsOf('orgs', 'delete', organizationId)).toEqual([{ organization: organizationId, done: 'deleted' }]);
+    expect((await owner.client.get('/v0/orgs')).body).toEqual({ items: [] });
+
+    const audit = await rowsOf('audit', '--user', member.id);
+    expect(audit.filter((row) => row.organization === organizationId).map((row) => [row.action, row.operator])).toEqual([
+      ['remove_organization_member', userInfo().username],
+      ['add_organization_member', userInfo().username],
+    ]);
+    const { entries } = await admin.listAuditLog({ userId: '', pageSize: 20, pageToken: '' });
+    expect(entries.filter((entry) => entry.organizationId === organizationId).map((entry) => [entry.action, entry.userId])).toEqual([
+      ['delete_organization', ''],
+      ['remove_organization_member', member.id],
+      ['add_organization_member', member.id],
+      ['create_organization', owner.id],
+    ]);
+
+    const events = await waitFor(async () => {
+      const found = await eventsOf(organizationId);
+      return found.length >= 6 ? found : undefined;
+    }, { description: 'the organisation’s six events' });
+    expect(events.map((event) => event.type)).toEqual(['org.created', 'org.member.added', 'org.member.added', 'org.member.removed', 'org.member.removed', 'org.deleted']);
+    expect(events.map(payloadOf)).toEqual([
+      { organizationId, slug, actorUserId: '' },
+      { organizationId, userId: owner.id, role: 'owner', source: 'admin' },
+      { organizationId, userId: member.id, role: 'admin', source: 'admin' },
+      { organizationId, userId: member.id, reason: 'admin', actorUserId: '' },
+      { organizationId, userId: owner.id, reason: 'admin', actorUserId: '' },
+      { organizationId, reason: 'admin', actorUserId: '' },
+    ]);
+  });
+
+  it('holds admin.v1 to the organisation rules, and names the person', async () => {
+    const owner = await signedInAccount(stack, 'orgrules');
+    const { organization } = await admin.createOrganization({ name: 'Rules', slug: `rules-${owner.id.slice(0, 8)}`, ownerUserId: owner.id });
+    const organizationId = organization!.id;
+    const nobody = '00000000-0000-4000-8000-000000000000';
+
+    const unverified = newAccount('orgunverified');
+    const registered = await new ApiClient(stack.gatewayUrl).post<{ id: string }>('/v0/users', unverified);
+    await expect(admin.createOrganization({ name: 'X', slug: `x-${owner.id.slice(0, 8)}`, ownerUserId: registered.body.id })).rejects.toMatchObject({
+      code: 'auth:email_not_verified',
+    });
+    await expect(admin.createOrganization({ name: 'Rules again', slug: organization!.slug, ownerUserId: owner.id })).rejects.toMatchObject({ code: 'org:slug_taken' });
+    await expect(admin.createOrganization({ name: 'X', slug: '-bad-', ownerUserId: owner.id })).rejects.toMatchObject({ code: 'validation:invalid_input' });
+    await expect(admin.createOrganization({ name: 'X', slug: 'nobodys-org', ownerUserId: nobody })).rejects.toMatchObject({ code: 'user:not_found' });
+    await expect(admin.addOrganizationMember({ organizationId, userId: owner.id, role: 'member' })).rejects.toMatchObject({ code: 'org:already_member' });
+    await expect(admin.addOrganizationMember({ organizationId, userId: nobody, role: 'member' })).rejects.toMatchObject({ code: 'user:not_found' });
+    await expect(admin.addOrganizationMember({ organizationId, userId: registered.body.id, role: 'janitor' })).rejects.toMatchObject({ code: 'org:role_not_found' });
+    await expect(admin.addOrganizationMember({ organizationId: nobody, userId: owner.id, role: 'member' })).rejects.toMatchObject({ code: 'org:not_found' });
+    await expect(admin.removeOrganizationMember({ organizationId, userId: registered.body.id })).rejects.toMatchObject({ code: 'org:member_not_found' });
+    await expect(admin.deleteOrganization({ organizationId: nobody })).rejects.toMatchObject({ code: 'org:not_found' });
+    await expect(admin.listOrganizations({ pageSize: 0, pageToken: 'not-a-token' })).rejects.toMatchObject({ code: 'validation:invalid_input' });
+
+    const anonymous = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.ADMIN_GRPC_PORT}`);
+    try {
+      await expect(anonymous.deleteOrganization({ organizationId })).rejects.toMatchObject({ code: 'validation:invalid_input' });
+    } finally {
+      anonymous.close();
+    }
+    expect((await owner.client.get(`/v0/orgs/${organizationId}`)).status).toBe(200);
+  });
+
+  it('pages through the organisations newest first, each once', async () => {
+    const owner = await signedInAccount(stack, 'orgpages');
+    const made: string[] = [];
+    for (const n of [1, 2, 3]) made.push((await admin.createOrganization({ name: `Page ${n}`, slug: `page${n}-${owner.id.slice(0, 8)}`, ownerUserId: owner.id })).organization!.id);
+    const seen: adminV1.AdminOrganization[] = [];
+    let pageToken = '';
+    do {
+      const page = await admin.listOrganizations({ pageSize: 2, pageToken });
+      seen.push(...page.organizations);
+      pageToken = page.nextPageToken;
+    } while (pageToken !== '');
+    const ids = seen.map((organization) => organization.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.filter((id) => made.includes(id)).sort()).toEqual([...made].sort());
+    const times = seen.map((organization) => organization.createdAt!.getTime());
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    expect(seen.find((organization) => organization.id === made[0])).toMatchObject({ name: 'Page 1', memberCount: 1 });
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { execFile } from 'node:child_process';
-import { adminV1, identityV1, oidcV1, sessionsV1 } from '@latchkey/contracts';
+import { adminV1, identityV1, oidcV1, orgsV1, sessionsV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { busUsers, connectToBus, topology } from '@latchkey/job-streams';
 import {
@@ -26,7 +26,8 @@ import { natsAuthorizationBlock, natsPasswordVariable } from '../support/nats-au
  * identity of its own. docs/operations.md, "Mutual TLS": a certificate named
  * for the unit; each gRPC service answers each RPC only to the units the
  * catalogue says call it (packages/units, `methodCallersOf`); the
- * platform APIs (sessions.v1, admin.v1) listen apart and take only
+ * platform APIs (sessions.v1, admin.v1,
+ * orgs.v1's OrganizationAccessService) listen apart and take only
  * certificates of the platform clients' CA, by their subject alternative
  * name. docs/operations.md, "NATS permissions": a NATS user per unit,
  * allowed only its own subjects.
@@ -78,6 +79,7 @@ beforeAll(async () => {
           ? {
               PLATFORM_TLS_CA_FILE: platformCaFile,
               ADMIN_GRPC_ALLOWED_CALLERS: JSON.stringify({ '*': [ADMIN_CLI], FindUser: [SUPPORT_DESK] }),
+              ORGS_GRPC_ALLOWED_CALLERS: BILLING,
             }
           : {}),
       }),
@@ -252,6 +254,37 @@ describe('every unit with an identity of its own', () => {
       { description: 'identity to log the refused admin call' },
     );
     expect(refusal).toContain(SUPPORT_DESK);
+  });
+
+  it('answers CheckPermission on the platform listener to the clients ORGS_GRPC_ALLOWED_CALLERS names, and to no other', async () => {
+    const owner = await signedInAccount(stack, 'orgcheck');
+    const created = await owner.client.post<{ id: string }>('/v0/orgs', { name: 'Checked', slug: `checked-${owner.id.slice(0, 8)}` });
+    expect(created.status).toBe(201);
+    const identity = stack.processes.get('identity')!;
+    const access = (files: CertificateFiles | undefined, port = identity.ports.ADMIN_GRPC_PORT) =>
+      createTestServiceClient(orgsV1.OrganizationAccessServiceService, `127.0.0.1:${port}`, files && { ...files, caFile: certificates.get('identity')!.caFile });
+    const clients = {
+      billing: access(platform.get('billing')),
+      cli: access(platform.get('admin-cli')),
+      unit: access(certificates.get('gateway')),
+      onUnitPort: createTestServiceClient(orgsV1.OrganizationAccessServiceService, `127.0.0.1:${identity.ports.GRPC_PORT}`, certificates.get('gateway')),
+    };
+    const question = { userId: owner.id, organizationId: created.body.id, permission: 'invoices:read' };
+    try {
+      expect(await clients.billing.checkPermission(question)).toEqual({ allowed: true, role: 'owner' });
+      // A platform client that admin.v1 lets in, but the organisations' allow-list does not name.
+      expect(await statusOf(clients.cli.checkPermission(question))).toBe(GrpcStatus.PERMISSION_DENIED);
+      // A unit's certificate, from the units' CA: refused in the handshake; the units' port does not serve it at all.
+      expect(await statusOf(clients.unit.checkPermission(question))).toBe(GrpcStatus.UNAVAILABLE);
+      expect(await statusOf(clients.onUnitPort.checkPermission(question))).toBe(GrpcStatus.UNIMPLEMENTED);
+    } finally {
+      for (const client of Object.values(clients)) client.close();
+    }
+    const refusal = await waitFor(
+      () => identity.output().split('\n').find((line) => line.includes('call refused') && line.includes('CheckPermission')),
+      { description: 'identity to log the refused CheckPermission' },
+    );
+    expect(refusal).toContain(ADMIN_CLI);
   });
 
   it('latchkey-admin reaches admin.v1 with the operator’s platform certificate', async () => {

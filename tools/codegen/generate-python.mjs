@@ -1,5 +1,5 @@
 // Generates the Python client of the platform APIs (sessions.v1, admin.v1,
-// events.v1) into clients/python with protoc and grpc_python_plugin (Debian:
+// orgs.v1, events.v1) into clients/python with protoc and grpc_python_plugin (Debian:
 // protobuf-compiler, protobuf-compiler-grpc). With --check it generates into
 // a temporary folder and fails when the committed code differs.
 import { execFileSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const target = path.join(root, 'clients/python');
-const generatedFolders = ['sessions', 'admin', 'events'];
+const generatedFolders = ['sessions', 'admin', 'orgs', 'events'];
 const protos = generatedFolders.map((name) => `${name}/v1/${name}.proto`);
 const check = process.argv.includes('--check');
 

@@ -5,11 +5,12 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import { noContent, problemResponses } from '../http/problem-schema';
 import { optionalSession, requireSession, sessionOf, type SessionAccess } from '../sessions/session-auth';
 import { isMultiFactor, type Session } from '../sessions/session-store';
-import type { OidcClient } from '../service-clients';
+import type { OidcClient, OrgsClient } from '../service-clients';
 import type { CredentialLimits } from '../limits/credential-limits';
 import { acrOf, requiresMultiFactor } from './authentication-context';
 import type { InteractionBinding } from './interaction-binding';
-import { INTERACTION_TTL_SECONDS, type OpenIdProvider } from './openid-provider';
+import { INTERACTION_TTL_SECONDS, providerScopes, type OpenIdProvider } from './openid-provider';
+import { NOT_A_MEMBER, ORGANIZATION_PARAMETER, organizationClaimsRequest } from './requested-organization';
 import { sessionClientFor } from './provider-storage';
 import {
   clientIdParams,
@@ -24,12 +25,13 @@ import {
 export type OidcRoutesDeps = SessionAccess & {
   readonly openId: OpenIdProvider;
   readonly oidc: OidcClient;
+  readonly orgs: OrgsClient;
   readonly limits: CredentialLimits;
   readonly publicAppUrl: string;
 };
 
 /** The OpenID scopes the provider knows; anything else a client sent is not shown or granted. */
-const knownScopes = new Set(['openid', 'profile', 'email', 'offline_access']);
+const knownScopes = new Set(providerScopes);
 
 /**
  * Why the provider may ask for a sign-in that the browser's session can
@@ -177,6 +179,30 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
     return { grant, grantId: await grant.save() };
   }
 
+  /**
+   * The id of the organisation the request names (by id or slug), when the
+   * account is a member of it: null when it is not, undefined when the
+   * request names none.
+   */
+  async function requestedOrganizationOf(interaction: StoredInteraction, session: Session, request: { ctx: RequestContext }): Promise<string | null | undefined> {
+    const reference = interaction.params[ORGANIZATION_PARAMETER];
+    if (typeof reference !== 'string') return undefined;
+    const { found, organization } = await deps.orgs.getMembership({ userId: session.userId, organization: reference }, request.ctx);
+    return found && organization ? organization.id : null;
+  }
+
+  /** Ends the request with access_denied: the client hears it at the redirect, a device at its next poll. */
+  async function refuse(interaction: StoredInteraction, description: string, request: { ctx: RequestContext }): Promise<{ redirect_to: string }> {
+    if (interaction.deviceCode !== undefined) {
+      await deps.oidc.denyDeviceCode({ userCode: interaction.deviceCode }, request.ctx);
+      await interaction.destroy();
+      return { redirect_to: `${deps.publicAppUrl}/device?denied=1` };
+    }
+    interaction.result = { error: 'access_denied', error_description: description };
+    await interaction.save(remainingTtl(interaction));
+    return { redirect_to: interaction.returnTo };
+  }
+
   async function clientNameOf(clientId: string): Promise<string> {
     const metadata = await clients.metadata(clientId);
     return typeof metadata?.['client_name'] === 'string' ? metadata['client_name'] : clientId;
@@ -241,8 +267,12 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
         const metadata = await clients.metadata(clientId);
         if (needsReauthentication(interaction, binding, metadata, current)) throw new AppError('auth:reauthentication_required');
         const scopes = scopesOf(interaction.params);
+        // A request for an organisation the account is not a member of ends as the provider would end it, with
+        // access_denied, and extends no consent; a device is refused (docs/oidc.md, "Organisations").
+        const organizationId = await requestedOrganizationOf(interaction, current, request);
+        if (organizationId === null) return refuse(interaction, NOT_A_MEMBER, request);
         if (interaction.deviceCode !== undefined) {
-          await approveDeviceCode(interaction, current, clientId, scopes, request);
+          await approveDeviceCode(interaction, current, { clientId, scopes, organizationId }, request);
           await interaction.destroy();
           return { redirect_to: `${deps.publicAppUrl}/device?done=1` };
         }
@@ -266,14 +296,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
       async (request) => {
         const current = await optionalSession(deps, request);
         const { interaction } = await boundInteraction(request, request.params.uid, current);
-        if (interaction.deviceCode !== undefined) {
-          await deps.oidc.denyDeviceCode({ userCode: interaction.deviceCode }, request.ctx);
-          await interaction.destroy();
-          return { redirect_to: `${deps.publicAppUrl}/device?denied=1` };
-        }
-        interaction.result = { error: 'access_denied', error_description: 'End-User aborted interaction' };
-        await interaction.save(remainingTtl(interaction));
-        return { redirect_to: interaction.returnTo };
+        return refuse(interaction, 'End-User aborted interaction', request);
       },
     );
 
@@ -368,10 +391,10 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
   async function approveDeviceCode(
     interaction: StoredInteraction,
     current: Session,
-    clientId: string,
-    scopes: readonly string[],
+    approval: { readonly clientId: string; readonly scopes: readonly string[]; readonly organizationId: string | undefined },
     request: { ctx: RequestContext },
   ): Promise<void> {
+    const { clientId, scopes, organizationId } = approval;
     const userCode = interaction.deviceCode!;
     // Checked before the grant is made or extended; identity checks again as it approves, in one transaction.
     if (!isWaiting(await DeviceCode.findByUserCode(userCode))) throw new AppError('oidc:user_code_invalid');
@@ -389,6 +412,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
         acr: acrOf(current.methods),
         authTime: new Date(current.authenticatedAt),
         sessionClient: await sessionClientFor(clients, clientId),
+        claimsJson: organizationId === undefined ? '' : JSON.stringify(organizationClaimsRequest(organizationId)),
       },
       request.ctx,
     );

@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RedisClient } from '@latchkey/db';
 import type Provider from 'oidc-provider';
-import type { Account, Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type * as OidcProvider from 'oidc-provider';
+import type { Account, ClaimsParameter, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import type { Logger } from '@latchkey/telemetry';
 import { configuredClients, type GatewayConfig } from '../config';
-import type { IdentityClient, OidcClient } from '../service-clients';
+import type { IdentityClient, OidcClient, OrgsClient } from '../service-clients';
 import type { Session, SessionStore } from '../sessions/session-store';
 import type { SigningKey } from '@latchkey/config';
 import { ACR_MULTI_FACTOR, ACR_SINGLE_FACTOR, requiresMultiFactor } from './authentication-context';
@@ -17,7 +18,7 @@ import { RateLimiter } from '../limits/rate-limiter';
 import { DEVICE_CODE_GUESSES, DeviceCodeGuesses } from './device-code-guesses';
 import { InteractionBindings } from './interaction-binding';
 import { providerCookies } from './provider-cookies';
-import { rememberedLatchkeySession, requestContextOf } from './provider-context';
+import { providerRequestContext, rememberedLatchkeySession, requestContextOf } from './provider-context';
 import { loadProviderModule } from './provider-runtime';
 import { providerPages, securePages } from './provider-pages';
 import { ProviderRequestLimits } from './provider-request-limits';
@@ -25,13 +26,21 @@ import { providerRoutes } from './provider-routes';
 import { requestMemory, type RememberedAccount } from './request-memory';
 import { issueHeld, storageFor } from './provider-storage';
 import { bridgeLatchkeySessions } from './session-bridge';
+import { introspectOrganization, organizationClaims, organizationOfToken } from './organization-claims';
+import { ORGANIZATION_PARAMETER, organizationMemberCheck, organizationParameter, organizationScopeClaims } from './requested-organization';
 
 /** The scopes clients may ask for, and the claims each releases. */
 const scopeClaims = {
   openid: ['sub', 'auth_time', 'acr', 'amr', 'sid'],
   email: ['email', 'email_verified'],
   profile: ['preferred_username'],
+  ...organizationScopeClaims,
 } as const;
+
+/** Every scope a client may ask for, and the consent page shows. */
+export const providerScopes: readonly string[] = [...Object.keys(scopeClaims), 'offline_access'];
+
+type ProviderErrors = typeof OidcProvider.errors;
 
 const DAY_SECONDS = 24 * 60 * 60;
 /** An interaction is a sign-in in progress: minutes, not an hour, of state an unauthenticated browser can make us keep. */
@@ -45,6 +54,8 @@ export interface OpenIdProviderDeps {
   readonly redis: RedisClient;
   readonly identity: IdentityClient;
   readonly oidc: OidcClient;
+  /** orgs.v1: the organisation claims, read when each token is issued. */
+  readonly orgs: OrgsClient;
   readonly sessions: SessionStore;
   readonly signingKeys: readonly SigningKey[];
   /** Ends a Latchkey session the way POST /v0/auth/logout does. */
@@ -80,7 +91,7 @@ export function issuerOf(config: Pick<GatewayConfig, 'OIDC_ISSUER' | 'PUBLIC_APP
  * (docs/decisions/0002-openid-provider.md).
  */
 export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<OpenIdProvider> {
-  const { default: ProviderClass, interactionPolicy } = await loadProviderModule();
+  const { default: ProviderClass, interactionPolicy, errors } = await loadProviderModule();
   const { config } = deps;
   const issuer = issuerOf(config);
   const publicAppUrl = new URL(config.PUBLIC_APP_URL).origin;
@@ -118,6 +129,9 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
     const decide = check.check;
     check.check = (ctx) => (ctx.oidc.client?.['first_party'] === true ? Check.NO_NEED_TO_PROMPT : decide(ctx));
   }
+  // A request for an organisation is held to the membership once the user is known and consent is settled: a client
+  // the user has not allowed hears consent_required (prompt=none) before anything of the user's memberships.
+  policy.add(new interactionPolicy.Prompt({ name: 'organization', requestable: false }, organizationMemberCheck(Check, errors, deps.orgs)));
 
   const storage = { redis: deps.redis, prefix: config.REDIS_KEY_PREFIX, oidc: deps.oidc, clients, logger: deps.logger, issuesRefreshToken };
   const configuration: Configuration = {
@@ -146,8 +160,10 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
     },
     responseTypes: ['code'],
     pkce: { required: () => true },
-    scopes: ['openid', 'profile', 'email', 'offline_access'],
-    claims: { openid: [...scopeClaims.openid], email: [...scopeClaims.email], profile: [...scopeClaims.profile] },
+    scopes: [...providerScopes],
+    claims: Object.fromEntries(Object.entries(scopeClaims).map(([scope, claims]) => [scope, [...claims]])),
+    // docs/oidc.md, "Organisations": the organisation a client signs the user in to.
+    extraParams: { [ORGANIZATION_PARAMETER]: organizationParameter(errors) },
     // Grafana and Argo CD read email and preferred_username from the ID token, not from userinfo.
     conformIdTokenClaims: false,
     acrValues: [ACR_SINGLE_FACTOR, ACR_MULTI_FACTOR],
@@ -208,7 +224,7 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
       policy,
     },
     renderError: providerPages.error(publicAppUrl),
-    findAccount: (ctx, sub) => findAccount(deps, ctx, sub),
+    findAccount: (ctx, sub, token) => findAccount(deps, errors, ctx, sub, token),
     loadExistingGrant: (ctx) => loadExistingGrant(deps, ctx),
     // A browser application may call the token endpoint from the origin of one of its redirect URIs.
     clientBasedCORS: (_ctx, origin, client) => client.redirectUris?.some((uri) => new URL(uri).origin === origin) ?? false,
@@ -243,6 +259,8 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
     if (memory?.source && ctx.status === 200) await issueHeld(storage, memory);
   });
 
+  provider.use(introspectOrganization(deps.orgs));
+
   // A device's user opens the web app's page, whatever origin the issuer has (RFC 8628, section 3.2).
   provider.use(async (ctx, next) => {
     await next();
@@ -273,20 +291,41 @@ export async function createOpenIdProvider(deps: OpenIdProviderDeps): Promise<Op
 }
 
 async function readLatchkeySession(deps: OpenIdProviderDeps, raw: IncomingMessage, cookie: string | undefined): Promise<Session | undefined> {
-  return deps.sessions.authenticate(cookie, () => {
-    const context = requestContextOf(raw);
-    if (!context) throw new Error('the provider served a request without the gateway’s context');
-    return context;
-  });
+  return deps.sessions.authenticate(cookie, () => providerRequestContext(raw));
 }
 
-async function findAccount(deps: OpenIdProviderDeps, ctx: KoaContextWithOIDC, sub: string): Promise<Account | undefined> {
+/**
+ * The account a session, code or token names, with its claims; for a code
+ * or token issued for an organisation, the membership read now
+ * (organization-claims.ts).
+ */
+async function findAccount(
+  deps: OpenIdProviderDeps,
+  errors: ProviderErrors,
+  ctx: KoaContextWithOIDC,
+  sub: string,
+  token: { readonly claims?: ClaimsParameter | undefined } | undefined,
+): Promise<Account | undefined> {
+  const account = await accountRecordOf(deps, ctx, sub);
+  if (!account) return undefined;
+  const organization = await organizationOfToken(deps.orgs, errors, ctx, account.userId, token);
+  return {
+    accountId: account.userId,
+    claims: async (_use, scope) => ({
+      sub: account.userId,
+      email: account.email,
+      email_verified: account.emailVerified,
+      preferred_username: account.handle,
+      ...(await organizationClaims(deps.orgs, ctx, account.userId, organization, scope)),
+    }),
+  };
+}
+
+async function accountRecordOf(deps: OpenIdProviderDeps, ctx: KoaContextWithOIDC, sub: string): Promise<RememberedAccount | undefined> {
   // Identity answered the account with the token or code this request presented (provider-storage.ts).
   const remembered = requestMemory(ctx)?.accounts.get(sub);
-  if (remembered !== undefined) return remembered === null ? undefined : accountOf(remembered);
-  const context = requestContextOf(ctx.req);
-  if (!context) throw new Error('the provider served a request without the gateway’s context');
-  const user = await deps.identity.getUser({ userId: sub }, context).then(
+  if (remembered !== undefined) return remembered ?? undefined;
+  const user = await deps.identity.getUser({ userId: sub }, providerRequestContext(ctx.req)).then(
     (answer) => answer.user,
     (error: unknown) => {
       // An account that is gone (or an id that was never one) has no claims: the provider answers invalid_grant or login.
@@ -295,19 +334,7 @@ async function findAccount(deps: OpenIdProviderDeps, ctx: KoaContextWithOIDC, su
     },
   );
   if (!user || user.disabledAt) return undefined;
-  return accountOf({ userId: user.id, email: user.email, emailVerified: user.emailVerifiedAt !== undefined, handle: user.handle });
-}
-
-function accountOf(account: RememberedAccount): Account {
-  return {
-    accountId: account.userId,
-    claims: () => ({
-      sub: account.userId,
-      email: account.email,
-      email_verified: account.emailVerified,
-      preferred_username: account.handle,
-    }),
-  };
+  return { userId: user.id, email: user.email, emailVerified: user.emailVerifiedAt !== undefined, handle: user.handle };
 }
 
 /**
@@ -320,8 +347,7 @@ async function loadExistingGrant(deps: OpenIdProviderDeps, ctx: KoaContextWithOI
   const accountId = oidc.session?.accountId;
   const client = oidc.client;
   if (!accountId || !client) return undefined;
-  const context = requestContextOf(ctx.req);
-  if (!context) throw new Error('the provider served a request without the gateway’s context');
+  const context = providerRequestContext(ctx.req);
   const kept = oidc.result?.consent?.grantId ?? (await deps.oidc.findUserGrant({ userId: accountId, clientId: client.clientId }, context)).grantId;
   let grant = kept ? await oidc.provider.Grant.find(kept) : undefined;
   if (grant && (grant.accountId !== accountId || grant.clientId !== client.clientId)) grant = undefined;

@@ -21,6 +21,13 @@ export function requestContextOf(raw: IncomingMessage | undefined): RequestConte
   return raw && (raw as Tagged)[kContext];
 }
 
+/** The request context of a request the provider serves, which the gateway always attaches. */
+export function providerRequestContext(raw: IncomingMessage): RequestContext {
+  const context = requestContextOf(raw);
+  if (!context) throw new Error('the provider served a request without the gateway’s context');
+  return context;
+}
+
 /** Remembers the Latchkey session of this request (null: none), so that it is read once per request. */
 export function rememberLatchkeySession(raw: IncomingMessage, session: Session | undefined): void {
   (raw as Tagged)[kSession] = session ?? null;

@@ -432,6 +432,7 @@ const catalogue = [
         'LookupInvitation',
         'AcceptInvitation',
         'GetMembership',
+        'ListMemberships',
       ],
       'oauth.v1.OAuthService': [
         'ListProviders',

@@ -26,6 +26,11 @@ const USAGE = `usage: latchkey-admin [--json] [--operator <who>] <command>
   clients update <client_id> <entry.json>
   clients delete <client_id>
   clients rotate-secret <client_id>
+  orgs list [--page-size N] [--page-token T]
+  orgs create --name <name> --slug <slug> --owner <user id>
+  orgs add-member <org id> <user id> [--role R]   (default role: member)
+  orgs remove-member <org id> <user id>
+  orgs delete <org id>
 --operator names you in the audit log (default: the OS user running this;
 required where that user has no name, as inside the images).
 `;
@@ -56,6 +61,16 @@ function entryFile(file: string | undefined): string {
   return readFileSync(file === '-' ? 0 : file, 'utf8');
 }
 
+function organizationRow(organization: adminV1.AdminOrganization | undefined): Row {
+  if (!organization) return {};
+  return { id: organization.id, slug: organization.slug, name: organization.name, members: String(organization.memberCount), created: time(organization.createdAt) };
+}
+
+function memberRow(member: adminV1.OrganizationMember | undefined): Row {
+  if (!member) return {};
+  return { organization: member.organizationId, user: member.userId, role: member.role, source: member.source, joined: time(member.joinedAt) };
+}
+
 function userRow(user: adminV1.User | undefined): Row {
   if (!user) return {};
   return {
@@ -81,6 +96,10 @@ async function run(admin: Admin, args: readonly string[], call: () => ReturnType
       handle: { type: 'string' },
       reason: { type: 'string', default: '' },
       user: { type: 'string', default: '' },
+      name: { type: 'string' },
+      slug: { type: 'string' },
+      owner: { type: 'string' },
+      role: { type: 'string', default: 'member' },
       'page-size': { type: 'string', default: '0' },
       'page-token': { type: 'string', default: '' },
     },
@@ -91,6 +110,11 @@ async function run(admin: Admin, args: readonly string[], call: () => ReturnType
   const needTarget = (): string => {
     if (!target) throw new UsageError(`${group} ${action} needs an account id`);
     return target;
+  };
+  const needOrganizationAndUser = (): [string, string] => {
+    const userId = positionals[3];
+    if (!target || !userId) throw new UsageError(`${group} ${action} needs an organisation id and an account id`);
+    return [target, userId];
   };
   switch (`${group} ${action ?? ''}`.trim()) {
     case 'users find': {
@@ -123,6 +147,7 @@ async function run(admin: Admin, args: readonly string[], call: () => ReturnType
           action: entry.action,
           user: entry.userId,
           ...(entry.clientId === '' ? {} : { client: entry.clientId }),
+          ...(entry.organizationId === '' ? {} : { organization: entry.organizationId }),
           operator: entry.operator,
           caller: entry.caller,
           reason: entry.reason,
@@ -150,6 +175,28 @@ async function run(admin: Admin, args: readonly string[], call: () => ReturnType
       const answer = await admin.rotateClientSecret({ clientId: target }, context());
       return { rows: [{ client_id: target, client_secret: answer.clientSecret }] };
     }
+    case 'orgs list': {
+      const answer = await admin.listOrganizations(page, context());
+      return { rows: answer.organizations.map(organizationRow), next: answer.nextPageToken };
+    }
+    case 'orgs create': {
+      const { name, slug, owner } = values;
+      if (name === undefined || slug === undefined || owner === undefined) throw new UsageError('orgs create needs --name, --slug and --owner');
+      return { rows: [organizationRow((await admin.createOrganization({ name, slug, ownerUserId: owner }, context())).organization)] };
+    }
+    case 'orgs add-member': {
+      const [organizationId, userId] = needOrganizationAndUser();
+      return { rows: [memberRow((await admin.addOrganizationMember({ organizationId, userId, role: values.role }, context())).member)] };
+    }
+    case 'orgs remove-member': {
+      const [organizationId, userId] = needOrganizationAndUser();
+      await admin.removeOrganizationMember({ organizationId, userId }, context());
+      return { rows: [{ organization: organizationId, user: userId, done: 'removed' }] };
+    }
+    case 'orgs delete':
+      if (!target) throw new UsageError('orgs delete needs an organisation id');
+      await admin.deleteOrganization({ organizationId: target }, context());
+      return { rows: [{ organization: target, done: 'deleted' }] };
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
   }

@@ -12,6 +12,16 @@ import {
 import { actorOf, listAuditPage, recordAdminAction, type AuditRecord } from './audit-log';
 import { createClient, deleteClient, listStoredClients, rotateClientSecret, updateClient, type StoredClient } from './oidc/oidc-clients';
 import type { IdentityDeps } from './identity-deps';
+import type { Membership } from './orgs/membership-store';
+import {
+  addMemberAsAdmin,
+  createOrganizationAsAdmin,
+  deleteOrganizationAsAdmin,
+  listOrganizationsPage,
+  removeMemberAsAdmin,
+  type OrganizationRecord,
+} from './orgs/organization-administration';
+import type { OrgsDeps } from './orgs/orgs-deps';
 import { decodePageToken, encodePageToken, pageSizeOf } from './page-tokens';
 import { toAdminUserMessage } from './user-message';
 import { listUsersPage } from './user-store';
@@ -28,6 +38,7 @@ function toAuditEntry(record: AuditRecord): adminV1.AuditEntry {
     userId: record.user_id ?? '',
     reason: record.reason,
     clientId: record.client_id ?? '',
+    organizationId: record.organization_id ?? '',
   };
 }
 
@@ -39,6 +50,14 @@ function toClientMessage(client: StoredClient): adminV1.Client {
     createdAt: client.createdAt,
     updatedAt: client.updatedAt,
   };
+}
+
+function toOrganizationMessage(organization: OrganizationRecord): adminV1.AdminOrganization {
+  return { ...organization };
+}
+
+function toMemberMessage(member: Membership): adminV1.OrganizationMember {
+  return { organizationId: member.organizationId, userId: member.userId, role: member.role, source: member.source, joinedAt: member.joinedAt };
 }
 
 /** One page and the token of the next: asks for one row more than it shows. */
@@ -54,7 +73,7 @@ function paged<T>(rows: T[], size: number, cursor: (row: T) => [Date, string]): 
  * (docs/operations.md, "Audit"): a read that cannot be recorded is not
  * answered.
  */
-export function adminHandlers(deps: IdentityDeps): AdminHandlers {
+export function adminHandlers(deps: IdentityDeps, orgs: OrgsDeps): AdminHandlers {
   return {
     async findUser(request, context) {
       return { user: toAdminUserMessage(await findUser(deps, request, context)) };
@@ -119,6 +138,28 @@ export function adminHandlers(deps: IdentityDeps): AdminHandlers {
     },
     async rotateClientSecret({ clientId }, context) {
       return { clientSecret: await rotateClientSecret(deps, clientId, context) };
+    },
+    async listOrganizations({ pageSize, pageToken }, context) {
+      // Every admin.v1 call names the person at the keyboard; an organisation's name and slug are no one's personal data.
+      actorOf(context);
+      const size = pageSizeOf(pageSize);
+      const rows = await listOrganizationsPage(deps.pool, size + 1, decodePageToken(pageToken));
+      const { page, next } = paged(rows, size, (organization) => [organization.createdAt, organization.id]);
+      return { organizations: page.map(toOrganizationMessage), nextPageToken: next };
+    },
+    async createOrganization(request, context) {
+      return { organization: toOrganizationMessage(await createOrganizationAsAdmin(orgs, request, context)) };
+    },
+    async addOrganizationMember(request, context) {
+      return { member: toMemberMessage(await addMemberAsAdmin(orgs, request, context)) };
+    },
+    async removeOrganizationMember(request, context) {
+      await removeMemberAsAdmin(orgs, request, context);
+      return {};
+    },
+    async deleteOrganization({ organizationId }, context) {
+      await deleteOrganizationAsAdmin(orgs, organizationId, context);
+      return {};
     },
   };
 }

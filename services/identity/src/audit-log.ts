@@ -16,7 +16,11 @@ export type AdminAction =
   | 'create_client'
   | 'update_client'
   | 'delete_client'
-  | 'rotate_client_secret';
+  | 'rotate_client_secret'
+  | 'create_organization'
+  | 'add_organization_member'
+  | 'remove_organization_member'
+  | 'delete_organization';
 
 type Queryable = pg.ClientBase | pg.Pool;
 
@@ -49,6 +53,8 @@ export interface AuditRecord {
   reason: string;
   /** The OpenID client acted on (docs/oidc.md, "Clients"); null for an account's entry. */
   client_id: string | null;
+  /** The organisation acted on (docs/organisations.md, "For operators"); null for other entries. */
+  organization_id: string | null;
 }
 
 /**
@@ -60,12 +66,21 @@ export interface AuditRecord {
  */
 export async function recordAdminAction(
   db: Queryable,
-  entry: Actor & { action: AdminAction; userIds: readonly (string | null)[]; reason?: string; clientId?: string },
+  entry: Actor & { action: AdminAction; userIds: readonly (string | null)[]; reason?: string; clientId?: string; organizationId?: string },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO identity.admin_audit_log (id, operator, caller, action, user_id, reason, client_id)
-     SELECT id, $1, $2, $3, user_id, $4, $7 FROM unnest($5::uuid[], $6::uuid[]) AS entry (id, user_id)`,
-    [entry.operator, entry.caller, entry.action, entry.reason ?? '', entry.userIds.map(() => uuidv7()), entry.userIds, entry.clientId ?? null],
+    `INSERT INTO identity.admin_audit_log (id, operator, caller, action, user_id, reason, client_id, organization_id)
+     SELECT id, $1, $2, $3, user_id, $4, $7, $8 FROM unnest($5::uuid[], $6::uuid[]) AS entry (id, user_id)`,
+    [
+      entry.operator,
+      entry.caller,
+      entry.action,
+      entry.reason ?? '',
+      entry.userIds.map(() => uuidv7()),
+      entry.userIds,
+      entry.clientId ?? null,
+      entry.organizationId ?? null,
+    ],
   );
 }
 
@@ -86,7 +101,7 @@ export async function listAuditPage(
   }
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
   const { rows } = await db.query<AuditRecord>(
-    `SELECT id, at, operator, caller, action, user_id, reason, client_id FROM identity.admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
+    `SELECT id, at, operator, caller, action, user_id, reason, client_id, organization_id FROM identity.admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
     values,
   );
   return rows;

@@ -81,7 +81,7 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
         {
           name: 'admin.v1.AdminService',
           definition: adminV1.AdminServiceService,
-          handlers: adminHandlers(deps),
+          handlers: adminHandlers(deps, orgs),
           callers: config.ADMIN_GRPC_ALLOWED_CALLERS,
         },
         {

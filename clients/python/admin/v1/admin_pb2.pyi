@@ -6,14 +6,45 @@ from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Map
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class AddOrganizationMemberRequest(_message.Message):
+    __slots__ = ["organization_id", "role", "user_id"]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    organization_id: str
+    role: str
+    user_id: str
+    def __init__(self, organization_id: _Optional[str] = ..., user_id: _Optional[str] = ..., role: _Optional[str] = ...) -> None: ...
+
+class AddOrganizationMemberResponse(_message.Message):
+    __slots__ = ["member"]
+    MEMBER_FIELD_NUMBER: _ClassVar[int]
+    member: OrganizationMember
+    def __init__(self, member: _Optional[_Union[OrganizationMember, _Mapping]] = ...) -> None: ...
+
+class AdminOrganization(_message.Message):
+    __slots__ = ["created_at", "id", "member_count", "name", "slug"]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    MEMBER_COUNT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SLUG_FIELD_NUMBER: _ClassVar[int]
+    created_at: _timestamp_pb2.Timestamp
+    id: str
+    member_count: int
+    name: str
+    slug: str
+    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., name: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., member_count: _Optional[int] = ...) -> None: ...
+
 class AuditEntry(_message.Message):
-    __slots__ = ["action", "at", "caller", "client_id", "id", "operator", "reason", "user_id"]
+    __slots__ = ["action", "at", "caller", "client_id", "id", "operator", "organization_id", "reason", "user_id"]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     AT_FIELD_NUMBER: _ClassVar[int]
     CALLER_FIELD_NUMBER: _ClassVar[int]
     CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     action: str
@@ -22,9 +53,10 @@ class AuditEntry(_message.Message):
     client_id: str
     id: str
     operator: str
+    organization_id: str
     reason: str
     user_id: str
-    def __init__(self, id: _Optional[str] = ..., at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., caller: _Optional[str] = ..., action: _Optional[str] = ..., user_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., client_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., caller: _Optional[str] = ..., action: _Optional[str] = ..., user_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., client_id: _Optional[str] = ..., organization_id: _Optional[str] = ...) -> None: ...
 
 class Client(_message.Message):
     __slots__ = ["client_id", "created_at", "entry_json", "has_secret", "updated_at"]
@@ -54,6 +86,22 @@ class CreateClientResponse(_message.Message):
     client_secret: str
     def __init__(self, client: _Optional[_Union[Client, _Mapping]] = ..., client_secret: _Optional[str] = ...) -> None: ...
 
+class CreateOrganizationRequest(_message.Message):
+    __slots__ = ["name", "owner_user_id", "slug"]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OWNER_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    SLUG_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    owner_user_id: str
+    slug: str
+    def __init__(self, name: _Optional[str] = ..., slug: _Optional[str] = ..., owner_user_id: _Optional[str] = ...) -> None: ...
+
+class CreateOrganizationResponse(_message.Message):
+    __slots__ = ["organization"]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    organization: AdminOrganization
+    def __init__(self, organization: _Optional[_Union[AdminOrganization, _Mapping]] = ...) -> None: ...
+
 class DeleteClientRequest(_message.Message):
     __slots__ = ["client_id"]
     CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -61,6 +109,16 @@ class DeleteClientRequest(_message.Message):
     def __init__(self, client_id: _Optional[str] = ...) -> None: ...
 
 class DeleteClientResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class DeleteOrganizationRequest(_message.Message):
+    __slots__ = ["organization_id"]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    organization_id: str
+    def __init__(self, organization_id: _Optional[str] = ...) -> None: ...
+
+class DeleteOrganizationResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 
@@ -144,6 +202,22 @@ class ListClientsResponse(_message.Message):
     clients: _containers.RepeatedCompositeFieldContainer[Client]
     def __init__(self, clients: _Optional[_Iterable[_Union[Client, _Mapping]]] = ...) -> None: ...
 
+class ListOrganizationsRequest(_message.Message):
+    __slots__ = ["page_size", "page_token"]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListOrganizationsResponse(_message.Message):
+    __slots__ = ["next_page_token", "organizations"]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATIONS_FIELD_NUMBER: _ClassVar[int]
+    next_page_token: str
+    organizations: _containers.RepeatedCompositeFieldContainer[AdminOrganization]
+    def __init__(self, organizations: _Optional[_Iterable[_Union[AdminOrganization, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
 class ListUsersRequest(_message.Message):
     __slots__ = ["page_size", "page_token"]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
@@ -159,6 +233,32 @@ class ListUsersResponse(_message.Message):
     next_page_token: str
     users: _containers.RepeatedCompositeFieldContainer[User]
     def __init__(self, users: _Optional[_Iterable[_Union[User, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class OrganizationMember(_message.Message):
+    __slots__ = ["joined_at", "organization_id", "role", "source", "user_id"]
+    JOINED_AT_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    joined_at: _timestamp_pb2.Timestamp
+    organization_id: str
+    role: str
+    source: str
+    user_id: str
+    def __init__(self, organization_id: _Optional[str] = ..., user_id: _Optional[str] = ..., role: _Optional[str] = ..., source: _Optional[str] = ..., joined_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RemoveOrganizationMemberRequest(_message.Message):
+    __slots__ = ["organization_id", "user_id"]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    organization_id: str
+    user_id: str
+    def __init__(self, organization_id: _Optional[str] = ..., user_id: _Optional[str] = ...) -> None: ...
+
+class RemoveOrganizationMemberResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
 
 class RevokeAllSessionsRequest(_message.Message):
     __slots__ = ["user_id"]

@@ -92,6 +92,31 @@ class AdminServiceStub(object):
                 request_serializer=admin_dot_v1_dot_admin__pb2.RotateClientSecretRequest.SerializeToString,
                 response_deserializer=admin_dot_v1_dot_admin__pb2.RotateClientSecretResponse.FromString,
                 )
+        self.ListOrganizations = channel.unary_unary(
+                '/admin.v1.AdminService/ListOrganizations',
+                request_serializer=admin_dot_v1_dot_admin__pb2.ListOrganizationsRequest.SerializeToString,
+                response_deserializer=admin_dot_v1_dot_admin__pb2.ListOrganizationsResponse.FromString,
+                )
+        self.CreateOrganization = channel.unary_unary(
+                '/admin.v1.AdminService/CreateOrganization',
+                request_serializer=admin_dot_v1_dot_admin__pb2.CreateOrganizationRequest.SerializeToString,
+                response_deserializer=admin_dot_v1_dot_admin__pb2.CreateOrganizationResponse.FromString,
+                )
+        self.AddOrganizationMember = channel.unary_unary(
+                '/admin.v1.AdminService/AddOrganizationMember',
+                request_serializer=admin_dot_v1_dot_admin__pb2.AddOrganizationMemberRequest.SerializeToString,
+                response_deserializer=admin_dot_v1_dot_admin__pb2.AddOrganizationMemberResponse.FromString,
+                )
+        self.RemoveOrganizationMember = channel.unary_unary(
+                '/admin.v1.AdminService/RemoveOrganizationMember',
+                request_serializer=admin_dot_v1_dot_admin__pb2.RemoveOrganizationMemberRequest.SerializeToString,
+                response_deserializer=admin_dot_v1_dot_admin__pb2.RemoveOrganizationMemberResponse.FromString,
+                )
+        self.DeleteOrganization = channel.unary_unary(
+                '/admin.v1.AdminService/DeleteOrganization',
+                request_serializer=admin_dot_v1_dot_admin__pb2.DeleteOrganizationRequest.SerializeToString,
+                response_deserializer=admin_dot_v1_dot_admin__pb2.DeleteOrganizationResponse.FromString,
+                )
 
 
 class AdminServiceServicer(object):
@@ -233,6 +258,57 @@ class AdminServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListOrganizations(self, request, context):
+        """ListOrganizations pages through the organisations, newest first, with
+        keyset pages.
+        Errors: validation:invalid_input (a page token this service did not
+        issue).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateOrganization(self, request, context):
+        """CreateOrganization creates an organisation whose owner is the account
+        named (membership source "admin"), under the rules of a member's own
+        creation: a verified email, at most ORG_MAX_PER_USER organisations
+        owned, a free slug. Recorded ("create_organization") with the owner.
+        Errors: user:not_found, auth:email_not_verified, org:slug_taken,
+        org:limit_reached, validation:invalid_input.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddOrganizationMember(self, request, context):
+        """AddOrganizationMember makes an account a member with a role (source
+        "admin"). Recorded ("add_organization_member") with the account.
+        Errors: org:not_found, user:not_found, org:role_not_found,
+        org:already_member, validation:invalid_input.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemoveOrganizationMember(self, request, context):
+        """RemoveOrganizationMember removes a member; an organisation keeps its
+        last owner. Recorded ("remove_organization_member") with the account.
+        Errors: org:not_found, org:member_not_found, org:last_owner,
+        validation:invalid_input.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteOrganization(self, request, context):
+        """DeleteOrganization deletes an organisation with its roles, memberships
+        and invitations. Recorded ("delete_organization").
+        Errors: org:not_found, validation:invalid_input.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -300,6 +376,31 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.RotateClientSecret,
                     request_deserializer=admin_dot_v1_dot_admin__pb2.RotateClientSecretRequest.FromString,
                     response_serializer=admin_dot_v1_dot_admin__pb2.RotateClientSecretResponse.SerializeToString,
+            ),
+            'ListOrganizations': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListOrganizations,
+                    request_deserializer=admin_dot_v1_dot_admin__pb2.ListOrganizationsRequest.FromString,
+                    response_serializer=admin_dot_v1_dot_admin__pb2.ListOrganizationsResponse.SerializeToString,
+            ),
+            'CreateOrganization': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateOrganization,
+                    request_deserializer=admin_dot_v1_dot_admin__pb2.CreateOrganizationRequest.FromString,
+                    response_serializer=admin_dot_v1_dot_admin__pb2.CreateOrganizationResponse.SerializeToString,
+            ),
+            'AddOrganizationMember': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddOrganizationMember,
+                    request_deserializer=admin_dot_v1_dot_admin__pb2.AddOrganizationMemberRequest.FromString,
+                    response_serializer=admin_dot_v1_dot_admin__pb2.AddOrganizationMemberResponse.SerializeToString,
+            ),
+            'RemoveOrganizationMember': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveOrganizationMember,
+                    request_deserializer=admin_dot_v1_dot_admin__pb2.RemoveOrganizationMemberRequest.FromString,
+                    response_serializer=admin_dot_v1_dot_admin__pb2.RemoveOrganizationMemberResponse.SerializeToString,
+            ),
+            'DeleteOrganization': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteOrganization,
+                    request_deserializer=admin_dot_v1_dot_admin__pb2.DeleteOrganizationRequest.FromString,
+                    response_serializer=admin_dot_v1_dot_admin__pb2.DeleteOrganizationResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -542,5 +643,90 @@ class AdminService(object):
         return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/RotateClientSecret',
             admin_dot_v1_dot_admin__pb2.RotateClientSecretRequest.SerializeToString,
             admin_dot_v1_dot_admin__pb2.RotateClientSecretResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListOrganizations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/ListOrganizations',
+            admin_dot_v1_dot_admin__pb2.ListOrganizationsRequest.SerializeToString,
+            admin_dot_v1_dot_admin__pb2.ListOrganizationsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CreateOrganization(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/CreateOrganization',
+            admin_dot_v1_dot_admin__pb2.CreateOrganizationRequest.SerializeToString,
+            admin_dot_v1_dot_admin__pb2.CreateOrganizationResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def AddOrganizationMember(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/AddOrganizationMember',
+            admin_dot_v1_dot_admin__pb2.AddOrganizationMemberRequest.SerializeToString,
+            admin_dot_v1_dot_admin__pb2.AddOrganizationMemberResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RemoveOrganizationMember(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/RemoveOrganizationMember',
+            admin_dot_v1_dot_admin__pb2.RemoveOrganizationMemberRequest.SerializeToString,
+            admin_dot_v1_dot_admin__pb2.RemoveOrganizationMemberResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def DeleteOrganization(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/DeleteOrganization',
+            admin_dot_v1_dot_admin__pb2.DeleteOrganizationRequest.SerializeToString,
+            admin_dot_v1_dot_admin__pb2.DeleteOrganizationResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -4,6 +4,8 @@ const descriptions: Record<string, string> = {
   email: 'See your email address',
   profile: 'See your username',
   offline_access: 'Stay signed in while you are away',
+  organization: 'See your role and permissions in the organisation it signs you in to',
+  organizations: 'See the organisations you belong to, and your role in each',
 };
 
 export function describeScope(scope: string): string {

@@ -19,7 +19,12 @@ export interface DeviceApproval {
   readonly acr: string;
   readonly authTime?: Date | undefined;
   readonly sessionClient?: SessionClientSettings | undefined;
+  /** The claims request the device's tokens carry, JSON; empty for none. */
+  readonly claimsJson: string;
 }
+
+/** A device code's claims request, as a code's: the organisation it asked for (docs/oidc.md, "Organisations"). */
+const MAX_CLAIMS_JSON_LENGTH = 4096;
 
 /** What the provider answers a device that a person refused (RFC 8628, section 3.5), as its own device flow writes it. */
 const DENIAL = { error: 'access_denied', errorDescription: 'End-User aborted interaction' } as const;
@@ -39,15 +44,29 @@ async function waitingDeviceCode(db: pg.ClientBase, userCode: string): Promise<{
   return row && { id: row.id, clientId: row.client_id };
 }
 
-function checkApproval(input: DeviceApproval): Date {
+/** The claims request of an approval: a JSON object of up to 4 KiB, or none (undefined); null when it is neither. */
+function claimsOf(claimsJson: string): Record<string, unknown> | null | undefined {
+  if (claimsJson === '') return undefined;
+  if (claimsJson.length > MAX_CLAIMS_JSON_LENGTH) return null;
+  try {
+    const claims: unknown = JSON.parse(claimsJson);
+    return typeof claims === 'object' && claims !== null && !Array.isArray(claims) ? (claims as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function checkApproval(input: DeviceApproval): { authTime: Date; claims: Record<string, unknown> | undefined } {
   const errors: FieldError[] = [];
   if (input.userCode === '') errors.push({ field: 'user_code', message: 'is required' });
   if (!isUuid(input.userId)) errors.push({ field: 'user_id', message: 'must be a UUID' });
   if (input.grantId === '') errors.push({ field: 'grant_id', message: 'is required' });
   if (input.sessionId === '') errors.push({ field: 'session_id', message: 'is required' });
   if (input.authTime === undefined) errors.push({ field: 'auth_time', message: 'is required' });
-  if (errors.length > 0 || input.authTime === undefined) throw AppError.validation(errors);
-  return input.authTime;
+  const claims = claimsOf(input.claimsJson);
+  if (claims === null) errors.push({ field: 'claims_json', message: `must be a JSON object of up to ${MAX_CLAIMS_JSON_LENGTH} characters` });
+  if (errors.length > 0 || input.authTime === undefined || claims === null) throw AppError.validation(errors);
+  return { authTime: input.authTime, claims };
 }
 
 /**
@@ -59,7 +78,7 @@ function checkApproval(input: DeviceApproval): Date {
  * session, it records that the session signed in to the client.
  */
 export async function approveDeviceCode(deps: Pick<IdentityDeps, 'pool'>, input: DeviceApproval, context: RequestContext): Promise<void> {
-  const authTime = checkApproval(input);
+  const { authTime, claims } = checkApproval(input);
   try {
     await withTransaction(deps.pool, context, async (db) => {
       const code = await waitingDeviceCode(db, input.userCode);
@@ -77,6 +96,7 @@ export async function approveDeviceCode(deps: Pick<IdentityDeps, 'pool'>, input:
         grantId: input.grantId,
         scope: input.scope,
         sid: input.sessionId,
+        ...(claims === undefined ? {} : { claims }),
       };
       await db.query(`UPDATE identity.oidc_artifacts SET payload = payload || $2::jsonb, user_id = $3, grant_id = $4 WHERE kind = 'DeviceCode' AND id = $1`, [
         code.id,

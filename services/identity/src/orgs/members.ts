@@ -7,7 +7,7 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import { decodePageToken, encodePageToken } from '../page-tokens';
 import type { OrgsDeps } from './orgs-deps';
 import { checkId, checkRoleName, isId, refuse } from './org-fields';
-import { actingMember, findMembership, listMembershipsOf } from './membership-store';
+import { actingMember, findMembership, listMembershipsOf, type Membership } from './membership-store';
 import { mayGrant, permissionsOf } from './permissions';
 import { removeOrganization } from './organizations';
 
@@ -158,15 +158,24 @@ export async function removeMember(
     const target = leaving ? actor : await findMembership(db, input.userId, actor.organizationId);
     if (!target) throw new AppError('org:member_not_found');
     if (target.role === 'owner' && actor.role !== 'owner') throw new AppError('org:forbidden');
-    if (target.role === 'owner' && (await ownerCount(db, actor.organizationId)) <= 1) throw new AppError('org:last_owner');
-    await db.query('DELETE FROM identity.org_memberships WHERE organization_id = $1 AND user_id = $2', [actor.organizationId, target.userId]);
-    await queueEvent(
-      db,
-      'org.member.removed',
-      { organizationId: actor.organizationId, userId: target.userId, reason: leaving ? 'left' : 'removed', actorUserId: actor.userId },
-      context,
-    );
+    await deleteMembership(db, target, { reason: leaving ? 'left' : 'removed', actorUserId: actor.userId }, context);
   });
+}
+
+/**
+ * Ends a membership of a locked organisation and announces it, in the
+ * caller's transaction, for a member's removal, its leaving and an
+ * operator's removal (admin.v1) alike: the last owner stays (org:last_owner).
+ */
+export async function deleteMembership(
+  db: pg.ClientBase,
+  target: Pick<Membership, 'organizationId' | 'userId' | 'role'>,
+  by: { readonly reason: 'removed' | 'left' | 'admin'; readonly actorUserId: string },
+  context: RequestContext,
+): Promise<void> {
+  if (target.role === 'owner' && (await ownerCount(db, target.organizationId)) <= 1) throw new AppError('org:last_owner');
+  await db.query('DELETE FROM identity.org_memberships WHERE organization_id = $1 AND user_id = $2', [target.organizationId, target.userId]);
+  await queueEvent(db, 'org.member.removed', { organizationId: target.organizationId, userId: target.userId, reason: by.reason, actorUserId: by.actorUserId }, context);
 }
 
 /**

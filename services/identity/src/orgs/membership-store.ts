@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import type { orgsV1 } from '@latchkey/contracts';
+import { queueEvent } from '@latchkey/domain-events';
 import { AppError } from '@latchkey/errors';
+import type { RequestContext } from '@latchkey/grpc-kit';
 import { isId } from './org-fields';
 import { holds, permissionsOf } from './permissions';
 
@@ -102,4 +104,29 @@ export async function actingMember(
   if (!member) throw new AppError('org:not_found');
   if (options.needs !== undefined && !holds(member.role, member.permissions, options.needs)) throw new AppError('org:forbidden');
   return member;
+}
+
+/** Where a membership came from (org_memberships.source). */
+export type MembershipSource = 'creator' | 'invitation' | 'sso' | 'scim' | 'admin';
+
+/**
+ * Makes an account a member with a role, in the caller's transaction with
+ * the organisation's row locked, and announces it (org.member.added). The
+ * role must be one of the organisation's (org:role_not_found), the account
+ * not a member already (org:already_member).
+ */
+export async function insertMembership(
+  db: pg.ClientBase,
+  input: { readonly organizationId: string; readonly userId: string; readonly role: string; readonly source: MembershipSource },
+  context: RequestContext,
+): Promise<Membership> {
+  const { rows: roles } = await db.query('SELECT FROM identity.org_roles WHERE organization_id = $1 AND name = $2', [input.organizationId, input.role]);
+  if (roles.length === 0) throw new AppError('org:role_not_found');
+  const { rowCount } = await db.query(
+    `INSERT INTO identity.org_memberships (organization_id, user_id, role, source) VALUES ($1, $2, $3, $4) ON CONFLICT (organization_id, user_id) DO NOTHING`,
+    [input.organizationId, input.userId, input.role, input.source],
+  );
+  if (rowCount === 0) throw new AppError('org:already_member');
+  await queueEvent(db, 'org.member.added', { organizationId: input.organizationId, userId: input.userId, role: input.role, source: input.source }, context);
+  return (await findMembership(db, input.userId, input.organizationId))!;
 }

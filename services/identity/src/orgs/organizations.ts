@@ -5,10 +5,10 @@ import { withTransaction } from '@latchkey/db';
 import { queueEvent } from '@latchkey/domain-events';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
-import { findUserById } from '../user-store';
+import { findUserById, type UserRecord } from '../user-store';
 import type { OrgsDeps } from './orgs-deps';
 import { checkId, checkSlug, organizationName, refuse } from './org-fields';
-import { actingMember, findMembership, listMembershipsOf, organizationOf } from './membership-store';
+import { actingMember, findMembership, insertMembership, listMembershipsOf, organizationOf, type Membership } from './membership-store';
 import { builtInRoles } from './permissions';
 
 const UNIQUE_VIOLATION = '23505';
@@ -40,23 +40,40 @@ export async function createOrganization(
   return withTransaction(deps.pool, context, async (db) => {
     const actor = await findUserById(db, input.actorUserId, true);
     if (!actor) throw new AppError('auth:unauthorized');
-    if (!actor.email_verified_at) throw new AppError('auth:email_not_verified');
-    const { rows } = await db.query<{ owned: number }>(
-      `SELECT count(*)::int AS owned FROM identity.org_memberships WHERE user_id = $1 AND role = 'owner'`,
-      [actor.id],
-    );
-    if (rows[0]!.owned >= deps.maxOrganizationsPerUser) throw new AppError('org:limit_reached');
-    const id = randomUUID();
-    await slugTaken(() => db.query('INSERT INTO identity.organizations (id, slug, name) VALUES ($1, $2, $3)', [id, input.slug, name]));
-    await db.query(
-      `INSERT INTO identity.org_roles (organization_id, name, built_in) SELECT $1, role, true FROM unnest($2::text[]) AS roles (role)`,
-      [id, [...builtInRoles]],
-    );
-    await db.query(`INSERT INTO identity.org_memberships (organization_id, user_id, role, source) VALUES ($1, $2, 'owner', 'creator')`, [id, actor.id]);
-    await queueEvent(db, 'org.created', { organizationId: id, slug: input.slug, actorUserId: actor.id }, context);
-    await queueEvent(db, 'org.member.added', { organizationId: id, userId: actor.id, role: 'owner', source: 'creator' }, context);
-    return organizationOf((await findMembership(db, actor.id, id))!);
+    return organizationOf(await insertOrganization(db, deps, { owner: actor, name, slug: input.slug, source: 'creator' }, context));
   });
+}
+
+/**
+ * Creates an organisation with its built-in roles and its owner, in the
+ * caller's transaction, under the one set of rules for a member's own
+ * creation and an operator's (admin.v1): the name and slug checked by the
+ * caller (organizationName, checkSlug), the owner's email verified,
+ * it owns fewer than ORG_MAX_PER_USER organisations (its row locked by the
+ * caller, so that two creations at once count each other), the slug is
+ * free. An operator's organisation has no creating account: its owner's
+ * membership is of source "admin".
+ */
+export async function insertOrganization(
+  db: pg.ClientBase,
+  deps: Pick<OrgsDeps, 'maxOrganizationsPerUser'>,
+  input: { readonly owner: UserRecord; readonly name: string; readonly slug: string; readonly source: 'creator' | 'admin' },
+  context: RequestContext,
+): Promise<Membership> {
+  const { owner } = input;
+  if (!owner.email_verified_at) throw new AppError('auth:email_not_verified');
+  const { rows } = await db.query<{ owned: number }>(`SELECT count(*)::int AS owned FROM identity.org_memberships WHERE user_id = $1 AND role = 'owner'`, [
+    owner.id,
+  ]);
+  if (rows[0]!.owned >= deps.maxOrganizationsPerUser) throw new AppError('org:limit_reached');
+  const id = randomUUID();
+  await slugTaken(() => db.query('INSERT INTO identity.organizations (id, slug, name) VALUES ($1, $2, $3)', [id, input.slug, input.name]));
+  await db.query(`INSERT INTO identity.org_roles (organization_id, name, built_in) SELECT $1, role, true FROM unnest($2::text[]) AS roles (role)`, [
+    id,
+    [...builtInRoles],
+  ]);
+  await queueEvent(db, 'org.created', { organizationId: id, slug: input.slug, actorUserId: input.source === 'creator' ? owner.id : '' }, context);
+  return insertMembership(db, { organizationId: id, userId: owner.id, role: 'owner', source: input.source }, context);
 }
 
 /** An organisation (by id or slug) as a member sees it. */

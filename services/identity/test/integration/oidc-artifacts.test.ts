@@ -230,6 +230,7 @@ function approval(userCode: string, userId: string, grantId: string): oidcV1.App
     acr: 'urn:latchkey:acr:sfa',
     authTime: new Date(Date.now() - 60_000),
     sessionClient: { backchannelLogoutUri: 'https://tv.example/logout', sessionRequired: true, signingAlg: 'EdDSA' },
+    claimsJson: '',
   };
 }
 
@@ -301,6 +302,7 @@ describe('the device flow (ApproveDeviceCode, DenyDeviceCode)', () => {
       acr: 'urn:latchkey:acr:sfa',
       authTime: Math.floor(approved.authTime!.getTime() / 1000),
     });
+    expect(await payloadOf('DeviceCode', device)).not.toHaveProperty('claims');
     const { rows } = await pool.query('SELECT client_id, user_id, backchannel_logout_uri FROM identity.oidc_session_clients WHERE session_id = $1', [
       approved.sessionId,
     ]);
@@ -309,6 +311,19 @@ describe('the device flow (ApproveDeviceCode, DenyDeviceCode)', () => {
     expect(await errorCodeOf(oidc.approveDeviceCode(approval(userCode, userId, grantId)))).toBe('oidc:user_code_invalid');
     await oidc.denyDeviceCode({ userCode });
     expect(await payloadOf('DeviceCode', device)).not.toHaveProperty('error');
+  });
+
+  it('gives the device code the claims request it names, as a code keeps one, and refuses one that is no JSON object', async () => {
+    const userId = await newUser();
+    const grantId = await savedGrant(userId);
+    const { device, userCode } = await waitingDevice();
+    const claims = { id_token: { org_id: { value: '0190a4c2-7d1e-7000-8000-000000000001' } } };
+    for (const claimsJson of ['[]', 'null', '{"id_token":', JSON.stringify({ id_token: { org_id: { value: 'x'.repeat(4096) } } })]) {
+      expect(await errorCodeOf(oidc.approveDeviceCode({ ...approval(userCode, userId, grantId), claimsJson }))).toBe('validation:invalid_input');
+    }
+    expect(await payloadOf('DeviceCode', device)).not.toHaveProperty('accountId');
+    await oidc.approveDeviceCode({ ...approval(userCode, userId, grantId), claimsJson: JSON.stringify(claims) });
+    expect(await payloadOf('DeviceCode', device)).toMatchObject({ accountId: userId, claims });
   });
 
   it('refuses to hand a device another account’s consent, or a consent for another client', async () => {

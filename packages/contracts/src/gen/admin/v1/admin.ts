@@ -160,14 +160,16 @@ export interface AuditEntry {
   /**
    * The RPC: "disable_user", "enable_user", "revoke_all_sessions",
    * "send_password_reset", "delete_user", the reads "find_user",
-   * "list_users", "list_audit_log", and the OpenID client changes
+   * "list_users", "list_audit_log", the OpenID client changes
    * "create_client", "update_client", "delete_client",
-   * "rotate_client_secret".
+   * "rotate_client_secret", and the organisation changes
+   * "create_organization", "add_organization_member",
+   * "remove_organization_member", "delete_organization".
    */
   action: string;
   /**
    * The account acted on or shown (UUID); empty for a list_audit_log of
-   * every account and for a client change.
+   * every account, for a client change and for delete_organization.
    */
   userId: string;
   /** The reason given, for disable_user; else empty. */
@@ -179,6 +181,8 @@ export interface AuditEntry {
   operator: string;
   /** The OpenID client changed; empty for an account's entry. */
   clientId: string;
+  /** The organisation changed (UUID); empty for other entries. */
+  organizationId: string;
 }
 
 /** ListAuditLogRequest asks for one page. */
@@ -288,6 +292,112 @@ export interface RotateClientSecretRequest {
 export interface RotateClientSecretResponse {
   /** The new secret. */
   clientSecret: string;
+}
+
+/** AdminOrganization is an organisation as an administrator sees it. */
+export interface AdminOrganization {
+  /** Its id (UUID). */
+  id: string;
+  /** Its slug. */
+  slug: string;
+  /** Its display name. */
+  name: string;
+  /** When it was created. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** How many members it has. */
+  memberCount: number;
+}
+
+/** OrganizationMember is a membership as an administrator sees it. */
+export interface OrganizationMember {
+  /** The organisation's id (UUID). */
+  organizationId: string;
+  /** The member's account id (UUID). */
+  userId: string;
+  /** The member's role. */
+  role: string;
+  /**
+   * Where the membership came from: "creator", "invitation", "sso",
+   * "scim" or "admin".
+   */
+  source: string;
+  /** When the account became a member. */
+  joinedAt?: Date | undefined;
+}
+
+/** ListOrganizationsRequest asks for one page. */
+export interface ListOrganizationsRequest {
+  /** 1-100; 0 means 20. */
+  pageSize: number;
+  /** Empty for the first page; else next_page_token of the previous one. */
+  pageToken: string;
+}
+
+/** ListOrganizationsResponse holds one page. */
+export interface ListOrganizationsResponse {
+  /** Newest first. */
+  organizations: AdminOrganization[];
+  /** Empty on the last page. */
+  nextPageToken: string;
+}
+
+/** CreateOrganizationRequest names the organisation and its owner. */
+export interface CreateOrganizationRequest {
+  /** Its display name: 1-100 characters on one line. */
+  name: string;
+  /** Its slug: 3-48 characters of a-z, 0-9 and "-", not at either end. */
+  slug: string;
+  /** The account that owns it (UUID). */
+  ownerUserId: string;
+}
+
+/** CreateOrganizationResponse holds the organisation created. */
+export interface CreateOrganizationResponse {
+  /** The organisation, with its one member. */
+  organization?: AdminOrganization | undefined;
+}
+
+/** AddOrganizationMemberRequest names the organisation, the account and the role. */
+export interface AddOrganizationMemberRequest {
+  /** The organisation's id (UUID). */
+  organizationId: string;
+  /** The account to add (UUID). */
+  userId: string;
+  /**
+   * Its role: a built-in one (owner, admin, member) or one of the
+   * organisation's own.
+   */
+  role: string;
+}
+
+/** AddOrganizationMemberResponse holds the membership. */
+export interface AddOrganizationMemberResponse {
+  /** The new member. */
+  member?: OrganizationMember | undefined;
+}
+
+/** RemoveOrganizationMemberRequest names the organisation and the member. */
+export interface RemoveOrganizationMemberRequest {
+  /** The organisation's id (UUID). */
+  organizationId: string;
+  /** The member's account id (UUID). */
+  userId: string;
+}
+
+/** RemoveOrganizationMemberResponse is empty on success. */
+export interface RemoveOrganizationMemberResponse {
+}
+
+/** DeleteOrganizationRequest names the organisation. */
+export interface DeleteOrganizationRequest {
+  /** The organisation's id (UUID). */
+  organizationId: string;
+}
+
+/** DeleteOrganizationResponse is empty on success. */
+export interface DeleteOrganizationResponse {
 }
 
 function createBaseUser(): User {
@@ -1522,7 +1632,17 @@ export const DeleteUserResponse: MessageFns<DeleteUserResponse> = {
 };
 
 function createBaseAuditEntry(): AuditEntry {
-  return { id: "", at: undefined, caller: "", action: "", userId: "", reason: "", operator: "", clientId: "" };
+  return {
+    id: "",
+    at: undefined,
+    caller: "",
+    action: "",
+    userId: "",
+    reason: "",
+    operator: "",
+    clientId: "",
+    organizationId: "",
+  };
 }
 
 export const AuditEntry: MessageFns<AuditEntry> = {
@@ -1550,6 +1670,9 @@ export const AuditEntry: MessageFns<AuditEntry> = {
     }
     if (message.clientId !== "") {
       writer.uint32(66).string(message.clientId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(74).string(message.organizationId);
     }
     return writer;
   },
@@ -1631,6 +1754,14 @@ export const AuditEntry: MessageFns<AuditEntry> = {
             message.clientId = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1661,6 +1792,11 @@ export const AuditEntry: MessageFns<AuditEntry> = {
         : isSet(object.client_id)
         ? globalThis.String(object.client_id)
         : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
     };
   },
 
@@ -1690,6 +1826,9 @@ export const AuditEntry: MessageFns<AuditEntry> = {
     if (message.clientId !== "") {
       obj.clientId = message.clientId;
     }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
     return obj;
   },
 
@@ -1706,6 +1845,7 @@ export const AuditEntry: MessageFns<AuditEntry> = {
     message.reason = object.reason ?? "";
     message.operator = object.operator ?? "";
     message.clientId = object.clientId ?? "";
+    message.organizationId = object.organizationId ?? "";
     return message;
   },
 };
@@ -2805,6 +2945,1106 @@ export const RotateClientSecretResponse: MessageFns<RotateClientSecretResponse> 
   },
 };
 
+function createBaseAdminOrganization(): AdminOrganization {
+  return { id: "", slug: "", name: "", createdAt: undefined, memberCount: 0 };
+}
+
+export const AdminOrganization: MessageFns<AdminOrganization> = {
+  encode(message: AdminOrganization, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.slug !== "") {
+      writer.uint32(18).string(message.slug);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(34).fork()).join();
+    }
+    if (message.memberCount !== 0) {
+      writer.uint32(40).uint32(message.memberCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdminOrganization {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdminOrganization();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.memberCount = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdminOrganization {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      memberCount: isSet(object.memberCount)
+        ? globalThis.Number(object.memberCount)
+        : isSet(object.member_count)
+        ? globalThis.Number(object.member_count)
+        : 0,
+    };
+  },
+
+  toJSON(message: AdminOrganization): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.memberCount !== 0) {
+      obj.memberCount = Math.round(message.memberCount);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdminOrganization>, I>>(base?: I): AdminOrganization {
+    return AdminOrganization.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdminOrganization>, I>>(object: I): AdminOrganization {
+    const message = createBaseAdminOrganization();
+    message.id = object.id ?? "";
+    message.slug = object.slug ?? "";
+    message.name = object.name ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.memberCount = object.memberCount ?? 0;
+    return message;
+  },
+};
+
+function createBaseOrganizationMember(): OrganizationMember {
+  return { organizationId: "", userId: "", role: "", source: "", joinedAt: undefined };
+}
+
+export const OrganizationMember: MessageFns<OrganizationMember> = {
+  encode(message: OrganizationMember, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    if (message.source !== "") {
+      writer.uint32(34).string(message.source);
+    }
+    if (message.joinedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.joinedAt), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationMember {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationMember();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.joinedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrganizationMember {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      joinedAt: isSet(object.joinedAt)
+        ? fromJsonTimestamp(object.joinedAt)
+        : isSet(object.joined_at)
+        ? fromJsonTimestamp(object.joined_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: OrganizationMember): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.joinedAt !== undefined) {
+      obj.joinedAt = message.joinedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrganizationMember>, I>>(base?: I): OrganizationMember {
+    return OrganizationMember.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrganizationMember>, I>>(object: I): OrganizationMember {
+    const message = createBaseOrganizationMember();
+    message.organizationId = object.organizationId ?? "";
+    message.userId = object.userId ?? "";
+    message.role = object.role ?? "";
+    message.source = object.source ?? "";
+    message.joinedAt = object.joinedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListOrganizationsRequest(): ListOrganizationsRequest {
+  return { pageSize: 0, pageToken: "" };
+}
+
+export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
+  encode(message: ListOrganizationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrganizationsRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListOrganizationsRequest): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrganizationsRequest>, I>>(base?: I): ListOrganizationsRequest {
+    return ListOrganizationsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrganizationsRequest>, I>>(object: I): ListOrganizationsRequest {
+    const message = createBaseListOrganizationsRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListOrganizationsResponse(): ListOrganizationsResponse {
+  return { organizations: [], nextPageToken: "" };
+}
+
+export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = {
+  encode(message: ListOrganizationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.organizations) {
+      AdminOrganization.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizations.push(AdminOrganization.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrganizationsResponse {
+    return {
+      organizations: globalThis.Array.isArray(object?.organizations)
+        ? object.organizations.map((e: any) => AdminOrganization.fromJSON(e))
+        : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListOrganizationsResponse): unknown {
+    const obj: any = {};
+    if (message.organizations?.length) {
+      obj.organizations = message.organizations.map((e) => AdminOrganization.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrganizationsResponse>, I>>(base?: I): ListOrganizationsResponse {
+    return ListOrganizationsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrganizationsResponse>, I>>(object: I): ListOrganizationsResponse {
+    const message = createBaseListOrganizationsResponse();
+    message.organizations = object.organizations?.map((e) => AdminOrganization.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateOrganizationRequest(): CreateOrganizationRequest {
+  return { name: "", slug: "", ownerUserId: "" };
+}
+
+export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = {
+  encode(message: CreateOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.slug !== "") {
+      writer.uint32(18).string(message.slug);
+    }
+    if (message.ownerUserId !== "") {
+      writer.uint32(26).string(message.ownerUserId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateOrganizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateOrganizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.ownerUserId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateOrganizationRequest {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      ownerUserId: isSet(object.ownerUserId)
+        ? globalThis.String(object.ownerUserId)
+        : isSet(object.owner_user_id)
+        ? globalThis.String(object.owner_user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CreateOrganizationRequest): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    if (message.ownerUserId !== "") {
+      obj.ownerUserId = message.ownerUserId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateOrganizationRequest>, I>>(base?: I): CreateOrganizationRequest {
+    return CreateOrganizationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateOrganizationRequest>, I>>(object: I): CreateOrganizationRequest {
+    const message = createBaseCreateOrganizationRequest();
+    message.name = object.name ?? "";
+    message.slug = object.slug ?? "";
+    message.ownerUserId = object.ownerUserId ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateOrganizationResponse(): CreateOrganizationResponse {
+  return { organization: undefined };
+}
+
+export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> = {
+  encode(message: CreateOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organization !== undefined) {
+      AdminOrganization.encode(message.organization, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateOrganizationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateOrganizationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organization = AdminOrganization.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateOrganizationResponse {
+    return { organization: isSet(object.organization) ? AdminOrganization.fromJSON(object.organization) : undefined };
+  },
+
+  toJSON(message: CreateOrganizationResponse): unknown {
+    const obj: any = {};
+    if (message.organization !== undefined) {
+      obj.organization = AdminOrganization.toJSON(message.organization);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateOrganizationResponse>, I>>(base?: I): CreateOrganizationResponse {
+    return CreateOrganizationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateOrganizationResponse>, I>>(object: I): CreateOrganizationResponse {
+    const message = createBaseCreateOrganizationResponse();
+    message.organization = (object.organization !== undefined && object.organization !== null)
+      ? AdminOrganization.fromPartial(object.organization)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAddOrganizationMemberRequest(): AddOrganizationMemberRequest {
+  return { organizationId: "", userId: "", role: "" };
+}
+
+export const AddOrganizationMemberRequest: MessageFns<AddOrganizationMemberRequest> = {
+  encode(message: AddOrganizationMemberRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddOrganizationMemberRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddOrganizationMemberRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddOrganizationMemberRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+    };
+  },
+
+  toJSON(message: AddOrganizationMemberRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddOrganizationMemberRequest>, I>>(base?: I): AddOrganizationMemberRequest {
+    return AddOrganizationMemberRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddOrganizationMemberRequest>, I>>(object: I): AddOrganizationMemberRequest {
+    const message = createBaseAddOrganizationMemberRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.userId = object.userId ?? "";
+    message.role = object.role ?? "";
+    return message;
+  },
+};
+
+function createBaseAddOrganizationMemberResponse(): AddOrganizationMemberResponse {
+  return { member: undefined };
+}
+
+export const AddOrganizationMemberResponse: MessageFns<AddOrganizationMemberResponse> = {
+  encode(message: AddOrganizationMemberResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.member !== undefined) {
+      OrganizationMember.encode(message.member, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddOrganizationMemberResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddOrganizationMemberResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.member = OrganizationMember.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddOrganizationMemberResponse {
+    return { member: isSet(object.member) ? OrganizationMember.fromJSON(object.member) : undefined };
+  },
+
+  toJSON(message: AddOrganizationMemberResponse): unknown {
+    const obj: any = {};
+    if (message.member !== undefined) {
+      obj.member = OrganizationMember.toJSON(message.member);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddOrganizationMemberResponse>, I>>(base?: I): AddOrganizationMemberResponse {
+    return AddOrganizationMemberResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddOrganizationMemberResponse>, I>>(
+    object: I,
+  ): AddOrganizationMemberResponse {
+    const message = createBaseAddOrganizationMemberResponse();
+    message.member = (object.member !== undefined && object.member !== null)
+      ? OrganizationMember.fromPartial(object.member)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveOrganizationMemberRequest(): RemoveOrganizationMemberRequest {
+  return { organizationId: "", userId: "" };
+}
+
+export const RemoveOrganizationMemberRequest: MessageFns<RemoveOrganizationMemberRequest> = {
+  encode(message: RemoveOrganizationMemberRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveOrganizationMemberRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveOrganizationMemberRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveOrganizationMemberRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RemoveOrganizationMemberRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveOrganizationMemberRequest>, I>>(base?: I): RemoveOrganizationMemberRequest {
+    return RemoveOrganizationMemberRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveOrganizationMemberRequest>, I>>(
+    object: I,
+  ): RemoveOrganizationMemberRequest {
+    const message = createBaseRemoveOrganizationMemberRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseRemoveOrganizationMemberResponse(): RemoveOrganizationMemberResponse {
+  return {};
+}
+
+export const RemoveOrganizationMemberResponse: MessageFns<RemoveOrganizationMemberResponse> = {
+  encode(_: RemoveOrganizationMemberResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveOrganizationMemberResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveOrganizationMemberResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RemoveOrganizationMemberResponse {
+    return {};
+  },
+
+  toJSON(_: RemoveOrganizationMemberResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveOrganizationMemberResponse>, I>>(
+    base?: I,
+  ): RemoveOrganizationMemberResponse {
+    return RemoveOrganizationMemberResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveOrganizationMemberResponse>, I>>(
+    _: I,
+  ): RemoveOrganizationMemberResponse {
+    const message = createBaseRemoveOrganizationMemberResponse();
+    return message;
+  },
+};
+
+function createBaseDeleteOrganizationRequest(): DeleteOrganizationRequest {
+  return { organizationId: "" };
+}
+
+export const DeleteOrganizationRequest: MessageFns<DeleteOrganizationRequest> = {
+  encode(message: DeleteOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteOrganizationRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteOrganizationRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationRequest>, I>>(base?: I): DeleteOrganizationRequest {
+    return DeleteOrganizationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationRequest>, I>>(object: I): DeleteOrganizationRequest {
+    const message = createBaseDeleteOrganizationRequest();
+    message.organizationId = object.organizationId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteOrganizationResponse(): DeleteOrganizationResponse {
+  return {};
+}
+
+export const DeleteOrganizationResponse: MessageFns<DeleteOrganizationResponse> = {
+  encode(_: DeleteOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteOrganizationResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteOrganizationResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationResponse>, I>>(base?: I): DeleteOrganizationResponse {
+    return DeleteOrganizationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationResponse>, I>>(_: I): DeleteOrganizationResponse {
+    const message = createBaseDeleteOrganizationResponse();
+    return message;
+  },
+};
+
 /**
  * AdminService is called by the services listed in identity's
  * ADMIN_GRPC_ALLOWED_CALLERS (with mutual TLS, by the Subject CN of their
@@ -3020,6 +4260,94 @@ export const AdminServiceService = {
       Buffer.from(RotateClientSecretResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RotateClientSecretResponse => RotateClientSecretResponse.decode(value),
   },
+  /**
+   * ListOrganizations pages through the organisations, newest first, with
+   * keyset pages.
+   * Errors: validation:invalid_input (a page token this service did not
+   * issue).
+   */
+  listOrganizations: {
+    path: "/admin.v1.AdminService/ListOrganizations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOrganizationsRequest): Buffer =>
+      Buffer.from(ListOrganizationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOrganizationsRequest => ListOrganizationsRequest.decode(value),
+    responseSerialize: (value: ListOrganizationsResponse): Buffer =>
+      Buffer.from(ListOrganizationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOrganizationsResponse => ListOrganizationsResponse.decode(value),
+  },
+  /**
+   * CreateOrganization creates an organisation whose owner is the account
+   * named (membership source "admin"), under the rules of a member's own
+   * creation: a verified email, at most ORG_MAX_PER_USER organisations
+   * owned, a free slug. Recorded ("create_organization") with the owner.
+   * Errors: user:not_found, auth:email_not_verified, org:slug_taken,
+   * org:limit_reached, validation:invalid_input.
+   */
+  createOrganization: {
+    path: "/admin.v1.AdminService/CreateOrganization" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateOrganizationRequest): Buffer =>
+      Buffer.from(CreateOrganizationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateOrganizationRequest => CreateOrganizationRequest.decode(value),
+    responseSerialize: (value: CreateOrganizationResponse): Buffer =>
+      Buffer.from(CreateOrganizationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateOrganizationResponse => CreateOrganizationResponse.decode(value),
+  },
+  /**
+   * AddOrganizationMember makes an account a member with a role (source
+   * "admin"). Recorded ("add_organization_member") with the account.
+   * Errors: org:not_found, user:not_found, org:role_not_found,
+   * org:already_member, validation:invalid_input.
+   */
+  addOrganizationMember: {
+    path: "/admin.v1.AdminService/AddOrganizationMember" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddOrganizationMemberRequest): Buffer =>
+      Buffer.from(AddOrganizationMemberRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddOrganizationMemberRequest => AddOrganizationMemberRequest.decode(value),
+    responseSerialize: (value: AddOrganizationMemberResponse): Buffer =>
+      Buffer.from(AddOrganizationMemberResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddOrganizationMemberResponse => AddOrganizationMemberResponse.decode(value),
+  },
+  /**
+   * RemoveOrganizationMember removes a member; an organisation keeps its
+   * last owner. Recorded ("remove_organization_member") with the account.
+   * Errors: org:not_found, org:member_not_found, org:last_owner,
+   * validation:invalid_input.
+   */
+  removeOrganizationMember: {
+    path: "/admin.v1.AdminService/RemoveOrganizationMember" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveOrganizationMemberRequest): Buffer =>
+      Buffer.from(RemoveOrganizationMemberRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveOrganizationMemberRequest =>
+      RemoveOrganizationMemberRequest.decode(value),
+    responseSerialize: (value: RemoveOrganizationMemberResponse): Buffer =>
+      Buffer.from(RemoveOrganizationMemberResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveOrganizationMemberResponse =>
+      RemoveOrganizationMemberResponse.decode(value),
+  },
+  /**
+   * DeleteOrganization deletes an organisation with its roles, memberships
+   * and invitations. Recorded ("delete_organization").
+   * Errors: org:not_found, validation:invalid_input.
+   */
+  deleteOrganization: {
+    path: "/admin.v1.AdminService/DeleteOrganization" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteOrganizationRequest): Buffer =>
+      Buffer.from(DeleteOrganizationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteOrganizationRequest => DeleteOrganizationRequest.decode(value),
+    responseSerialize: (value: DeleteOrganizationResponse): Buffer =>
+      Buffer.from(DeleteOrganizationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteOrganizationResponse => DeleteOrganizationResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -3107,6 +4435,42 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * without a secret).
    */
   rotateClientSecret: handleUnaryCall<RotateClientSecretRequest, RotateClientSecretResponse>;
+  /**
+   * ListOrganizations pages through the organisations, newest first, with
+   * keyset pages.
+   * Errors: validation:invalid_input (a page token this service did not
+   * issue).
+   */
+  listOrganizations: handleUnaryCall<ListOrganizationsRequest, ListOrganizationsResponse>;
+  /**
+   * CreateOrganization creates an organisation whose owner is the account
+   * named (membership source "admin"), under the rules of a member's own
+   * creation: a verified email, at most ORG_MAX_PER_USER organisations
+   * owned, a free slug. Recorded ("create_organization") with the owner.
+   * Errors: user:not_found, auth:email_not_verified, org:slug_taken,
+   * org:limit_reached, validation:invalid_input.
+   */
+  createOrganization: handleUnaryCall<CreateOrganizationRequest, CreateOrganizationResponse>;
+  /**
+   * AddOrganizationMember makes an account a member with a role (source
+   * "admin"). Recorded ("add_organization_member") with the account.
+   * Errors: org:not_found, user:not_found, org:role_not_found,
+   * org:already_member, validation:invalid_input.
+   */
+  addOrganizationMember: handleUnaryCall<AddOrganizationMemberRequest, AddOrganizationMemberResponse>;
+  /**
+   * RemoveOrganizationMember removes a member; an organisation keeps its
+   * last owner. Recorded ("remove_organization_member") with the account.
+   * Errors: org:not_found, org:member_not_found, org:last_owner,
+   * validation:invalid_input.
+   */
+  removeOrganizationMember: handleUnaryCall<RemoveOrganizationMemberRequest, RemoveOrganizationMemberResponse>;
+  /**
+   * DeleteOrganization deletes an organisation with its roles, memberships
+   * and invitations. Recorded ("delete_organization").
+   * Errors: org:not_found, validation:invalid_input.
+   */
+  deleteOrganization: handleUnaryCall<DeleteOrganizationRequest, DeleteOrganizationResponse>;
 }
 
 export interface AdminServiceClient extends Client1 {
@@ -3375,6 +4739,112 @@ export interface AdminServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RotateClientSecretResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListOrganizations pages through the organisations, newest first, with
+   * keyset pages.
+   * Errors: validation:invalid_input (a page token this service did not
+   * issue).
+   */
+  listOrganizations(
+    request: ListOrganizationsRequest,
+    callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizations(
+    request: ListOrganizationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizations(
+    request: ListOrganizationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateOrganization creates an organisation whose owner is the account
+   * named (membership source "admin"), under the rules of a member's own
+   * creation: a verified email, at most ORG_MAX_PER_USER organisations
+   * owned, a free slug. Recorded ("create_organization") with the owner.
+   * Errors: user:not_found, auth:email_not_verified, org:slug_taken,
+   * org:limit_reached, validation:invalid_input.
+   */
+  createOrganization(
+    request: CreateOrganizationRequest,
+    callback: (error: ServiceError | null, response: CreateOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  createOrganization(
+    request: CreateOrganizationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  createOrganization(
+    request: CreateOrganizationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * AddOrganizationMember makes an account a member with a role (source
+   * "admin"). Recorded ("add_organization_member") with the account.
+   * Errors: org:not_found, user:not_found, org:role_not_found,
+   * org:already_member, validation:invalid_input.
+   */
+  addOrganizationMember(
+    request: AddOrganizationMemberRequest,
+    callback: (error: ServiceError | null, response: AddOrganizationMemberResponse) => void,
+  ): ClientUnaryCall;
+  addOrganizationMember(
+    request: AddOrganizationMemberRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddOrganizationMemberResponse) => void,
+  ): ClientUnaryCall;
+  addOrganizationMember(
+    request: AddOrganizationMemberRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddOrganizationMemberResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RemoveOrganizationMember removes a member; an organisation keeps its
+   * last owner. Recorded ("remove_organization_member") with the account.
+   * Errors: org:not_found, org:member_not_found, org:last_owner,
+   * validation:invalid_input.
+   */
+  removeOrganizationMember(
+    request: RemoveOrganizationMemberRequest,
+    callback: (error: ServiceError | null, response: RemoveOrganizationMemberResponse) => void,
+  ): ClientUnaryCall;
+  removeOrganizationMember(
+    request: RemoveOrganizationMemberRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveOrganizationMemberResponse) => void,
+  ): ClientUnaryCall;
+  removeOrganizationMember(
+    request: RemoveOrganizationMemberRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveOrganizationMemberResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteOrganization deletes an organisation with its roles, memberships
+   * and invitations. Recorded ("delete_organization").
+   * Errors: org:not_found, validation:invalid_input.
+   */
+  deleteOrganization(
+    request: DeleteOrganizationRequest,
+    callback: (error: ServiceError | null, response: DeleteOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganization(
+    request: DeleteOrganizationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganization(
+    request: DeleteOrganizationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteOrganizationResponse) => void,
   ): ClientUnaryCall;
 }
 

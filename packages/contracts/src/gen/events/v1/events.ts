@@ -200,7 +200,10 @@ export interface OrgCreated {
   organizationId: string;
   /** Its slug. */
   slug: string;
-  /** The account that created it (UUID). */
+  /**
+   * The account that created it (UUID); empty for an operator (admin.v1),
+   * who names its owner (org.member.added, source "admin").
+   */
   actorUserId: string;
 }
 

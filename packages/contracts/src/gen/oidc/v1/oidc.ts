@@ -267,7 +267,15 @@ export interface ApproveDeviceCodeRequest {
     | Date
     | undefined;
   /** How the client wants to hear that the session ended. */
-  sessionClient?: SessionClient | undefined;
+  sessionClient?:
+    | SessionClient
+    | undefined;
+  /**
+   * The claims request the device's tokens carry, as the provider keeps a
+   * code's (a JSON object, up to 4 KiB): the organisation the device asked
+   * for (docs/oidc.md, "Organisations"). Empty for none.
+   */
+  claimsJson: string;
 }
 
 /** ApproveDeviceCodeResponse is empty. */
@@ -2321,6 +2329,7 @@ function createBaseApproveDeviceCodeRequest(): ApproveDeviceCodeRequest {
     acr: "",
     authTime: undefined,
     sessionClient: undefined,
+    claimsJson: "",
   };
 }
 
@@ -2352,6 +2361,9 @@ export const ApproveDeviceCodeRequest: MessageFns<ApproveDeviceCodeRequest> = {
     }
     if (message.sessionClient !== undefined) {
       SessionClient.encode(message.sessionClient, writer.uint32(74).fork()).join();
+    }
+    if (message.claimsJson !== "") {
+      writer.uint32(82).string(message.claimsJson);
     }
     return writer;
   },
@@ -2441,6 +2453,14 @@ export const ApproveDeviceCodeRequest: MessageFns<ApproveDeviceCodeRequest> = {
             message.sessionClient = SessionClient.decode(reader, reader.uint32());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.claimsJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2490,6 +2510,11 @@ export const ApproveDeviceCodeRequest: MessageFns<ApproveDeviceCodeRequest> = {
         : isSet(object.session_client)
         ? SessionClient.fromJSON(object.session_client)
         : undefined,
+      claimsJson: isSet(object.claimsJson)
+        ? globalThis.String(object.claimsJson)
+        : isSet(object.claims_json)
+        ? globalThis.String(object.claims_json)
+        : "",
     };
   },
 
@@ -2522,6 +2547,9 @@ export const ApproveDeviceCodeRequest: MessageFns<ApproveDeviceCodeRequest> = {
     if (message.sessionClient !== undefined) {
       obj.sessionClient = SessionClient.toJSON(message.sessionClient);
     }
+    if (message.claimsJson !== "") {
+      obj.claimsJson = message.claimsJson;
+    }
     return obj;
   },
 
@@ -2541,6 +2569,7 @@ export const ApproveDeviceCodeRequest: MessageFns<ApproveDeviceCodeRequest> = {
     message.sessionClient = (object.sessionClient !== undefined && object.sessionClient !== null)
       ? SessionClient.fromPartial(object.sessionClient)
       : undefined;
+    message.claimsJson = object.claimsJson ?? "";
     return message;
   },
 };
@@ -3081,7 +3110,8 @@ export const OidcServiceService = {
    * Errors: oidc:user_code_invalid (no device code waits for that user
    * code: unknown, expired, used, approved or denied),
    * validation:invalid_input (the grant is not the account's grant for the
-   * device's client), user:not_found (the account is gone).
+   * device's client, or claims_json is not a JSON object of up to 4 KiB),
+   * user:not_found (the account is gone).
    */
   approveDeviceCode: {
     path: "/oidc.v1.OidcService/ApproveDeviceCode" as const,
@@ -3202,7 +3232,8 @@ export interface OidcServiceServer extends UntypedServiceImplementation {
    * Errors: oidc:user_code_invalid (no device code waits for that user
    * code: unknown, expired, used, approved or denied),
    * validation:invalid_input (the grant is not the account's grant for the
-   * device's client), user:not_found (the account is gone).
+   * device's client, or claims_json is not a JSON object of up to 4 KiB),
+   * user:not_found (the account is gone).
    */
   approveDeviceCode: handleUnaryCall<ApproveDeviceCodeRequest, ApproveDeviceCodeResponse>;
   /**
@@ -3435,7 +3466,8 @@ export interface OidcServiceClient extends Client {
    * Errors: oidc:user_code_invalid (no device code waits for that user
    * code: unknown, expired, used, approved or denied),
    * validation:invalid_input (the grant is not the account's grant for the
-   * device's client), user:not_found (the account is gone).
+   * device's client, or claims_json is not a JSON object of up to 4 KiB),
+   * user:not_found (the account is gone).
    */
   approveDeviceCode(
     request: ApproveDeviceCodeRequest,

@@ -1,0 +1,453 @@
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+INVITATION_STATUS_ACCEPTED: InvitationStatus
+INVITATION_STATUS_EXPIRED: InvitationStatus
+INVITATION_STATUS_PENDING: InvitationStatus
+INVITATION_STATUS_REVOKED: InvitationStatus
+INVITATION_STATUS_UNSPECIFIED: InvitationStatus
+MEMBERSHIP_SOURCE_ADMIN: MembershipSource
+MEMBERSHIP_SOURCE_CREATOR: MembershipSource
+MEMBERSHIP_SOURCE_INVITATION: MembershipSource
+MEMBERSHIP_SOURCE_SCIM: MembershipSource
+MEMBERSHIP_SOURCE_SSO: MembershipSource
+MEMBERSHIP_SOURCE_UNSPECIFIED: MembershipSource
+
+class AcceptInvitationRequest(_message.Message):
+    __slots__ = ["token", "user_id"]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    user_id: str
+    def __init__(self, token: _Optional[str] = ..., user_id: _Optional[str] = ...) -> None: ...
+
+class AcceptInvitationResponse(_message.Message):
+    __slots__ = ["organization"]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    organization: Organization
+    def __init__(self, organization: _Optional[_Union[Organization, _Mapping]] = ...) -> None: ...
+
+class ChangeMemberRoleRequest(_message.Message):
+    __slots__ = ["actor_user_id", "organization_id", "role", "user_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    organization_id: str
+    role: str
+    user_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., user_id: _Optional[str] = ..., role: _Optional[str] = ...) -> None: ...
+
+class ChangeMemberRoleResponse(_message.Message):
+    __slots__ = ["member"]
+    MEMBER_FIELD_NUMBER: _ClassVar[int]
+    member: Member
+    def __init__(self, member: _Optional[_Union[Member, _Mapping]] = ...) -> None: ...
+
+class CheckPermissionRequest(_message.Message):
+    __slots__ = ["organization_id", "permission", "user_id"]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    PERMISSION_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    organization_id: str
+    permission: str
+    user_id: str
+    def __init__(self, user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., permission: _Optional[str] = ...) -> None: ...
+
+class CheckPermissionResponse(_message.Message):
+    __slots__ = ["allowed", "role"]
+    ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    allowed: bool
+    role: str
+    def __init__(self, allowed: bool = ..., role: _Optional[str] = ...) -> None: ...
+
+class CreateInvitationRequest(_message.Message):
+    __slots__ = ["actor_user_id", "email", "organization_id", "role"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    email: str
+    organization_id: str
+    role: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., email: _Optional[str] = ..., role: _Optional[str] = ...) -> None: ...
+
+class CreateInvitationResponse(_message.Message):
+    __slots__ = ["invitation"]
+    INVITATION_FIELD_NUMBER: _ClassVar[int]
+    invitation: Invitation
+    def __init__(self, invitation: _Optional[_Union[Invitation, _Mapping]] = ...) -> None: ...
+
+class CreateOrganizationRequest(_message.Message):
+    __slots__ = ["actor_user_id", "name", "slug"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SLUG_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    name: str
+    slug: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., name: _Optional[str] = ..., slug: _Optional[str] = ...) -> None: ...
+
+class CreateOrganizationResponse(_message.Message):
+    __slots__ = ["organization"]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    organization: Organization
+    def __init__(self, organization: _Optional[_Union[Organization, _Mapping]] = ...) -> None: ...
+
+class CreateRoleRequest(_message.Message):
+    __slots__ = ["actor_user_id", "name", "organization_id", "permissions"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    PERMISSIONS_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    name: str
+    organization_id: str
+    permissions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., name: _Optional[str] = ..., permissions: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CreateRoleResponse(_message.Message):
+    __slots__ = ["role"]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    role: Role
+    def __init__(self, role: _Optional[_Union[Role, _Mapping]] = ...) -> None: ...
+
+class DeleteOrganizationRequest(_message.Message):
+    __slots__ = ["actor_user_id", "organization_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    organization_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ...) -> None: ...
+
+class DeleteOrganizationResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class DeleteRoleRequest(_message.Message):
+    __slots__ = ["actor_user_id", "name", "organization_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    name: str
+    organization_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class DeleteRoleResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class GetMembershipRequest(_message.Message):
+    __slots__ = ["organization", "user_id"]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    organization: str
+    user_id: str
+    def __init__(self, user_id: _Optional[str] = ..., organization: _Optional[str] = ...) -> None: ...
+
+class GetMembershipResponse(_message.Message):
+    __slots__ = ["found", "organization"]
+    FOUND_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    found: bool
+    organization: Organization
+    def __init__(self, found: bool = ..., organization: _Optional[_Union[Organization, _Mapping]] = ...) -> None: ...
+
+class GetOrganizationRequest(_message.Message):
+    __slots__ = ["actor_user_id", "organization"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    organization: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization: _Optional[str] = ...) -> None: ...
+
+class GetOrganizationResponse(_message.Message):
+    __slots__ = ["organization"]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    organization: Organization
+    def __init__(self, organization: _Optional[_Union[Organization, _Mapping]] = ...) -> None: ...
+
+class GetRoleRequest(_message.Message):
+    __slots__ = ["actor_user_id", "name", "organization_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    name: str
+    organization_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class GetRoleResponse(_message.Message):
+    __slots__ = ["role"]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    role: Role
+    def __init__(self, role: _Optional[_Union[Role, _Mapping]] = ...) -> None: ...
+
+class Invitation(_message.Message):
+    __slots__ = ["created_at", "email", "expires_at", "id", "invited_by", "role", "status"]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    INVITED_BY_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    created_at: _timestamp_pb2.Timestamp
+    email: str
+    expires_at: _timestamp_pb2.Timestamp
+    id: str
+    invited_by: str
+    role: str
+    status: InvitationStatus
+    def __init__(self, id: _Optional[str] = ..., email: _Optional[str] = ..., role: _Optional[str] = ..., status: _Optional[_Union[InvitationStatus, str]] = ..., invited_by: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListInvitationsRequest(_message.Message):
+    __slots__ = ["actor_user_id", "cursor", "limit", "organization_id", "status"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    cursor: str
+    limit: int
+    organization_id: str
+    status: InvitationStatus
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., status: _Optional[_Union[InvitationStatus, str]] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListInvitationsResponse(_message.Message):
+    __slots__ = ["invitations", "next_cursor"]
+    INVITATIONS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    invitations: _containers.RepeatedCompositeFieldContainer[Invitation]
+    next_cursor: str
+    def __init__(self, invitations: _Optional[_Iterable[_Union[Invitation, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class ListMembersRequest(_message.Message):
+    __slots__ = ["actor_user_id", "cursor", "limit", "organization_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    cursor: str
+    limit: int
+    organization_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListMembersResponse(_message.Message):
+    __slots__ = ["members", "next_cursor"]
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    members: _containers.RepeatedCompositeFieldContainer[Member]
+    next_cursor: str
+    def __init__(self, members: _Optional[_Iterable[_Union[Member, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class ListMembershipsRequest(_message.Message):
+    __slots__ = ["user_id"]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    user_id: str
+    def __init__(self, user_id: _Optional[str] = ...) -> None: ...
+
+class ListMembershipsResponse(_message.Message):
+    __slots__ = ["organizations"]
+    ORGANIZATIONS_FIELD_NUMBER: _ClassVar[int]
+    organizations: _containers.RepeatedCompositeFieldContainer[Organization]
+    def __init__(self, organizations: _Optional[_Iterable[_Union[Organization, _Mapping]]] = ...) -> None: ...
+
+class ListOrganizationMembersRequest(_message.Message):
+    __slots__ = ["cursor", "limit", "organization_id"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    limit: int
+    organization_id: str
+    def __init__(self, organization_id: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListOrganizationMembersResponse(_message.Message):
+    __slots__ = ["members", "next_cursor"]
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    members: _containers.RepeatedCompositeFieldContainer[Member]
+    next_cursor: str
+    def __init__(self, members: _Optional[_Iterable[_Union[Member, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class ListOrganizationsRequest(_message.Message):
+    __slots__ = ["actor_user_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ...) -> None: ...
+
+class ListOrganizationsResponse(_message.Message):
+    __slots__ = ["organizations"]
+    ORGANIZATIONS_FIELD_NUMBER: _ClassVar[int]
+    organizations: _containers.RepeatedCompositeFieldContainer[Organization]
+    def __init__(self, organizations: _Optional[_Iterable[_Union[Organization, _Mapping]]] = ...) -> None: ...
+
+class ListRolesRequest(_message.Message):
+    __slots__ = ["actor_user_id", "organization_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    organization_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ...) -> None: ...
+
+class ListRolesResponse(_message.Message):
+    __slots__ = ["roles"]
+    ROLES_FIELD_NUMBER: _ClassVar[int]
+    roles: _containers.RepeatedCompositeFieldContainer[Role]
+    def __init__(self, roles: _Optional[_Iterable[_Union[Role, _Mapping]]] = ...) -> None: ...
+
+class ListUserMembershipsRequest(_message.Message):
+    __slots__ = ["user_id"]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    user_id: str
+    def __init__(self, user_id: _Optional[str] = ...) -> None: ...
+
+class ListUserMembershipsResponse(_message.Message):
+    __slots__ = ["organizations"]
+    ORGANIZATIONS_FIELD_NUMBER: _ClassVar[int]
+    organizations: _containers.RepeatedCompositeFieldContainer[Organization]
+    def __init__(self, organizations: _Optional[_Iterable[_Union[Organization, _Mapping]]] = ...) -> None: ...
+
+class LookupInvitationRequest(_message.Message):
+    __slots__ = ["token"]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    def __init__(self, token: _Optional[str] = ...) -> None: ...
+
+class LookupInvitationResponse(_message.Message):
+    __slots__ = ["email", "organization_id", "organization_name", "organization_slug", "role"]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_NAME_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_SLUG_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    email: str
+    organization_id: str
+    organization_name: str
+    organization_slug: str
+    role: str
+    def __init__(self, organization_id: _Optional[str] = ..., organization_slug: _Optional[str] = ..., organization_name: _Optional[str] = ..., email: _Optional[str] = ..., role: _Optional[str] = ...) -> None: ...
+
+class Member(_message.Message):
+    __slots__ = ["email", "handle", "joined_at", "role", "source", "user_id"]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    HANDLE_FIELD_NUMBER: _ClassVar[int]
+    JOINED_AT_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    email: str
+    handle: str
+    joined_at: _timestamp_pb2.Timestamp
+    role: str
+    source: MembershipSource
+    user_id: str
+    def __init__(self, user_id: _Optional[str] = ..., handle: _Optional[str] = ..., email: _Optional[str] = ..., role: _Optional[str] = ..., source: _Optional[_Union[MembershipSource, str]] = ..., joined_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class Organization(_message.Message):
+    __slots__ = ["created_at", "id", "name", "permissions", "role", "slug"]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PERMISSIONS_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    SLUG_FIELD_NUMBER: _ClassVar[int]
+    created_at: _timestamp_pb2.Timestamp
+    id: str
+    name: str
+    permissions: _containers.RepeatedScalarFieldContainer[str]
+    role: str
+    slug: str
+    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., name: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., role: _Optional[str] = ..., permissions: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RemoveMemberRequest(_message.Message):
+    __slots__ = ["actor_user_id", "organization_id", "user_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    organization_id: str
+    user_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., user_id: _Optional[str] = ...) -> None: ...
+
+class RemoveMemberResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class RevokeInvitationRequest(_message.Message):
+    __slots__ = ["actor_user_id", "invitation_id", "organization_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    INVITATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    invitation_id: str
+    organization_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., invitation_id: _Optional[str] = ...) -> None: ...
+
+class RevokeInvitationResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class Role(_message.Message):
+    __slots__ = ["built_in", "name", "permissions"]
+    BUILT_IN_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PERMISSIONS_FIELD_NUMBER: _ClassVar[int]
+    built_in: bool
+    name: str
+    permissions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., permissions: _Optional[_Iterable[str]] = ..., built_in: bool = ...) -> None: ...
+
+class UpdateOrganizationRequest(_message.Message):
+    __slots__ = ["actor_user_id", "name", "organization_id", "slug"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    SLUG_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    name: str
+    organization_id: str
+    slug: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., name: _Optional[str] = ..., slug: _Optional[str] = ...) -> None: ...
+
+class UpdateOrganizationResponse(_message.Message):
+    __slots__ = ["organization"]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    organization: Organization
+    def __init__(self, organization: _Optional[_Union[Organization, _Mapping]] = ...) -> None: ...
+
+class UpdateRoleRequest(_message.Message):
+    __slots__ = ["actor_user_id", "name", "organization_id", "permissions"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    PERMISSIONS_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    name: str
+    organization_id: str
+    permissions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., name: _Optional[str] = ..., permissions: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class UpdateRoleResponse(_message.Message):
+    __slots__ = ["role"]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    role: Role
+    def __init__(self, role: _Optional[_Union[Role, _Mapping]] = ...) -> None: ...
+
+class MembershipSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class InvitationStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
