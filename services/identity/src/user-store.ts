@@ -37,6 +37,19 @@ export async function findUserById(db: pg.ClientBase | pg.Pool, id: string, lock
   return rows[0];
 }
 
+/**
+ * An account's row, held against deletion (FOR KEY SHARE) until the
+ * caller's transaction ends, as a row referring to it will hold it anyway.
+ * Taken before any organisation's row: an account deletion locks the
+ * account first and then its organisations, so taking the organisation
+ * first would let a deletion commit between the read and the reference,
+ * and the write fail on the foreign key.
+ */
+export async function holdUserById(db: pg.ClientBase, id: string): Promise<UserRecord | undefined> {
+  const { rows } = await db.query<UserRecord>(`SELECT ${USER_COLUMNS} FROM identity.users WHERE id = $1 FOR KEY SHARE`, [id]);
+  return rows[0];
+}
+
 export async function findUserByEmail(db: pg.ClientBase | pg.Pool, email: string): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(`SELECT ${USER_COLUMNS} FROM identity.users WHERE email = $1`, [email]);
   return rows[0];

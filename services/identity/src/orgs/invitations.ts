@@ -9,7 +9,7 @@ import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import { checkNewEmail, normalizeEmail } from '../account-rules';
 import { queueMail } from '../mail-queue';
 import { decodePageToken, encodePageToken } from '../page-tokens';
-import { findUserById } from '../user-store';
+import { findUserById, holdUserById } from '../user-store';
 import type { OrgsDeps } from './orgs-deps';
 import { checkId, checkRoleName, isId, refuse } from './org-fields';
 import { actingMember, findMembership, organizationOf } from './membership-store';
@@ -169,7 +169,8 @@ export async function lookupInvitation(deps: OrgsDeps, token: string): Promise<o
 
 /**
  * Accepts an invitation for an account whose verified email is the
- * invited address. The organisation's row is locked before the
+ * invited address. The account is held first (holdUserById). The
+ * organisation's row is locked before the
  * invitation's, in the order revocations take them: of two acceptances,
  * or an acceptance and a revocation, at once, the second finds the
  * invitation no longer pending.
@@ -178,10 +179,10 @@ export async function acceptInvitation(deps: OrgsDeps, input: { readonly token: 
   refuse(checkId(input.userId, 'user_id'));
   return withTransaction(deps.pool, context, async (db) => {
     const { organization_id: organizationId } = await pendingInvitation(db, input.token);
+    const user = await holdUserById(db, input.userId);
+    if (!user) throw new AppError('auth:unauthorized');
     await db.query('SELECT FROM identity.organizations WHERE id = $1 FOR UPDATE', [organizationId]);
     const invitation = await pendingInvitation(db, input.token, true);
-    const user = await findUserById(db, input.userId);
-    if (!user) throw new AppError('auth:unauthorized');
     if (!user.email_verified_at || normalizeEmail(user.email) !== invitation.email) throw new AppError('org:invitation_email_mismatch');
     if (await findMembership(db, user.id, organizationId)) throw new AppError('org:already_member');
     await db.query(`INSERT INTO identity.org_memberships (organization_id, user_id, role, source) VALUES ($1, $2, $3, 'invitation')`, [

@@ -4,7 +4,7 @@ import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { requireUserId } from '../account-administration';
 import { actorOf, recordAdminAction, type Actor } from '../audit-log';
-import { findUserById } from '../user-store';
+import { findUserById, holdUserById } from '../user-store';
 import type { OrgsDeps } from './orgs-deps';
 import { checkId, checkRoleName, checkSlug, organizationName, refuse } from './org-fields';
 import { findMembership, insertMembership, type Membership } from './membership-store';
@@ -61,12 +61,15 @@ async function administerOrganization<T>(
   organizationId: string,
   context: RequestContext,
   change: (db: pg.ClientBase, actor: Actor) => Promise<T>,
+  options: { readonly holdUserId?: string } = {},
 ): Promise<T> {
   const actor = actorOf(context);
   refuse(checkId(organizationId, 'organization_id'));
   return withTransaction(deps.pool, context, async (db) => {
+    const held = options.holdUserId === undefined || (await holdUserById(db, options.holdUserId)) !== undefined;
     const { rowCount } = await db.query('SELECT FROM identity.organizations WHERE id = $1 FOR UPDATE', [organizationId]);
     if (rowCount === 0) throw new AppError('org:not_found');
+    if (!held) throw new AppError('user:not_found');
     return change(db, actor);
   });
 }
@@ -99,14 +102,17 @@ export async function addMemberAsAdmin(
 ): Promise<Membership> {
   refuse(checkRoleName(input.role));
   const userId = requireUserId(input.userId);
-  return administerOrganization(deps, input.organizationId, context, async (db, actor) => {
-    // Read, not locked: the membership's foreign key holds the account, and an account deletion locks the account
-    // before its organisations, the other way round.
-    if (!(await findUserById(db, userId))) throw new AppError('user:not_found');
-    const membership = await insertMembership(db, { organizationId: input.organizationId, userId, role: input.role, source: 'admin' }, context);
-    await recordAdminAction(db, { ...actor, action: 'add_organization_member', userIds: [userId], organizationId: input.organizationId });
-    return membership;
-  });
+  return administerOrganization(
+    deps,
+    input.organizationId,
+    context,
+    async (db, actor) => {
+      const membership = await insertMembership(db, { organizationId: input.organizationId, userId, role: input.role, source: 'admin' }, context);
+      await recordAdminAction(db, { ...actor, action: 'add_organization_member', userIds: [userId], organizationId: input.organizationId });
+      return membership;
+    },
+    { holdUserId: userId },
+  );
 }
 
 /** Removes a member; the last owner stays. */

@@ -357,6 +357,42 @@ describe('deleting an account', () => {
   });
 });
 
+/** Waits until another connection to the test database waits on a lock. */
+async function someoneWaitsOnALock(): Promise<void> {
+  for (;;) {
+    const { rows } = await pool.query(`SELECT FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+    if (rows.length > 0) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe('an account deleted while it joins', () => {
+  it('answers that the account is gone, not a failed write, when its deletion commits during an acceptance', async () => {
+    const { owner, organization } = await newOrganization();
+    const invited = await newUser();
+    await orgs.createInvitation({ actorUserId: owner.id, organizationId: organization.id, email: invited.email, role: 'member' });
+    const token = await mailedToken(invited.email);
+
+    const deletion = await pool.connect();
+    try {
+      await deletion.query('BEGIN');
+      await deletion.query('SELECT FROM identity.users WHERE id = $1 FOR UPDATE', [invited.id]);
+      await deletion.query('DELETE FROM identity.users WHERE id = $1', [invited.id]);
+      const accepted = codeOf(orgs.acceptInvitation({ token, userId: invited.id }));
+      await someoneWaitsOnALock();
+      // The deletion locks the account's organisations after the account; the acceptance must not hold one.
+      await deletion.query(`SET LOCAL lock_timeout = '5s'`);
+      await deletion.query('SELECT FROM identity.organizations WHERE id = $1 FOR UPDATE', [organization.id]);
+      await deletion.query('COMMIT');
+      expect(await accepted).toBe('auth:unauthorized');
+    } finally {
+      deletion.release();
+    }
+    const { rows } = await pool.query('SELECT FROM identity.org_memberships WHERE organization_id = $1', [organization.id]);
+    expect(rows).toHaveLength(1);
+  });
+});
+
 describe('OrganizationAccessService', () => {
   it('answers whether a member holds a permission: the owner every one, a custom role its own and its resource’s wildcard', async () => {
     const { owner, organization } = await newOrganization();
