@@ -61,7 +61,7 @@ function toMemberMessage(member: Membership): adminV1.OrganizationMember {
 }
 
 /** One page and the token of the next: asks for one row more than it shows. */
-function paged<T>(rows: T[], size: number, cursor: (row: T) => [Date, string]): { page: T[]; next: string } {
+function paged<T>(rows: T[], size: number, cursor: (row: T) => [string, string]): { page: T[]; next: string } {
   const page = rows.slice(0, size);
   const last = page[page.length - 1];
   return { page, next: rows.length > size && last ? encodePageToken(...cursor(last)) : '' };
@@ -82,8 +82,8 @@ export function adminHandlers(deps: IdentityDeps, orgs: OrgsDeps): AdminHandlers
       const actor = actorOf(context);
       const size = pageSizeOf(pageSize);
       const after = decodePageToken(pageToken);
-      const rows = await listUsersPage(deps.pool, size + 1, after && { createdAt: after.at, id: after.id });
-      const { page, next } = paged(rows, size, (user) => [user.created_at, user.id]);
+      const rows = await listUsersPage(deps.pool, size + 1, after);
+      const { page, next } = paged(rows, size, (user) => [user.page_key, user.id]);
       await recordAdminAction(deps.pool, { ...actor, action: 'list_users', userIds: page.map((user) => user.id) });
       return { users: page.map(toAdminUserMessage), nextPageToken: next };
     },
@@ -114,7 +114,7 @@ export function adminHandlers(deps: IdentityDeps, orgs: OrgsDeps): AdminHandlers
         limit: size + 1,
         after: decodePageToken(pageToken),
       });
-      const { page, next } = paged(rows, size, (entry) => [entry.at, entry.id]);
+      const { page, next } = paged(rows, size, (entry) => [entry.page_key, entry.id]);
       // The audit names accounts, what was done to them and why, and the staff who did it.
       await recordAdminAction(deps.pool, { ...actor, action: 'list_audit_log', userIds: [subject ?? null] });
       return { entries: page.map(toAuditEntry), nextPageToken: next };
@@ -144,7 +144,7 @@ export function adminHandlers(deps: IdentityDeps, orgs: OrgsDeps): AdminHandlers
       actorOf(context);
       const size = pageSizeOf(pageSize);
       const rows = await listOrganizationsPage(deps.pool, size + 1, decodePageToken(pageToken));
-      const { page, next } = paged(rows, size, (organization) => [organization.createdAt, organization.id]);
+      const { page, next } = paged(rows, size, (organization) => [organization.pageKey, organization.id]);
       return { organizations: page.map(toOrganizationMessage), nextPageToken: next };
     },
     async createOrganization(request, context) {

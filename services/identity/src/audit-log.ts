@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { uuidv7 } from 'uuidv7';
 import { AppError } from '@latchkey/errors';
 import { metadataKeys, operatorProblem, type RequestContext } from '@latchkey/grpc-kit';
+import { pageKeySql } from './page-tokens';
 
 /** What admin.v1 records: every change it makes, and every read that shows personal data. */
 export type AdminAction =
@@ -87,8 +88,8 @@ export async function recordAdminAction(
 /** Up to `limit` entries before the (at, id) cursor, newest first, of one account or all. */
 export async function listAuditPage(
   db: Queryable,
-  options: { userId: string | undefined; limit: number; after: { at: Date; id: string } | undefined },
-): Promise<AuditRecord[]> {
+  options: { userId: string | undefined; limit: number; after: { at: string; id: string } | undefined },
+): Promise<(AuditRecord & { page_key: string })[]> {
   const conditions: string[] = [];
   const values: unknown[] = [options.limit];
   if (options.userId !== undefined) {
@@ -97,11 +98,11 @@ export async function listAuditPage(
   }
   if (options.after !== undefined) {
     values.push(options.after.at, options.after.id);
-    conditions.push(`(at, id) < ($${values.length - 1}, $${values.length})`);
+    conditions.push(`(at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
   }
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-  const { rows } = await db.query<AuditRecord>(
-    `SELECT id, at, operator, caller, action, user_id, reason, client_id, organization_id FROM identity.admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
+  const { rows } = await db.query<AuditRecord & { page_key: string }>(
+    `SELECT id, at, operator, caller, action, user_id, reason, client_id, organization_id, ${pageKeySql('at')} AS page_key FROM identity.admin_audit_log ${where} ORDER BY at DESC, id DESC LIMIT $1`,
     values,
   );
   return rows;

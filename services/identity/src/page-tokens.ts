@@ -3,17 +3,28 @@ import { AppError } from '@latchkey/errors';
 /**
  * Keyset page tokens: the (time, id) of the last row of a page, opaque to
  * callers. A token this service did not issue is a caller error.
+ *
+ * The time is carried as PostgreSQL's exact text of the stored timestamp
+ * (pageKeySql), never through a JavaScript Date: a Date keeps
+ * milliseconds, the columns keep microseconds, and a keyset cut to the
+ * millisecond skips the rows that share the last row's millisecond.
  */
-export function encodePageToken(at: Date, id: string): string {
-  return Buffer.from(JSON.stringify([at.toISOString(), id])).toString('base64url');
+export function encodePageToken(at: string, id: string): string {
+  return Buffer.from(JSON.stringify([at, id])).toString('base64url');
 }
 
-export function decodePageToken(token: string, field = 'page_token'): { at: Date; id: string } | undefined {
+/** The select expression giving a timestamp column's page key: UTC, to the microsecond, which PostgreSQL parses back exactly. */
+export function pageKeySql(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+const PAGE_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
+
+export function decodePageToken(token: string, field = 'page_token'): { at: string; id: string } | undefined {
   if (token === '') return undefined;
   try {
     const [at, id] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown[];
-    const time = typeof at === 'string' ? new Date(at) : undefined;
-    if (time && !Number.isNaN(time.getTime()) && typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id)) return { at: time, id };
+    if (typeof at === 'string' && PAGE_KEY.test(at) && !Number.isNaN(Date.parse(at)) && typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id)) return { at, id };
   } catch {
     // Falls through to the caller error.
   }

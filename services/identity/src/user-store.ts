@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { pageKeySql } from './page-tokens';
 
 /** A users row. `password_hash` never leaves this service. */
 export interface UserRecord {
@@ -161,14 +162,13 @@ export async function findUserByHandle(db: pg.ClientBase | pg.Pool, handle: stri
 export async function listUsersPage(
   db: pg.Pool,
   limit: number,
-  after: { createdAt: Date; id: string } | undefined,
-): Promise<UserRecord[]> {
-  const { rows } = after
-    ? await db.query<UserRecord>(
-        `SELECT ${USER_COLUMNS} FROM identity.users WHERE (created_at, id) < ($2, $3) ORDER BY created_at DESC, id DESC LIMIT $1`,
-        [limit, after.createdAt, after.id],
-      )
-    : await db.query<UserRecord>(`SELECT ${USER_COLUMNS} FROM identity.users ORDER BY created_at DESC, id DESC LIMIT $1`, [limit]);
+  after: { at: string; id: string } | undefined,
+): Promise<(UserRecord & { page_key: string })[]> {
+  const { rows } = await db.query<UserRecord & { page_key: string }>(
+    `SELECT ${USER_COLUMNS}, ${pageKeySql('created_at')} AS page_key FROM identity.users
+     WHERE $2::timestamptz IS NULL OR (created_at, id) < ($2, $3::uuid) ORDER BY created_at DESC, id DESC LIMIT $1`,
+    [limit, after?.at ?? null, after?.id ?? null],
+  );
   return rows;
 }
 

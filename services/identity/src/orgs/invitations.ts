@@ -8,7 +8,7 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
 import { checkNewEmail, normalizeEmail } from '../account-rules';
 import { queueMail } from '../mail-queue';
-import { decodePageToken, encodePageToken } from '../page-tokens';
+import { decodePageToken, encodePageToken, pageKeySql } from '../page-tokens';
 import { findUserById, holdUserById } from '../user-store';
 import type { OrgsDeps } from './orgs-deps';
 import { checkId, checkRoleName, isId, refuse } from './org-fields';
@@ -116,15 +116,15 @@ export async function listInvitations(
   const condition = statusConditions[input.status] ?? 'true';
   return withTransaction(deps.pool, context, async (db) => {
     const actor = await actingMember(db, input.actorUserId, input.organizationId, { needs: 'invitations:manage' });
-    const { rows } = await db.query<InvitationRow>(
-      `SELECT ${INVITATION_COLUMNS} FROM identity.org_invitations
+    const { rows } = await db.query<InvitationRow & { page_key: string }>(
+      `SELECT ${INVITATION_COLUMNS}, ${pageKeySql('created_at')} AS page_key FROM identity.org_invitations
        WHERE organization_id = $1 AND (${condition}) AND ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3::uuid))
        ORDER BY created_at DESC, id DESC LIMIT $4`,
       [actor.organizationId, after?.at ?? null, after?.id ?? null, limit + 1],
     );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return { invitations: page.map(invitationOf), nextCursor: rows.length > limit && last ? encodePageToken(last.created_at, last.id) : '' };
+    return { invitations: page.map(invitationOf), nextCursor: rows.length > limit && last ? encodePageToken(last.page_key, last.id) : '' };
   });
 }
 

@@ -45,7 +45,8 @@ const MEMBER_SELECT = `SELECT m.user_id, u.handle, u.email, m.role, m.source, m.
 /**
  * A page of an organisation's members in the order they joined, after the
  * cursor: keyset pages on (joined_at, user_id), an index range however
- * large the organisation.
+ * large the organisation. joined_at is kept in whole milliseconds (its
+ * CHECK), so its Date is its exact page key.
  */
 export async function memberPage(
   db: pg.ClientBase | pg.Pool,
@@ -61,7 +62,7 @@ export async function memberPage(
   );
   const members = rows.slice(0, page.limit);
   const last = members[members.length - 1];
-  return { members: members.map(memberOf), nextCursor: rows.length > page.limit && last ? encodePageToken(last.joined_at, last.user_id) : '' };
+  return { members: members.map(memberOf), nextCursor: rows.length > page.limit && last ? encodePageToken(last.joined_at.toISOString(), last.user_id) : '' };
 }
 
 /** A page size: 1 to `max`; 0 means `fallback`. */

@@ -4,6 +4,7 @@ import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { requireUserId } from '../account-administration';
 import { actorOf, recordAdminAction, type Actor } from '../audit-log';
+import { pageKeySql } from '../page-tokens';
 import { findUserById, holdUserById } from '../user-store';
 import type { OrgsDeps } from './orgs-deps';
 import { checkId, checkRoleName, checkSlug, organizationName, refuse } from './org-fields';
@@ -18,6 +19,8 @@ export interface OrganizationRecord {
   readonly name: string;
   readonly createdAt: Date;
   readonly memberCount: number;
+  /** Its place in the newest-first listing (page-tokens.ts). */
+  readonly pageKey: string;
 }
 
 interface OrganizationRow {
@@ -26,25 +29,21 @@ interface OrganizationRow {
   name: string;
   created_at: Date;
   member_count: number;
+  page_key: string;
 }
 
 function recordOf(row: OrganizationRow): OrganizationRecord {
-  return { id: row.id, slug: row.slug, name: row.name, createdAt: row.created_at, memberCount: row.member_count };
+  return { id: row.id, slug: row.slug, name: row.name, createdAt: row.created_at, memberCount: row.member_count, pageKey: row.page_key };
 }
 
-/**
- * Milliseconds, as page tokens carry them: a keyset on the stored
- * microseconds would skip the rows that share the last row's millisecond.
- */
-const CREATED = `date_trunc('milliseconds', o.created_at)`;
-const ORGANIZATION_SELECT = `SELECT o.id, o.slug, o.name, ${CREATED} AS created_at,
+const ORGANIZATION_SELECT = `SELECT o.id, o.slug, o.name, o.created_at, ${pageKeySql('o.created_at')} AS page_key,
   (SELECT count(*)::int FROM identity.org_memberships m WHERE m.organization_id = o.id) AS member_count
   FROM identity.organizations o`;
 
 /** Up to `limit` organisations before the (created_at, id) cursor, newest first. */
-export async function listOrganizationsPage(db: pg.Pool, limit: number, after: { at: Date; id: string } | undefined): Promise<OrganizationRecord[]> {
+export async function listOrganizationsPage(db: pg.Pool, limit: number, after: { at: string; id: string } | undefined): Promise<OrganizationRecord[]> {
   const { rows } = await db.query<OrganizationRow>(
-    `${ORGANIZATION_SELECT} WHERE $2::timestamptz IS NULL OR (${CREATED}, o.id) < ($2, $3::uuid) ORDER BY ${CREATED} DESC, o.id DESC LIMIT $1`,
+    `${ORGANIZATION_SELECT} WHERE $2::timestamptz IS NULL OR (o.created_at, o.id) < ($2, $3::uuid) ORDER BY o.created_at DESC, o.id DESC LIMIT $1`,
     [limit, after?.at ?? null, after?.id ?? null],
   );
   return rows.map(recordOf);

@@ -835,6 +835,21 @@ describe('administration (admin.v1)', () => {
     } while (pageToken !== '');
     const { rows } = await db.query<{ id: string }>('SELECT id FROM users ORDER BY created_at DESC, id DESC');
     expect(seen).toEqual(rows.map((row) => row.id).slice(1));
+
+    // Accounts created within one millisecond: the page boundary falls between them.
+    await db.query(
+      `UPDATE users SET created_at = '2000-01-01T00:00:00.000001Z'::timestamptz + (n * interval '1 microsecond')
+       FROM (SELECT id AS row_id, row_number() OVER (ORDER BY id) AS n FROM users WHERE id = ANY($1::uuid[])) numbered WHERE id = row_id`,
+      [seen.slice(0, 5)],
+    );
+    const walked: string[] = [];
+    do {
+      const page = await admin.listUsers({ pageSize: 2, pageToken });
+      walked.push(...page.users.map((user) => user.id));
+      pageToken = page.nextPageToken;
+    } while (pageToken !== '');
+    const { rows: now } = await db.query<{ id: string }>('SELECT id FROM users ORDER BY created_at DESC, id DESC');
+    expect(walked).toEqual(now.map((row) => row.id));
     expect((await errorOf(admin.listUsers({ pageSize: 3, pageToken: 'forged' }))).fields[0]?.field).toBe('page_token');
     expect((await errorOf(admin.listUsers({ pageSize: 101, pageToken: '' }))).fields[0]?.field).toBe('page_size');
   });
