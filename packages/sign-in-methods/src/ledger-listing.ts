@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { identityV1 } from '@latchkey/contracts';
 import { withTransaction } from '@latchkey/db';
 import { withOwnRequestContext, type RequestContext } from '@latchkey/grpc-kit';
+import { startPeriodicTask, type PeriodicTask } from '@latchkey/runtime';
 import type { Logger } from '@latchkey/telemetry';
 import type { IdentityClient } from './method-removal';
 
@@ -48,38 +49,24 @@ export async function listOwnedMethods(
 /**
  * Lists, at start and then every minute, what the unit has not listed:
  * after an upgrade, every method stored before the ledger existed
- * (docs/operations.md, "The ledger of sign-in methods"). Failures are
- * logged and tried again at the next turn.
+ * (docs/operations.md, "The ledger of sign-in methods"). A failed turn is
+ * logged and tried again at the next.
  */
 export function startLedgerSweep(
   deps: { readonly pool: pg.Pool; readonly identity: IdentityClient; readonly logger: Logger },
   owner: MethodOwner,
-): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
+): PeriodicTask {
   const batch = (): Promise<number> => withOwnRequestContext(deps.logger, BATCH_BUDGET_MS, (context) => listOwnedMethods(deps, owner, context));
-  const sweep = async () => {
-    let listed = 0;
-    try {
-      for (let count = BATCH; count === BATCH && !stopped; listed += count) count = await batch();
-    } catch (error) {
-      deps.logger.warn({ err: error }, 'could not list sign-in methods in the ledger; trying again later');
-    }
-    if (listed > 0) deps.logger.info({ listed }, 'sign-in methods listed in the ledger');
-  };
-  const turn = () => {
-    if (!stopped) running = sweep();
-  };
-  turn();
-  const timer = setInterval(() => {
-    void running.then(turn);
-  }, SWEEP_INTERVAL_MS);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
+  return startPeriodicTask(
+    {
+      description: 'listing sign-in methods in the ledger',
+      intervalMs: SWEEP_INTERVAL_MS,
+      async run() {
+        let listed = 0;
+        for (let count = BATCH; count === BATCH; listed += count) count = await batch();
+        if (listed > 0) deps.logger.info({ listed }, 'sign-in methods listed in the ledger');
+      },
     },
-  };
+    deps.logger,
+  );
 }
