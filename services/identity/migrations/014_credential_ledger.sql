@@ -49,12 +49,13 @@ SELECT id, 'password', '', 'active', password_set_at FROM identity.users WHERE p
 -- What the previous ledger listed, and the TOTP the presence marks said may
 -- be on (every account's, until totp completed its census), is pending
 -- until its owner settles it: each unit's migration queues every account it
--- holds credentials of, and its sweep settles them and every pending row.
+-- holds credentials of, and its first sweep settles those and every
+-- pending row, which no owner has ever settled (changed_at -infinity).
 -- Pending counts as a second factor that may be on, and as no way in.
-INSERT INTO identity.credentials (user_id, kind, reference, state, added_at)
-SELECT user_id, kind, reference, 'pending', added_at FROM identity.sign_in_methods WHERE kind <> 'password';
-INSERT INTO identity.credentials (user_id, kind, reference, state)
-SELECT id, 'totp', '', 'pending' FROM identity.users
+INSERT INTO identity.credentials (user_id, kind, reference, state, added_at, changed_at)
+SELECT user_id, kind, reference, 'pending', added_at, '-infinity' FROM identity.sign_in_methods WHERE kind <> 'password';
+INSERT INTO identity.credentials (user_id, kind, reference, state, changed_at)
+SELECT id, 'totp', '', 'pending', '-infinity' FROM identity.users
  WHERE totp_possible OR NOT EXISTS (SELECT FROM identity.totp_census);
 
 -- The tables of 009 and 010 stay, unread, until a later release drops them:
