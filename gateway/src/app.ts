@@ -155,7 +155,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     }),
   );
   await app.register(tokenRoutes({ ...sessionAccess, tokens: deps.tokens, orgs }));
-  await app.register(organizationRoutes({ ...sessionAccess, identity, totp, passkeys, orgs, organizationLimits }));
+  await app.register(organizationRoutes({ ...sessionAccess, identity, orgs, organizationLimits }));
   await app.register(membershipRoutes({ ...sessionAccess, orgs, organizationLimits, limits }));
   await app.register(activeOrganizationRoutes({ ...sessionAccess, orgs }));
   if (deps.openIdProvider) {

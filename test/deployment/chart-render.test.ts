@@ -284,10 +284,10 @@ describe.each(variants)('helm template with %s values', (variant) => {
       gateway: [53, 6379, 4317, 4318, 'grpc', 'grpc', 'grpc', 'grpc', 'grpc'],
       identity: [53, 5432, 6379, 4222, 4317, 4318],
       oauth: [53, 5432, 6379, 4222, 443, 4317, 4318, 'grpc'],
-      // identity alone: which accounts may have TOTP on.
+      // identity alone: the credential ledger, which tells sign-ins whether TOTP may be on.
       totp: [53, 5432, 6379, 4222, 4317, 4318, 'grpc'],
       posts: [53, 5432, 6379, 4222, 443, 4317, 4318],
-      // identity alone: the account and the ledger of sign-in methods.
+      // identity alone: the account and the credential ledger.
       passkeys: [53, 5432, 6379, 4222, 4317, 4318, 'grpc'],
       jobs: [53, 5432, 6379, 4222, 443, 25, 465, 587, 4317, 4318, 'grpc', 'grpc', 'grpc', 'grpc', 'grpc'],
     };

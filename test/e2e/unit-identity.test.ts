@@ -155,7 +155,7 @@ describe('every unit with an identity of its own', () => {
     expect(refusal).toContain(`caller \\"posts\\" is not one of ${methodCallersOf('identity.v1.IdentityService').GetUser!.join(', ')}`);
   });
 
-  it('answers each RPC only to the units that call it: the TOTP marks to totp, the OpenID artifacts to the gateway, ended sessions to the worker', async () => {
+  it('answers each RPC only to the units that call it: the credential ledger to its owners, the OpenID artifacts to the gateway, ended sessions to the worker', async () => {
     const account = await signedInAccount(stack, 'permrpc');
     const as = (unit: string) => ({ identity: identityAs(certificates.get(unit)), oidc: oidcAs(certificates.get(unit)) });
     const clients = { totp: as('totp'), posts: as('posts'), oauth: as('oauth'), gateway: as('gateway'), jobs: as('jobs') };
@@ -166,11 +166,15 @@ describe('every unit with an identity of its own', () => {
       expiresAt: new Date(Date.now() + 60_000),
     });
     const ended = { userId: account.id, sessionIds: [], keptSessionId: '', endedAt: new Date() };
+    // What a taken-over unit would tell the ledger: the account holds no TOTP, so that its sign-ins skip the second step.
+    const noTotp = { kind: identityV1.CredentialKind.CREDENTIAL_KIND_TOTP, accounts: [{ userId: account.id, credentials: [] }] };
     try {
-      // A taken-over unit that reaches identity cannot mark an account, write the OpenID Provider's tokens or end its sessions.
-      expect(await statusOf(clients.posts.identity.recordTotpPossible({ userIds: [account.id] }))).toBe(GrpcStatus.PERMISSION_DENIED);
-      expect(await statusOf(clients.gateway.identity.recordTotpPossible({ userIds: [account.id] }))).toBe(GrpcStatus.PERMISSION_DENIED);
-      expect(await statusOf(clients.oauth.identity.completeTotpCensus({}))).toBe(GrpcStatus.PERMISSION_DENIED);
+      // A taken-over unit that reaches identity cannot settle the credential ledger, write the OpenID Provider's tokens or end its sessions.
+      expect(await statusOf(clients.posts.identity.settleCredentials(noTotp))).toBe(GrpcStatus.PERMISSION_DENIED);
+      expect(await statusOf(clients.gateway.identity.settleCredentials(noTotp))).toBe(GrpcStatus.PERMISSION_DENIED);
+      expect(
+        await statusOf(clients.jobs.identity.reserveCredentialRemoval({ userId: account.id, kind: identityV1.CredentialKind.CREDENTIAL_KIND_PASSKEY, reference: account.id })),
+      ).toBe(GrpcStatus.PERMISSION_DENIED);
       expect(await statusOf(clients.posts.oidc.saveArtifact(artifact('permrpc-posts')))).toBe(GrpcStatus.PERMISSION_DENIED);
       expect(await statusOf(clients.oauth.oidc.saveArtifact(artifact('permrpc-oauth')))).toBe(GrpcStatus.PERMISSION_DENIED);
       expect(await statusOf(clients.jobs.oidc.saveArtifact(artifact('permrpc-jobs')))).toBe(GrpcStatus.PERMISSION_DENIED);
@@ -178,9 +182,10 @@ describe('every unit with an identity of its own', () => {
       // Nor does a unit get what only another unit's work needs: the worker cannot delete an account, the gateway purge.
       expect(await statusOf(clients.jobs.identity.deleteUser({ userId: account.id }))).toBe(GrpcStatus.PERMISSION_DENIED);
       expect(await statusOf(clients.gateway.identity.purgeUnverifiedUsers({ registeredBefore: new Date(), limit: 1 }))).toBe(GrpcStatus.PERMISSION_DENIED);
+      // Nor may one owner of credentials write another's kind: oauth cannot make the ledger forget a TOTP.
+      expect(await statusOf(clients.oauth.identity.settleCredentials(noTotp))).toBe(GrpcStatus.INVALID_ARGUMENT);
       // The rightful callers are answered.
-      const { marks } = await clients.totp.identity.recordTotpPossible({ userIds: [account.id] });
-      expect(marks.map((mark) => mark.userId)).toEqual([account.id]);
+      expect(await clients.totp.identity.settleCredentials(noTotp)).toEqual({ takeBacks: [] });
       await clients.gateway.oidc.saveArtifact(artifact('permrpc-gateway'));
       const found = (id: string) => clients.gateway.oidc.findArtifact({ kind: 'Grant', id, userCode: '', withGrantAndAccount: false });
       expect((await found('permrpc-gateway')).found).toBe(true);

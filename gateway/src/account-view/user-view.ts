@@ -1,6 +1,5 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
-import { identityV1 } from '@latchkey/contracts';
-import type { orgsV1 } from '@latchkey/contracts';
+import type { identityV1, orgsV1 } from '@latchkey/contracts';
 import type { z } from 'zod';
 import type { activeOrganizationSchema, meSchema, userSchema } from './user-schema';
 import type { IdentityClient, TotpClient } from '../service-clients';
@@ -23,19 +22,19 @@ export function userView(user: identityV1.User, totpEnabled: boolean): UserView 
   };
 }
 
-/** What knows the account: identity (with its ledger of sign-in methods), and the totp service its second factor. */
+/** What knows the account: identity (with its credential ledger), and the totp service its second factor. */
 export interface AccountSources {
   readonly identity: IdentityClient;
   readonly totp: TotpClient;
 }
 
 /**
- * Whether the account has TOTP on. Identity knows when it is surely off
- * (docs/architecture.md, "Second factor presence"); otherwise the totp
- * service is asked.
+ * Whether the account has TOTP on. Identity's credential ledger knows when
+ * it is surely off (docs/architecture.md, "The credential ledger");
+ * otherwise the totp service is asked.
  */
 export async function totpEnabledFor(deps: Pick<AccountSources, 'totp'>, user: identityV1.User, context: RequestContext): Promise<boolean> {
-  if (user.totpPresence === identityV1.TotpPresence.TOTP_PRESENCE_ABSENT) return false;
+  if (user.secondFactorOff) return false;
   return (await deps.totp.getStatus({ userId: user.id }, context)).enabled;
 }
 

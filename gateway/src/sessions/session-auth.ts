@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@latchkey/errors';
 import { isMultiFactor, type AuthenticationMethod, type Session, type SessionStore } from './session-store';
 import type { RequestContext } from '@latchkey/grpc-kit';
-import { accountWithTotp, type AccountSources, type UserView } from '../account-view/user-view';
-import type { PasskeysClient } from '../service-clients';
+import type { UserView } from '../account-view/user-view';
+import type { IdentityClient } from '../service-clients';
 import { clearSessionCookie, setSessionCookie, type CookieSettings } from './session-cookie';
 
 /** What reading and starting sessions takes: the store, the cookie's settings, how recent a proof privileged changes need. */
@@ -44,8 +44,8 @@ export function requireSession(deps: SessionAccess) {
   };
 }
 
-/** What a check of the session's last proof needs: its age limit, and who knows the account's second factors. */
-export type ProofCheck = Pick<SessionAccess, 'reauthMaxAgeMs'> & AccountSources & { readonly passkeys: PasskeysClient };
+/** What a check of the session's last proof needs: its age limit, and identity, whose credential ledger knows the account's factors. */
+export type ProofCheck = Pick<SessionAccess, 'reauthMaxAgeMs'> & { readonly identity: IdentityClient };
 
 /**
  * docs/api.md, "Re-authentication": a change that adds, removes or moves a
@@ -68,16 +68,16 @@ export async function assertRecentlyAuthenticated(deps: ProofCheck, session: Ses
 }
 
 /**
- * TOTP on, or a passkey that signs in. A passkey marked as a suspected
- * clone signs nothing in, so it proves nothing: an owner whose only
- * passkey was copied removes it, and adds a new one, with the password.
+ * TOTP on, or a passkey that signs in, as identity's credential ledger
+ * holds them (docs/architecture.md, "The credential ledger"): one being
+ * added or removed counts, so a change in flight errs towards asking more.
+ * A passkey the passkeys service suspends as a suspected clone signs
+ * nothing in, so it proves nothing: an owner whose only passkey was copied
+ * removes it, and adds a new one, with the password.
  */
 async function hasSecondFactor(deps: ProofCheck, userId: string, context: RequestContext): Promise<boolean> {
-  const { user, totpEnabled } = await accountWithTotp(deps, userId, context);
-  if (totpEnabled) return true;
-  if (user.passkeysCount === 0) return false;
-  const { passkeys } = await deps.passkeys.listPasskeys({ userId }, context);
-  return passkeys.some((passkey) => !passkey.suspectedClone);
+  const { user } = await deps.identity.getUser({ userId }, context);
+  return !user!.singleFactorSuffices;
 }
 
 /** The guard of privileged routes, after `requireSession`: 403 `auth:reauthentication_required` without a recent, full proof. */

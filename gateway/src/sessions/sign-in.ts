@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { identityV1 } from '@latchkey/contracts';
+import type { identityV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { TotpClient } from '../service-clients';
 import { userView, type UserView } from '../account-view/user-view';
@@ -20,8 +20,9 @@ export function assertMaySignIn(user: Pick<identityV1.User, 'disabledAt'>): void
  * The last step of every first-factor sign-in (a password, or a provider):
  * an account with TOTP on gets a login challenge and no cookie; any other
  * gets its session (docs/api.md, "Authentication"). The totp service is
- * asked only when identity does not know TOTP to be off
- * (docs/architecture.md, "Second factor presence").
+ * asked only when identity's credential ledger does not know TOTP to be
+ * off (docs/architecture.md, "The credential ledger"), so that a sign-in of
+ * an account without it is one call.
  */
 export async function signIn(
   deps: SessionAccess & { readonly totp: TotpClient },
@@ -32,7 +33,7 @@ export async function signIn(
   firstFactor: 'pwd' | 'fed',
 ): Promise<UserView | TotpChallenge> {
   assertMaySignIn(user);
-  if (user.totpPresence !== identityV1.TotpPresence.TOTP_PRESENCE_ABSENT) {
+  if (!user.secondFactorOff) {
     const { totpRequired, tempToken } = await deps.totp.beginLogin({ userId: user.id, firstFactor, sessionEpoch: user.sessionEpoch }, request.ctx);
     if (totpRequired) return { totp_required: true, temp_token: tempToken };
   }

@@ -79,7 +79,7 @@ export function startRequestContext(options: {
 }
 
 /**
- * Runs work a unit starts on its own (a sweep, a census, a scheduled batch,
+ * Runs work a unit starts on its own (a sweep, a scheduled batch,
  * a store call outside any request) under a context of its own: a new
  * request id on its log lines and on the calls it makes, and `budgetMs` to
  * finish.

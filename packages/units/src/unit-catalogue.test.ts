@@ -91,13 +91,14 @@ test("a unit's required secrets are among its settings, and the commands its ima
   }
 });
 
-test('each RPC answers only the units that list it: the TOTP marks totp alone, the OpenID artifacts the gateway, ended sessions the worker', () => {
+test('each RPC answers only the units that list it: the credential ledger its owners, the OpenID artifacts the gateway, ended sessions the worker', () => {
   const identity = methodCallersOf('identity.v1.IdentityService');
-  for (const rpc of ['RecordTotpPossible', 'RecordTotpAbsent', 'CompleteTotpCensus']) expect(identity[rpc]).toEqual(['totp']);
+  for (const rpc of ['ReserveCredential', 'ReserveCredentialRemoval', 'SettleCredentials', 'ListUnsettledCredentials']) {
+    expect(identity[rpc]).toEqual(['oauth', 'totp', 'passkeys']);
+  }
   expect(identity.GetUser).toEqual(['oauth', 'passkeys', 'jobs', 'gateway']);
-  expect(identity.BeginSignInMethodRemoval).toEqual(['oauth', 'passkeys']);
   // No unit asks for it: no unit may.
-  expect(identity.ListSignInMethods).toBeUndefined();
+  expect(methodCallersOf('totp.v1.TotpService').CreateLoginChallenge).toBeUndefined();
   const oidc = methodCallersOf('oidc.v1.OidcService');
   for (const rpc of ['SaveArtifact', 'IssueArtifacts', 'ConsumeArtifact', 'DestroyArtifact', 'RevokeGrantTokens']) expect(oidc[rpc]).toEqual(['gateway']);
   expect(oidc.EndSessions).toEqual(['jobs']);

@@ -146,16 +146,13 @@ const natsSettings = ['NATS_URL', 'NATS_STREAM_REPLICAS', 'NATS_CREDS_FILE', 'NA
 const searchEngineSettings = ['SEARCH_ENGINE', 'OPENSEARCH_URL', 'OPENSEARCH_INDEX', 'OPENSEARCH_USERNAME', 'OPENSEARCH_PASSWORD'] as const;
 
 /**
- * What a unit that keeps sign-in methods of its own (passkeys, provider
- * connections) calls on identity's ledger (packages/sign-in-methods): list
- * them, and remove them without leaving an account no way in.
+ * What a unit that holds credentials of its own (passkeys, provider
+ * connections, TOTP) calls on identity's credential ledger
+ * (packages/credential-ledger): reserve what it is about to store or
+ * delete, settle the accounts it changed, and find the reservations left
+ * unsettled.
  */
-const ledgerKeeperCalls = [
-  'RecordSignInMethods',
-  'BeginSignInMethodRemoval',
-  'CancelSignInMethodRemoval',
-  'FinishSignInMethodRemovals',
-] as const;
+const credentialOwnerCalls = ['ReserveCredential', 'ReserveCredentialRemoval', 'SettleCredentials', 'ListUnsettledCredentials'] as const;
 
 function grpcPorts(localOffset: number): readonly UnitPort[] {
   return [
@@ -211,14 +208,8 @@ const catalogue = [
     serves: ['oauth.v1.OAuthService'],
     ports: grpcPorts(1),
     calls: {
-      // Sign-up and sign-in by a provider's account, and its connections in the ledger of sign-in methods.
-      'identity.v1.IdentityService': [
-        'GetUserByEmail',
-        'CreateVerifiedUser',
-        'GetUser',
-        'PrepareProviderLink',
-        ...ledgerKeeperCalls,
-      ],
+      // Sign-up and sign-in by a provider's account, and its connections in the credential ledger.
+      'identity.v1.IdentityService': ['GetUserByEmail', 'CreateVerifiedUser', 'GetUser', 'PrepareProviderLink', ...credentialOwnerCalls],
     },
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
@@ -253,8 +244,8 @@ const catalogue = [
     grpcService: 'totp.v1.TotpService',
     serves: ['totp.v1.TotpService'],
     ports: grpcPorts(2),
-    // Identity, told which accounts may have TOTP on, so that sign-ins of the others skip asking totp.
-    calls: { 'identity.v1.IdentityService': ['RecordTotpPossible', 'RecordTotpAbsent', 'CompleteTotpCensus'] },
+    // The credential ledger, which tells sign-ins of accounts without TOTP that they need not ask totp.
+    calls: { 'identity.v1.IdentityService': [...credentialOwnerCalls] },
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
     database: { owns: ['totp'], reads: [] },
@@ -307,8 +298,8 @@ const catalogue = [
     grpcService: 'passkeys.v1.PasskeysService',
     serves: ['passkeys.v1.PasskeysService'],
     ports: grpcPorts(5),
-    // The account (its email) and the ledger of sign-in methods, which keeps a passkey from being the last way in removed.
-    calls: { 'identity.v1.IdentityService': ['GetUser', ...ledgerKeeperCalls] },
+    // The account (its email) and the credential ledger, which keeps a passkey from being the last way in removed.
+    calls: { 'identity.v1.IdentityService': ['GetUser', ...credentialOwnerCalls] },
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
     database: { owns: ['passkeys'], reads: [] },
@@ -378,7 +369,7 @@ const catalogue = [
       { name: 'metrics', variable: 'METRICS_PORT', containerPort: 9_464, localOffset: 11 },
     ],
     // The HTTP API's routes, each asking the unit that owns the data; never what only a unit's own work needs
-    // (the TOTP presence marks, the ledger of sign-in methods, the account cleanup).
+    // (the credential ledger, the account cleanup).
     calls: {
       'identity.v1.IdentityService': [
         'RegisterUser',

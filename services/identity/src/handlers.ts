@@ -16,14 +16,7 @@ import { normalizeEmail } from './account-rules';
 import { toUserMessage } from './user-message';
 import { prepareProviderLink } from './provider-link';
 import { recordSessionsEnded } from './session-revocation';
-import {
-  beginSignInMethodRemoval,
-  cancelSignInMethodRemoval,
-  finishSignInMethodRemovals,
-  listSignInMethods,
-  recordSignInMethods,
-} from './sign-in-methods';
-import { completeTotpCensus, recordTotpAbsent, recordTotpPossible } from './totp-presence';
+import { listUnsettledCredentials, reserveCredential, reserveCredentialRemoval, settleCredentials } from './credential-ledger';
 
 type IdentityHandlers = ServiceHandlers<typeof identityV1.IdentityServiceService>;
 
@@ -55,9 +48,6 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
       ]);
       if (!user) throw new AppError('auth:unauthorized');
       return { user: toUserMessage(user), ...(membership ? { activeOrganization: organizationOf(membership) } : {}) };
-    },
-    async listSignInMethods({ userId }) {
-      return { signInMethods: await listSignInMethods(deps.pool, userId) };
     },
     async verifyEmail({ token }, context) {
       return { user: toUserMessage(await verifyEmail(deps, token, context)) };
@@ -120,35 +110,20 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
       if (!registeredBefore) throw AppError.validation([{ field: 'registered_before', message: 'is required' }]);
       return { deletedUsers: await purgeUnverifiedUsers(deps, { registeredBefore, limit }, context) };
     },
-    async recordSignInMethods({ methods }) {
-      await recordSignInMethods(deps, methods);
+    async reserveCredential(request, context) {
+      await reserveCredential(deps, request, context);
       return {};
     },
-    async recordTotpPossible({ userIds }, context) {
-      const marks = await recordTotpPossible(deps.pool, userIds);
-      context.logger.info({ accounts: marks.length }, 'totp marked possible');
-      return { marks };
-    },
-    async recordTotpAbsent(request) {
-      return { recorded: await recordTotpAbsent(deps.pool, request) };
-    },
-    async completeTotpCensus(_request, context) {
-      await completeTotpCensus(deps.pool);
-      context.logger.info('totp census complete');
+    async reserveCredentialRemoval(request, context) {
+      await reserveCredentialRemoval(deps, request, context);
+      context.logger.info({ user_id: request.userId, kind: request.kind, reference: request.reference }, 'credential removal reserved');
       return {};
     },
-    async beginSignInMethodRemoval(request, context) {
-      await beginSignInMethodRemoval(deps, request, context);
-      context.logger.info({ user_id: request.userId, kind: request.kind, reference: request.reference }, 'sign-in method removal begun');
-      return {};
+    async settleCredentials(request, context) {
+      return { takeBacks: await settleCredentials(deps, request, context) };
     },
-    async cancelSignInMethodRemoval(request) {
-      await cancelSignInMethodRemoval(deps, request);
-      return {};
-    },
-    async finishSignInMethodRemovals(request) {
-      await finishSignInMethodRemovals(deps, request);
-      return {};
+    async listUnsettledCredentials(request, context) {
+      return { userIds: await listUnsettledCredentials(deps.pool, request, context) };
     },
   };
 }

@@ -9,6 +9,7 @@ import type { IdentityDeps } from './identity-deps';
 import { queueMail } from './mail-queue';
 import { queueSessionsRevoked } from './session-revocation';
 import { consumeToken, issueToken, peekToken, withdrawEmailChanges } from './one-time-tokens';
+import { takeBackRecentCredentials } from './credential-ledger';
 import { recordReset } from './reset-records';
 import { findUserByEmail, findUserById, setPasswordHash } from './user-store';
 
@@ -42,9 +43,11 @@ export interface PasswordReset {
  *
  * The mailbox is all a reset proves, and whoever held the account before
  * it may have added a way in of their own: the passkeys and provider links
- * of the last AUTH_RESET_REVOKES_METHODS_HOURS go (the `user.reset` job,
- * queued here, which also mails the notice naming them), and so do pending
- * email changes, which would otherwise move the account away again.
+ * of the last AUTH_RESET_REVOKES_METHODS_HOURS are taken back in the
+ * credential ledger here, so that they count as ways in no more, and their
+ * owners remove them (asked by the caller and by the `user.reset` job,
+ * queued here, which also mails the notice naming them); so do pending
+ * email changes go, which would otherwise move the account away again.
  */
 export async function resetPassword(
   deps: IdentityDeps,
@@ -78,6 +81,7 @@ export async function resetPassword(
     };
     // The job's worker asks for this record before it removes anything (GetPasswordReset).
     await recordReset(db, reset);
+    await takeBackRecentCredentials(db, reset);
     await enqueueJob(db, jobSubjects.passwordReset, job, context);
     return reset;
   });

@@ -14,21 +14,25 @@ export interface UserRecord {
   session_epoch: number;
   disabled_at: Date | null;
   disabled_reason: string | null;
-  /** Marked by the totp service before it turns TOTP on (totp-presence.ts). */
-  totp_possible: boolean;
-  /** Whether the totp service has marked every TOTP it held before the marks existed. */
-  totp_census_complete: boolean;
-  /** The passkeys the ledger lists. */
+  /** The passkeys the credential ledger holds, in any state. */
   passkeys_count: number;
+  /** The ledger holds no second factor, in any state (credential-ledger.ts). */
+  second_factor_off: boolean;
+  /** Nor a passkey that signs in: one recent factor proves enough to change the ways in. */
+  single_factor_suffices: boolean;
 }
 
 /**
- * A users row with what is derived from other tables. Every statement
- * names the row `users`: the table itself, or a CTE aliased so.
+ * A users row with what is derived from other tables: what the credential
+ * ledger says of the account (docs/architecture.md, "The credential
+ * ledger"). Every statement names the row `users`: the table itself, or a
+ * CTE aliased so.
  */
 export const USER_COLUMNS = `id, handle, email, password_hash, password_set_at, email_verified_at, created_at, session_epoch, disabled_at, disabled_reason,
-  totp_possible, EXISTS (SELECT FROM identity.totp_census) AS totp_census_complete,
-  (SELECT count(*)::int FROM identity.sign_in_methods AS method WHERE method.user_id = users.id AND method.kind = 'passkey') AS passkeys_count`;
+  (SELECT count(*)::int FROM identity.credentials AS credential WHERE credential.user_id = users.id AND credential.kind = 'passkey') AS passkeys_count,
+  NOT EXISTS (SELECT FROM identity.credentials AS credential WHERE credential.user_id = users.id AND credential.factor = 'second') AS second_factor_off,
+  NOT EXISTS (SELECT FROM identity.credentials AS credential WHERE credential.user_id = users.id
+               AND (credential.factor = 'second' OR (credential.kind = 'passkey' AND credential.suspended_at IS NULL))) AS single_factor_suffices`;
 
 export async function findUserById(db: pg.ClientBase | pg.Pool, id: string, lock = false): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
@@ -60,15 +64,15 @@ export async function insertUser(
   db: pg.ClientBase,
   user: { id: string; handle: string; email: string; passwordHash: string | null; emailVerified: boolean },
 ): Promise<UserRecord> {
-  // The password joins the ledger of sign-in methods in the same statement (docs/architecture.md, "Sign-in methods").
+  // The password joins the credential ledger in the same statement (docs/architecture.md, "The credential ledger").
   const { rows } = await db.query<UserRecord>(
     `WITH inserted AS (
        INSERT INTO identity.users (id, handle, email, password_hash, password_set_at, email_verified_at)
        VALUES ($1, $2, $3, $4, CASE WHEN $4::text IS NOT NULL THEN now() END, CASE WHEN $5 THEN now() END)
        RETURNING ${USER_COLUMNS}
      ), listed AS (
-       INSERT INTO identity.sign_in_methods (user_id, kind, reference, added_at)
-       SELECT id, 'password', '', password_set_at FROM inserted WHERE password_hash IS NOT NULL
+       INSERT INTO identity.credentials (user_id, kind, reference, state, added_at)
+       SELECT id, 'password', '', 'active', password_set_at FROM inserted WHERE password_hash IS NOT NULL
      )
      SELECT ${USER_COLUMNS} FROM inserted AS users`,
     [user.id, user.handle, user.email, user.passwordHash, user.emailVerified],
@@ -82,7 +86,7 @@ export async function setPasswordHash(
   passwordHash: string,
   options: { markEmailVerified?: boolean } = {},
 ): Promise<UserRecord | undefined> {
-  // A first password (a reset of an account without one) joins the ledger in the same statement.
+  // The new password is in the ledger as of now, in the same statement: a first one (a reset of an account without one) joins it.
   const { rows } = await db.query<UserRecord>(
     `WITH updated AS (
        UPDATE identity.users
@@ -95,9 +99,9 @@ export async function setPasswordHash(
         WHERE id = $1
         RETURNING ${USER_COLUMNS}
      ), listed AS (
-       INSERT INTO identity.sign_in_methods (user_id, kind, reference, added_at)
-       SELECT id, 'password', '', password_set_at FROM updated
-       ON CONFLICT (user_id, kind, reference) DO NOTHING
+       INSERT INTO identity.credentials (user_id, kind, reference, state, added_at)
+       SELECT id, 'password', '', 'active', password_set_at FROM updated
+       ON CONFLICT (user_id, kind, reference) DO UPDATE SET added_at = EXCLUDED.added_at, changed_at = now()
      )
      SELECT ${USER_COLUMNS} FROM updated AS users`,
     [id, passwordHash, options.markEmailVerified ?? false],
@@ -117,8 +121,8 @@ export async function upgradePasswordHash(db: pg.Pool, id: string, previousHash:
 
 /**
  * Drops the password: it can no longer sign in, and every session started
- * with it belongs to an earlier epoch. It leaves the ledger of sign-in
- * methods in the same statement.
+ * with it belongs to an earlier epoch. It leaves the credential ledger in
+ * the same statement.
  */
 export async function dropPassword(db: pg.ClientBase, id: string): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
@@ -126,7 +130,7 @@ export async function dropPassword(db: pg.ClientBase, id: string): Promise<UserR
        UPDATE identity.users SET password_hash = NULL, password_set_at = NULL, session_epoch = session_epoch + 1, updated_at = now()
         WHERE id = $1 RETURNING ${USER_COLUMNS}
      ), unlisted AS (
-       DELETE FROM identity.sign_in_methods WHERE user_id IN (SELECT id FROM updated) AND kind = 'password'
+       DELETE FROM identity.credentials WHERE user_id IN (SELECT id FROM updated) AND kind = 'password'
      )
      SELECT ${USER_COLUMNS} FROM updated AS users`,
     [id],

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '@latchkey/telemetry';
-import { startPeriodicTask, type PeriodicTask } from './periodic-task';
+import { startPeriodicTask, type PeriodicTask } from '@latchkey/runtime';
 
 /**
  * How long a completed job's id is kept. The jobs stream drops messages

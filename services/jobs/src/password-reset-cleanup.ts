@@ -29,16 +29,18 @@ function sameWindow(reset: identityV1.PasswordReset, job: PasswordResetJob): boo
 
 /**
  * Identity's `user.reset`: a password reset proved only the mailbox, so the
- * passkeys and provider links added in the window before it are removed
- * (the gateway already did when it answered; the units answer the same for
- * the same reset), then the reset notice names what went and what stays.
- * It retries for the cleanup window: an intruder's passkey must not outlive
- * a dependency's outage.
+ * passkeys and provider links added in the window before it, which the
+ * reset took back in identity's credential ledger, are removed by their
+ * units (the gateway already asked when it answered; the units answer the
+ * same for the same reset), then the reset notice names what went and
+ * what stays. It retries for the cleanup window: an intruder's passkey must
+ * not outlive a dependency's outage.
  *
  * The bus is not trusted on its own with a removal (docs/security.md, "A
  * compromised unit"): identity confirms that it made this reset of this
- * account, and the window removed is the one identity recorded. A job
- * identity does not confirm removes nothing and mails nothing.
+ * account, with the window the job names, and the units remove only what
+ * the ledger says the reset took back. A job identity does not confirm
+ * removes nothing and mails nothing.
  */
 export function passwordResetCleanupJob(deps: PasswordResetCleanupDeps): JobDefinition<PasswordResetJob> {
   return {
@@ -53,15 +55,10 @@ export function passwordResetCleanupJob(deps: PasswordResetCleanupDeps): JobDefi
         context.logger.warn({ user_id: job.user_id, reset_id: job.reset_id }, 'user.reset that identity did not make; nothing removed');
         return 'refused';
       }
-      const window = {
-        userId: reset.userId,
-        resetId: reset.resetId,
-        addedAfter: reset.methodsAddedAfter,
-        addedBefore: reset.resetAt,
-      };
+      const named = { userId: reset.userId, resetId: reset.resetId };
       const [passkeys, connections] = await Promise.all([
-        deps.passkeys.removeRecentPasskeys(window, context),
-        deps.oauth.removeRecentConnections(window, context),
+        deps.passkeys.removeRecentPasskeys(named, context),
+        deps.oauth.removeRecentConnections(named, context),
       ]);
       const account = await findAccount(deps.identity, job.user_id, context);
       // Deleted since: its data goes with the account cleanup, and its address is told of that.

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { searchIndex } from '@latchkey/jobs-contract';
 import type { Logger } from '@latchkey/telemetry';
 import type { JobOutcome } from './job-consumer';
-import { startPeriodicTask, type PeriodicTask } from './periodic-task';
+import { startPeriodicTask, type PeriodicTask } from '@latchkey/runtime';
 
 /**
  * How much of a post's content is indexed, in characters. PostgreSQL

@@ -1,7 +1,7 @@
 import type { identityV1 } from '@latchkey/contracts';
 import { withOwnRequestContext, type ServiceClient } from '@latchkey/grpc-kit';
 import type { Logger } from '@latchkey/telemetry';
-import { startPeriodicTask, type PeriodicTask } from './periodic-task';
+import { startPeriodicTask, type PeriodicTask } from '@latchkey/runtime';
 
 /** Accounts deleted per call: one short identity transaction each. */
 const BATCH_SIZE = 500;

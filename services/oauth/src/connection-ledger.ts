@@ -1,39 +1,41 @@
 import { identityV1 } from '@latchkey/contracts';
-import type { MethodOwner } from '@latchkey/sign-in-methods';
-import type { ProviderName } from './providers/provider';
-
-const PROVIDER = identityV1.SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER;
-
-/** A connection as identity.v1's ledger of sign-in methods names it: an account has one per provider. */
-export function connectionMethod(userId: string, provider: ProviderName) {
-  return { userId, kind: PROVIDER, reference: provider };
-}
+import type { CredentialOwner } from '@latchkey/credential-ledger';
 
 /**
- * This unit's side of the ledger (docs/architecture.md, "Sign-in methods"):
- * connections not yet listed in identity. `id` is `user_id:provider`.
+ * This unit's side of identity's credential ledger (docs/architecture.md,
+ * "The credential ledger"): every connection, by its provider's name (an
+ * account has one per provider), with when it was linked and whether the
+ * account was created with it. A password reset takes back recent
+ * connections: they go, remembered under the reset for its notice
+ * (reset-removals.ts), all but the one the account was created with.
  */
-export const connectionLedger: MethodOwner = {
-  async lockUnlisted(db, limit, id) {
-    const [userId, provider] = id?.split(':') ?? [];
-    const { rows } = await db.query<{ user_id: string; provider: ProviderName; linked_at: Date }>(
-      `SELECT user_id, provider, linked_at FROM oauth.user_oauth_connections
-        WHERE listed_at IS NULL AND ($2::uuid IS NULL OR (user_id = $2 AND provider = $3))
-        ORDER BY linked_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [limit, userId ?? null, provider ?? null],
+export const connectionLedger: CredentialOwner = {
+  schema: 'oauth',
+  kind: identityV1.CredentialKind.CREDENTIAL_KIND_PROVIDER,
+  async held(db, userIds) {
+    const { rows } = await db.query<{ user_id: string; provider: string; linked_at: Date; created_account: boolean }>(
+      'SELECT user_id, provider, linked_at, created_account FROM oauth.user_oauth_connections WHERE user_id = ANY($1::uuid[]) ORDER BY linked_at, provider',
+      [[...userIds]],
     );
-    return rows.map((row) => ({ ...connectionMethod(row.user_id, row.provider), addedAt: row.linked_at }));
+    return userIds.map((userId) => ({
+      userId,
+      credentials: rows
+        .filter((row) => row.user_id === userId.toLowerCase())
+        .map((row) => ({ reference: row.provider, addedAt: row.linked_at, openedAccount: row.created_account })),
+    }));
   },
-  async markListed(db, methods) {
+  async takeBack(db, takeBacks) {
     await db.query(
-      `UPDATE oauth.user_oauth_connections SET listed_at = now()
-        WHERE (user_id, provider) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`,
-      [methods.map((method) => method.userId), methods.map((method) => method.reference)],
+      `WITH removed AS (
+         DELETE FROM oauth.user_oauth_connections AS connection
+          USING unnest($1::uuid[], $2::text[], $3::uuid[]) AS taken (user_id, provider, reset_id)
+          WHERE connection.user_id = taken.user_id AND connection.provider = taken.provider AND NOT connection.created_account
+         RETURNING taken.reset_id, connection.user_id, connection.provider, connection.provider_user_id, connection.linked_at
+       )
+       INSERT INTO oauth.reset_removals (reset_id, user_id, provider, provider_user_id, linked_at)
+       SELECT reset_id, user_id, provider, provider_user_id, linked_at FROM removed
+       ON CONFLICT DO NOTHING`,
+      [takeBacks.map((taken) => taken.userId), takeBacks.map((taken) => taken.reference), takeBacks.map((taken) => taken.resetId)],
     );
   },
 };
-
-/** The `id` that `connectionLedger.lockUnlisted` takes for one connection. */
-export function connectionKey(userId: string, provider: ProviderName): string {
-  return `${userId}:${provider}`;
-}

@@ -79,7 +79,7 @@ export function oauthHandlers(deps: OAuthDeps): OAuthHandlers {
       return {};
     },
     async removeRecentConnections(request, context) {
-      const input = { ...request, userId: requireUserId(request.userId), resetId: requireUserId(request.resetId, 'reset_id') };
+      const input = { userId: requireUserId(request.userId), resetId: requireUserId(request.resetId, 'reset_id') };
       const { removed, remaining } = await removeRecentConnections(deps, input, context);
       if (removed.length > 0) context.logger.info({ user_id: input.userId, removed_connections: removed.length }, 'connections removed by a password reset');
       return { removed: [...removed], remaining: [...remaining] };

@@ -1,8 +1,7 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
 import type { identityV1 } from '@latchkey/contracts';
+import { changeCredentials } from '@latchkey/credential-ledger';
 import { AppError } from '@latchkey/errors';
-import { withTransaction } from '@latchkey/db';
-import { listOwnedMethods, removeOwnedMethod } from '@latchkey/sign-in-methods';
 import { redeemAuthorization } from './authorization';
 import {
   connectionConflict,
@@ -13,7 +12,7 @@ import {
   insertConnection,
   type ConnectionRecord,
 } from './connection-store';
-import { connectionKey, connectionLedger, connectionMethod } from './connection-ledger';
+import { connectionLedger } from './connection-ledger';
 import { queueConnectionNotice } from './mail-queue';
 import type { OAuthDeps } from './oauth-deps';
 import type { ProviderIdentity, ProviderName } from './providers/provider';
@@ -45,22 +44,11 @@ export async function findAccount(deps: OAuthDeps, userId: string, context: Requ
 }
 
 /**
- * Lists a new connection in identity's ledger of sign-in methods before the
- * call that made it answers (docs/architecture.md, "Sign-in methods").
- * Should that fail, the connection works unlisted, which only refuses
- * removals sooner, until the sweep lists it.
- */
-export async function listConnection(deps: OAuthDeps, userId: string, provider: ProviderName, context: RequestContext): Promise<void> {
-  await listOwnedMethods(deps, connectionLedger, context, connectionKey(userId, provider)).catch((error: unknown) =>
-    context.logger.warn({ err: error, user_id: userId, provider }, 'could not list a new connection in the ledger; the sweep will'),
-  );
-}
-
-/**
  * Adds a connection and queues the `oauth_linked` notice to the account's
- * address in one transaction, then lists it in identity's ledger. A
- * provider identity belongs to one account, and an account has one
- * identity per provider: oauth:already_linked.
+ * address in one transaction, reserved before in identity's credential
+ * ledger and settled there after (docs/architecture.md, "The credential
+ * ledger"). A provider identity belongs to one account, and an account has
+ * one identity per provider: oauth:already_linked.
  */
 export async function addConnection(
   deps: OAuthDeps,
@@ -68,9 +56,8 @@ export async function addConnection(
   connection: { provider: ProviderName; providerUserId: string; email: string },
   context: RequestContext,
 ): Promise<ConnectionRecord> {
-  let created: ConnectionRecord;
   try {
-    created = await withTransaction(deps.pool, context, async (db) => {
+    return await changeCredentials(deps, connectionLedger, account.id, async (db, ledger) => {
       const owner = await findConnectionByIdentity(db, connection.provider, connection.providerUserId);
       if (owner) {
         throw new AppError(
@@ -82,15 +69,14 @@ export async function addConnection(
       if (own.some((existing) => existing.provider === connection.provider)) {
         throw new AppError('oauth:already_linked', 'This account is already linked to another identity of this provider.');
       }
+      await ledger.reserve(connection.provider);
       const created = await insertConnection(db, { ...connection, userId: account.id });
       await queueConnectionNotice(db, account, 'oauth_linked', connection.provider, context);
       return created;
-    });
+    }, context);
   } catch (error) {
     throw connectionConflict(error) ?? error;
   }
-  await listConnection(deps, account.id, connection.provider, context);
-  return created;
 }
 
 /** The provider's answer to a state issued to a signed-in user. */
@@ -141,30 +127,20 @@ export function listConnections(deps: OAuthDeps, userId: string): Promise<Connec
  * Removes a connection and queues the `oauth_unlinked` notice, unless it is
  * the account's last way to sign in: no password, no passkey, no other
  * connection (`oauth:last_login_method`, docs/api.md, "Error codes").
- * Identity's ledger of sign-in methods decides, with the account locked,
- * before the connection is deleted (docs/architecture.md, "Sign-in
- * methods"), so that removals in this unit and in passkeys are counted one
+ * Identity's credential ledger decides, with the account locked there,
+ * before the connection is deleted (docs/architecture.md, "The credential
+ * ledger"), so that removals in this unit and in passkeys are counted one
  * after the other.
  */
 export async function unlinkProvider(deps: OAuthDeps, input: { userId: string; provider: ProviderName }, context: RequestContext): Promise<void> {
   const account = await getAccount(deps, input.userId, context);
-  const notFound = () => new AppError('oauth:connection_not_found');
-  // Asking identity about a connection that does not exist would list it there.
-  const connections = await findConnectionsOfUser(deps.pool, input.userId);
-  if (!connections.some((connection) => connection.provider === input.provider)) throw notFound();
-  const deleted = await removeOwnedMethod(
-    deps.identity,
-    connectionMethod(input.userId, input.provider),
-    () =>
-      withTransaction(deps.pool, context, async (db) => {
-        if (!(await deleteConnection(db, input.userId, input.provider))) return false;
-        await queueConnectionNotice(db, account, 'oauth_unlinked', input.provider, context);
-        return true;
-      }),
-    context,
-  );
-  // Another unlink of the same connection went first.
-  if (!deleted) throw notFound();
+  await changeCredentials(deps, connectionLedger, input.userId, async (db, ledger) => {
+    const connections = await findConnectionsOfUser(db, input.userId);
+    if (!connections.some((connection) => connection.provider === input.provider)) throw new AppError('oauth:connection_not_found');
+    await ledger.reserveRemoval(input.provider);
+    await deleteConnection(db, input.userId, input.provider);
+    await queueConnectionNotice(db, account, 'oauth_unlinked', input.provider, context);
+  }, context);
 }
 
 /** Account deletion: every connection of the user goes. Idempotent. */

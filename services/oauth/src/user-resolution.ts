@@ -1,10 +1,12 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
 import type { identityV1 } from '@latchkey/contracts';
+import { changeCredentials } from '@latchkey/credential-ledger';
 import { AppError } from '@latchkey/errors';
 import { redeemAuthorization } from './authorization';
+import { connectionLedger } from './connection-ledger';
 import { connectionConflict, deleteConnection, findConnectionByIdentity, insertConnection } from './connection-store';
 import type { OAuthDeps } from './oauth-deps';
-import { addConnection, findAccount, listConnection, verifiedEmail } from './provider-linking';
+import { addConnection, findAccount, verifiedEmail } from './provider-linking';
 import type { ProviderIdentity, ProviderName } from './providers/provider';
 
 export type LoginOutcome =
@@ -138,15 +140,18 @@ export async function completeSignup(
     throw error;
   }
 
-  await insertConnection(deps.pool, {
-    provider: pending.provider,
-    providerUserId: pending.providerUserId,
-    userId: account.id,
-    email: pending.email,
-    createdAccount: true,
-  }).catch((error: unknown) => {
+  const userId = account.id;
+  await changeCredentials(deps, connectionLedger, userId, async (db, ledger) => {
+    await ledger.reserve(pending.provider, { openedAccount: true });
+    await insertConnection(db, {
+      provider: pending.provider,
+      providerUserId: pending.providerUserId,
+      userId,
+      email: pending.email,
+      createdAccount: true,
+    });
+  }, context).catch((error: unknown) => {
     throw connectionConflict(error) ?? error;
   });
-  await listConnection(deps, account.id, pending.provider, context);
   return account;
 }

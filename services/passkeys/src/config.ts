@@ -34,7 +34,7 @@ export const configSchema = z
     DATABASE_POOL_MAX: env.int(10, 1, 200),
     ...redisVariables,
     ...natsVariables,
-    /** identity.v1: the account's email for notices, and the ledger of sign-in methods (packages/units). */
+    /** identity.v1: the account's email for notices, and the credential ledger (docs/architecture.md, "The credential ledger"). */
     ...callerVariables('passkeys'),
     /**
      * The relying party: the domain passkeys are scoped to (docs/api.md,

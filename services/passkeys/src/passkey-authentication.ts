@@ -1,4 +1,4 @@
-import { withTransaction } from '@latchkey/db';
+import { changeCredentials } from '@latchkey/credential-ledger';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
@@ -7,6 +7,7 @@ import { getAccount } from './account';
 import { CHALLENGE_TTL_SECONDS } from './ceremony-challenges';
 import { assertValid, checkBinding, checkUuid, parseResponseJson } from './input-rules';
 import { queuePasskeyNotice } from './mail-queue';
+import { passkeyLedger } from './passkey-ledger';
 import type { PasskeysDeps } from './passkeys-deps';
 import { findPasskeyByCredentialId, markSuspectedClone, recordUse, type StoredPasskey } from './passkey-store';
 import { answersChallenge, counterWentBack, userIdOfHandle } from './webauthn-rules';
@@ -92,20 +93,23 @@ export async function finishAuthentication(
 
 /**
  * Marks the passkey and, the first time, mails its owner the
- * `passkey_suspected_clone` notice, both in one transaction. The account is
- * read first: with identity away nothing is written and the caller hears
- * service:unavailable, so the next sign-in with the copy reports it again.
- * A deleted account's passkey (its cleanup not done yet) is marked with no
- * one to mail.
+ * `passkey_suspected_clone` notice, both in one transaction; then suspends
+ * it in identity's credential ledger, so that it no longer counts as a
+ * factor that proves more than a password (its owner replaces it with the
+ * password alone). Until the ledger hears of it, it counts still, which
+ * only asks more of the owner. The account is read first: with identity
+ * away nothing is written and the caller hears service:unavailable, so the
+ * next sign-in with the copy reports it again. A deleted account's passkey
+ * (its cleanup not done yet) is marked with no one to mail.
  */
 async function reportSuspectedClone(deps: PasskeysDeps, passkey: StoredPasskey, context: RequestContext): Promise<void> {
   const account = await getAccount(deps, passkey.userId, context).catch((error: unknown) => {
     if (error instanceof AppError && error.code === 'auth:unauthorized') return undefined;
     throw error;
   });
-  await withTransaction(deps.pool, context, async (db) => {
+  await changeCredentials(deps, passkeyLedger, passkey.userId, async (db) => {
     if ((await markSuspectedClone(db, passkey.id)) && account) {
       await queuePasskeyNotice(db, account, 'passkey_suspected_clone', passkey.name, context);
     }
-  });
+  }, context);
 }

@@ -1,11 +1,10 @@
+import { changeCredentials } from '@latchkey/credential-ledger';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
-import { withTransaction } from '@latchkey/db';
-import { removeOwnedMethod } from '@latchkey/sign-in-methods';
 import { getAccount } from './account';
 import { assertValid, checkPasskeyName, checkUuid } from './input-rules';
 import { queuePasskeyNotice } from './mail-queue';
-import { passkeyMethod } from './passkey-ledger';
+import { passkeyLedger } from './passkey-ledger';
 import type { PasskeysDeps } from './passkeys-deps';
 import {
   deletePasskey,
@@ -33,10 +32,10 @@ export async function renameUserPasskey(
 /**
  * Removes a passkey and queues the `passkey_removed` notice, unless nothing
  * else would sign in to the account: no other passkey, no password, no
- * provider (`passkey:last_login_method`). Identity's ledger of sign-in
- * methods decides, with the account locked, before the passkey is deleted
- * (docs/architecture.md, "Sign-in methods"), so that removals in this unit
- * and in oauth are counted one after the other.
+ * provider (`passkey:last_login_method`). Identity's credential ledger
+ * decides, with the account locked there, before the passkey is deleted
+ * (docs/architecture.md, "The credential ledger"), so that removals in this
+ * unit and in oauth are counted one after the other.
  */
 export async function deleteUserPasskey(
   deps: PasskeysDeps,
@@ -45,24 +44,13 @@ export async function deleteUserPasskey(
 ): Promise<void> {
   assertValid(checkUuid(input.userId, 'user_id'), checkUuid(input.passkeyId, 'passkey_id'));
   const account = await getAccount(deps, input.userId, context);
-  // Asking identity about a passkey that does not exist would list it there.
-  const owned = await findPasskeysOfUser(deps.pool, input.userId);
-  if (!owned.some((passkey) => passkey.id === input.passkeyId)) throw new AppError('passkey:not_found');
-  const deleted = await removeOwnedMethod(
-    deps.identity,
-    passkeyMethod(input.userId, input.passkeyId),
-    () =>
-      withTransaction(deps.pool, context, async (db) => {
-        const doomed = (await findPasskeysOfUser(db, input.userId, true)).find((passkey) => passkey.id === input.passkeyId);
-        if (!doomed) return false;
-        await deletePasskey(db, input.userId, doomed.id);
-        await queuePasskeyNotice(db, account, 'passkey_removed', doomed.name, context);
-        return true;
-      }),
-    context,
-  );
-  // Another deletion of the same passkey went first.
-  if (!deleted) throw new AppError('passkey:not_found');
+  await changeCredentials(deps, passkeyLedger, input.userId, async (db, ledger) => {
+    const doomed = (await findPasskeysOfUser(db, input.userId)).find((passkey) => passkey.id === input.passkeyId);
+    if (!doomed) throw new AppError('passkey:not_found');
+    await ledger.reserveRemoval(doomed.id);
+    await deletePasskey(db, input.userId, doomed.id);
+    await queuePasskeyNotice(db, account, 'passkey_removed', doomed.name, context);
+  }, context);
 }
 
 /** Account deletion: every passkey of the user goes. Idempotent. */

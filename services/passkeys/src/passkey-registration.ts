@@ -1,12 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import { changeCredentials } from '@latchkey/credential-ledger';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
-import { withTransaction } from '@latchkey/db';
 import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import { getAccount } from './account';
 import { CHALLENGE_TTL_SECONDS } from './ceremony-challenges';
 import { assertValid, checkBinding, checkPasskeyName, checkUuid, parseResponseJson } from './input-rules';
-import { listOwnedMethods } from '@latchkey/sign-in-methods';
 import { queuePasskeyNotice } from './mail-queue';
 import { passkeyLedger } from './passkey-ledger';
 import type { PasskeysDeps } from './passkeys-deps';
@@ -51,7 +51,11 @@ export async function beginRegistration(
 /**
  * Verifies the attestation against the challenge issued to this user and
  * binding, and stores the credential with the `passkey_added` notice in one
- * transaction. The challenge is used up first, whatever the outcome.
+ * transaction, reserved before in identity's credential ledger and settled
+ * there after (docs/architecture.md, "The credential ledger"): from the
+ * moment it could sign in, the ledger counts it as a factor that proves
+ * more than a password. The challenge is used up first, whatever the
+ * outcome.
  */
 export async function finishRegistration(
   deps: PasskeysDeps,
@@ -83,8 +87,11 @@ export async function finishRegistration(
 
   const account = await getAccount(deps, input.userId, context);
   const name = input.name.trim() || defaultName(new Date());
-  const created = await withTransaction(deps.pool, context, async (db) => {
+  const id = randomUUID();
+  return changeCredentials(deps, passkeyLedger, input.userId, async (db, ledger) => {
+    await ledger.reserve(id);
     const stored = await insertPasskey(db, {
+      id,
       userId: input.userId,
       credentialId: Buffer.from(isoBase64URL.toBuffer(credential.id)),
       publicKey: Buffer.from(credential.publicKey),
@@ -98,12 +105,7 @@ export async function finishRegistration(
     if (!stored) throw new AppError('passkey:already_registered');
     await queuePasskeyNotice(db, account, 'passkey_added', stored.name, context);
     return stored;
-  });
-  // Listed in identity's ledger before answering; should that fail, the passkey works unlisted, which only refuses removals sooner, until the sweep lists it.
-  await listOwnedMethods({ pool: deps.pool, identity: deps.identity }, passkeyLedger, context, created.id).catch((error: unknown) =>
-    context.logger.warn({ err: error, passkey_id: created.id }, 'could not list a new passkey in the ledger; the sweep will'),
-  );
-  return created;
+  }, context);
 }
 
 /** A name the user can tell apart until they choose one: when it was added. */

@@ -58,16 +58,9 @@ function toPasskey(row: PasskeyRow): StoredPasskey {
   };
 }
 
-/**
- * A user's passkeys, oldest first. With `lock`, inside a transaction, the
- * rows stay locked until it ends, so that two deletions of one user's
- * passkeys are counted one after the other.
- */
-export async function findPasskeysOfUser(db: Queryable, userId: string, lock = false): Promise<StoredPasskey[]> {
-  const { rows } = await db.query<PasskeyRow>(
-    `SELECT ${COLUMNS} FROM passkeys.passkeys WHERE user_id = $1 ORDER BY created_at, id${lock ? ' FOR UPDATE' : ''}`,
-    [userId],
-  );
+/** A user's passkeys, oldest first. */
+export async function findPasskeysOfUser(db: Queryable, userId: string): Promise<StoredPasskey[]> {
+  const { rows } = await db.query<PasskeyRow>(`SELECT ${COLUMNS} FROM passkeys.passkeys WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
   return rows.map(toPasskey);
 }
 
@@ -77,20 +70,21 @@ export async function findPasskeyByCredentialId(db: Queryable, credentialId: Buf
 }
 
 /**
- * Stores a newly registered credential. Answers undefined when its
- * credential id is stored already (for any account), instead of raising a
- * unique violation.
+ * Stores a newly registered credential under the id reserved for it in
+ * identity's credential ledger. Answers undefined when its credential id is
+ * stored already (for any account), instead of raising a unique violation.
  */
 export async function insertPasskey(
   db: Queryable,
-  passkey: Omit<StoredPasskey, 'id' | 'createdAt' | 'lastUsedAt' | 'suspectedCloneAt'>,
+  passkey: Omit<StoredPasskey, 'createdAt' | 'lastUsedAt' | 'suspectedCloneAt'>,
 ): Promise<StoredPasskey | undefined> {
   const { rows } = await db.query<PasskeyRow>(
-    `INSERT INTO passkeys.passkeys (user_id, credential_id, public_key, sign_count, transports, aaguid, backup_eligible, backed_up, name)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    `INSERT INTO passkeys.passkeys (id, user_id, credential_id, public_key, sign_count, transports, aaguid, backup_eligible, backed_up, name)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      ON CONFLICT (credential_id) DO NOTHING
      RETURNING ${COLUMNS}`,
     [
+      passkey.id,
       passkey.userId,
       passkey.credentialId,
       passkey.publicKey,

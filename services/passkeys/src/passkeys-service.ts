@@ -1,9 +1,9 @@
 import { connectCallees } from '@latchkey/callees';
 import { passkeysV1 } from '@latchkey/contracts';
+import { startLedgerSweep } from '@latchkey/credential-ledger';
 import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
-import { startLedgerSweep } from '@latchkey/sign-in-methods';
 import type { Logger } from '@latchkey/telemetry';
 import { methodCallersOf } from '@latchkey/units';
 import { CeremonyChallenges } from './ceremony-challenges';
@@ -40,7 +40,7 @@ export async function startPasskeysService(config: PasskeysConfig, logger: Logge
     ready: stores.databaseAnswers,
   });
 
-  // Passkeys stored before identity's ledger existed, or whose listing failed (docs/operations.md, "The ledger of sign-in methods").
+  // Settles what a change left unsettled in identity's credential ledger, and what the ledger began without (docs/operations.md, "The credential ledger").
   const sweep = startLedgerSweep({ pool, identity: deps.identity, logger }, passkeyLedger);
 
   return {

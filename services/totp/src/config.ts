@@ -45,7 +45,7 @@ export const configSchema = z.object({
   /** Decryption only: after a rotation, the keys that sealed existing rows. */
   TOTP_PREVIOUS_ENCRYPTION_KEYS: previousEncryptionKeys,
   TOTP_TEMP_TOKEN_TTL_SECONDS: env.int(300, 1, 3_600),
-  /** Identity, told which accounts may have TOTP on (docs/architecture.md, "Second factor presence"). */
+  /** Identity, whose credential ledger holds which accounts have TOTP on (docs/architecture.md, "The credential ledger"). */
   ...callerVariables('totp'),
   /** docs/api.md, "Rate limits": 10 wrong TOTP codes per user per 15 minutes. */
   RATE_LIMIT_TOTP_FAILURES: env.int(10, 1, 1_000),

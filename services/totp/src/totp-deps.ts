@@ -1,10 +1,10 @@
 import type pg from 'pg';
+import type { IdentityClient } from '@latchkey/credential-ledger';
 import type { BackupCodeHasher } from './backup-codes';
 import type { CodeFailureLimit } from './code-failure-limit';
 import type { LoginChallenges } from './login-challenges';
 import type { SecretBox } from './secret-box';
 import type { SetupTokens } from './setup-tokens';
-import type { IdentityClient } from './totp-presence';
 
 /** What the TOTP operations need, built once at start. */
 export interface TotpDeps {
@@ -14,7 +14,7 @@ export interface TotpDeps {
   readonly setupTokens: SetupTokens;
   readonly loginChallenges: LoginChallenges;
   readonly failureLimit: CodeFailureLimit;
-  /** Told when TOTP may be on and when it is off (totp-presence.ts). */
+  /** Keeps the account's TOTP in its credential ledger (totp-ledger.ts). */
   readonly identity: IdentityClient;
   /** TOTP_ISSUER: the name authenticator apps show. */
   readonly issuer: string;

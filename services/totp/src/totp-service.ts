@@ -1,5 +1,6 @@
 import { connectCallees } from '@latchkey/callees';
 import { totpV1 } from '@latchkey/contracts';
+import { startLedgerSweep } from '@latchkey/credential-ledger';
 import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
@@ -11,7 +12,7 @@ import { totpHandlers } from './handlers';
 import { LoginChallenges } from './login-challenges';
 import { SecretBox } from './secret-box';
 import { SetupTokens } from './setup-tokens';
-import { startTotpCensus } from './totp-presence';
+import { totpLedger } from './totp-ledger';
 import type { TotpDeps } from './totp-deps';
 import { methodCallersOf } from '@latchkey/units';
 
@@ -59,14 +60,14 @@ export async function startTotpService(
     ready: stores.databaseAnswers,
   });
 
-  // TOTP turned on before identity kept track of it (docs/operations.md, "Second factor presence").
-  const census = startTotpCensus({ pool, identity: deps.identity, logger });
+  // Settles what a change left unsettled in identity's credential ledger, and what the ledger began without (docs/operations.md, "The credential ledger").
+  const sweep = startLedgerSweep({ pool, identity: deps.identity, logger }, totpLedger);
 
   return {
     readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort },
     async stop() {
       await endpoints.stop();
-      await census.stop();
+      await sweep.stop();
       callees.close();
       await stores.close();
     },

@@ -1,4 +1,5 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
+import { changeCredentials } from '@latchkey/credential-ledger';
 import { AppError } from '@latchkey/errors';
 import { withTransaction } from '@latchkey/db';
 import { generateBackupCodes, normalizeBackupCode } from './backup-codes';
@@ -6,8 +7,8 @@ import { acceptAuthenticatorCode } from './code-acceptance';
 import { assertValid, checkNoticeRecipient, checkTotpCode, checkUserId } from './input-rules';
 import { queueSecurityNotice, type NoticeRecipient } from './mail-queue';
 import type { TotpDeps } from './totp-deps';
+import { TOTP_REFERENCE, totpLedger } from './totp-ledger';
 import { countBackupCodes, deleteCredential, findCredential, replaceBackupCodes, type TotpCredential } from './totp-store';
-import { markTotpAbsent } from './totp-presence';
 
 export interface TotpStatus {
   readonly enabled: boolean;
@@ -36,19 +37,20 @@ async function requireCredential(deps: TotpDeps, input: CodeConfirmedRequest): P
  * Turns TOTP off after a current TOTP code (docs/api.md, "Second factor (TOTP)":
  * a backup code is a recovery means for login, not for removing the
  * factor). The secret and backup codes go; the notice is queued with them;
- * identity hears that TOTP is off once it is.
+ * identity's credential ledger, where the removal is reserved before, is
+ * settled after: until then it still counts TOTP as possibly on, which
+ * costs a sign-in a call to this unit and nothing else.
  */
 export async function disableTotp(deps: TotpDeps, input: CodeConfirmedRequest, context: RequestContext): Promise<void> {
   const credential = await requireCredential(deps, input);
-  const presenceMark = await deps.failureLimit.guard(input.userId, () =>
-    withTransaction(deps.pool, context, async (db) => {
+  await deps.failureLimit.guard(input.userId, () =>
+    changeCredentials(deps, totpLedger, input.userId, async (db, ledger) => {
       await acceptAuthenticatorCode(deps, db, credential, input.code);
-      const mark = await deleteCredential(db, input.userId);
+      await ledger.reserveRemoval(TOTP_REFERENCE);
+      await deleteCredential(db, input.userId);
       await queueSecurityNotice(db, input, 'totp_disabled', context);
-      return mark;
-    }),
+    }, context),
   );
-  if (presenceMark !== undefined) await markTotpAbsent(deps.identity, input.userId, presenceMark, context);
 }
 
 /** Replaces every backup code after a current TOTP code; answers the new codes. */

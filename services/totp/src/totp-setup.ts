@@ -1,16 +1,16 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { randomBytes } from 'node:crypto';
 import { toDataURL } from 'qrcode';
+import { changeCredentials } from '@latchkey/credential-ledger';
 import { AppError } from '@latchkey/errors';
-import { withTransaction } from '@latchkey/db';
 import { generateBackupCodes, normalizeBackupCode } from './backup-codes';
 import { assertValid, checkAccountEmail, checkNoticeRecipient, checkToken, checkTotpCode, checkUserId } from './input-rules';
 import { queueSecurityNotice, type NoticeRecipient } from './mail-queue';
 import { secretContext } from './secret-box';
 import { encodeSecret, matchTimeStep, otpauthUri } from './totp-code';
 import type { TotpDeps } from './totp-deps';
+import { TOTP_REFERENCE, totpLedger } from './totp-ledger';
 import { findCredential, insertCredential, replaceBackupCodes } from './totp-store';
-import { markTotpPossible } from './totp-presence';
 
 /** 160 bits: RFC 4226 §4 requires at least 128 and recommends 160 for HMAC-SHA-1. */
 const SECRET_BYTES = 20;
@@ -63,7 +63,10 @@ export async function beginTotpSetup(
  * Enables TOTP once the user's authenticator proves it holds the setup
  * secret. The secret, the step of the proving code (so that the same code
  * cannot also pass the next login), the backup codes and the notice mail
- * commit together. Answers the backup codes, which exist nowhere else.
+ * commit together, reserved before in identity's credential ledger: from
+ * then on no sign-in skips the second step (docs/architecture.md, "The
+ * credential ledger"). If identity cannot be reached nothing is turned on.
+ * Answers the backup codes, which exist nowhere else.
  */
 export async function enableTotp(
   deps: TotpDeps,
@@ -88,14 +91,14 @@ export async function enableTotp(
     const codes = generateBackupCodes();
     const hashes = codes.map((code) => deps.backupCodeHasher.hash(normalizeBackupCode(code) as string));
     const sealedSecret = deps.secretBox.isStale(sealed) ? deps.secretBox.seal(secret, binding) : sealed;
-    // Identity hears first that TOTP may be on, so that no sign-in skips it once it is.
-    const presenceMark = await markTotpPossible(deps.identity, input.userId, context);
-    await withTransaction(deps.pool, context, async (db) => {
-      const created = await insertCredential(db, { userId: input.userId, sealedSecret, acceptedStep: step, presenceMark });
+    await changeCredentials(deps, totpLedger, input.userId, async (db, ledger) => {
+      if (await findCredential(db, input.userId)) throw new AppError('totp:already_enabled');
+      await ledger.reserve(TOTP_REFERENCE);
+      const created = await insertCredential(db, { userId: input.userId, sealedSecret, acceptedStep: step });
       if (!created) throw new AppError('totp:already_enabled');
       await replaceBackupCodes(db, input.userId, hashes);
       await queueSecurityNotice(db, input, 'totp_enabled', context);
-    });
+    }, context);
     return codes;
   });
   // Best effort: TOTP is on and the codes exist nowhere else, so they must reach the user; a

@@ -42,20 +42,19 @@ export async function findCredential(db: Queryable, userId: string): Promise<Tot
 
 /**
  * Stores the credential of a user who just enabled TOTP, with the step of
- * the code that proved it and the mark identity gave. Answers undefined
- * when the user already has one (a concurrent enable won), instead of
- * raising a unique violation.
+ * the code that proved it. Answers undefined when the user already has one,
+ * instead of raising a unique violation.
  */
 export async function insertCredential(
   db: pg.ClientBase,
-  credential: { userId: string; sealedSecret: SealedSecret; acceptedStep: number; presenceMark: number },
+  credential: { userId: string; sealedSecret: SealedSecret; acceptedStep: number },
 ): Promise<TotpCredential | undefined> {
   const { rows } = await db.query<CredentialRow>(
-    `INSERT INTO totp.totp_credentials (user_id, secret_ciphertext, key_id, last_used_step, presence_mark)
-     VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO totp.totp_credentials (user_id, secret_ciphertext, key_id, last_used_step)
+     VALUES ($1, $2, $3, $4)
      ON CONFLICT (user_id) DO NOTHING
      RETURNING user_id, secret_ciphertext, key_id, enabled_at, last_used_step`,
-    [credential.userId, credential.sealedSecret.ciphertext, credential.sealedSecret.keyId, credential.acceptedStep, credential.presenceMark],
+    [credential.userId, credential.sealedSecret.ciphertext, credential.sealedSecret.keyId, credential.acceptedStep],
   );
   return rows[0] && toCredential(rows[0]);
 }
@@ -84,40 +83,9 @@ export async function acceptTimeStep(
   return rowCount === 1;
 }
 
-/** Removes the credential and, by cascade, its backup codes; answers the presence mark it had, if there was one. */
-export async function deleteCredential(db: Queryable, userId: string): Promise<number | undefined> {
-  const { rows } = await db.query<{ presence_mark: string }>('DELETE FROM totp.totp_credentials WHERE user_id = $1 RETURNING presence_mark', [userId]);
-  // pg answers bigint as a string; a mark stays far below 2^53.
-  return rows[0] && Number(rows[0].presence_mark);
-}
-
-/**
- * Locks up to `limit` credentials not yet marked in identity. No SKIP
- * LOCKED: a census must wait for another's batch, or it could call itself
- * complete while that batch is not marked yet.
- */
-export async function lockUnmarkedCredentials(db: pg.ClientBase, limit: number): Promise<string[]> {
-  const { rows } = await db.query<{ user_id: string }>(
-    'SELECT user_id FROM totp.totp_credentials WHERE presence_mark = 0 ORDER BY user_id LIMIT $1 FOR UPDATE',
-    [limit],
-  );
-  return rows.map((row) => row.user_id);
-}
-
-/** Whether a credential is still unmarked, those another transaction is marking included. */
-export async function hasUnmarkedCredentials(db: Queryable): Promise<boolean> {
-  const { rows } = await db.query<{ unmarked: boolean }>('SELECT EXISTS (SELECT FROM totp.totp_credentials WHERE presence_mark = 0) AS unmarked');
-  return rows[0]?.unmarked ?? false;
-}
-
-/** Stores the marks identity gave; -1 for a credential whose account is gone. */
-export async function storePresenceMarks(db: pg.ClientBase, marks: ReadonlyMap<string, number>, userIds: readonly string[]): Promise<void> {
-  await db.query(
-    `UPDATE totp.totp_credentials AS credential SET presence_mark = marked.mark
-       FROM unnest($1::uuid[], $2::bigint[]) AS marked (user_id, mark)
-      WHERE credential.user_id = marked.user_id`,
-    [userIds, userIds.map((id) => marks.get(id) ?? -1)],
-  );
+/** Removes the credential and, by cascade, its backup codes. */
+export async function deleteCredential(db: Queryable, userId: string): Promise<void> {
+  await db.query('DELETE FROM totp.totp_credentials WHERE user_id = $1', [userId]);
 }
 
 /** Replaces every backup code of a user with `hashes`. */

@@ -571,127 +571,206 @@ describe('preparing an automatic provider link', () => {
   });
 });
 
-describe('the ledger of sign-in methods', () => {
-  const { SignInMethodKind } = identityV1;
-  const passkey = (userId: string, reference = randomUUID()) => ({ userId, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY, reference });
-  const ledgerOf = async (userId: string) =>
-    (await client.listSignInMethods({ userId })).signInMethods.map((method) => ({ kind: method.kind, reference: method.reference, removalBegun: method.removalBegun }));
-  const PASSWORD_ENTRY = { kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD, reference: '', removalBegun: false };
+describe('the credential ledger', () => {
+  const { CredentialKind } = identityV1;
+  const PASSKEY = CredentialKind.CREDENTIAL_KIND_PASSKEY;
+  const PROVIDER = CredentialKind.CREDENTIAL_KIND_PROVIDER;
+  const TOTP = CredentialKind.CREDENTIAL_KIND_TOTP;
+  const passkey = (userId: string, reference: string = randomUUID()) => ({ userId, kind: PASSKEY, reference, openedAccount: false });
+  const provider = (userId: string, reference = 'google') => ({ userId, kind: PROVIDER, reference, openedAccount: false });
+  const totp = (userId: string) => ({ userId, kind: TOTP, reference: '', openedAccount: false });
+  /** What an owner holds of an account, as it settles it. */
+  const holding = (userId: string, references: readonly string[], fields: Partial<identityV1.HeldCredential> = {}) => ({
+    userId,
+    credentials: references.map((reference) => ({ reference, addedAt: new Date(), openedAccount: false, ...fields })),
+  });
+  const ledgerOf = async (userId: string): Promise<string[]> => {
+    const { rows } = await db.query<{ entry: string }>(
+      `SELECT kind || ':' || reference || ':' || state AS entry FROM identity.credentials WHERE user_id = $1 ORDER BY kind, reference`,
+      [userId],
+    );
+    return rows.map((row) => row.entry);
+  };
+  const userOf = async (userId: string) => (await client.getUser({ userId })).user!;
+  const providerAccount = async () => (await client.createVerifiedUser({ handle: newAccount().handle, email: newAccount().email })).user!;
 
-  it('lists a password from registration, drops it with a dropped password and lists it again when a reset sets one', async () => {
+  it('holds the password from registration, drops it with a dropped password and holds it again when a reset sets one', async () => {
     const account = await registerVerified();
-    expect(await ledgerOf(account.user.id)).toEqual([PASSWORD_ENTRY]);
+    expect(await ledgerOf(account.user.id)).toEqual(['password::active']);
     await client.prepareProviderLink({ userId: account.user.id, provider: 'google' });
     expect(await ledgerOf(account.user.id)).toEqual([]);
     await client.resetPassword({ token: await tokenFor(account.user.email, 'password_dropped'), newPassword: 'chosen by the owner' });
-    expect(await ledgerOf(account.user.id)).toEqual([PASSWORD_ENTRY]);
+    expect(await ledgerOf(account.user.id)).toEqual(['password::active']);
     await client.changePassword({ userId: account.user.id, currentPassword: 'chosen by the owner', newPassword: 'changed, still one password' });
-    expect(await ledgerOf(account.user.id)).toEqual([PASSWORD_ENTRY]);
+    expect(await ledgerOf(account.user.id)).toEqual(['password::active']);
   });
 
-  it('records methods idempotently, skipping deleted accounts, and refuses bad ones', async () => {
-    const { user } = await client.createVerifiedUser({ handle: newAccount().handle, email: newAccount().email });
-    const method = { ...passkey(user!.id), addedAt: new Date('2024-01-02T03:04:05Z') };
-    await client.recordSignInMethods({ methods: [method, { ...passkey(randomUUID()), addedAt: new Date() }] });
-    await client.recordSignInMethods({ methods: [{ ...method, addedAt: new Date() }] });
-    const { signInMethods } = await client.listSignInMethods({ userId: user!.id });
-    expect(signInMethods).toEqual([{ kind: method.kind, reference: method.reference, addedAt: method.addedAt, removalBegun: false }]);
-    for (const methods of [[], [{ ...method, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD, reference: 'x' }], [{ ...method, userId: 'nope' }]]) {
-      expect((await errorOf(client.recordSignInMethods({ methods }))).code).toBe('validation:invalid_input');
+  it('holds a reserved credential as pending until its owner settles the account, which keeps what it holds and drops the rest', async () => {
+    const user = await providerAccount();
+    const [kept, failed] = [passkey(user.id), passkey(user.id)];
+    await client.reserveCredential(kept);
+    await client.reserveCredential(failed);
+    expect(await ledgerOf(user.id)).toEqual([`passkey:${kept.reference}:pending`, `passkey:${failed.reference}:pending`].sort());
+    // The owner stored one of them; the other's store failed.
+    expect(await client.settleCredentials({ kind: PASSKEY, accounts: [holding(user.id, [kept.reference])] })).toEqual({ takeBacks: [] });
+    expect(await ledgerOf(user.id)).toEqual([`passkey:${kept.reference}:active`]);
+    // What the owner holds and the ledger lacked is active at once.
+    const unknown = randomUUID();
+    await client.settleCredentials({ kind: PASSKEY, accounts: [holding(user.id, [kept.reference, unknown])] });
+    expect(await ledgerOf(user.id)).toEqual([`passkey:${kept.reference}:active`, `passkey:${unknown}:active`].sort());
+    await client.settleCredentials({ kind: PASSKEY, accounts: [holding(user.id, [])] });
+    expect(await ledgerOf(user.id)).toEqual([]);
+  });
+
+  it('refuses to reserve the removal of the last active first factor, in the code of the unit that owns it, and changes nothing then', async () => {
+    const user = await providerAccount();
+    const only = passkey(user.id);
+    await client.settleCredentials({ kind: PASSKEY, accounts: [holding(user.id, [only.reference])] });
+    // One being added is no way in yet.
+    await client.reserveCredential(provider(user.id));
+    expect((await errorOf(client.reserveCredentialRemoval(only))).code).toBe('passkey:last_login_method');
+    expect(await ledgerOf(user.id)).toEqual([`passkey:${only.reference}:active`, 'provider:google:pending']);
+    await client.settleCredentials({ kind: PROVIDER, accounts: [holding(user.id, ['google'])] });
+    await client.reserveCredentialRemoval(only);
+    // One being removed is no way in any more.
+    expect((await errorOf(client.reserveCredentialRemoval(provider(user.id)))).code).toBe('oauth:last_login_method');
+    // A second factor is never a way in: its removal is not counted.
+    await client.reserveCredentialRemoval(totp(user.id));
+    expect(await ledgerOf(user.id)).toEqual([`passkey:${only.reference}:removing`, 'provider:google:active', 'totp::removing']);
+  });
+
+  it('refuses the password, other kinds, malformed references and unknown accounts', async () => {
+    const user = await providerAccount();
+    const invalid = [
+      { ...passkey(user.id), kind: CredentialKind.CREDENTIAL_KIND_PASSWORD, reference: '' },
+      { ...passkey(user.id), kind: CredentialKind.CREDENTIAL_KIND_UNSPECIFIED, reference: '' },
+      passkey(user.id, 'not-a-uuid'),
+      provider(user.id, 'Google!'),
+      { ...totp(user.id), reference: 'second' },
+      passkey('nope'),
+    ];
+    for (const credential of invalid) {
+      expect((await errorOf(client.reserveCredential(credential))).code).toBe('validation:invalid_input');
+      expect((await errorOf(client.reserveCredentialRemoval(credential))).code).toBe('validation:invalid_input');
     }
+    expect((await errorOf(client.reserveCredential(passkey(randomUUID())))).code).toBe('auth:unauthorized');
+    expect((await errorOf(client.reserveCredentialRemoval(passkey(randomUUID())))).code).toBe('auth:unauthorized');
+    expect(await ledgerOf(user.id)).toEqual([]);
   });
 
-  it('refuses to begin removing the last way in, in the code of the unit that owns it, and changes nothing then', async () => {
-    const { user } = await client.createVerifiedUser({ handle: newAccount().handle, email: newAccount().email });
-    const only = passkey(user!.id);
-    await client.recordSignInMethods({ methods: [{ ...only, addedAt: new Date() }] });
-    expect((await errorOf(client.beginSignInMethodRemoval(only))).code).toBe('passkey:last_login_method');
-    expect(await ledgerOf(user!.id)).toEqual([{ kind: only.kind, reference: only.reference, removalBegun: false }]);
-    const { user: other } = await client.createVerifiedUser({ handle: newAccount().handle, email: newAccount().email });
-    const provider = { userId: other!.id, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER, reference: 'google' };
-    await client.recordSignInMethods({ methods: [{ ...provider, addedAt: new Date() }] });
-    expect((await errorOf(client.beginSignInMethodRemoval(provider))).code).toBe('oauth:last_login_method');
-    expect((await errorOf(client.beginSignInMethodRemoval({ ...only, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD, reference: '' }))).code).toBe(
-      'validation:invalid_input',
-    );
-    expect((await errorOf(client.beginSignInMethodRemoval(passkey(randomUUID())))).code).toBe('auth:unauthorized');
+  it('settles only existing accounts, and refuses what no owner could hold', async () => {
+    const user = await providerAccount();
+    expect(await client.settleCredentials({ kind: PASSKEY, accounts: [holding(randomUUID(), [randomUUID()]), holding(user.id, [])] })).toEqual({
+      takeBacks: [],
+    });
+    const reference = randomUUID();
+    const invalid = [
+      { kind: PASSKEY, accounts: [] },
+      { kind: PASSKEY, accounts: Array.from({ length: 101 }, () => holding(randomUUID(), [])) },
+      { kind: PASSKEY, accounts: [holding(user.id, []), holding(user.id.toUpperCase(), [])] },
+      { kind: PASSKEY, accounts: [holding(user.id, [reference, reference])] },
+      { kind: PASSKEY, accounts: [{ userId: user.id, credentials: [{ reference, openedAccount: false }] }] },
+      { kind: TOTP, accounts: [holding(user.id, ['x'])] },
+      { kind: CredentialKind.CREDENTIAL_KIND_PASSWORD, accounts: [holding(user.id, [''])] },
+    ];
+    for (const request of invalid) expect((await errorOf(client.settleCredentials(request))).code).toBe('validation:invalid_input');
   });
 
-  it('marks a method being removed, which counts as gone until cancelled, and drops it when finished', async () => {
+  it('answers with the account whether a second factor may be on, and whether one recent factor proves enough', async () => {
     const account = await registerVerified();
-    const first = passkey(account.user.id);
-    const second = passkey(account.user.id);
-    await client.recordSignInMethods({ methods: [first, second].map((method) => ({ ...method, addedAt: new Date() })) });
-    await client.beginSignInMethodRemoval(first);
-    await client.beginSignInMethodRemoval(second);
-    expect((await ledgerOf(account.user.id)).filter((method) => method.removalBegun)).toHaveLength(2);
-    await client.cancelSignInMethodRemoval(second);
-    await client.finishSignInMethodRemovals({ userId: account.user.id, kind: first.kind, references: [first.reference] });
-    await client.finishSignInMethodRemovals({ userId: account.user.id, kind: first.kind, references: [first.reference] });
-    expect(await ledgerOf(account.user.id)).toEqual([PASSWORD_ENTRY, { kind: second.kind, reference: second.reference, removalBegun: false }]);
-  });
+    const signedIn = async () => (await client.authenticatePassword({ email: account.user.email, password: account.password })).user!;
+    expect(await signedIn()).toMatchObject({ secondFactorOff: true, singleFactorSuffices: true, passkeysCount: 0 });
+    // TOTP being turned on, on, being turned off: possibly on all along.
+    await client.reserveCredential(totp(account.user.id));
+    expect(await signedIn()).toMatchObject({ secondFactorOff: false, singleFactorSuffices: false });
+    await client.settleCredentials({ kind: TOTP, accounts: [holding(account.user.id, [''])] });
+    expect(await userOf(account.user.id)).toMatchObject({ secondFactorOff: false, singleFactorSuffices: false });
+    await client.reserveCredentialRemoval(totp(account.user.id));
+    expect(await userOf(account.user.id)).toMatchObject({ secondFactorOff: false, singleFactorSuffices: false });
+    await client.settleCredentials({ kind: TOTP, accounts: [holding(account.user.id, [])] });
+    expect(await userOf(account.user.id)).toMatchObject({ secondFactorOff: true, singleFactorSuffices: true });
 
-  it('counts the passkeys it lists, being removed or not, with the account', async () => {
-    const account = await registerVerified();
-    expect(account.user.passkeysCount).toBe(0);
+    // A passkey proves more than one factor, in any state, unless it is suspended; it is counted in any state.
     const [first, second] = [passkey(account.user.id), passkey(account.user.id)];
-    await client.recordSignInMethods({ methods: [first, second].map((method) => ({ ...method, addedAt: new Date() })) });
-    await client.beginSignInMethodRemoval(first);
-    expect((await client.getUser({ userId: account.user.id })).user!.passkeysCount).toBe(2);
-    expect((await client.authenticatePassword({ email: account.user.email, password: account.password })).user!.passkeysCount).toBe(2);
-    await client.finishSignInMethodRemovals({ userId: account.user.id, kind: first.kind, references: [first.reference] });
-    expect((await client.getUser({ userId: account.user.id })).user!.passkeysCount).toBe(1);
+    await client.reserveCredential(first);
+    expect(await userOf(account.user.id)).toMatchObject({ secondFactorOff: true, singleFactorSuffices: false, passkeysCount: 1 });
+    await client.settleCredentials({ kind: PASSKEY, accounts: [holding(account.user.id, [first.reference, second.reference], { suspendedAt: new Date() })] });
+    expect(await userOf(account.user.id)).toMatchObject({ secondFactorOff: true, singleFactorSuffices: true, passkeysCount: 2 });
+    await client.settleCredentials({ kind: PASSKEY, accounts: [holding(account.user.id, [first.reference])] });
+    await client.reserveCredentialRemoval(first);
+    expect(await userOf(account.user.id)).toMatchObject({ singleFactorSuffices: false, passkeysCount: 1 });
   });
 
-  it('lists nothing for an unknown account and refuses a malformed id', async () => {
-    expect(await client.listSignInMethods({ userId: randomUUID() })).toEqual({ signInMethods: [] });
-    expect((await errorOf(client.listSignInMethods({ userId: 'nope' }))).code).toBe('validation:invalid_input');
+  it('takes back in a reset what was added in its window, all but the connection the account was created with, and tells the owners', async () => {
+    const user = await providerAccount();
+    const [old, recent, pending] = [randomUUID(), randomUUID(), randomUUID()];
+    const longAgo = new Date(Date.now() - 100 * 3_600_000);
+    await client.settleCredentials({
+      kind: PASSKEY,
+      accounts: [{ userId: user.id, credentials: [{ reference: old, addedAt: longAgo, openedAccount: false }, holding(user.id, [recent]).credentials[0]!] }],
+    });
+    await client.reserveCredential(passkey(user.id, pending));
+    await client.settleCredentials({
+      kind: PROVIDER,
+      accounts: [{ userId: user.id, credentials: [...holding(user.id, ['google'], { openedAccount: true }).credentials, ...holding(user.id, ['github']).credentials] }],
+    });
+    // A reset of an account without a password sets its first one.
+    await client.requestPasswordReset({ email: user.email });
+    const reset = await client.resetPassword({ token: await tokenFor(user.email, 'reset_password'), newPassword: 'the owner is back' });
+    expect(await ledgerOf(user.id)).toEqual(
+      ['password::active', `passkey:${old}:active`, `passkey:${recent}:removing`, `passkey:${pending}:removing`, 'provider:github:removing', 'provider:google:active'].sort(),
+    );
+    // The owners hear which to remove while they hold them.
+    const { takeBacks } = await client.settleCredentials({ kind: PASSKEY, accounts: [holding(user.id, [old, recent, pending])] });
+    expect(takeBacks).toEqual([recent, pending].sort().map((reference) => ({ userId: user.id, reference, resetId: reset.resetId })));
+    expect(await client.settleCredentials({ kind: PASSKEY, accounts: [holding(user.id, [old])] })).toEqual({ takeBacks: [] });
+    expect(await ledgerOf(user.id)).toContain(`passkey:${old}:active`);
+    expect((await client.settleCredentials({ kind: PROVIDER, accounts: [holding(user.id, ['github', 'google'])] })).takeBacks).toEqual([
+      { userId: user.id, reference: 'github', resetId: reset.resetId },
+    ]);
+  });
+
+  it("holds a credential it learns of only after a reset to that reset's window", async () => {
+    const account = await registerVerified();
+    await client.requestPasswordReset({ email: account.user.email });
+    const reset = await client.resetPassword({ token: await tokenFor(account.user.email, 'reset_password'), newPassword: 'reset before it knew' });
+    // A passkey stored before the reset that the ledger had not heard of (its owner's settlement failed).
+    const late = randomUUID();
+    const { takeBacks } = await client.settleCredentials({
+      kind: PASSKEY,
+      accounts: [{ userId: account.user.id, credentials: [{ reference: late, addedAt: new Date(reset.resetAt!.getTime() - 60_000), openedAccount: false }] }],
+    });
+    expect(takeBacks).toEqual([{ userId: account.user.id, reference: late, resetId: reset.resetId }]);
+    // One stored after the reset stays.
+    const after = randomUUID();
+    expect(await client.settleCredentials({ kind: PASSKEY, accounts: [holding(account.user.id, [late, after])] })).toMatchObject({
+      takeBacks: [{ reference: late }],
+    });
+  });
+
+  it('pages through the accounts whose credentials of a kind are unsettled since a while', async () => {
+    const users = [await providerAccount(), await providerAccount(), await providerAccount()];
+    for (const user of users) await client.reserveCredential(totp(user.id));
+    await client.settleCredentials({ kind: TOTP, accounts: [holding(users[2]!.id, [''])] });
+    const mine = (ids: readonly string[]) => ids.filter((id) => users.some((user) => user.id === id));
+    const now = new Date(Date.now() + 1_000);
+    const expected = [users[0]!.id, users[1]!.id].sort();
+    const { userIds: firstPage } = await client.listUnsettledCredentials({ kind: TOTP, changedBefore: now, afterUserId: '', limit: 500 });
+    expect(mine(firstPage)).toEqual(expected);
+    const { userIds: rest } = await client.listUnsettledCredentials({ kind: TOTP, changedBefore: now, afterUserId: expected[0]!, limit: 500 });
+    expect(mine(rest)).toEqual([expected[1]]);
+    expect(mine((await client.listUnsettledCredentials({ kind: PASSKEY, changedBefore: now, afterUserId: '', limit: 500 })).userIds)).toEqual([]);
+    expect(mine((await client.listUnsettledCredentials({ kind: TOTP, changedBefore: new Date(Date.now() - 60_000), afterUserId: '', limit: 500 })).userIds)).toEqual([]);
+    for (const request of [{ limit: 0 }, { limit: 501 }, { afterUserId: 'nope' }, { kind: CredentialKind.CREDENTIAL_KIND_PASSWORD }]) {
+      expect((await errorOf(client.listUnsettledCredentials({ kind: TOTP, afterUserId: '', limit: 10, ...request }))).code).toBe('validation:invalid_input');
+    }
   });
 
   it('goes with the account', async () => {
     const account = await registerVerified();
-    await client.recordSignInMethods({ methods: [{ ...passkey(account.user.id), addedAt: new Date() }] });
+    await client.reserveCredential(passkey(account.user.id));
     await client.deleteUser({ userId: account.user.id });
-    const { rows } = await db.query('SELECT 1 FROM identity.sign_in_methods WHERE user_id = $1', [account.user.id]);
-    expect(rows).toEqual([]);
-  });
-});
-
-describe('what identity knows of TOTP', () => {
-  const { TOTP_PRESENCE_ABSENT: ABSENT, TOTP_PRESENCE_POSSIBLE: POSSIBLE, TOTP_PRESENCE_UNSPECIFIED: UNKNOWN } = identityV1.TotpPresence;
-  const presenceOf = async (userId: string) => (await client.getUser({ userId })).user!.totpPresence;
-
-  it('knows nothing of an unmarked account until the census is complete, then knows its TOTP is off', async () => {
-    const account = await registerVerified();
-    const marked = await registerVerified();
-    await client.recordTotpPossible({ userIds: [marked.user.id] });
-    // No totp service has run against this database: no census yet.
-    expect(await presenceOf(account.user.id)).toBe(UNKNOWN);
-    expect(await presenceOf(marked.user.id)).toBe(POSSIBLE);
-    await client.completeTotpCensus({});
-    await client.completeTotpCensus({});
-    expect(await presenceOf(account.user.id)).toBe(ABSENT);
-    expect((await client.authenticatePassword({ email: account.user.email, password: account.password })).user!.totpPresence).toBe(ABSENT);
-    expect(await presenceOf(marked.user.id)).toBe(POSSIBLE);
-  });
-
-  it('answers a new mark each time, and unmarks only with the latest one', async () => {
-    const account = await registerVerified();
-    const [{ mark: first }] = (await client.recordTotpPossible({ userIds: [account.user.id, randomUUID()] })).marks as [identityV1.TotpMark];
-    const { marks } = await client.recordTotpPossible({ userIds: [account.user.id.toUpperCase()] });
-    expect(marks).toEqual([{ userId: account.user.id, mark: first + 1 }]);
-    expect(await client.recordTotpAbsent({ userId: account.user.id, mark: first })).toEqual({ recorded: false });
-    expect(await presenceOf(account.user.id)).toBe(POSSIBLE);
-    expect(await client.recordTotpAbsent({ userId: account.user.id, mark: first + 1 })).toEqual({ recorded: true });
-    expect(await presenceOf(account.user.id)).not.toBe(POSSIBLE);
-  });
-
-  it('refuses bad input', async () => {
-    for (const userIds of [[], ['nope'], Array.from({ length: 501 }, () => randomUUID())]) {
-      expect((await errorOf(client.recordTotpPossible({ userIds }))).code).toBe('validation:invalid_input');
-    }
-    expect((await errorOf(client.recordTotpAbsent({ userId: randomUUID(), mark: 0 }))).code).toBe('validation:invalid_input');
-    expect((await errorOf(client.recordTotpAbsent({ userId: 'nope', mark: 1 }))).code).toBe('validation:invalid_input');
+    expect(await ledgerOf(account.user.id)).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { connect, AckPolicy, type NatsConnection, type JsMsg } from 'nats';
 import pg from 'pg';
 import { identityV1, oauthV1 } from '@latchkey/contracts';
+import { sweepLedger } from '@latchkey/credential-ledger';
 import { AppError } from '@latchkey/errors';
 import { jobSubjects, mailJobSchema, type MailJob } from '@latchkey/jobs-contract';
 import { ensureStreams, topology } from '@latchkey/job-streams';
@@ -25,6 +26,7 @@ import { migrate as migrateIdentity } from '../../../identity/src/migrate';
 import { loadOAuthConfig } from '../../src/config';
 import { migrate } from '../../src/migrate';
 import { startOAuthService } from '../../src/oauth-service';
+import { connectionLedger } from '../../src/connection-ledger';
 import {
   followAuthorization,
   startGitHubProvider,
@@ -35,7 +37,7 @@ import {
 } from '../provider-fixtures';
 
 const { Provider, AuthorizationPurpose } = oauthV1;
-const { SignInMethodKind } = identityV1;
+const { CredentialKind } = identityV1;
 type OAuthClient = TestServiceClient<typeof oauthV1.OAuthServiceService>;
 type IdentityClient = TestServiceClient<typeof identityV1.IdentityServiceService>;
 type ProviderName = 'google' | 'github';
@@ -304,20 +306,31 @@ function mailTo(to: string, template: MailJob['template'], match: (job: MailJob)
 const notice = (to: string, kind: 'oauth_linked' | 'oauth_unlinked', provider: ProviderName) =>
   mailTo(to, 'security_notice', (job) => 'notice' in job && job.notice === kind && job.provider === provider);
 
-/** The account's methods as identity.v1's ledger lists them: kind and reference, oldest first. */
-async function ledgerOf(userId: string): Promise<[string, string][]> {
-  const { signInMethods } = await identity.listSignInMethods({ userId });
-  const kinds: Record<number, string> = { [SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD]: 'password', [SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY]: 'passkey', [SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER]: 'provider' };
-  return signInMethods.map((method) => [kinds[method.kind] ?? 'unknown', method.reference]);
-}
-
-/** Whether each of the account's connections is marked listed in identity. */
-async function listedRows(userId: string): Promise<boolean[]> {
-  const { rows } = await db.query<{ listed: boolean }>(
-    'SELECT listed_at IS NOT NULL AS listed FROM oauth.user_oauth_connections WHERE user_id = $1 ORDER BY linked_at',
+/** The account's credentials as identity's ledger holds them: `kind:reference:state`, in that order. */
+async function ledgerOf(userId: string): Promise<string[]> {
+  const { rows } = await db.query<{ entry: string }>(
+    `SELECT kind || ':' || reference || ':' || state AS entry FROM identity.credentials WHERE user_id = $1 ORDER BY kind, reference`,
     [userId],
   );
-  return rows.map((row) => row.listed);
+  return rows.map((row) => row.entry);
+}
+
+/** Whether the account waits in this unit's queue for its settlement with the ledger. */
+async function unsettled(userId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM oauth.unsettled_accounts WHERE user_id = $1', [userId]);
+  return rowCount === 1;
+}
+
+/** Resets the account's password through identity, as its owner would from the mail. */
+async function resetPasswordOf(userId: string): Promise<identityV1.ResetPasswordResponse> {
+  const { user } = await identity.getUser({ userId });
+  const mailed = jobs.length;
+  await identity.requestPasswordReset({ email: user!.email });
+  const job = await waitFor(() => jobs.slice(mailed).find((candidate) => candidate.to === user!.email && candidate.template === 'reset_password'), {
+    description: 'the reset mail',
+  });
+  if (!('token' in job)) throw new Error('no token');
+  return identity.resetPassword({ token: job.token, newPassword: 'the owner is back' });
 }
 
 async function connectionRows(who: TestIdentity): Promise<number> {
@@ -605,43 +618,39 @@ describe.each(['google', 'github'] as const)('user resolution with %s', (provide
 });
 
 describe('password resets', () => {
-  const HOUR = 3_600_000;
-  const windowOf = (userId: string, resetId = randomUUID()) => ({
-    userId,
-    resetId,
-    addedAfter: new Date(Date.now() - 72 * HOUR),
-    addedBefore: new Date(Date.now() + 1_000),
-  });
-
-  it('take back the links of the window, answering the same for the same reset', async () => {
+  it('take back the links the reset took back in the ledger, answering the same for the same reset', async () => {
     const account = await registerAccount();
-    const google = newIdentity('google');
-    await link(google, account.id);
-    const github = newIdentity('github');
-    await link(github, account.id);
-    // Linked before the window: it stays.
+    await link(newIdentity('google'), account.id);
+    await link(newIdentity('github'), account.id);
+    // Linked before the window: it stays, once the ledger has heard when.
     await db.query("UPDATE user_oauth_connections SET linked_at = now() - interval '73 hours' WHERE user_id = $1 AND provider = 'github'", [account.id]);
-    const window = windowOf(account.id);
-    expect(await oauth.removeRecentConnections(window)).toEqual({ removed: ['google'], remaining: ['github'] });
-    expect(await oauth.removeRecentConnections(window)).toEqual({ removed: ['google'], remaining: ['github'] });
+    expect(await unsettled(account.id)).toBe(true);
+    await sweepLedger({ pool: db, identity, logger: serviceLogger }, connectionLedger);
+    const reset = await resetPasswordOf(account.id);
+    expect(await ledgerOf(account.id)).toEqual(['password::active', 'provider:github:active', 'provider:google:removing']);
+    const named = { userId: account.id, resetId: reset.resetId };
+    expect(await oauth.removeRecentConnections(named)).toEqual({ removed: ['google'], remaining: ['github'] });
+    expect(await oauth.removeRecentConnections(named)).toEqual({ removed: ['google'], remaining: ['github'] });
     expect((await oauth.listConnections({ userId: account.id })).connections.map((connection) => connection.provider)).toEqual([enumOf.github]);
-    expect(await ledgerOf(account.id)).toEqual([
-      ['password', ''],
-      ['provider', 'github'],
-    ]);
-    // Another reset names only what it removed itself.
-    expect(await oauth.removeRecentConnections(windowOf(account.id))).toEqual({ removed: [], remaining: ['github'] });
+    expect(await ledgerOf(account.id)).toEqual(['password::active', 'provider:github:active']);
+    // Another reset names only what it removed itself; a reset id of nothing removes nothing.
+    expect(await oauth.removeRecentConnections({ userId: account.id, resetId: (await resetPasswordOf(account.id)).resetId })).toEqual({
+      removed: [],
+      remaining: ['github'],
+    });
+    expect(await oauth.removeRecentConnections({ userId: account.id, resetId: randomUUID() })).toEqual({ removed: [], remaining: ['github'] });
   });
 
   it('never take back the connection a provider sign-up created the account with', async () => {
     const userId = await signUp(newIdentity('google'));
     await link(newIdentity('github'), userId);
-    expect(await oauth.removeRecentConnections(windowOf(userId))).toEqual({ removed: ['github'], remaining: ['google'] });
+    const reset = await resetPasswordOf(userId);
+    expect(await oauth.removeRecentConnections({ userId, resetId: reset.resetId })).toEqual({ removed: ['github'], remaining: ['google'] });
   });
 
-  it('need a user, a reset id and the window', async () => {
+  it('need a user and a reset id', async () => {
     expect(await codeOf(oauth.removeRecentConnections({ userId: 'nope', resetId: randomUUID() }))).toBe('validation:invalid_input');
-    expect(await codeOf(oauth.removeRecentConnections({ userId: randomUUID(), resetId: randomUUID() }))).toBe('validation:invalid_input');
+    expect(await codeOf(oauth.removeRecentConnections({ userId: randomUUID(), resetId: 'nope' }))).toBe('validation:invalid_input');
   });
 });
 
@@ -680,43 +689,47 @@ describe('the last way into an account', () => {
 
   it('lets an account with a passkey remove its last connection', async () => {
     const userId = await signUp(googleIdentity());
-    const passkey = { userId, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY, reference: randomUUID(), addedAt: new Date() };
-    await identity.recordSignInMethods({ methods: [passkey] });
+    // What the passkeys unit holds, as it settles it in the ledger.
+    const reference = randomUUID();
+    await identity.settleCredentials({
+      kind: CredentialKind.CREDENTIAL_KIND_PASSKEY,
+      accounts: [{ userId, credentials: [{ reference, addedAt: new Date(), openedAccount: false }] }],
+    });
     await oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE });
     expect((await oauth.listConnections({ userId })).connections).toEqual([]);
-    expect(await ledgerOf(userId)).toEqual([['passkey', passkey.reference]]);
+    expect(await ledgerOf(userId)).toEqual([`passkey:${reference}:active`]);
   });
 
-  it('lists every connection in identity’s ledger before answering, and unlists it when unlinked', async () => {
+  it('holds every connection in identity’s ledger before answering, and none once unlinked', async () => {
     const userId = await signUp(googleIdentity());
-    expect(await ledgerOf(userId)).toEqual([['provider', 'google']]);
+    expect(await ledgerOf(userId)).toEqual(['provider:google:active']);
     await link(githubIdentity(), userId);
-    expect(await ledgerOf(userId)).toEqual([
-      ['provider', 'google'],
-      ['provider', 'github'],
-    ]);
+    expect(await ledgerOf(userId)).toEqual(['provider:github:active', 'provider:google:active']);
     await oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE });
-    expect(await ledgerOf(userId)).toEqual([['provider', 'github']]);
-    expect(await listedRows(userId)).toEqual([true]);
+    expect(await ledgerOf(userId)).toEqual(['provider:github:active']);
+    expect(await unsettled(userId)).toBe(false);
   });
 
   it('leaves the ledger as it was when the unlink is refused', async () => {
     const userId = await signUp(googleIdentity());
     expect(await codeOf(oauth.unlinkProvider({ userId, provider: Provider.PROVIDER_GOOGLE }))).toBe('oauth:last_login_method');
-    const { signInMethods } = await identity.listSignInMethods({ userId });
-    expect(signInMethods).toEqual([{ kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER, reference: 'google', addedAt: expect.any(Date), removalBegun: false }]);
+    expect(await ledgerOf(userId)).toEqual(['provider:google:active']);
   });
 
-  it('lists at start the connections made before the ledger existed', async () => {
-    const userId = await signUp(githubIdentity());
-    await identity.finishSignInMethodRemovals({ userId, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER, references: ['github'] });
-    await db.query('UPDATE oauth.user_oauth_connections SET listed_at = NULL WHERE user_id = $1', [userId]);
-    expect(await ledgerOf(userId)).toEqual([]);
+  it('settles at start what the ledger does not hold: a connection an oauth of the previous release made', async () => {
+    const account = await registerAccount();
+    // Stored as the previous release stores it, without reserving it; the table's trigger queues the account.
+    await db.query(`INSERT INTO oauth.user_oauth_connections (provider, provider_user_id, user_id, email) VALUES ('github', $1, $2, $3)`, [
+      unique('gh'),
+      account.id,
+      account.email,
+    ]);
+    expect(await ledgerOf(account.id)).toEqual(['password::active']);
+    expect(await unsettled(account.id)).toBe(true);
     await withService({}, async () => {
-      await waitFor(async () => ((await ledgerOf(userId)).length > 0 ? true : undefined), { description: 'the sweep listing the connection' });
+      await waitFor(async () => ((await unsettled(account.id)) ? undefined : true), { description: 'the sweep settling the account' });
     });
-    expect(await ledgerOf(userId)).toEqual([['provider', 'github']]);
-    expect(await listedRows(userId)).toEqual([true]);
+    expect(await ledgerOf(account.id)).toEqual(['password::active', 'provider:github:active']);
   });
 
   it('lets an account with a password remove its only connection', async () => {

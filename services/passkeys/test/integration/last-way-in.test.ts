@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { identityV1, oauthV1, passkeysV1 } from '@latchkey/contracts';
+import { settleAccounts } from '@latchkey/credential-ledger';
 import { AppError } from '@latchkey/errors';
 import type { Running } from '@latchkey/runtime';
 import { createLogger } from '@latchkey/telemetry';
@@ -9,6 +10,7 @@ import {
   createTestServiceClient,
   testNatsUrl,
   testRedisUrl,
+  testRequestContext,
   uniqueName,
   type TestDatabase,
   type TestServiceClient,
@@ -16,21 +18,23 @@ import {
 import { loadIdentityConfig } from '../../../identity/src/config';
 import { startIdentityService } from '../../../identity/src/identity-service';
 import { migrate as migrateIdentity } from '../../../identity/src/migrate';
+import { connectionLedger } from '../../../oauth/src/connection-ledger';
 import { loadOAuthConfig } from '../../../oauth/src/config';
 import { startOAuthService } from '../../../oauth/src/oauth-service';
 import { migrate as migrateOAuth } from '../../../oauth/src/migrate';
 import { loadPasskeysConfig } from '../../src/config';
 import { startPasskeysService } from '../../src/passkeys-service';
 import { migrate as migratePasskeys } from '../../src/migrate';
+import { passkeyLedger } from '../../src/passkey-ledger';
 
 /**
  * Issue 24: removals of an account's ways in, made at once in passkeys and
  * in oauth, straight to their gRPC APIs (no gateway between), never leave
- * the account without one. identity.v1's ledger counts them one after the
- * other.
+ * the account without one. identity.v1's credential ledger counts them one
+ * after the other.
  */
 
-const { SignInMethodKind } = identityV1;
+const { CredentialKind } = identityV1;
 const ROUNDS = 12;
 
 let database: TestDatabase;
@@ -85,8 +89,8 @@ afterAll(async () => {
 
 /**
  * A provider sign-up's account (no password) with two passkeys and two
- * provider connections, stored as the units store them and listed in the
- * ledger as they list them.
+ * provider connections, stored as the units store them and settled in the
+ * ledger as they settle them.
  */
 async function accountWithFourWaysIn(): Promise<{ userId: string; passkeyIds: string[] }> {
   const { user } = await identity.createVerifiedUser({ handle: uniqueName('way').slice(0, 32), email: `${randomUUID()}@example.com` });
@@ -94,24 +98,21 @@ async function accountWithFourWaysIn(): Promise<{ userId: string; passkeyIds: st
   const passkeyIds: string[] = [];
   for (const name of ['laptop', 'phone']) {
     const { rows } = await db.query<{ id: string }>(
-      `INSERT INTO passkeys.passkeys (user_id, credential_id, public_key, aaguid, backup_eligible, backed_up, name, listed_at)
-       VALUES ($1, $2, $3, '00000000-0000-0000-0000-000000000000', true, true, $4, now()) RETURNING id`,
-      [userId, randomBytes(32), randomBytes(77), name],
+      `INSERT INTO passkeys.passkeys (id, user_id, credential_id, public_key, aaguid, backup_eligible, backed_up, name)
+       VALUES ($1, $2, $3, $4, '00000000-0000-0000-0000-000000000000', true, true, $5) RETURNING id`,
+      [randomUUID(), userId, randomBytes(32), randomBytes(77), name],
     );
     passkeyIds.push(rows[0]!.id);
   }
   for (const provider of ['google', 'github']) {
-    await db.query(
-      `INSERT INTO oauth.user_oauth_connections (provider, provider_user_id, user_id, email, listed_at) VALUES ($1, $2, $3, $4, now())`,
-      [provider, randomUUID(), userId, user!.email],
-    );
+    await db.query(`INSERT INTO oauth.user_oauth_connections (provider, provider_user_id, user_id, email) VALUES ($1, $2, $3, $4)`, [
+      provider,
+      randomUUID(),
+      userId,
+      user!.email,
+    ]);
   }
-  await identity.recordSignInMethods({
-    methods: [
-      ...passkeyIds.map((reference) => ({ userId, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY, reference, addedAt: new Date() })),
-      ...['google', 'github'].map((reference) => ({ userId, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER, reference, addedAt: new Date() })),
-    ],
-  });
+  for (const owner of [passkeyLedger, connectionLedger]) await settleAccounts({ pool: db, identity }, owner, [userId], testRequestContext());
   return { userId, passkeyIds };
 }
 
@@ -125,12 +126,19 @@ async function waysIn(userId: string): Promise<string[]> {
   return rows.map((row) => row.way).sort();
 }
 
-/** The account's methods as identity's ledger lists them. */
+/** The account's ways in as identity's ledger holds them, whatever their state. */
 async function ledgerOf(userId: string): Promise<string[]> {
-  const { signInMethods } = await identity.listSignInMethods({ userId });
-  return signInMethods
-    .map((method) => `${method.kind === SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY ? 'passkey' : 'provider'}:${method.reference}`)
-    .sort();
+  const { rows } = await db.query<{ way: string }>(`SELECT kind || ':' || reference AS way FROM identity.credentials WHERE user_id = $1 ORDER BY 1`, [userId]);
+  return rows.map((row) => row.way);
+}
+
+/** The account's credentials not active in the ledger: being added or removed. */
+async function unsettledOf(userId: string): Promise<string[]> {
+  const { rows } = await db.query<{ way: string }>(
+    `SELECT kind || ':' || reference || ':' || state AS way FROM identity.credentials WHERE user_id = $1 AND state <> 'active' ORDER BY 1`,
+    [userId],
+  );
+  return rows.map((row) => row.way);
 }
 
 async function outcomeOf(call: Promise<unknown>): Promise<string> {
@@ -174,8 +182,8 @@ describe('removing ways in at once, in passkeys and in oauth', () => {
       await db.query('DROP TRIGGER refuse_deletion ON passkeys.passkeys');
     }
     expect(await waysIn(userId)).toHaveLength(4);
-    const { signInMethods } = await identity.listSignInMethods({ userId });
-    expect(signInMethods.filter((method) => method.removalBegun)).toEqual([]);
+    // Settled from what the unit still holds: the removal is rolled back.
+    expect(await unsettledOf(userId)).toEqual([]);
     await oauth.unlinkProvider({ userId, provider: oauthV1.Provider.PROVIDER_GOOGLE });
     await oauth.unlinkProvider({ userId, provider: oauthV1.Provider.PROVIDER_GITHUB });
     await passkeys.deletePasskey({ userId, passkeyId: passkeyIds[1]! });
@@ -184,15 +192,20 @@ describe('removing ways in at once, in passkeys and in oauth', () => {
     expect(await ledgerOf(userId)).toEqual([`passkey:${passkeyIds[0]!}`]);
   });
 
-  it('counts a method whose removal began and never finished as gone, so that it cannot let the last one go', async () => {
+  it('counts a credential whose removal was reserved and never settled as gone, so that it cannot let the last one go', async () => {
     const { userId, passkeyIds } = await accountWithFourWaysIn();
-    const passkey = (reference: string) => ({ userId, kind: SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY, reference });
-    // A unit that died after beginning the removal of both passkeys.
-    await identity.beginSignInMethodRemoval(passkey(passkeyIds[0]!));
-    await identity.beginSignInMethodRemoval(passkey(passkeyIds[1]!));
+    const passkey = (reference: string) => ({ userId, kind: CredentialKind.CREDENTIAL_KIND_PASSKEY, reference });
+    // A unit that died after reserving the removal of both passkeys.
+    await identity.reserveCredentialRemoval(passkey(passkeyIds[0]!));
+    await identity.reserveCredentialRemoval(passkey(passkeyIds[1]!));
     await oauth.unlinkProvider({ userId, provider: oauthV1.Provider.PROVIDER_GOOGLE });
     expect(await outcomeOf(oauth.unlinkProvider({ userId, provider: oauthV1.Provider.PROVIDER_GITHUB }))).toBe('oauth:last_login_method');
-    // Still listed, and still working: the view counts them.
+    // Still held, and still working: the view counts them.
     expect(await ledgerOf(userId)).toEqual([...passkeyIds.map((id) => `passkey:${id}`), 'provider:github'].sort());
+    expect((await identity.getUser({ userId })).user!.passkeysCount).toBe(2);
+    // Once the passkeys unit settles the account, they count again.
+    await settleAccounts({ pool: db, identity }, passkeyLedger, [userId], testRequestContext());
+    expect(await unsettledOf(userId)).toEqual([]);
+    await oauth.unlinkProvider({ userId, provider: oauthV1.Provider.PROVIDER_GITHUB });
   });
 });

@@ -23,100 +23,63 @@ import { Timestamp } from "../../google/protobuf/timestamp";
 import { Organization } from "../../orgs/v1/orgs";
 
 /**
- * TotpPresence is what identity knows of an account's TOTP without asking
- * totp.v1. ABSENT is never wrong: totp.v1 records POSSIBLE before it turns
- * TOTP on, and ABSENT only after it turned it off.
+ * CredentialKind says what a credential of an account is, and so which
+ * factor it is and which unit owns it.
  */
-export enum TotpPresence {
+export enum CredentialKind {
+  /** CREDENTIAL_KIND_UNSPECIFIED - Not a kind; answered with validation:invalid_input. */
+  CREDENTIAL_KIND_UNSPECIFIED = 0,
+  /** CREDENTIAL_KIND_PASSWORD - The account's password: a first factor, owned by identity itself. */
+  CREDENTIAL_KIND_PASSWORD = 1,
   /**
-   * TOTP_PRESENCE_UNSPECIFIED - Not known yet (totp.v1 has not finished recording the TOTP it held
-   * before identity kept this): ask totp.v1.
+   * CREDENTIAL_KIND_PASSKEY - A WebAuthn credential, owned by passkeys.v1: a first factor that, with
+   * the user verification passkeys.v1 requires, proves multi-factor alone.
    */
-  TOTP_PRESENCE_UNSPECIFIED = 0,
-  /** TOTP_PRESENCE_ABSENT - TOTP is off. */
-  TOTP_PRESENCE_ABSENT = 1,
-  /** TOTP_PRESENCE_POSSIBLE - TOTP may be on: ask totp.v1. */
-  TOTP_PRESENCE_POSSIBLE = 2,
+  CREDENTIAL_KIND_PASSKEY = 2,
+  /** CREDENTIAL_KIND_PROVIDER - A connection to an identity provider, owned by oauth.v1: a first factor. */
+  CREDENTIAL_KIND_PROVIDER = 3,
+  /** CREDENTIAL_KIND_TOTP - TOTP, owned by totp.v1: a second factor. */
+  CREDENTIAL_KIND_TOTP = 4,
   UNRECOGNIZED = -1,
 }
 
-export function totpPresenceFromJSON(object: any): TotpPresence {
+export function credentialKindFromJSON(object: any): CredentialKind {
   switch (object) {
     case 0:
-    case "TOTP_PRESENCE_UNSPECIFIED":
-      return TotpPresence.TOTP_PRESENCE_UNSPECIFIED;
+    case "CREDENTIAL_KIND_UNSPECIFIED":
+      return CredentialKind.CREDENTIAL_KIND_UNSPECIFIED;
     case 1:
-    case "TOTP_PRESENCE_ABSENT":
-      return TotpPresence.TOTP_PRESENCE_ABSENT;
+    case "CREDENTIAL_KIND_PASSWORD":
+      return CredentialKind.CREDENTIAL_KIND_PASSWORD;
     case 2:
-    case "TOTP_PRESENCE_POSSIBLE":
-      return TotpPresence.TOTP_PRESENCE_POSSIBLE;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return TotpPresence.UNRECOGNIZED;
-  }
-}
-
-export function totpPresenceToJSON(object: TotpPresence): string {
-  switch (object) {
-    case TotpPresence.TOTP_PRESENCE_UNSPECIFIED:
-      return "TOTP_PRESENCE_UNSPECIFIED";
-    case TotpPresence.TOTP_PRESENCE_ABSENT:
-      return "TOTP_PRESENCE_ABSENT";
-    case TotpPresence.TOTP_PRESENCE_POSSIBLE:
-      return "TOTP_PRESENCE_POSSIBLE";
-    case TotpPresence.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-/** SignInMethodKind says what a way into an account is. */
-export enum SignInMethodKind {
-  /** SIGN_IN_METHOD_KIND_UNSPECIFIED - Not a kind; answered with validation:invalid_input. */
-  SIGN_IN_METHOD_KIND_UNSPECIFIED = 0,
-  /** SIGN_IN_METHOD_KIND_PASSWORD - The account's password, owned by identity itself. */
-  SIGN_IN_METHOD_KIND_PASSWORD = 1,
-  /** SIGN_IN_METHOD_KIND_PASSKEY - A WebAuthn credential, owned by passkeys.v1. */
-  SIGN_IN_METHOD_KIND_PASSKEY = 2,
-  /** SIGN_IN_METHOD_KIND_PROVIDER - A connection to an identity provider, owned by oauth.v1. */
-  SIGN_IN_METHOD_KIND_PROVIDER = 3,
-  UNRECOGNIZED = -1,
-}
-
-export function signInMethodKindFromJSON(object: any): SignInMethodKind {
-  switch (object) {
-    case 0:
-    case "SIGN_IN_METHOD_KIND_UNSPECIFIED":
-      return SignInMethodKind.SIGN_IN_METHOD_KIND_UNSPECIFIED;
-    case 1:
-    case "SIGN_IN_METHOD_KIND_PASSWORD":
-      return SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD;
-    case 2:
-    case "SIGN_IN_METHOD_KIND_PASSKEY":
-      return SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY;
+    case "CREDENTIAL_KIND_PASSKEY":
+      return CredentialKind.CREDENTIAL_KIND_PASSKEY;
     case 3:
-    case "SIGN_IN_METHOD_KIND_PROVIDER":
-      return SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER;
+    case "CREDENTIAL_KIND_PROVIDER":
+      return CredentialKind.CREDENTIAL_KIND_PROVIDER;
+    case 4:
+    case "CREDENTIAL_KIND_TOTP":
+      return CredentialKind.CREDENTIAL_KIND_TOTP;
     case -1:
     case "UNRECOGNIZED":
     default:
-      return SignInMethodKind.UNRECOGNIZED;
+      return CredentialKind.UNRECOGNIZED;
   }
 }
 
-export function signInMethodKindToJSON(object: SignInMethodKind): string {
+export function credentialKindToJSON(object: CredentialKind): string {
   switch (object) {
-    case SignInMethodKind.SIGN_IN_METHOD_KIND_UNSPECIFIED:
-      return "SIGN_IN_METHOD_KIND_UNSPECIFIED";
-    case SignInMethodKind.SIGN_IN_METHOD_KIND_PASSWORD:
-      return "SIGN_IN_METHOD_KIND_PASSWORD";
-    case SignInMethodKind.SIGN_IN_METHOD_KIND_PASSKEY:
-      return "SIGN_IN_METHOD_KIND_PASSKEY";
-    case SignInMethodKind.SIGN_IN_METHOD_KIND_PROVIDER:
-      return "SIGN_IN_METHOD_KIND_PROVIDER";
-    case SignInMethodKind.UNRECOGNIZED:
+    case CredentialKind.CREDENTIAL_KIND_UNSPECIFIED:
+      return "CREDENTIAL_KIND_UNSPECIFIED";
+    case CredentialKind.CREDENTIAL_KIND_PASSWORD:
+      return "CREDENTIAL_KIND_PASSWORD";
+    case CredentialKind.CREDENTIAL_KIND_PASSKEY:
+      return "CREDENTIAL_KIND_PASSKEY";
+    case CredentialKind.CREDENTIAL_KIND_PROVIDER:
+      return "CREDENTIAL_KIND_PROVIDER";
+    case CredentialKind.CREDENTIAL_KIND_TOTP:
+      return "CREDENTIAL_KIND_TOTP";
+    case CredentialKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
   }
@@ -155,15 +118,26 @@ export interface User {
     | Date
     | undefined;
   /**
-   * Whether the account may have TOTP on, as totp.v1 records it: a caller
-   * may skip asking totp.v1 only when it is ABSENT.
-   */
-  totpPresence: TotpPresence;
-  /**
-   * The passkeys the ledger of sign-in methods lists, those being removed
-   * included (they still work).
+   * The passkeys the credential ledger holds, in any state (one being added
+   * or removed signs in, or is about to).
    */
   passkeysCount: number;
+  /**
+   * True when the credential ledger holds no second factor of the account,
+   * in any state: no TOTP is on, or being turned on or off. A sign-in then
+   * has no second step and need not ask totp.v1. False means that a second
+   * factor may be on: ask totp.v1. False is also what an identity older
+   * than the ledger answers, so that the zero value is the safe one.
+   */
+  secondFactorOff: boolean;
+  /**
+   * True when the ledger holds no second factor and no passkey that signs
+   * in (a passkey proves more than one factor on its own; one suspended as
+   * a clone proves nothing), in any state: a recent single-factor proof
+   * then suffices for a change to the account's ways in. False asks for a
+   * multi-factor proof, and is the zero value for the same reason.
+   */
+  singleFactorSuffices: boolean;
 }
 
 /** RegisterUserRequest carries the new account's chosen credentials. */
@@ -265,18 +239,6 @@ export interface EndedSessions {
    * False (the zero value) when the list is complete.
    */
   truncated: boolean;
-}
-
-/** ListSignInMethodsRequest names an account. */
-export interface ListSignInMethodsRequest {
-  /** The account's id (UUID). */
-  userId: string;
-}
-
-/** ListSignInMethodsResponse holds the account's ways in. */
-export interface ListSignInMethodsResponse {
-  /** As the ledger lists them, oldest first; empty for an unknown account. */
-  signInMethods: SignInMethod[];
 }
 
 /** GetUserByEmailRequest names an account by email. */
@@ -543,143 +505,126 @@ export interface ConfirmEmailChangeResponse {
   user?: User | undefined;
 }
 
-/**
- * SignInMethod is one way into an account, as the ledger lists it: what it
- * is and which one, never a secret.
- */
-export interface SignInMethod {
-  /** What it is. */
-  kind: SignInMethodKind;
+/** ReserveCredentialRequest names the credential about to be stored. */
+export interface ReserveCredentialRequest {
+  /** The account (UUID). */
+  userId: string;
+  /** A passkey, a provider or TOTP. */
+  kind: CredentialKind;
   /**
-   * Which one: empty for the password, the passkey's id (UUID) for a
-   * passkey, the provider's name ("google", "github") for a provider.
+   * Which one: the passkey's id (UUID), the provider's name ("google",
+   * "github"), empty for TOTP (an account has one).
    */
   reference: string;
   /**
-   * When it was listed: when the method was added, or when the ledger
-   * learnt of a method older than the ledger.
+   * Whether it is the provider connection a provider sign-up creates the
+   * account with, which a password reset never takes back.
    */
+  openedAccount: boolean;
+}
+
+/** ReserveCredentialResponse is empty once the credential is pending. */
+export interface ReserveCredentialResponse {
+}
+
+/** ReserveCredentialRemovalRequest names the credential about to be deleted. */
+export interface ReserveCredentialRemovalRequest {
+  /** The account (UUID). */
+  userId: string;
+  /** A passkey, a provider or TOTP. */
+  kind: CredentialKind;
+  /** Which one, as ReserveCredentialRequest.reference. */
+  reference: string;
+}
+
+/** ReserveCredentialRemovalResponse is empty once the credential is removing. */
+export interface ReserveCredentialRemovalResponse {
+}
+
+/** HeldCredential is one credential as its owner holds it. */
+export interface HeldCredential {
+  /** Which one, as ReserveCredentialRequest.reference. */
+  reference: string;
+  /** When the owner stored it. */
   addedAt?:
     | Date
     | undefined;
   /**
-   * Whether its owner has begun removing it (BeginSignInMethodRemoval): it
-   * still works, but no longer counts as a way in that another removal
-   * could leave.
+   * When the owner suspended it (a passkey suspected of being cloned, which
+   * signs in to nothing); unset while it is not suspended.
    */
-  removalBegun: boolean;
+  suspendedAt?:
+    | Date
+    | undefined;
+  /** Whether it is the provider connection the account was created with. */
+  openedAccount: boolean;
 }
 
-/** SignInMethodOfUser names one account's method, for recording. */
-export interface SignInMethodOfUser {
+/** HeldCredentials is everything of one kind an owner holds for one account. */
+export interface HeldCredentials {
   /** The account (UUID). */
   userId: string;
-  /** What the method is; not the password, which identity records itself. */
-  kind: SignInMethodKind;
-  /** Which one, as SignInMethod.reference; not empty. */
-  reference: string;
-  /** When the owner stored it. */
-  addedAt?: Date | undefined;
+  /**
+   * Every credential of the request's kind the owner holds for it; none
+   * when it holds none.
+   */
+  credentials: HeldCredential[];
 }
 
-/** RecordSignInMethodsRequest lists methods to record. */
-export interface RecordSignInMethodsRequest {
-  /** 1 to 500 methods, of any accounts. */
-  methods: SignInMethodOfUser[];
-}
-
-/** RecordSignInMethodsResponse is empty once the methods are listed. */
-export interface RecordSignInMethodsResponse {
+/** SettleCredentialsRequest tells the ledger what an owner holds. */
+export interface SettleCredentialsRequest {
+  /** A passkey, a provider or TOTP: the owner's kind. */
+  kind: CredentialKind;
+  /** 1 to 100 distinct accounts, with at most 1000 credentials in all. */
+  accounts: HeldCredentials[];
 }
 
 /**
- * RecordTotpPossibleRequest names the accounts whose TOTP is about to be,
- * or already is, on.
+ * TakeBack is a credential a password reset took back and its owner still
+ * holds.
  */
-export interface RecordTotpPossibleRequest {
-  /** 1 to 500 account ids (UUIDs). */
+export interface TakeBack {
+  /** The account (UUID). */
+  userId: string;
+  /** Which credential, as ReserveCredentialRequest.reference. */
+  reference: string;
+  /** The reset that took it back (ResetPasswordResponse.reset_id). */
+  resetId: string;
+}
+
+/** SettleCredentialsResponse names what the owner must still remove. */
+export interface SettleCredentialsResponse {
+  /**
+   * Credentials of the named accounts that password resets took back and
+   * that the owner holds: it removes them and settles the accounts again.
+   */
+  takeBacks: TakeBack[];
+}
+
+/** ListUnsettledCredentialsRequest pages through accounts with reservations. */
+export interface ListUnsettledCredentialsRequest {
+  /** A passkey, a provider or TOTP: the owner's kind. */
+  kind: CredentialKind;
+  /**
+   * Only credentials pending or removing since before this instant; unset:
+   * since before now.
+   */
+  changedBefore?:
+    | Date
+    | undefined;
+  /**
+   * Only accounts whose id sorts after this one (UUID); empty for the
+   * first page.
+   */
+  afterUserId: string;
+  /** At most this many accounts, 1 to 500. */
+  limit: number;
+}
+
+/** ListUnsettledCredentialsResponse holds a page of accounts. */
+export interface ListUnsettledCredentialsResponse {
+  /** In ascending order; fewer than `limit` on the last page. */
   userIds: string[];
-}
-
-/** TotpMark is an account's mark from RecordTotpPossible. */
-export interface TotpMark {
-  /** The account (UUID). */
-  userId: string;
-  /** Raised by every RecordTotpPossible of the account; 1 or more. */
-  mark: number;
-}
-
-/** RecordTotpPossibleResponse holds a mark for every account that exists. */
-export interface RecordTotpPossibleResponse {
-  /** In no particular order. */
-  marks: TotpMark[];
-}
-
-/** RecordTotpAbsentRequest names the account whose TOTP was turned off. */
-export interface RecordTotpAbsentRequest {
-  /** The account (UUID). */
-  userId: string;
-  /** The mark RecordTotpPossible answered when the TOTP now off was turned on. */
-  mark: number;
-}
-
-/** RecordTotpAbsentResponse says whether the account is now ABSENT. */
-export interface RecordTotpAbsentResponse {
-  /** False when a later RecordTotpPossible came, or the account is gone. */
-  recorded: boolean;
-}
-
-/** CompleteTotpCensusRequest is empty. */
-export interface CompleteTotpCensusRequest {
-}
-
-/** CompleteTotpCensusResponse is empty. */
-export interface CompleteTotpCensusResponse {
-}
-
-/** BeginSignInMethodRemovalRequest names the method about to be deleted. */
-export interface BeginSignInMethodRemovalRequest {
-  /** The account (UUID). */
-  userId: string;
-  /** A passkey or a provider. */
-  kind: SignInMethodKind;
-  /** Which one, as SignInMethod.reference. */
-  reference: string;
-}
-
-/** BeginSignInMethodRemovalResponse is empty once the removal has begun. */
-export interface BeginSignInMethodRemovalResponse {
-}
-
-/** CancelSignInMethodRemovalRequest names the method that stays. */
-export interface CancelSignInMethodRemovalRequest {
-  /** The account (UUID). */
-  userId: string;
-  /** A passkey or a provider. */
-  kind: SignInMethodKind;
-  /** Which one, as SignInMethod.reference. */
-  reference: string;
-}
-
-/** CancelSignInMethodRemovalResponse is empty once the method counts again. */
-export interface CancelSignInMethodRemovalResponse {
-}
-
-/**
- * FinishSignInMethodRemovalsRequest names methods of one kind of one
- * account that their owner has deleted.
- */
-export interface FinishSignInMethodRemovalsRequest {
-  /** The account (UUID). */
-  userId: string;
-  /** A passkey or a provider. */
-  kind: SignInMethodKind;
-  /** Which ones, as SignInMethod.reference; at most 500. */
-  references: string[];
-}
-
-/** FinishSignInMethodRemovalsResponse is empty once the methods are unlisted. */
-export interface FinishSignInMethodRemovalsResponse {
 }
 
 function createBaseUser(): User {
@@ -692,8 +637,9 @@ function createBaseUser(): User {
     createdAt: undefined,
     sessionEpoch: 0,
     disabledAt: undefined,
-    totpPresence: 0,
     passkeysCount: 0,
+    secondFactorOff: false,
+    singleFactorSuffices: false,
   };
 }
 
@@ -723,11 +669,14 @@ export const User: MessageFns<User> = {
     if (message.disabledAt !== undefined) {
       Timestamp.encode(toTimestamp(message.disabledAt), writer.uint32(66).fork()).join();
     }
-    if (message.totpPresence !== 0) {
-      writer.uint32(72).int32(message.totpPresence);
-    }
     if (message.passkeysCount !== 0) {
       writer.uint32(80).int32(message.passkeysCount);
+    }
+    if (message.secondFactorOff !== false) {
+      writer.uint32(88).bool(message.secondFactorOff);
+    }
+    if (message.singleFactorSuffices !== false) {
+      writer.uint32(96).bool(message.singleFactorSuffices);
     }
     return writer;
   },
@@ -809,20 +758,28 @@ export const User: MessageFns<User> = {
             message.disabledAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
-          case 9: {
-            if (tag !== 72) {
-              break;
-            }
-
-            message.totpPresence = reader.int32() as any;
-            continue;
-          }
           case 10: {
             if (tag !== 80) {
               break;
             }
 
             message.passkeysCount = reader.int32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.secondFactorOff = reader.bool();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.singleFactorSuffices = reader.bool();
             continue;
           }
         }
@@ -867,16 +824,21 @@ export const User: MessageFns<User> = {
         : isSet(object.disabled_at)
         ? fromJsonTimestamp(object.disabled_at)
         : undefined,
-      totpPresence: isSet(object.totpPresence)
-        ? totpPresenceFromJSON(object.totpPresence)
-        : isSet(object.totp_presence)
-        ? totpPresenceFromJSON(object.totp_presence)
-        : 0,
       passkeysCount: isSet(object.passkeysCount)
         ? globalThis.Number(object.passkeysCount)
         : isSet(object.passkeys_count)
         ? globalThis.Number(object.passkeys_count)
         : 0,
+      secondFactorOff: isSet(object.secondFactorOff)
+        ? globalThis.Boolean(object.secondFactorOff)
+        : isSet(object.second_factor_off)
+        ? globalThis.Boolean(object.second_factor_off)
+        : false,
+      singleFactorSuffices: isSet(object.singleFactorSuffices)
+        ? globalThis.Boolean(object.singleFactorSuffices)
+        : isSet(object.single_factor_suffices)
+        ? globalThis.Boolean(object.single_factor_suffices)
+        : false,
     };
   },
 
@@ -906,11 +868,14 @@ export const User: MessageFns<User> = {
     if (message.disabledAt !== undefined) {
       obj.disabledAt = message.disabledAt.toISOString();
     }
-    if (message.totpPresence !== 0) {
-      obj.totpPresence = totpPresenceToJSON(message.totpPresence);
-    }
     if (message.passkeysCount !== 0) {
       obj.passkeysCount = Math.round(message.passkeysCount);
+    }
+    if (message.secondFactorOff !== false) {
+      obj.secondFactorOff = message.secondFactorOff;
+    }
+    if (message.singleFactorSuffices !== false) {
+      obj.singleFactorSuffices = message.singleFactorSuffices;
     }
     return obj;
   },
@@ -928,8 +893,9 @@ export const User: MessageFns<User> = {
     message.createdAt = object.createdAt ?? undefined;
     message.sessionEpoch = object.sessionEpoch ?? 0;
     message.disabledAt = object.disabledAt ?? undefined;
-    message.totpPresence = object.totpPresence ?? 0;
     message.passkeysCount = object.passkeysCount ?? 0;
+    message.secondFactorOff = object.secondFactorOff ?? false;
+    message.singleFactorSuffices = object.singleFactorSuffices ?? false;
     return message;
   },
 };
@@ -1640,152 +1606,6 @@ export const EndedSessions: MessageFns<EndedSessions> = {
     const message = createBaseEndedSessions();
     message.sessionIds = object.sessionIds?.map((e) => e) || [];
     message.truncated = object.truncated ?? false;
-    return message;
-  },
-};
-
-function createBaseListSignInMethodsRequest(): ListSignInMethodsRequest {
-  return { userId: "" };
-}
-
-export const ListSignInMethodsRequest: MessageFns<ListSignInMethodsRequest> = {
-  encode(message: ListSignInMethodsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListSignInMethodsRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListSignInMethodsRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListSignInMethodsRequest {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-    };
-  },
-
-  toJSON(message: ListSignInMethodsRequest): unknown {
-    const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<ListSignInMethodsRequest>, I>>(base?: I): ListSignInMethodsRequest {
-    return ListSignInMethodsRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ListSignInMethodsRequest>, I>>(object: I): ListSignInMethodsRequest {
-    const message = createBaseListSignInMethodsRequest();
-    message.userId = object.userId ?? "";
-    return message;
-  },
-};
-
-function createBaseListSignInMethodsResponse(): ListSignInMethodsResponse {
-  return { signInMethods: [] };
-}
-
-export const ListSignInMethodsResponse: MessageFns<ListSignInMethodsResponse> = {
-  encode(message: ListSignInMethodsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.signInMethods) {
-      SignInMethod.encode(v!, writer.uint32(10).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListSignInMethodsResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListSignInMethodsResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.signInMethods.push(SignInMethod.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListSignInMethodsResponse {
-    return {
-      signInMethods: globalThis.Array.isArray(object?.signInMethods)
-        ? object.signInMethods.map((e: any) => SignInMethod.fromJSON(e))
-        : globalThis.Array.isArray(object?.sign_in_methods)
-        ? object.sign_in_methods.map((e: any) => SignInMethod.fromJSON(e))
-        : [],
-    };
-  },
-
-  toJSON(message: ListSignInMethodsResponse): unknown {
-    const obj: any = {};
-    if (message.signInMethods?.length) {
-      obj.signInMethods = message.signInMethods.map((e) => SignInMethod.toJSON(e));
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<ListSignInMethodsResponse>, I>>(base?: I): ListSignInMethodsResponse {
-    return ListSignInMethodsResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ListSignInMethodsResponse>, I>>(object: I): ListSignInMethodsResponse {
-    const message = createBaseListSignInMethodsResponse();
-    message.signInMethods = object.signInMethods?.map((e) => SignInMethod.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4414,137 +4234,12 @@ export const ConfirmEmailChangeResponse: MessageFns<ConfirmEmailChangeResponse> 
   },
 };
 
-function createBaseSignInMethod(): SignInMethod {
-  return { kind: 0, reference: "", addedAt: undefined, removalBegun: false };
+function createBaseReserveCredentialRequest(): ReserveCredentialRequest {
+  return { userId: "", kind: 0, reference: "", openedAccount: false };
 }
 
-export const SignInMethod: MessageFns<SignInMethod> = {
-  encode(message: SignInMethod, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.kind !== 0) {
-      writer.uint32(8).int32(message.kind);
-    }
-    if (message.reference !== "") {
-      writer.uint32(18).string(message.reference);
-    }
-    if (message.addedAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.addedAt), writer.uint32(26).fork()).join();
-    }
-    if (message.removalBegun !== false) {
-      writer.uint32(32).bool(message.removalBegun);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SignInMethod {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSignInMethod();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.kind = reader.int32() as any;
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.reference = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.addedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 32) {
-              break;
-            }
-
-            message.removalBegun = reader.bool();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): SignInMethod {
-    return {
-      kind: isSet(object.kind) ? signInMethodKindFromJSON(object.kind) : 0,
-      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
-      addedAt: isSet(object.addedAt)
-        ? fromJsonTimestamp(object.addedAt)
-        : isSet(object.added_at)
-        ? fromJsonTimestamp(object.added_at)
-        : undefined,
-      removalBegun: isSet(object.removalBegun)
-        ? globalThis.Boolean(object.removalBegun)
-        : isSet(object.removal_begun)
-        ? globalThis.Boolean(object.removal_begun)
-        : false,
-    };
-  },
-
-  toJSON(message: SignInMethod): unknown {
-    const obj: any = {};
-    if (message.kind !== 0) {
-      obj.kind = signInMethodKindToJSON(message.kind);
-    }
-    if (message.reference !== "") {
-      obj.reference = message.reference;
-    }
-    if (message.addedAt !== undefined) {
-      obj.addedAt = message.addedAt.toISOString();
-    }
-    if (message.removalBegun !== false) {
-      obj.removalBegun = message.removalBegun;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<SignInMethod>, I>>(base?: I): SignInMethod {
-    return SignInMethod.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<SignInMethod>, I>>(object: I): SignInMethod {
-    const message = createBaseSignInMethod();
-    message.kind = object.kind ?? 0;
-    message.reference = object.reference ?? "";
-    message.addedAt = object.addedAt ?? undefined;
-    message.removalBegun = object.removalBegun ?? false;
-    return message;
-  },
-};
-
-function createBaseSignInMethodOfUser(): SignInMethodOfUser {
-  return { userId: "", kind: 0, reference: "", addedAt: undefined };
-}
-
-export const SignInMethodOfUser: MessageFns<SignInMethodOfUser> = {
-  encode(message: SignInMethodOfUser, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const ReserveCredentialRequest: MessageFns<ReserveCredentialRequest> = {
+  encode(message: ReserveCredentialRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -4554,13 +4249,13 @@ export const SignInMethodOfUser: MessageFns<SignInMethodOfUser> = {
     if (message.reference !== "") {
       writer.uint32(26).string(message.reference);
     }
-    if (message.addedAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.addedAt), writer.uint32(34).fork()).join();
+    if (message.openedAccount !== false) {
+      writer.uint32(32).bool(message.openedAccount);
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): SignInMethodOfUser {
+  decode(input: BinaryReader | Uint8Array, length?: number): ReserveCredentialRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -4569,7 +4264,7 @@ export const SignInMethodOfUser: MessageFns<SignInMethodOfUser> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSignInMethodOfUser();
+      const message = createBaseReserveCredentialRequest();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -4598,11 +4293,11 @@ export const SignInMethodOfUser: MessageFns<SignInMethodOfUser> = {
             continue;
           }
           case 4: {
-            if (tag !== 34) {
+            if (tag !== 32) {
               break;
             }
 
-            message.addedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            message.openedAccount = reader.bool();
             continue;
           }
         }
@@ -4617,66 +4312,63 @@ export const SignInMethodOfUser: MessageFns<SignInMethodOfUser> = {
     }
   },
 
-  fromJSON(object: any): SignInMethodOfUser {
+  fromJSON(object: any): ReserveCredentialRequest {
     return {
       userId: isSet(object.userId)
         ? globalThis.String(object.userId)
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
-      kind: isSet(object.kind) ? signInMethodKindFromJSON(object.kind) : 0,
+      kind: isSet(object.kind) ? credentialKindFromJSON(object.kind) : 0,
       reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
-      addedAt: isSet(object.addedAt)
-        ? fromJsonTimestamp(object.addedAt)
-        : isSet(object.added_at)
-        ? fromJsonTimestamp(object.added_at)
-        : undefined,
+      openedAccount: isSet(object.openedAccount)
+        ? globalThis.Boolean(object.openedAccount)
+        : isSet(object.opened_account)
+        ? globalThis.Boolean(object.opened_account)
+        : false,
     };
   },
 
-  toJSON(message: SignInMethodOfUser): unknown {
+  toJSON(message: ReserveCredentialRequest): unknown {
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
     }
     if (message.kind !== 0) {
-      obj.kind = signInMethodKindToJSON(message.kind);
+      obj.kind = credentialKindToJSON(message.kind);
     }
     if (message.reference !== "") {
       obj.reference = message.reference;
     }
-    if (message.addedAt !== undefined) {
-      obj.addedAt = message.addedAt.toISOString();
+    if (message.openedAccount !== false) {
+      obj.openedAccount = message.openedAccount;
     }
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<SignInMethodOfUser>, I>>(base?: I): SignInMethodOfUser {
-    return SignInMethodOfUser.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<ReserveCredentialRequest>, I>>(base?: I): ReserveCredentialRequest {
+    return ReserveCredentialRequest.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<SignInMethodOfUser>, I>>(object: I): SignInMethodOfUser {
-    const message = createBaseSignInMethodOfUser();
+  fromPartial<I extends Exact<DeepPartial<ReserveCredentialRequest>, I>>(object: I): ReserveCredentialRequest {
+    const message = createBaseReserveCredentialRequest();
     message.userId = object.userId ?? "";
     message.kind = object.kind ?? 0;
     message.reference = object.reference ?? "";
-    message.addedAt = object.addedAt ?? undefined;
+    message.openedAccount = object.openedAccount ?? false;
     return message;
   },
 };
 
-function createBaseRecordSignInMethodsRequest(): RecordSignInMethodsRequest {
-  return { methods: [] };
+function createBaseReserveCredentialResponse(): ReserveCredentialResponse {
+  return {};
 }
 
-export const RecordSignInMethodsRequest: MessageFns<RecordSignInMethodsRequest> = {
-  encode(message: RecordSignInMethodsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.methods) {
-      SignInMethodOfUser.encode(v!, writer.uint32(10).fork()).join();
-    }
+export const ReserveCredentialResponse: MessageFns<ReserveCredentialResponse> = {
+  encode(_: ReserveCredentialResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): RecordSignInMethodsRequest {
+  decode(input: BinaryReader | Uint8Array, length?: number): ReserveCredentialResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -4685,7 +4377,68 @@ export const RecordSignInMethodsRequest: MessageFns<RecordSignInMethodsRequest> 
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRecordSignInMethodsRequest();
+      const message = createBaseReserveCredentialResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ReserveCredentialResponse {
+    return {};
+  },
+
+  toJSON(_: ReserveCredentialResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReserveCredentialResponse>, I>>(base?: I): ReserveCredentialResponse {
+    return ReserveCredentialResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReserveCredentialResponse>, I>>(_: I): ReserveCredentialResponse {
+    const message = createBaseReserveCredentialResponse();
+    return message;
+  },
+};
+
+function createBaseReserveCredentialRemovalRequest(): ReserveCredentialRemovalRequest {
+  return { userId: "", kind: 0, reference: "" };
+}
+
+export const ReserveCredentialRemovalRequest: MessageFns<ReserveCredentialRemovalRequest> = {
+  encode(message: ReserveCredentialRemovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(16).int32(message.kind);
+    }
+    if (message.reference !== "") {
+      writer.uint32(26).string(message.reference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReserveCredentialRemovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReserveCredentialRemovalRequest();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -4694,7 +4447,23 @@ export const RecordSignInMethodsRequest: MessageFns<RecordSignInMethodsRequest> 
               break;
             }
 
-            message.methods.push(SignInMethodOfUser.decode(reader, reader.uint32()));
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reference = reader.string();
             continue;
           }
         }
@@ -4709,42 +4478,56 @@ export const RecordSignInMethodsRequest: MessageFns<RecordSignInMethodsRequest> 
     }
   },
 
-  fromJSON(object: any): RecordSignInMethodsRequest {
+  fromJSON(object: any): ReserveCredentialRemovalRequest {
     return {
-      methods: globalThis.Array.isArray(object?.methods)
-        ? object.methods.map((e: any) => SignInMethodOfUser.fromJSON(e))
-        : [],
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      kind: isSet(object.kind) ? credentialKindFromJSON(object.kind) : 0,
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
     };
   },
 
-  toJSON(message: RecordSignInMethodsRequest): unknown {
+  toJSON(message: ReserveCredentialRemovalRequest): unknown {
     const obj: any = {};
-    if (message.methods?.length) {
-      obj.methods = message.methods.map((e) => SignInMethodOfUser.toJSON(e));
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.kind !== 0) {
+      obj.kind = credentialKindToJSON(message.kind);
+    }
+    if (message.reference !== "") {
+      obj.reference = message.reference;
     }
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<RecordSignInMethodsRequest>, I>>(base?: I): RecordSignInMethodsRequest {
-    return RecordSignInMethodsRequest.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<ReserveCredentialRemovalRequest>, I>>(base?: I): ReserveCredentialRemovalRequest {
+    return ReserveCredentialRemovalRequest.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<RecordSignInMethodsRequest>, I>>(object: I): RecordSignInMethodsRequest {
-    const message = createBaseRecordSignInMethodsRequest();
-    message.methods = object.methods?.map((e) => SignInMethodOfUser.fromPartial(e)) || [];
+  fromPartial<I extends Exact<DeepPartial<ReserveCredentialRemovalRequest>, I>>(
+    object: I,
+  ): ReserveCredentialRemovalRequest {
+    const message = createBaseReserveCredentialRemovalRequest();
+    message.userId = object.userId ?? "";
+    message.kind = object.kind ?? 0;
+    message.reference = object.reference ?? "";
     return message;
   },
 };
 
-function createBaseRecordSignInMethodsResponse(): RecordSignInMethodsResponse {
+function createBaseReserveCredentialRemovalResponse(): ReserveCredentialRemovalResponse {
   return {};
 }
 
-export const RecordSignInMethodsResponse: MessageFns<RecordSignInMethodsResponse> = {
-  encode(_: RecordSignInMethodsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const ReserveCredentialRemovalResponse: MessageFns<ReserveCredentialRemovalResponse> = {
+  encode(_: ReserveCredentialRemovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): RecordSignInMethodsResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): ReserveCredentialRemovalResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -4753,7 +4536,7 @@ export const RecordSignInMethodsResponse: MessageFns<RecordSignInMethodsResponse
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRecordSignInMethodsResponse();
+      const message = createBaseReserveCredentialRemovalResponse();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -4769,37 +4552,50 @@ export const RecordSignInMethodsResponse: MessageFns<RecordSignInMethodsResponse
     }
   },
 
-  fromJSON(_: any): RecordSignInMethodsResponse {
+  fromJSON(_: any): ReserveCredentialRemovalResponse {
     return {};
   },
 
-  toJSON(_: RecordSignInMethodsResponse): unknown {
+  toJSON(_: ReserveCredentialRemovalResponse): unknown {
     const obj: any = {};
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<RecordSignInMethodsResponse>, I>>(base?: I): RecordSignInMethodsResponse {
-    return RecordSignInMethodsResponse.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<ReserveCredentialRemovalResponse>, I>>(
+    base?: I,
+  ): ReserveCredentialRemovalResponse {
+    return ReserveCredentialRemovalResponse.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<RecordSignInMethodsResponse>, I>>(_: I): RecordSignInMethodsResponse {
-    const message = createBaseRecordSignInMethodsResponse();
+  fromPartial<I extends Exact<DeepPartial<ReserveCredentialRemovalResponse>, I>>(
+    _: I,
+  ): ReserveCredentialRemovalResponse {
+    const message = createBaseReserveCredentialRemovalResponse();
     return message;
   },
 };
 
-function createBaseRecordTotpPossibleRequest(): RecordTotpPossibleRequest {
-  return { userIds: [] };
+function createBaseHeldCredential(): HeldCredential {
+  return { reference: "", addedAt: undefined, suspendedAt: undefined, openedAccount: false };
 }
 
-export const RecordTotpPossibleRequest: MessageFns<RecordTotpPossibleRequest> = {
-  encode(message: RecordTotpPossibleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.userIds) {
-      writer.uint32(10).string(v!);
+export const HeldCredential: MessageFns<HeldCredential> = {
+  encode(message: HeldCredential, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reference !== "") {
+      writer.uint32(10).string(message.reference);
+    }
+    if (message.addedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.addedAt), writer.uint32(18).fork()).join();
+    }
+    if (message.suspendedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.suspendedAt), writer.uint32(26).fork()).join();
+    }
+    if (message.openedAccount !== false) {
+      writer.uint32(32).bool(message.openedAccount);
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): RecordTotpPossibleRequest {
+  decode(input: BinaryReader | Uint8Array, length?: number): HeldCredential {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -4808,7 +4604,614 @@ export const RecordTotpPossibleRequest: MessageFns<RecordTotpPossibleRequest> = 
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRecordTotpPossibleRequest();
+      const message = createBaseHeldCredential();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.addedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.suspendedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.openedAccount = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HeldCredential {
+    return {
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+      addedAt: isSet(object.addedAt)
+        ? fromJsonTimestamp(object.addedAt)
+        : isSet(object.added_at)
+        ? fromJsonTimestamp(object.added_at)
+        : undefined,
+      suspendedAt: isSet(object.suspendedAt)
+        ? fromJsonTimestamp(object.suspendedAt)
+        : isSet(object.suspended_at)
+        ? fromJsonTimestamp(object.suspended_at)
+        : undefined,
+      openedAccount: isSet(object.openedAccount)
+        ? globalThis.Boolean(object.openedAccount)
+        : isSet(object.opened_account)
+        ? globalThis.Boolean(object.opened_account)
+        : false,
+    };
+  },
+
+  toJSON(message: HeldCredential): unknown {
+    const obj: any = {};
+    if (message.reference !== "") {
+      obj.reference = message.reference;
+    }
+    if (message.addedAt !== undefined) {
+      obj.addedAt = message.addedAt.toISOString();
+    }
+    if (message.suspendedAt !== undefined) {
+      obj.suspendedAt = message.suspendedAt.toISOString();
+    }
+    if (message.openedAccount !== false) {
+      obj.openedAccount = message.openedAccount;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HeldCredential>, I>>(base?: I): HeldCredential {
+    return HeldCredential.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HeldCredential>, I>>(object: I): HeldCredential {
+    const message = createBaseHeldCredential();
+    message.reference = object.reference ?? "";
+    message.addedAt = object.addedAt ?? undefined;
+    message.suspendedAt = object.suspendedAt ?? undefined;
+    message.openedAccount = object.openedAccount ?? false;
+    return message;
+  },
+};
+
+function createBaseHeldCredentials(): HeldCredentials {
+  return { userId: "", credentials: [] };
+}
+
+export const HeldCredentials: MessageFns<HeldCredentials> = {
+  encode(message: HeldCredentials, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    for (const v of message.credentials) {
+      HeldCredential.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HeldCredentials {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHeldCredentials();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.credentials.push(HeldCredential.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HeldCredentials {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      credentials: globalThis.Array.isArray(object?.credentials)
+        ? object.credentials.map((e: any) => HeldCredential.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: HeldCredentials): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.credentials?.length) {
+      obj.credentials = message.credentials.map((e) => HeldCredential.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HeldCredentials>, I>>(base?: I): HeldCredentials {
+    return HeldCredentials.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HeldCredentials>, I>>(object: I): HeldCredentials {
+    const message = createBaseHeldCredentials();
+    message.userId = object.userId ?? "";
+    message.credentials = object.credentials?.map((e) => HeldCredential.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSettleCredentialsRequest(): SettleCredentialsRequest {
+  return { kind: 0, accounts: [] };
+}
+
+export const SettleCredentialsRequest: MessageFns<SettleCredentialsRequest> = {
+  encode(message: SettleCredentialsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== 0) {
+      writer.uint32(8).int32(message.kind);
+    }
+    for (const v of message.accounts) {
+      HeldCredentials.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleCredentialsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleCredentialsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accounts.push(HeldCredentials.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SettleCredentialsRequest {
+    return {
+      kind: isSet(object.kind) ? credentialKindFromJSON(object.kind) : 0,
+      accounts: globalThis.Array.isArray(object?.accounts)
+        ? object.accounts.map((e: any) => HeldCredentials.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SettleCredentialsRequest): unknown {
+    const obj: any = {};
+    if (message.kind !== 0) {
+      obj.kind = credentialKindToJSON(message.kind);
+    }
+    if (message.accounts?.length) {
+      obj.accounts = message.accounts.map((e) => HeldCredentials.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SettleCredentialsRequest>, I>>(base?: I): SettleCredentialsRequest {
+    return SettleCredentialsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SettleCredentialsRequest>, I>>(object: I): SettleCredentialsRequest {
+    const message = createBaseSettleCredentialsRequest();
+    message.kind = object.kind ?? 0;
+    message.accounts = object.accounts?.map((e) => HeldCredentials.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseTakeBack(): TakeBack {
+  return { userId: "", reference: "", resetId: "" };
+}
+
+export const TakeBack: MessageFns<TakeBack> = {
+  encode(message: TakeBack, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.reference !== "") {
+      writer.uint32(18).string(message.reference);
+    }
+    if (message.resetId !== "") {
+      writer.uint32(26).string(message.resetId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TakeBack {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTakeBack();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.resetId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TakeBack {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+      resetId: isSet(object.resetId)
+        ? globalThis.String(object.resetId)
+        : isSet(object.reset_id)
+        ? globalThis.String(object.reset_id)
+        : "",
+    };
+  },
+
+  toJSON(message: TakeBack): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.reference !== "") {
+      obj.reference = message.reference;
+    }
+    if (message.resetId !== "") {
+      obj.resetId = message.resetId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TakeBack>, I>>(base?: I): TakeBack {
+    return TakeBack.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TakeBack>, I>>(object: I): TakeBack {
+    const message = createBaseTakeBack();
+    message.userId = object.userId ?? "";
+    message.reference = object.reference ?? "";
+    message.resetId = object.resetId ?? "";
+    return message;
+  },
+};
+
+function createBaseSettleCredentialsResponse(): SettleCredentialsResponse {
+  return { takeBacks: [] };
+}
+
+export const SettleCredentialsResponse: MessageFns<SettleCredentialsResponse> = {
+  encode(message: SettleCredentialsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.takeBacks) {
+      TakeBack.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleCredentialsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleCredentialsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.takeBacks.push(TakeBack.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SettleCredentialsResponse {
+    return {
+      takeBacks: globalThis.Array.isArray(object?.takeBacks)
+        ? object.takeBacks.map((e: any) => TakeBack.fromJSON(e))
+        : globalThis.Array.isArray(object?.take_backs)
+        ? object.take_backs.map((e: any) => TakeBack.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SettleCredentialsResponse): unknown {
+    const obj: any = {};
+    if (message.takeBacks?.length) {
+      obj.takeBacks = message.takeBacks.map((e) => TakeBack.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SettleCredentialsResponse>, I>>(base?: I): SettleCredentialsResponse {
+    return SettleCredentialsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SettleCredentialsResponse>, I>>(object: I): SettleCredentialsResponse {
+    const message = createBaseSettleCredentialsResponse();
+    message.takeBacks = object.takeBacks?.map((e) => TakeBack.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListUnsettledCredentialsRequest(): ListUnsettledCredentialsRequest {
+  return { kind: 0, changedBefore: undefined, afterUserId: "", limit: 0 };
+}
+
+export const ListUnsettledCredentialsRequest: MessageFns<ListUnsettledCredentialsRequest> = {
+  encode(message: ListUnsettledCredentialsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== 0) {
+      writer.uint32(8).int32(message.kind);
+    }
+    if (message.changedBefore !== undefined) {
+      Timestamp.encode(toTimestamp(message.changedBefore), writer.uint32(18).fork()).join();
+    }
+    if (message.afterUserId !== "") {
+      writer.uint32(26).string(message.afterUserId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(32).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUnsettledCredentialsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUnsettledCredentialsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.changedBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.afterUserId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUnsettledCredentialsRequest {
+    return {
+      kind: isSet(object.kind) ? credentialKindFromJSON(object.kind) : 0,
+      changedBefore: isSet(object.changedBefore)
+        ? fromJsonTimestamp(object.changedBefore)
+        : isSet(object.changed_before)
+        ? fromJsonTimestamp(object.changed_before)
+        : undefined,
+      afterUserId: isSet(object.afterUserId)
+        ? globalThis.String(object.afterUserId)
+        : isSet(object.after_user_id)
+        ? globalThis.String(object.after_user_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ListUnsettledCredentialsRequest): unknown {
+    const obj: any = {};
+    if (message.kind !== 0) {
+      obj.kind = credentialKindToJSON(message.kind);
+    }
+    if (message.changedBefore !== undefined) {
+      obj.changedBefore = message.changedBefore.toISOString();
+    }
+    if (message.afterUserId !== "") {
+      obj.afterUserId = message.afterUserId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUnsettledCredentialsRequest>, I>>(base?: I): ListUnsettledCredentialsRequest {
+    return ListUnsettledCredentialsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUnsettledCredentialsRequest>, I>>(
+    object: I,
+  ): ListUnsettledCredentialsRequest {
+    const message = createBaseListUnsettledCredentialsRequest();
+    message.kind = object.kind ?? 0;
+    message.changedBefore = object.changedBefore ?? undefined;
+    message.afterUserId = object.afterUserId ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListUnsettledCredentialsResponse(): ListUnsettledCredentialsResponse {
+  return { userIds: [] };
+}
+
+export const ListUnsettledCredentialsResponse: MessageFns<ListUnsettledCredentialsResponse> = {
+  encode(message: ListUnsettledCredentialsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.userIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUnsettledCredentialsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUnsettledCredentialsResponse();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -4832,7 +5235,7 @@ export const RecordTotpPossibleRequest: MessageFns<RecordTotpPossibleRequest> = 
     }
   },
 
-  fromJSON(object: any): RecordTotpPossibleRequest {
+  fromJSON(object: any): ListUnsettledCredentialsResponse {
     return {
       userIds: globalThis.Array.isArray(object?.userIds)
         ? object.userIds.map((e: any) => globalThis.String(e))
@@ -4842,7 +5245,7 @@ export const RecordTotpPossibleRequest: MessageFns<RecordTotpPossibleRequest> = 
     };
   },
 
-  toJSON(message: RecordTotpPossibleRequest): unknown {
+  toJSON(message: ListUnsettledCredentialsResponse): unknown {
     const obj: any = {};
     if (message.userIds?.length) {
       obj.userIds = message.userIds;
@@ -4850,923 +5253,16 @@ export const RecordTotpPossibleRequest: MessageFns<RecordTotpPossibleRequest> = 
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<RecordTotpPossibleRequest>, I>>(base?: I): RecordTotpPossibleRequest {
-    return RecordTotpPossibleRequest.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<ListUnsettledCredentialsResponse>, I>>(
+    base?: I,
+  ): ListUnsettledCredentialsResponse {
+    return ListUnsettledCredentialsResponse.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<RecordTotpPossibleRequest>, I>>(object: I): RecordTotpPossibleRequest {
-    const message = createBaseRecordTotpPossibleRequest();
+  fromPartial<I extends Exact<DeepPartial<ListUnsettledCredentialsResponse>, I>>(
+    object: I,
+  ): ListUnsettledCredentialsResponse {
+    const message = createBaseListUnsettledCredentialsResponse();
     message.userIds = object.userIds?.map((e) => e) || [];
-    return message;
-  },
-};
-
-function createBaseTotpMark(): TotpMark {
-  return { userId: "", mark: 0 };
-}
-
-export const TotpMark: MessageFns<TotpMark> = {
-  encode(message: TotpMark, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    if (message.mark !== 0) {
-      writer.uint32(16).int64(message.mark);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): TotpMark {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseTotpMark();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.mark = longToNumber(reader.int64());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): TotpMark {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-      mark: isSet(object.mark) ? globalThis.Number(object.mark) : 0,
-    };
-  },
-
-  toJSON(message: TotpMark): unknown {
-    const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
-    }
-    if (message.mark !== 0) {
-      obj.mark = Math.round(message.mark);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<TotpMark>, I>>(base?: I): TotpMark {
-    return TotpMark.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<TotpMark>, I>>(object: I): TotpMark {
-    const message = createBaseTotpMark();
-    message.userId = object.userId ?? "";
-    message.mark = object.mark ?? 0;
-    return message;
-  },
-};
-
-function createBaseRecordTotpPossibleResponse(): RecordTotpPossibleResponse {
-  return { marks: [] };
-}
-
-export const RecordTotpPossibleResponse: MessageFns<RecordTotpPossibleResponse> = {
-  encode(message: RecordTotpPossibleResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.marks) {
-      TotpMark.encode(v!, writer.uint32(10).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RecordTotpPossibleResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRecordTotpPossibleResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.marks.push(TotpMark.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RecordTotpPossibleResponse {
-    return { marks: globalThis.Array.isArray(object?.marks) ? object.marks.map((e: any) => TotpMark.fromJSON(e)) : [] };
-  },
-
-  toJSON(message: RecordTotpPossibleResponse): unknown {
-    const obj: any = {};
-    if (message.marks?.length) {
-      obj.marks = message.marks.map((e) => TotpMark.toJSON(e));
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<RecordTotpPossibleResponse>, I>>(base?: I): RecordTotpPossibleResponse {
-    return RecordTotpPossibleResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<RecordTotpPossibleResponse>, I>>(object: I): RecordTotpPossibleResponse {
-    const message = createBaseRecordTotpPossibleResponse();
-    message.marks = object.marks?.map((e) => TotpMark.fromPartial(e)) || [];
-    return message;
-  },
-};
-
-function createBaseRecordTotpAbsentRequest(): RecordTotpAbsentRequest {
-  return { userId: "", mark: 0 };
-}
-
-export const RecordTotpAbsentRequest: MessageFns<RecordTotpAbsentRequest> = {
-  encode(message: RecordTotpAbsentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    if (message.mark !== 0) {
-      writer.uint32(16).int64(message.mark);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RecordTotpAbsentRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRecordTotpAbsentRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.mark = longToNumber(reader.int64());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RecordTotpAbsentRequest {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-      mark: isSet(object.mark) ? globalThis.Number(object.mark) : 0,
-    };
-  },
-
-  toJSON(message: RecordTotpAbsentRequest): unknown {
-    const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
-    }
-    if (message.mark !== 0) {
-      obj.mark = Math.round(message.mark);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<RecordTotpAbsentRequest>, I>>(base?: I): RecordTotpAbsentRequest {
-    return RecordTotpAbsentRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<RecordTotpAbsentRequest>, I>>(object: I): RecordTotpAbsentRequest {
-    const message = createBaseRecordTotpAbsentRequest();
-    message.userId = object.userId ?? "";
-    message.mark = object.mark ?? 0;
-    return message;
-  },
-};
-
-function createBaseRecordTotpAbsentResponse(): RecordTotpAbsentResponse {
-  return { recorded: false };
-}
-
-export const RecordTotpAbsentResponse: MessageFns<RecordTotpAbsentResponse> = {
-  encode(message: RecordTotpAbsentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.recorded !== false) {
-      writer.uint32(8).bool(message.recorded);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RecordTotpAbsentResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRecordTotpAbsentResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.recorded = reader.bool();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RecordTotpAbsentResponse {
-    return { recorded: isSet(object.recorded) ? globalThis.Boolean(object.recorded) : false };
-  },
-
-  toJSON(message: RecordTotpAbsentResponse): unknown {
-    const obj: any = {};
-    if (message.recorded !== false) {
-      obj.recorded = message.recorded;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<RecordTotpAbsentResponse>, I>>(base?: I): RecordTotpAbsentResponse {
-    return RecordTotpAbsentResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<RecordTotpAbsentResponse>, I>>(object: I): RecordTotpAbsentResponse {
-    const message = createBaseRecordTotpAbsentResponse();
-    message.recorded = object.recorded ?? false;
-    return message;
-  },
-};
-
-function createBaseCompleteTotpCensusRequest(): CompleteTotpCensusRequest {
-  return {};
-}
-
-export const CompleteTotpCensusRequest: MessageFns<CompleteTotpCensusRequest> = {
-  encode(_: CompleteTotpCensusRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CompleteTotpCensusRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCompleteTotpCensusRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(_: any): CompleteTotpCensusRequest {
-    return {};
-  },
-
-  toJSON(_: CompleteTotpCensusRequest): unknown {
-    const obj: any = {};
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<CompleteTotpCensusRequest>, I>>(base?: I): CompleteTotpCensusRequest {
-    return CompleteTotpCensusRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<CompleteTotpCensusRequest>, I>>(_: I): CompleteTotpCensusRequest {
-    const message = createBaseCompleteTotpCensusRequest();
-    return message;
-  },
-};
-
-function createBaseCompleteTotpCensusResponse(): CompleteTotpCensusResponse {
-  return {};
-}
-
-export const CompleteTotpCensusResponse: MessageFns<CompleteTotpCensusResponse> = {
-  encode(_: CompleteTotpCensusResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CompleteTotpCensusResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCompleteTotpCensusResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(_: any): CompleteTotpCensusResponse {
-    return {};
-  },
-
-  toJSON(_: CompleteTotpCensusResponse): unknown {
-    const obj: any = {};
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<CompleteTotpCensusResponse>, I>>(base?: I): CompleteTotpCensusResponse {
-    return CompleteTotpCensusResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<CompleteTotpCensusResponse>, I>>(_: I): CompleteTotpCensusResponse {
-    const message = createBaseCompleteTotpCensusResponse();
-    return message;
-  },
-};
-
-function createBaseBeginSignInMethodRemovalRequest(): BeginSignInMethodRemovalRequest {
-  return { userId: "", kind: 0, reference: "" };
-}
-
-export const BeginSignInMethodRemovalRequest: MessageFns<BeginSignInMethodRemovalRequest> = {
-  encode(message: BeginSignInMethodRemovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    if (message.kind !== 0) {
-      writer.uint32(16).int32(message.kind);
-    }
-    if (message.reference !== "") {
-      writer.uint32(26).string(message.reference);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BeginSignInMethodRemovalRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBeginSignInMethodRemovalRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.kind = reader.int32() as any;
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.reference = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BeginSignInMethodRemovalRequest {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-      kind: isSet(object.kind) ? signInMethodKindFromJSON(object.kind) : 0,
-      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
-    };
-  },
-
-  toJSON(message: BeginSignInMethodRemovalRequest): unknown {
-    const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
-    }
-    if (message.kind !== 0) {
-      obj.kind = signInMethodKindToJSON(message.kind);
-    }
-    if (message.reference !== "") {
-      obj.reference = message.reference;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<BeginSignInMethodRemovalRequest>, I>>(base?: I): BeginSignInMethodRemovalRequest {
-    return BeginSignInMethodRemovalRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<BeginSignInMethodRemovalRequest>, I>>(
-    object: I,
-  ): BeginSignInMethodRemovalRequest {
-    const message = createBaseBeginSignInMethodRemovalRequest();
-    message.userId = object.userId ?? "";
-    message.kind = object.kind ?? 0;
-    message.reference = object.reference ?? "";
-    return message;
-  },
-};
-
-function createBaseBeginSignInMethodRemovalResponse(): BeginSignInMethodRemovalResponse {
-  return {};
-}
-
-export const BeginSignInMethodRemovalResponse: MessageFns<BeginSignInMethodRemovalResponse> = {
-  encode(_: BeginSignInMethodRemovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BeginSignInMethodRemovalResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBeginSignInMethodRemovalResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(_: any): BeginSignInMethodRemovalResponse {
-    return {};
-  },
-
-  toJSON(_: BeginSignInMethodRemovalResponse): unknown {
-    const obj: any = {};
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<BeginSignInMethodRemovalResponse>, I>>(
-    base?: I,
-  ): BeginSignInMethodRemovalResponse {
-    return BeginSignInMethodRemovalResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<BeginSignInMethodRemovalResponse>, I>>(
-    _: I,
-  ): BeginSignInMethodRemovalResponse {
-    const message = createBaseBeginSignInMethodRemovalResponse();
-    return message;
-  },
-};
-
-function createBaseCancelSignInMethodRemovalRequest(): CancelSignInMethodRemovalRequest {
-  return { userId: "", kind: 0, reference: "" };
-}
-
-export const CancelSignInMethodRemovalRequest: MessageFns<CancelSignInMethodRemovalRequest> = {
-  encode(message: CancelSignInMethodRemovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    if (message.kind !== 0) {
-      writer.uint32(16).int32(message.kind);
-    }
-    if (message.reference !== "") {
-      writer.uint32(26).string(message.reference);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelSignInMethodRemovalRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelSignInMethodRemovalRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.kind = reader.int32() as any;
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.reference = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CancelSignInMethodRemovalRequest {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-      kind: isSet(object.kind) ? signInMethodKindFromJSON(object.kind) : 0,
-      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
-    };
-  },
-
-  toJSON(message: CancelSignInMethodRemovalRequest): unknown {
-    const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
-    }
-    if (message.kind !== 0) {
-      obj.kind = signInMethodKindToJSON(message.kind);
-    }
-    if (message.reference !== "") {
-      obj.reference = message.reference;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<CancelSignInMethodRemovalRequest>, I>>(
-    base?: I,
-  ): CancelSignInMethodRemovalRequest {
-    return CancelSignInMethodRemovalRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<CancelSignInMethodRemovalRequest>, I>>(
-    object: I,
-  ): CancelSignInMethodRemovalRequest {
-    const message = createBaseCancelSignInMethodRemovalRequest();
-    message.userId = object.userId ?? "";
-    message.kind = object.kind ?? 0;
-    message.reference = object.reference ?? "";
-    return message;
-  },
-};
-
-function createBaseCancelSignInMethodRemovalResponse(): CancelSignInMethodRemovalResponse {
-  return {};
-}
-
-export const CancelSignInMethodRemovalResponse: MessageFns<CancelSignInMethodRemovalResponse> = {
-  encode(_: CancelSignInMethodRemovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelSignInMethodRemovalResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelSignInMethodRemovalResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(_: any): CancelSignInMethodRemovalResponse {
-    return {};
-  },
-
-  toJSON(_: CancelSignInMethodRemovalResponse): unknown {
-    const obj: any = {};
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<CancelSignInMethodRemovalResponse>, I>>(
-    base?: I,
-  ): CancelSignInMethodRemovalResponse {
-    return CancelSignInMethodRemovalResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<CancelSignInMethodRemovalResponse>, I>>(
-    _: I,
-  ): CancelSignInMethodRemovalResponse {
-    const message = createBaseCancelSignInMethodRemovalResponse();
-    return message;
-  },
-};
-
-function createBaseFinishSignInMethodRemovalsRequest(): FinishSignInMethodRemovalsRequest {
-  return { userId: "", kind: 0, references: [] };
-}
-
-export const FinishSignInMethodRemovalsRequest: MessageFns<FinishSignInMethodRemovalsRequest> = {
-  encode(message: FinishSignInMethodRemovalsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    if (message.kind !== 0) {
-      writer.uint32(16).int32(message.kind);
-    }
-    for (const v of message.references) {
-      writer.uint32(26).string(v!);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): FinishSignInMethodRemovalsRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseFinishSignInMethodRemovalsRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.kind = reader.int32() as any;
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.references.push(reader.string());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): FinishSignInMethodRemovalsRequest {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-      kind: isSet(object.kind) ? signInMethodKindFromJSON(object.kind) : 0,
-      references: globalThis.Array.isArray(object?.references)
-        ? object.references.map((e: any) => globalThis.String(e))
-        : [],
-    };
-  },
-
-  toJSON(message: FinishSignInMethodRemovalsRequest): unknown {
-    const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
-    }
-    if (message.kind !== 0) {
-      obj.kind = signInMethodKindToJSON(message.kind);
-    }
-    if (message.references?.length) {
-      obj.references = message.references;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<FinishSignInMethodRemovalsRequest>, I>>(
-    base?: I,
-  ): FinishSignInMethodRemovalsRequest {
-    return FinishSignInMethodRemovalsRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<FinishSignInMethodRemovalsRequest>, I>>(
-    object: I,
-  ): FinishSignInMethodRemovalsRequest {
-    const message = createBaseFinishSignInMethodRemovalsRequest();
-    message.userId = object.userId ?? "";
-    message.kind = object.kind ?? 0;
-    message.references = object.references?.map((e) => e) || [];
-    return message;
-  },
-};
-
-function createBaseFinishSignInMethodRemovalsResponse(): FinishSignInMethodRemovalsResponse {
-  return {};
-}
-
-export const FinishSignInMethodRemovalsResponse: MessageFns<FinishSignInMethodRemovalsResponse> = {
-  encode(_: FinishSignInMethodRemovalsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): FinishSignInMethodRemovalsResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseFinishSignInMethodRemovalsResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(_: any): FinishSignInMethodRemovalsResponse {
-    return {};
-  },
-
-  toJSON(_: FinishSignInMethodRemovalsResponse): unknown {
-    const obj: any = {};
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<FinishSignInMethodRemovalsResponse>, I>>(
-    base?: I,
-  ): FinishSignInMethodRemovalsResponse {
-    return FinishSignInMethodRemovalsResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<FinishSignInMethodRemovalsResponse>, I>>(
-    _: I,
-  ): FinishSignInMethodRemovalsResponse {
-    const message = createBaseFinishSignInMethodRemovalsResponse();
     return message;
   },
 };
@@ -5859,24 +5355,6 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): GetUserResponse => GetUserResponse.decode(value),
   },
   /**
-   * ListSignInMethods answers the account's ways in, as the ledger of
-   * sign-in methods lists them (docs/architecture.md, "Sign-in methods").
-   * The count of passkeys comes with every User; this is for a caller that
-   * needs the methods themselves.
-   * Errors: validation:invalid_input for a malformed user_id.
-   */
-  listSignInMethods: {
-    path: "/identity.v1.IdentityService/ListSignInMethods" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ListSignInMethodsRequest): Buffer =>
-      Buffer.from(ListSignInMethodsRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListSignInMethodsRequest => ListSignInMethodsRequest.decode(value),
-    responseSerialize: (value: ListSignInMethodsResponse): Buffer =>
-      Buffer.from(ListSignInMethodsResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListSignInMethodsResponse => ListSignInMethodsResponse.decode(value),
-  },
-  /**
    * VerifyEmail consumes a verification token and marks the email verified.
    * Errors: auth:token_invalid.
    */
@@ -5922,15 +5400,17 @@ export const IdentityServiceService = {
   },
   /**
    * ResetPassword consumes a reset token and sets a new password. In the
-   * same transaction it cancels pending email changes and queues the
-   * `sessions.revoked` job and the `user.password_reset` job, which removes
-   * the passkeys and provider links added in the
-   * AUTH_RESET_REVOKES_METHODS_HOURS before the reset and then mails the
-   * notice naming what was removed and what remains. The caller must end
-   * every session of the returned user, and should remove those methods
-   * itself at once (passkeys.v1 RemoveRecentPasskeys, oauth.v1
-   * RemoveRecentConnections, with the answered window and reset id), so
-   * that an intruder's method stops working before the job runs.
+   * same transaction it cancels pending email changes, queues the
+   * `sessions.revoked` job and the `user.password_reset` job, and marks in
+   * the credential ledger the passkeys and provider links added in the
+   * AUTH_RESET_REVOKES_METHODS_HOURS before the reset as taken back by it
+   * (all but the provider link the account was created with): they no
+   * longer count as ways in, and their owners remove them (passkeys.v1
+   * RemoveRecentPasskeys, oauth.v1 RemoveRecentConnections, and their
+   * sweeps). The job mails the notice naming what was removed and what
+   * remains. The caller must end every session of the returned user, and
+   * should have the owners remove those methods at once, so that an
+   * intruder's method stops working before the job runs.
    * Errors: auth:token_invalid, validation:invalid_input.
    */
   resetPassword: {
@@ -6127,144 +5607,101 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): PurgeUnverifiedUsersResponse => PurgeUnverifiedUsersResponse.decode(value),
   },
   /**
-   * RecordSignInMethods adds ways into accounts to the ledger identity keeps
-   * of every account's sign-in methods (docs/architecture.md, "Sign-in
-   * methods"). The unit that owns a method calls it once the method is
-   * stored and works, before it answers; and, once, for the methods it
-   * stored before the ledger existed. Recording a listed method again
-   * changes nothing; a method of an account that no longer exists is skipped.
-   * Errors: validation:invalid_input.
+   * ReserveCredential is asked by the unit that owns a kind of credential
+   * before it stores a new one (docs/architecture.md, "The credential
+   * ledger"), with the account locked in its own database. The ledger holds
+   * it as pending until the owner settles the account (SettleCredentials):
+   * a pending first factor is no way in yet, a pending second factor counts
+   * as possibly on. A credential the ledger already holds under that
+   * reference is pending again: its owner, which holds none under it, is
+   * the one that knows.
+   * Errors: auth:unauthorized (no such account), validation:invalid_input
+   * (also for the password, which identity keeps itself, and for a kind
+   * the calling unit does not hold).
    */
-  recordSignInMethods: {
-    path: "/identity.v1.IdentityService/RecordSignInMethods" as const,
+  reserveCredential: {
+    path: "/identity.v1.IdentityService/ReserveCredential" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RecordSignInMethodsRequest): Buffer =>
-      Buffer.from(RecordSignInMethodsRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RecordSignInMethodsRequest => RecordSignInMethodsRequest.decode(value),
-    responseSerialize: (value: RecordSignInMethodsResponse): Buffer =>
-      Buffer.from(RecordSignInMethodsResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RecordSignInMethodsResponse => RecordSignInMethodsResponse.decode(value),
+    requestSerialize: (value: ReserveCredentialRequest): Buffer =>
+      Buffer.from(ReserveCredentialRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReserveCredentialRequest => ReserveCredentialRequest.decode(value),
+    responseSerialize: (value: ReserveCredentialResponse): Buffer =>
+      Buffer.from(ReserveCredentialResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReserveCredentialResponse => ReserveCredentialResponse.decode(value),
   },
   /**
-   * RecordTotpPossible is called by totp.v1 before it turns TOTP on for
-   * accounts (docs/architecture.md, "Second factor presence"), and for the
-   * TOTP it had turned on before identity kept this. From then on the
-   * accounts' totp_presence is POSSIBLE, so that no caller skips asking
-   * totp.v1. Each account answers a new mark, which RecordTotpAbsent must
-   * name. An account that no longer exists is skipped and has no mark.
-   * Errors: validation:invalid_input.
-   */
-  recordTotpPossible: {
-    path: "/identity.v1.IdentityService/RecordTotpPossible" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: RecordTotpPossibleRequest): Buffer =>
-      Buffer.from(RecordTotpPossibleRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RecordTotpPossibleRequest => RecordTotpPossibleRequest.decode(value),
-    responseSerialize: (value: RecordTotpPossibleResponse): Buffer =>
-      Buffer.from(RecordTotpPossibleResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RecordTotpPossibleResponse => RecordTotpPossibleResponse.decode(value),
-  },
-  /**
-   * RecordTotpAbsent is called by totp.v1 after it turned TOTP off. The
-   * account's totp_presence becomes ABSENT only if no RecordTotpPossible came
-   * after the one that answered `mark`: a TOTP turned on again meanwhile
-   * stays POSSIBLE.
-   * Errors: validation:invalid_input.
-   */
-  recordTotpAbsent: {
-    path: "/identity.v1.IdentityService/RecordTotpAbsent" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: RecordTotpAbsentRequest): Buffer =>
-      Buffer.from(RecordTotpAbsentRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RecordTotpAbsentRequest => RecordTotpAbsentRequest.decode(value),
-    responseSerialize: (value: RecordTotpAbsentResponse): Buffer =>
-      Buffer.from(RecordTotpAbsentResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RecordTotpAbsentResponse => RecordTotpAbsentResponse.decode(value),
-  },
-  /**
-   * CompleteTotpCensus is called by totp.v1 once every TOTP it holds has been
-   * recorded with RecordTotpPossible. Until the first call, accounts not
-   * marked POSSIBLE are UNSPECIFIED (not known) rather than ABSENT. Calling
-   * it again changes nothing.
-   */
-  completeTotpCensus: {
-    path: "/identity.v1.IdentityService/CompleteTotpCensus" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: CompleteTotpCensusRequest): Buffer =>
-      Buffer.from(CompleteTotpCensusRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): CompleteTotpCensusRequest => CompleteTotpCensusRequest.decode(value),
-    responseSerialize: (value: CompleteTotpCensusResponse): Buffer =>
-      Buffer.from(CompleteTotpCensusResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): CompleteTotpCensusResponse => CompleteTotpCensusResponse.decode(value),
-  },
-  /**
-   * BeginSignInMethodRemoval is asked by the unit that owns a method before
-   * it deletes it. With the account's row locked, it refuses when no other
-   * way in would be left (a method whose removal has begun counts as gone
-   * already), and otherwise marks the method as being removed: it stays
-   * listed, and works, until the owner deletes it and calls
-   * FinishSignInMethodRemovals, or calls CancelSignInMethodRemoval. A
-   * method the ledger lacks is listed by this call, marked.
+   * ReserveCredentialRemoval is asked by the owning unit before it deletes a
+   * credential, with the account locked in its own database. For a first
+   * factor, with the account's row locked here (so that removals in every
+   * unit are counted one after the other), it refuses when no other active
+   * first factor would be left. The credential is then removing: it still
+   * works and still counts as a second factor that may be on, but no longer
+   * as a way in, until the owner settles the account. A credential the
+   * ledger lacks is reserved all the same.
    * Errors: passkey:last_login_method (a passkey), oauth:last_login_method
    * (a provider), auth:unauthorized (no such account),
-   * validation:invalid_input (also for the password, which only identity
-   * removes).
+   * validation:invalid_input (also for the password, and for a kind the
+   * calling unit does not hold).
    */
-  beginSignInMethodRemoval: {
-    path: "/identity.v1.IdentityService/BeginSignInMethodRemoval" as const,
+  reserveCredentialRemoval: {
+    path: "/identity.v1.IdentityService/ReserveCredentialRemoval" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: BeginSignInMethodRemovalRequest): Buffer =>
-      Buffer.from(BeginSignInMethodRemovalRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): BeginSignInMethodRemovalRequest =>
-      BeginSignInMethodRemovalRequest.decode(value),
-    responseSerialize: (value: BeginSignInMethodRemovalResponse): Buffer =>
-      Buffer.from(BeginSignInMethodRemovalResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): BeginSignInMethodRemovalResponse =>
-      BeginSignInMethodRemovalResponse.decode(value),
+    requestSerialize: (value: ReserveCredentialRemovalRequest): Buffer =>
+      Buffer.from(ReserveCredentialRemovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReserveCredentialRemovalRequest =>
+      ReserveCredentialRemovalRequest.decode(value),
+    responseSerialize: (value: ReserveCredentialRemovalResponse): Buffer =>
+      Buffer.from(ReserveCredentialRemovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReserveCredentialRemovalResponse =>
+      ReserveCredentialRemovalResponse.decode(value),
   },
   /**
-   * CancelSignInMethodRemoval withdraws a begun removal that the owning
-   * unit did not carry out: the method counts as a way in again. Calling it
-   * for a method not being removed, or not listed, changes nothing.
-   * Errors: validation:invalid_input.
+   * SettleCredentials makes the ledger's credentials of one kind, for each
+   * account named, what their owner holds: a credential held is active,
+   * one not held goes, which commits or rolls back every reservation; when
+   * each was added and whether it is suspended follow the owner's. The
+   * owner calls it after every change, with the accounts locked in its own
+   * database, and its sweep for the accounts that changed or hold
+   * reservations. Credentials a password reset took back stay removing
+   * while the owner holds them: the answer names them, for the owner to
+   * remove. Accounts that no longer exist are skipped.
+   * Errors: validation:invalid_input (also for a kind the calling unit
+   * does not hold).
    */
-  cancelSignInMethodRemoval: {
-    path: "/identity.v1.IdentityService/CancelSignInMethodRemoval" as const,
+  settleCredentials: {
+    path: "/identity.v1.IdentityService/SettleCredentials" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CancelSignInMethodRemovalRequest): Buffer =>
-      Buffer.from(CancelSignInMethodRemovalRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): CancelSignInMethodRemovalRequest =>
-      CancelSignInMethodRemovalRequest.decode(value),
-    responseSerialize: (value: CancelSignInMethodRemovalResponse): Buffer =>
-      Buffer.from(CancelSignInMethodRemovalResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): CancelSignInMethodRemovalResponse =>
-      CancelSignInMethodRemovalResponse.decode(value),
+    requestSerialize: (value: SettleCredentialsRequest): Buffer =>
+      Buffer.from(SettleCredentialsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SettleCredentialsRequest => SettleCredentialsRequest.decode(value),
+    responseSerialize: (value: SettleCredentialsResponse): Buffer =>
+      Buffer.from(SettleCredentialsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SettleCredentialsResponse => SettleCredentialsResponse.decode(value),
   },
   /**
-   * FinishSignInMethodRemovals drops from the ledger methods that their
-   * owning unit has deleted, whether or not a removal began (a password
-   * reset's removals need none: the reset set a password). Dropping a
-   * method that is not listed succeeds.
-   * Errors: validation:invalid_input.
+   * ListUnsettledCredentials answers accounts with credentials of a kind
+   * that are pending or removing since before `changed_before`: a
+   * reservation whose owner failed or died before settling it, or a
+   * password reset's take-back not yet carried out. The owner's sweep
+   * settles them.
+   * Errors: validation:invalid_input (also for a kind the calling unit
+   * does not hold).
    */
-  finishSignInMethodRemovals: {
-    path: "/identity.v1.IdentityService/FinishSignInMethodRemovals" as const,
+  listUnsettledCredentials: {
+    path: "/identity.v1.IdentityService/ListUnsettledCredentials" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: FinishSignInMethodRemovalsRequest): Buffer =>
-      Buffer.from(FinishSignInMethodRemovalsRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): FinishSignInMethodRemovalsRequest =>
-      FinishSignInMethodRemovalsRequest.decode(value),
-    responseSerialize: (value: FinishSignInMethodRemovalsResponse): Buffer =>
-      Buffer.from(FinishSignInMethodRemovalsResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): FinishSignInMethodRemovalsResponse =>
-      FinishSignInMethodRemovalsResponse.decode(value),
+    requestSerialize: (value: ListUnsettledCredentialsRequest): Buffer =>
+      Buffer.from(ListUnsettledCredentialsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListUnsettledCredentialsRequest =>
+      ListUnsettledCredentialsRequest.decode(value),
+    responseSerialize: (value: ListUnsettledCredentialsResponse): Buffer =>
+      Buffer.from(ListUnsettledCredentialsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListUnsettledCredentialsResponse =>
+      ListUnsettledCredentialsResponse.decode(value),
   },
 } as const;
 
@@ -6303,14 +5740,6 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
   /**
-   * ListSignInMethods answers the account's ways in, as the ledger of
-   * sign-in methods lists them (docs/architecture.md, "Sign-in methods").
-   * The count of passkeys comes with every User; this is for a caller that
-   * needs the methods themselves.
-   * Errors: validation:invalid_input for a malformed user_id.
-   */
-  listSignInMethods: handleUnaryCall<ListSignInMethodsRequest, ListSignInMethodsResponse>;
-  /**
    * VerifyEmail consumes a verification token and marks the email verified.
    * Errors: auth:token_invalid.
    */
@@ -6328,15 +5757,17 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   requestPasswordReset: handleUnaryCall<RequestPasswordResetRequest, RequestPasswordResetResponse>;
   /**
    * ResetPassword consumes a reset token and sets a new password. In the
-   * same transaction it cancels pending email changes and queues the
-   * `sessions.revoked` job and the `user.password_reset` job, which removes
-   * the passkeys and provider links added in the
-   * AUTH_RESET_REVOKES_METHODS_HOURS before the reset and then mails the
-   * notice naming what was removed and what remains. The caller must end
-   * every session of the returned user, and should remove those methods
-   * itself at once (passkeys.v1 RemoveRecentPasskeys, oauth.v1
-   * RemoveRecentConnections, with the answered window and reset id), so
-   * that an intruder's method stops working before the job runs.
+   * same transaction it cancels pending email changes, queues the
+   * `sessions.revoked` job and the `user.password_reset` job, and marks in
+   * the credential ledger the passkeys and provider links added in the
+   * AUTH_RESET_REVOKES_METHODS_HOURS before the reset as taken back by it
+   * (all but the provider link the account was created with): they no
+   * longer count as ways in, and their owners remove them (passkeys.v1
+   * RemoveRecentPasskeys, oauth.v1 RemoveRecentConnections, and their
+   * sweeps). The job mails the notice naming what was removed and what
+   * remains. The caller must end every session of the returned user, and
+   * should have the owners remove those methods at once, so that an
+   * intruder's method stops working before the job runs.
    * Errors: auth:token_invalid, validation:invalid_input.
    */
   resetPassword: handleUnaryCall<ResetPasswordRequest, ResetPasswordResponse>;
@@ -6427,69 +5858,58 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   purgeUnverifiedUsers: handleUnaryCall<PurgeUnverifiedUsersRequest, PurgeUnverifiedUsersResponse>;
   /**
-   * RecordSignInMethods adds ways into accounts to the ledger identity keeps
-   * of every account's sign-in methods (docs/architecture.md, "Sign-in
-   * methods"). The unit that owns a method calls it once the method is
-   * stored and works, before it answers; and, once, for the methods it
-   * stored before the ledger existed. Recording a listed method again
-   * changes nothing; a method of an account that no longer exists is skipped.
-   * Errors: validation:invalid_input.
+   * ReserveCredential is asked by the unit that owns a kind of credential
+   * before it stores a new one (docs/architecture.md, "The credential
+   * ledger"), with the account locked in its own database. The ledger holds
+   * it as pending until the owner settles the account (SettleCredentials):
+   * a pending first factor is no way in yet, a pending second factor counts
+   * as possibly on. A credential the ledger already holds under that
+   * reference is pending again: its owner, which holds none under it, is
+   * the one that knows.
+   * Errors: auth:unauthorized (no such account), validation:invalid_input
+   * (also for the password, which identity keeps itself, and for a kind
+   * the calling unit does not hold).
    */
-  recordSignInMethods: handleUnaryCall<RecordSignInMethodsRequest, RecordSignInMethodsResponse>;
+  reserveCredential: handleUnaryCall<ReserveCredentialRequest, ReserveCredentialResponse>;
   /**
-   * RecordTotpPossible is called by totp.v1 before it turns TOTP on for
-   * accounts (docs/architecture.md, "Second factor presence"), and for the
-   * TOTP it had turned on before identity kept this. From then on the
-   * accounts' totp_presence is POSSIBLE, so that no caller skips asking
-   * totp.v1. Each account answers a new mark, which RecordTotpAbsent must
-   * name. An account that no longer exists is skipped and has no mark.
-   * Errors: validation:invalid_input.
-   */
-  recordTotpPossible: handleUnaryCall<RecordTotpPossibleRequest, RecordTotpPossibleResponse>;
-  /**
-   * RecordTotpAbsent is called by totp.v1 after it turned TOTP off. The
-   * account's totp_presence becomes ABSENT only if no RecordTotpPossible came
-   * after the one that answered `mark`: a TOTP turned on again meanwhile
-   * stays POSSIBLE.
-   * Errors: validation:invalid_input.
-   */
-  recordTotpAbsent: handleUnaryCall<RecordTotpAbsentRequest, RecordTotpAbsentResponse>;
-  /**
-   * CompleteTotpCensus is called by totp.v1 once every TOTP it holds has been
-   * recorded with RecordTotpPossible. Until the first call, accounts not
-   * marked POSSIBLE are UNSPECIFIED (not known) rather than ABSENT. Calling
-   * it again changes nothing.
-   */
-  completeTotpCensus: handleUnaryCall<CompleteTotpCensusRequest, CompleteTotpCensusResponse>;
-  /**
-   * BeginSignInMethodRemoval is asked by the unit that owns a method before
-   * it deletes it. With the account's row locked, it refuses when no other
-   * way in would be left (a method whose removal has begun counts as gone
-   * already), and otherwise marks the method as being removed: it stays
-   * listed, and works, until the owner deletes it and calls
-   * FinishSignInMethodRemovals, or calls CancelSignInMethodRemoval. A
-   * method the ledger lacks is listed by this call, marked.
+   * ReserveCredentialRemoval is asked by the owning unit before it deletes a
+   * credential, with the account locked in its own database. For a first
+   * factor, with the account's row locked here (so that removals in every
+   * unit are counted one after the other), it refuses when no other active
+   * first factor would be left. The credential is then removing: it still
+   * works and still counts as a second factor that may be on, but no longer
+   * as a way in, until the owner settles the account. A credential the
+   * ledger lacks is reserved all the same.
    * Errors: passkey:last_login_method (a passkey), oauth:last_login_method
    * (a provider), auth:unauthorized (no such account),
-   * validation:invalid_input (also for the password, which only identity
-   * removes).
+   * validation:invalid_input (also for the password, and for a kind the
+   * calling unit does not hold).
    */
-  beginSignInMethodRemoval: handleUnaryCall<BeginSignInMethodRemovalRequest, BeginSignInMethodRemovalResponse>;
+  reserveCredentialRemoval: handleUnaryCall<ReserveCredentialRemovalRequest, ReserveCredentialRemovalResponse>;
   /**
-   * CancelSignInMethodRemoval withdraws a begun removal that the owning
-   * unit did not carry out: the method counts as a way in again. Calling it
-   * for a method not being removed, or not listed, changes nothing.
-   * Errors: validation:invalid_input.
+   * SettleCredentials makes the ledger's credentials of one kind, for each
+   * account named, what their owner holds: a credential held is active,
+   * one not held goes, which commits or rolls back every reservation; when
+   * each was added and whether it is suspended follow the owner's. The
+   * owner calls it after every change, with the accounts locked in its own
+   * database, and its sweep for the accounts that changed or hold
+   * reservations. Credentials a password reset took back stay removing
+   * while the owner holds them: the answer names them, for the owner to
+   * remove. Accounts that no longer exist are skipped.
+   * Errors: validation:invalid_input (also for a kind the calling unit
+   * does not hold).
    */
-  cancelSignInMethodRemoval: handleUnaryCall<CancelSignInMethodRemovalRequest, CancelSignInMethodRemovalResponse>;
+  settleCredentials: handleUnaryCall<SettleCredentialsRequest, SettleCredentialsResponse>;
   /**
-   * FinishSignInMethodRemovals drops from the ledger methods that their
-   * owning unit has deleted, whether or not a removal began (a password
-   * reset's removals need none: the reset set a password). Dropping a
-   * method that is not listed succeeds.
-   * Errors: validation:invalid_input.
+   * ListUnsettledCredentials answers accounts with credentials of a kind
+   * that are pending or removing since before `changed_before`: a
+   * reservation whose owner failed or died before settling it, or a
+   * password reset's take-back not yet carried out. The owner's sweep
+   * settles them.
+   * Errors: validation:invalid_input (also for a kind the calling unit
+   * does not hold).
    */
-  finishSignInMethodRemovals: handleUnaryCall<FinishSignInMethodRemovalsRequest, FinishSignInMethodRemovalsResponse>;
+  listUnsettledCredentials: handleUnaryCall<ListUnsettledCredentialsRequest, ListUnsettledCredentialsResponse>;
 }
 
 export interface IdentityServiceClient extends Client {
@@ -6597,28 +6017,6 @@ export interface IdentityServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetUserResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListSignInMethods answers the account's ways in, as the ledger of
-   * sign-in methods lists them (docs/architecture.md, "Sign-in methods").
-   * The count of passkeys comes with every User; this is for a caller that
-   * needs the methods themselves.
-   * Errors: validation:invalid_input for a malformed user_id.
-   */
-  listSignInMethods(
-    request: ListSignInMethodsRequest,
-    callback: (error: ServiceError | null, response: ListSignInMethodsResponse) => void,
-  ): ClientUnaryCall;
-  listSignInMethods(
-    request: ListSignInMethodsRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListSignInMethodsResponse) => void,
-  ): ClientUnaryCall;
-  listSignInMethods(
-    request: ListSignInMethodsRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListSignInMethodsResponse) => void,
-  ): ClientUnaryCall;
-  /**
    * VerifyEmail consumes a verification token and marks the email verified.
    * Errors: auth:token_invalid.
    */
@@ -6678,15 +6076,17 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * ResetPassword consumes a reset token and sets a new password. In the
-   * same transaction it cancels pending email changes and queues the
-   * `sessions.revoked` job and the `user.password_reset` job, which removes
-   * the passkeys and provider links added in the
-   * AUTH_RESET_REVOKES_METHODS_HOURS before the reset and then mails the
-   * notice naming what was removed and what remains. The caller must end
-   * every session of the returned user, and should remove those methods
-   * itself at once (passkeys.v1 RemoveRecentPasskeys, oauth.v1
-   * RemoveRecentConnections, with the answered window and reset id), so
-   * that an intruder's method stops working before the job runs.
+   * same transaction it cancels pending email changes, queues the
+   * `sessions.revoked` job and the `user.password_reset` job, and marks in
+   * the credential ledger the passkeys and provider links added in the
+   * AUTH_RESET_REVOKES_METHODS_HOURS before the reset as taken back by it
+   * (all but the provider link the account was created with): they no
+   * longer count as ways in, and their owners remove them (passkeys.v1
+   * RemoveRecentPasskeys, oauth.v1 RemoveRecentConnections, and their
+   * sweeps). The job mails the notice naming what was removed and what
+   * remains. The caller must end every session of the returned user, and
+   * should have the owners remove those methods at once, so that an
+   * intruder's method stops working before the job runs.
    * Errors: auth:token_invalid, validation:invalid_input.
    */
   resetPassword(
@@ -6931,166 +6331,113 @@ export interface IdentityServiceClient extends Client {
     callback: (error: ServiceError | null, response: PurgeUnverifiedUsersResponse) => void,
   ): ClientUnaryCall;
   /**
-   * RecordSignInMethods adds ways into accounts to the ledger identity keeps
-   * of every account's sign-in methods (docs/architecture.md, "Sign-in
-   * methods"). The unit that owns a method calls it once the method is
-   * stored and works, before it answers; and, once, for the methods it
-   * stored before the ledger existed. Recording a listed method again
-   * changes nothing; a method of an account that no longer exists is skipped.
-   * Errors: validation:invalid_input.
+   * ReserveCredential is asked by the unit that owns a kind of credential
+   * before it stores a new one (docs/architecture.md, "The credential
+   * ledger"), with the account locked in its own database. The ledger holds
+   * it as pending until the owner settles the account (SettleCredentials):
+   * a pending first factor is no way in yet, a pending second factor counts
+   * as possibly on. A credential the ledger already holds under that
+   * reference is pending again: its owner, which holds none under it, is
+   * the one that knows.
+   * Errors: auth:unauthorized (no such account), validation:invalid_input
+   * (also for the password, which identity keeps itself, and for a kind
+   * the calling unit does not hold).
    */
-  recordSignInMethods(
-    request: RecordSignInMethodsRequest,
-    callback: (error: ServiceError | null, response: RecordSignInMethodsResponse) => void,
+  reserveCredential(
+    request: ReserveCredentialRequest,
+    callback: (error: ServiceError | null, response: ReserveCredentialResponse) => void,
   ): ClientUnaryCall;
-  recordSignInMethods(
-    request: RecordSignInMethodsRequest,
+  reserveCredential(
+    request: ReserveCredentialRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: RecordSignInMethodsResponse) => void,
+    callback: (error: ServiceError | null, response: ReserveCredentialResponse) => void,
   ): ClientUnaryCall;
-  recordSignInMethods(
-    request: RecordSignInMethodsRequest,
+  reserveCredential(
+    request: ReserveCredentialRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: RecordSignInMethodsResponse) => void,
+    callback: (error: ServiceError | null, response: ReserveCredentialResponse) => void,
   ): ClientUnaryCall;
   /**
-   * RecordTotpPossible is called by totp.v1 before it turns TOTP on for
-   * accounts (docs/architecture.md, "Second factor presence"), and for the
-   * TOTP it had turned on before identity kept this. From then on the
-   * accounts' totp_presence is POSSIBLE, so that no caller skips asking
-   * totp.v1. Each account answers a new mark, which RecordTotpAbsent must
-   * name. An account that no longer exists is skipped and has no mark.
-   * Errors: validation:invalid_input.
-   */
-  recordTotpPossible(
-    request: RecordTotpPossibleRequest,
-    callback: (error: ServiceError | null, response: RecordTotpPossibleResponse) => void,
-  ): ClientUnaryCall;
-  recordTotpPossible(
-    request: RecordTotpPossibleRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: RecordTotpPossibleResponse) => void,
-  ): ClientUnaryCall;
-  recordTotpPossible(
-    request: RecordTotpPossibleRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: RecordTotpPossibleResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * RecordTotpAbsent is called by totp.v1 after it turned TOTP off. The
-   * account's totp_presence becomes ABSENT only if no RecordTotpPossible came
-   * after the one that answered `mark`: a TOTP turned on again meanwhile
-   * stays POSSIBLE.
-   * Errors: validation:invalid_input.
-   */
-  recordTotpAbsent(
-    request: RecordTotpAbsentRequest,
-    callback: (error: ServiceError | null, response: RecordTotpAbsentResponse) => void,
-  ): ClientUnaryCall;
-  recordTotpAbsent(
-    request: RecordTotpAbsentRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: RecordTotpAbsentResponse) => void,
-  ): ClientUnaryCall;
-  recordTotpAbsent(
-    request: RecordTotpAbsentRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: RecordTotpAbsentResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * CompleteTotpCensus is called by totp.v1 once every TOTP it holds has been
-   * recorded with RecordTotpPossible. Until the first call, accounts not
-   * marked POSSIBLE are UNSPECIFIED (not known) rather than ABSENT. Calling
-   * it again changes nothing.
-   */
-  completeTotpCensus(
-    request: CompleteTotpCensusRequest,
-    callback: (error: ServiceError | null, response: CompleteTotpCensusResponse) => void,
-  ): ClientUnaryCall;
-  completeTotpCensus(
-    request: CompleteTotpCensusRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: CompleteTotpCensusResponse) => void,
-  ): ClientUnaryCall;
-  completeTotpCensus(
-    request: CompleteTotpCensusRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: CompleteTotpCensusResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * BeginSignInMethodRemoval is asked by the unit that owns a method before
-   * it deletes it. With the account's row locked, it refuses when no other
-   * way in would be left (a method whose removal has begun counts as gone
-   * already), and otherwise marks the method as being removed: it stays
-   * listed, and works, until the owner deletes it and calls
-   * FinishSignInMethodRemovals, or calls CancelSignInMethodRemoval. A
-   * method the ledger lacks is listed by this call, marked.
+   * ReserveCredentialRemoval is asked by the owning unit before it deletes a
+   * credential, with the account locked in its own database. For a first
+   * factor, with the account's row locked here (so that removals in every
+   * unit are counted one after the other), it refuses when no other active
+   * first factor would be left. The credential is then removing: it still
+   * works and still counts as a second factor that may be on, but no longer
+   * as a way in, until the owner settles the account. A credential the
+   * ledger lacks is reserved all the same.
    * Errors: passkey:last_login_method (a passkey), oauth:last_login_method
    * (a provider), auth:unauthorized (no such account),
-   * validation:invalid_input (also for the password, which only identity
-   * removes).
+   * validation:invalid_input (also for the password, and for a kind the
+   * calling unit does not hold).
    */
-  beginSignInMethodRemoval(
-    request: BeginSignInMethodRemovalRequest,
-    callback: (error: ServiceError | null, response: BeginSignInMethodRemovalResponse) => void,
+  reserveCredentialRemoval(
+    request: ReserveCredentialRemovalRequest,
+    callback: (error: ServiceError | null, response: ReserveCredentialRemovalResponse) => void,
   ): ClientUnaryCall;
-  beginSignInMethodRemoval(
-    request: BeginSignInMethodRemovalRequest,
+  reserveCredentialRemoval(
+    request: ReserveCredentialRemovalRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: BeginSignInMethodRemovalResponse) => void,
+    callback: (error: ServiceError | null, response: ReserveCredentialRemovalResponse) => void,
   ): ClientUnaryCall;
-  beginSignInMethodRemoval(
-    request: BeginSignInMethodRemovalRequest,
+  reserveCredentialRemoval(
+    request: ReserveCredentialRemovalRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: BeginSignInMethodRemovalResponse) => void,
+    callback: (error: ServiceError | null, response: ReserveCredentialRemovalResponse) => void,
   ): ClientUnaryCall;
   /**
-   * CancelSignInMethodRemoval withdraws a begun removal that the owning
-   * unit did not carry out: the method counts as a way in again. Calling it
-   * for a method not being removed, or not listed, changes nothing.
-   * Errors: validation:invalid_input.
+   * SettleCredentials makes the ledger's credentials of one kind, for each
+   * account named, what their owner holds: a credential held is active,
+   * one not held goes, which commits or rolls back every reservation; when
+   * each was added and whether it is suspended follow the owner's. The
+   * owner calls it after every change, with the accounts locked in its own
+   * database, and its sweep for the accounts that changed or hold
+   * reservations. Credentials a password reset took back stay removing
+   * while the owner holds them: the answer names them, for the owner to
+   * remove. Accounts that no longer exist are skipped.
+   * Errors: validation:invalid_input (also for a kind the calling unit
+   * does not hold).
    */
-  cancelSignInMethodRemoval(
-    request: CancelSignInMethodRemovalRequest,
-    callback: (error: ServiceError | null, response: CancelSignInMethodRemovalResponse) => void,
+  settleCredentials(
+    request: SettleCredentialsRequest,
+    callback: (error: ServiceError | null, response: SettleCredentialsResponse) => void,
   ): ClientUnaryCall;
-  cancelSignInMethodRemoval(
-    request: CancelSignInMethodRemovalRequest,
+  settleCredentials(
+    request: SettleCredentialsRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: CancelSignInMethodRemovalResponse) => void,
+    callback: (error: ServiceError | null, response: SettleCredentialsResponse) => void,
   ): ClientUnaryCall;
-  cancelSignInMethodRemoval(
-    request: CancelSignInMethodRemovalRequest,
+  settleCredentials(
+    request: SettleCredentialsRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: CancelSignInMethodRemovalResponse) => void,
+    callback: (error: ServiceError | null, response: SettleCredentialsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * FinishSignInMethodRemovals drops from the ledger methods that their
-   * owning unit has deleted, whether or not a removal began (a password
-   * reset's removals need none: the reset set a password). Dropping a
-   * method that is not listed succeeds.
-   * Errors: validation:invalid_input.
+   * ListUnsettledCredentials answers accounts with credentials of a kind
+   * that are pending or removing since before `changed_before`: a
+   * reservation whose owner failed or died before settling it, or a
+   * password reset's take-back not yet carried out. The owner's sweep
+   * settles them.
+   * Errors: validation:invalid_input (also for a kind the calling unit
+   * does not hold).
    */
-  finishSignInMethodRemovals(
-    request: FinishSignInMethodRemovalsRequest,
-    callback: (error: ServiceError | null, response: FinishSignInMethodRemovalsResponse) => void,
+  listUnsettledCredentials(
+    request: ListUnsettledCredentialsRequest,
+    callback: (error: ServiceError | null, response: ListUnsettledCredentialsResponse) => void,
   ): ClientUnaryCall;
-  finishSignInMethodRemovals(
-    request: FinishSignInMethodRemovalsRequest,
+  listUnsettledCredentials(
+    request: ListUnsettledCredentialsRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: FinishSignInMethodRemovalsResponse) => void,
+    callback: (error: ServiceError | null, response: ListUnsettledCredentialsResponse) => void,
   ): ClientUnaryCall;
-  finishSignInMethodRemovals(
-    request: FinishSignInMethodRemovalsRequest,
+  listUnsettledCredentials(
+    request: ListUnsettledCredentialsRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: FinishSignInMethodRemovalsResponse) => void,
+    callback: (error: ServiceError | null, response: ListUnsettledCredentialsResponse) => void,
   ): ClientUnaryCall;
 }
 
@@ -7135,17 +6482,6 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
-}
-
-function longToNumber(int64: { toString(): string }): number {
-  const num = globalThis.Number(int64.toString());
-  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
-  }
-  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
-  }
-  return num;
 }
 
 function isSet(value: any): boolean {

@@ -361,18 +361,12 @@ export interface DeleteUserDataRequest {
 export interface DeleteUserDataResponse {
 }
 
-/** RemoveRecentConnectionsRequest names the reset and its window. */
+/** RemoveRecentConnectionsRequest names the reset. */
 export interface RemoveRecentConnectionsRequest {
   /** The account whose password was reset (UUID). */
   userId: string;
   /** identity.v1 ResetPasswordResponse.reset_id (UUID). */
   resetId: string;
-  /** Connections linked after this instant ... */
-  addedAfter?:
-    | Date
-    | undefined;
-  /** ... and before this one (the reset) are removed. */
-  addedBefore?: Date | undefined;
 }
 
 /** RemoveRecentConnectionsResponse says what the reset took and what it left. */
@@ -2380,7 +2374,7 @@ export const DeleteUserDataResponse: MessageFns<DeleteUserDataResponse> = {
 };
 
 function createBaseRemoveRecentConnectionsRequest(): RemoveRecentConnectionsRequest {
-  return { userId: "", resetId: "", addedAfter: undefined, addedBefore: undefined };
+  return { userId: "", resetId: "" };
 }
 
 export const RemoveRecentConnectionsRequest: MessageFns<RemoveRecentConnectionsRequest> = {
@@ -2390,12 +2384,6 @@ export const RemoveRecentConnectionsRequest: MessageFns<RemoveRecentConnectionsR
     }
     if (message.resetId !== "") {
       writer.uint32(18).string(message.resetId);
-    }
-    if (message.addedAfter !== undefined) {
-      Timestamp.encode(toTimestamp(message.addedAfter), writer.uint32(26).fork()).join();
-    }
-    if (message.addedBefore !== undefined) {
-      Timestamp.encode(toTimestamp(message.addedBefore), writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -2429,22 +2417,6 @@ export const RemoveRecentConnectionsRequest: MessageFns<RemoveRecentConnectionsR
             message.resetId = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.addedAfter = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.addedBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2469,16 +2441,6 @@ export const RemoveRecentConnectionsRequest: MessageFns<RemoveRecentConnectionsR
         : isSet(object.reset_id)
         ? globalThis.String(object.reset_id)
         : "",
-      addedAfter: isSet(object.addedAfter)
-        ? fromJsonTimestamp(object.addedAfter)
-        : isSet(object.added_after)
-        ? fromJsonTimestamp(object.added_after)
-        : undefined,
-      addedBefore: isSet(object.addedBefore)
-        ? fromJsonTimestamp(object.addedBefore)
-        : isSet(object.added_before)
-        ? fromJsonTimestamp(object.added_before)
-        : undefined,
     };
   },
 
@@ -2489,12 +2451,6 @@ export const RemoveRecentConnectionsRequest: MessageFns<RemoveRecentConnectionsR
     }
     if (message.resetId !== "") {
       obj.resetId = message.resetId;
-    }
-    if (message.addedAfter !== undefined) {
-      obj.addedAfter = message.addedAfter.toISOString();
-    }
-    if (message.addedBefore !== undefined) {
-      obj.addedBefore = message.addedBefore.toISOString();
     }
     return obj;
   },
@@ -2508,8 +2464,6 @@ export const RemoveRecentConnectionsRequest: MessageFns<RemoveRecentConnectionsR
     const message = createBaseRemoveRecentConnectionsRequest();
     message.userId = object.userId ?? "";
     message.resetId = object.resetId ?? "";
-    message.addedAfter = object.addedAfter ?? undefined;
-    message.addedBefore = object.addedBefore ?? undefined;
     return message;
   },
 };
@@ -2685,9 +2639,9 @@ export const OAuthServiceService = {
   /**
    * LinkProvider uses up a link state issued to the same user, exchanges the
    * code and adds the connection, queueing an `oauth_linked` notice in the
-   * same transaction. Every call that adds a connection lists it in
-   * identity.v1's ledger of sign-in methods (RecordSignInMethods) before
-   * answering.
+   * same transaction. Every call that adds a connection reserves it in
+   * identity.v1's credential ledger (ReserveCredential) before, and settles
+   * it there before answering.
    * Errors: oauth:provider_not_found, oauth:state_invalid, oauth:code_invalid,
    * oauth:provider_unavailable, oauth:email_not_verified,
    * oauth:already_linked, auth:unauthorized (no such user),
@@ -2741,8 +2695,8 @@ export const OAuthServiceService = {
   /**
    * UnlinkProvider removes the user's connection to a provider and queues an
    * `oauth_unlinked` notice, unless it is the account's last way in
-   * (identity.v1 BeginSignInMethodRemoval decides, against every unit's
-   * methods). It works for an implemented provider that is no longer
+   * (identity.v1 ReserveCredentialRemoval decides, against every unit's
+   * credentials). It works for an implemented provider that is no longer
    * configured, so that a stale connection can still be removed.
    * Errors: oauth:provider_not_found, oauth:connection_not_found,
    * oauth:last_login_method, auth:unauthorized (no such user),
@@ -2761,12 +2715,12 @@ export const OAuthServiceService = {
   },
   /**
    * RemoveRecentConnections removes, for a password reset, the user's
-   * connections linked after `added_after` and before `added_before`,
-   * except the one the account was created with, and remembers them under
-   * `reset_id`, so that every call for the same reset answers the same
-   * removed list whoever called first, and drops them from identity.v1's
-   * ledger (FinishSignInMethodRemovals) on every call. No notice is queued:
-   * the reset's notice names them.
+   * connections that identity.v1's credential ledger marks as taken back by
+   * a reset (linked shortly before it, but never the one the account was
+   * created with), and remembers them under the reset's id, so that every
+   * call for the same reset answers the same removed list whoever removed
+   * them first (this call, an earlier one, or the unit's sweep of the
+   * ledger). No notice is queued: the reset's notice names them.
    * Errors: validation:invalid_input.
    */
   removeRecentConnections: {
@@ -2835,9 +2789,9 @@ export interface OAuthServiceServer extends UntypedServiceImplementation {
   /**
    * LinkProvider uses up a link state issued to the same user, exchanges the
    * code and adds the connection, queueing an `oauth_linked` notice in the
-   * same transaction. Every call that adds a connection lists it in
-   * identity.v1's ledger of sign-in methods (RecordSignInMethods) before
-   * answering.
+   * same transaction. Every call that adds a connection reserves it in
+   * identity.v1's credential ledger (ReserveCredential) before, and settles
+   * it there before answering.
    * Errors: oauth:provider_not_found, oauth:state_invalid, oauth:code_invalid,
    * oauth:provider_unavailable, oauth:email_not_verified,
    * oauth:already_linked, auth:unauthorized (no such user),
@@ -2862,8 +2816,8 @@ export interface OAuthServiceServer extends UntypedServiceImplementation {
   /**
    * UnlinkProvider removes the user's connection to a provider and queues an
    * `oauth_unlinked` notice, unless it is the account's last way in
-   * (identity.v1 BeginSignInMethodRemoval decides, against every unit's
-   * methods). It works for an implemented provider that is no longer
+   * (identity.v1 ReserveCredentialRemoval decides, against every unit's
+   * credentials). It works for an implemented provider that is no longer
    * configured, so that a stale connection can still be removed.
    * Errors: oauth:provider_not_found, oauth:connection_not_found,
    * oauth:last_login_method, auth:unauthorized (no such user),
@@ -2872,12 +2826,12 @@ export interface OAuthServiceServer extends UntypedServiceImplementation {
   unlinkProvider: handleUnaryCall<UnlinkProviderRequest, UnlinkProviderResponse>;
   /**
    * RemoveRecentConnections removes, for a password reset, the user's
-   * connections linked after `added_after` and before `added_before`,
-   * except the one the account was created with, and remembers them under
-   * `reset_id`, so that every call for the same reset answers the same
-   * removed list whoever called first, and drops them from identity.v1's
-   * ledger (FinishSignInMethodRemovals) on every call. No notice is queued:
-   * the reset's notice names them.
+   * connections that identity.v1's credential ledger marks as taken back by
+   * a reset (linked shortly before it, but never the one the account was
+   * created with), and remembers them under the reset's id, so that every
+   * call for the same reset answers the same removed list whoever removed
+   * them first (this call, an earlier one, or the unit's sweep of the
+   * ledger). No notice is queued: the reset's notice names them.
    * Errors: validation:invalid_input.
    */
   removeRecentConnections: handleUnaryCall<RemoveRecentConnectionsRequest, RemoveRecentConnectionsResponse>;
@@ -2981,9 +2935,9 @@ export interface OAuthServiceClient extends Client {
   /**
    * LinkProvider uses up a link state issued to the same user, exchanges the
    * code and adds the connection, queueing an `oauth_linked` notice in the
-   * same transaction. Every call that adds a connection lists it in
-   * identity.v1's ledger of sign-in methods (RecordSignInMethods) before
-   * answering.
+   * same transaction. Every call that adds a connection reserves it in
+   * identity.v1's credential ledger (ReserveCredential) before, and settles
+   * it there before answering.
    * Errors: oauth:provider_not_found, oauth:state_invalid, oauth:code_invalid,
    * oauth:provider_unavailable, oauth:email_not_verified,
    * oauth:already_linked, auth:unauthorized (no such user),
@@ -3050,8 +3004,8 @@ export interface OAuthServiceClient extends Client {
   /**
    * UnlinkProvider removes the user's connection to a provider and queues an
    * `oauth_unlinked` notice, unless it is the account's last way in
-   * (identity.v1 BeginSignInMethodRemoval decides, against every unit's
-   * methods). It works for an implemented provider that is no longer
+   * (identity.v1 ReserveCredentialRemoval decides, against every unit's
+   * credentials). It works for an implemented provider that is no longer
    * configured, so that a stale connection can still be removed.
    * Errors: oauth:provider_not_found, oauth:connection_not_found,
    * oauth:last_login_method, auth:unauthorized (no such user),
@@ -3074,12 +3028,12 @@ export interface OAuthServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * RemoveRecentConnections removes, for a password reset, the user's
-   * connections linked after `added_after` and before `added_before`,
-   * except the one the account was created with, and remembers them under
-   * `reset_id`, so that every call for the same reset answers the same
-   * removed list whoever called first, and drops them from identity.v1's
-   * ledger (FinishSignInMethodRemovals) on every call. No notice is queued:
-   * the reset's notice names them.
+   * connections that identity.v1's credential ledger marks as taken back by
+   * a reset (linked shortly before it, but never the one the account was
+   * created with), and remembers them under the reset's id, so that every
+   * call for the same reset answers the same removed list whoever removed
+   * them first (this call, an earlier one, or the unit's sweep of the
+   * ledger). No notice is queued: the reset's notice names them.
    * Errors: validation:invalid_input.
    */
   removeRecentConnections(

@@ -180,18 +180,12 @@ export interface DeleteUserDataRequest {
 export interface DeleteUserDataResponse {
 }
 
-/** RemoveRecentPasskeysRequest names the reset and its window. */
+/** RemoveRecentPasskeysRequest names the reset. */
 export interface RemoveRecentPasskeysRequest {
   /** The account whose password was reset (UUID). */
   userId: string;
   /** identity.v1 ResetPasswordResponse.reset_id (UUID). */
   resetId: string;
-  /** Passkeys registered after this instant ... */
-  addedAfter?:
-    | Date
-    | undefined;
-  /** ... and before this one (the reset) are removed. */
-  addedBefore?: Date | undefined;
 }
 
 /** RemoveRecentPasskeysResponse says what the reset took and what it left. */
@@ -1718,7 +1712,7 @@ export const DeleteUserDataResponse: MessageFns<DeleteUserDataResponse> = {
 };
 
 function createBaseRemoveRecentPasskeysRequest(): RemoveRecentPasskeysRequest {
-  return { userId: "", resetId: "", addedAfter: undefined, addedBefore: undefined };
+  return { userId: "", resetId: "" };
 }
 
 export const RemoveRecentPasskeysRequest: MessageFns<RemoveRecentPasskeysRequest> = {
@@ -1728,12 +1722,6 @@ export const RemoveRecentPasskeysRequest: MessageFns<RemoveRecentPasskeysRequest
     }
     if (message.resetId !== "") {
       writer.uint32(18).string(message.resetId);
-    }
-    if (message.addedAfter !== undefined) {
-      Timestamp.encode(toTimestamp(message.addedAfter), writer.uint32(26).fork()).join();
-    }
-    if (message.addedBefore !== undefined) {
-      Timestamp.encode(toTimestamp(message.addedBefore), writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1767,22 +1755,6 @@ export const RemoveRecentPasskeysRequest: MessageFns<RemoveRecentPasskeysRequest
             message.resetId = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.addedAfter = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.addedBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1807,16 +1779,6 @@ export const RemoveRecentPasskeysRequest: MessageFns<RemoveRecentPasskeysRequest
         : isSet(object.reset_id)
         ? globalThis.String(object.reset_id)
         : "",
-      addedAfter: isSet(object.addedAfter)
-        ? fromJsonTimestamp(object.addedAfter)
-        : isSet(object.added_after)
-        ? fromJsonTimestamp(object.added_after)
-        : undefined,
-      addedBefore: isSet(object.addedBefore)
-        ? fromJsonTimestamp(object.addedBefore)
-        : isSet(object.added_before)
-        ? fromJsonTimestamp(object.added_before)
-        : undefined,
     };
   },
 
@@ -1828,12 +1790,6 @@ export const RemoveRecentPasskeysRequest: MessageFns<RemoveRecentPasskeysRequest
     if (message.resetId !== "") {
       obj.resetId = message.resetId;
     }
-    if (message.addedAfter !== undefined) {
-      obj.addedAfter = message.addedAfter.toISOString();
-    }
-    if (message.addedBefore !== undefined) {
-      obj.addedBefore = message.addedBefore.toISOString();
-    }
     return obj;
   },
 
@@ -1844,8 +1800,6 @@ export const RemoveRecentPasskeysRequest: MessageFns<RemoveRecentPasskeysRequest
     const message = createBaseRemoveRecentPasskeysRequest();
     message.userId = object.userId ?? "";
     message.resetId = object.resetId ?? "";
-    message.addedAfter = object.addedAfter ?? undefined;
-    message.addedBefore = object.addedBefore ?? undefined;
     return message;
   },
 };
@@ -1967,8 +1921,9 @@ export const PasskeysServiceService = {
    * FinishRegistration verifies the authenticator's answer to the challenge
    * BeginRegistration issued for the same user and binding (used up by this
    * call, whatever its outcome), stores the credential and queues the
-   * `passkey_added` security notice in the same transaction, then lists it
-   * in identity.v1's ledger (RecordSignInMethods) before answering.
+   * `passkey_added` security notice in the same transaction, reserved
+   * before in identity.v1's credential ledger (ReserveCredential) and
+   * settled there before answering.
    * Errors: passkey:challenge_invalid, passkey:verification_failed,
    * passkey:already_registered (the credential is stored already, for this
    * or another account), auth:unauthorized, validation:invalid_input.
@@ -2018,7 +1973,7 @@ export const PasskeysServiceService = {
    * DeletePasskey removes one of the user's passkeys and queues the
    * `passkey_removed` notice, unless it is the account's last way to sign in
    * (no password, no provider connection, no other passkey): identity.v1
-   * BeginSignInMethodRemoval decides, with the account locked, before the
+   * ReserveCredentialRemoval decides, with the account locked, before the
    * passkey is deleted, so that removals in any unit are counted one after
    * the other.
    * Errors: passkey:not_found, passkey:last_login_method, auth:unauthorized,
@@ -2060,8 +2015,9 @@ export const PasskeysServiceService = {
    * authenticator that keeps one. A counter that goes backwards after a
    * valid signature is refused, logged as a possible cloned authenticator,
    * and marks the passkey suspected_clone, with a passkey_suspected_clone
-   * notice mailed to its owner the first time; a marked passkey is refused
-   * from then on, whatever its counter. On success it records the new
+   * notice mailed to its owner the first time, and suspends it in
+   * identity.v1's credential ledger; a marked passkey is refused from then
+   * on, whatever its counter. On success it records the new
    * counter and when the passkey was used, and names its owner.
    * Errors: passkey:challenge_invalid, passkey:verification_failed (also for
    * an unknown credential, or one whose owner is not expected_user_id),
@@ -2080,12 +2036,13 @@ export const PasskeysServiceService = {
   },
   /**
    * RemoveRecentPasskeys removes, for a password reset, the user's passkeys
-   * registered after `added_after` and before `added_before` (an intruder's,
-   * perhaps: the reset proves only the mailbox), and remembers them under
-   * `reset_id`, so that every call for the same reset answers the same
-   * removed list whoever called first, and drops them from identity.v1's
-   * ledger (FinishSignInMethodRemovals) on every call. No notice is queued:
-   * the reset's notice names them.
+   * that identity.v1's credential ledger marks as taken back by a reset
+   * (registered shortly before it: an intruder's, perhaps, since the reset
+   * proves only the mailbox), and remembers them under the reset's id, so
+   * that every call for the same reset answers the same removed list
+   * whoever removed them first (this call, an earlier one, or the unit's
+   * sweep of the ledger). No notice is queued: the reset's notice names
+   * them.
    * Errors: validation:invalid_input.
    */
   removeRecentPasskeys: {
@@ -2131,8 +2088,9 @@ export interface PasskeysServiceServer extends UntypedServiceImplementation {
    * FinishRegistration verifies the authenticator's answer to the challenge
    * BeginRegistration issued for the same user and binding (used up by this
    * call, whatever its outcome), stores the credential and queues the
-   * `passkey_added` security notice in the same transaction, then lists it
-   * in identity.v1's ledger (RecordSignInMethods) before answering.
+   * `passkey_added` security notice in the same transaction, reserved
+   * before in identity.v1's credential ledger (ReserveCredential) and
+   * settled there before answering.
    * Errors: passkey:challenge_invalid, passkey:verification_failed,
    * passkey:already_registered (the credential is stored already, for this
    * or another account), auth:unauthorized, validation:invalid_input.
@@ -2154,7 +2112,7 @@ export interface PasskeysServiceServer extends UntypedServiceImplementation {
    * DeletePasskey removes one of the user's passkeys and queues the
    * `passkey_removed` notice, unless it is the account's last way to sign in
    * (no password, no provider connection, no other passkey): identity.v1
-   * BeginSignInMethodRemoval decides, with the account locked, before the
+   * ReserveCredentialRemoval decides, with the account locked, before the
    * passkey is deleted, so that removals in any unit are counted one after
    * the other.
    * Errors: passkey:not_found, passkey:last_login_method, auth:unauthorized,
@@ -2177,8 +2135,9 @@ export interface PasskeysServiceServer extends UntypedServiceImplementation {
    * authenticator that keeps one. A counter that goes backwards after a
    * valid signature is refused, logged as a possible cloned authenticator,
    * and marks the passkey suspected_clone, with a passkey_suspected_clone
-   * notice mailed to its owner the first time; a marked passkey is refused
-   * from then on, whatever its counter. On success it records the new
+   * notice mailed to its owner the first time, and suspends it in
+   * identity.v1's credential ledger; a marked passkey is refused from then
+   * on, whatever its counter. On success it records the new
    * counter and when the passkey was used, and names its owner.
    * Errors: passkey:challenge_invalid, passkey:verification_failed (also for
    * an unknown credential, or one whose owner is not expected_user_id),
@@ -2187,12 +2146,13 @@ export interface PasskeysServiceServer extends UntypedServiceImplementation {
   finishAuthentication: handleUnaryCall<FinishAuthenticationRequest, FinishAuthenticationResponse>;
   /**
    * RemoveRecentPasskeys removes, for a password reset, the user's passkeys
-   * registered after `added_after` and before `added_before` (an intruder's,
-   * perhaps: the reset proves only the mailbox), and remembers them under
-   * `reset_id`, so that every call for the same reset answers the same
-   * removed list whoever called first, and drops them from identity.v1's
-   * ledger (FinishSignInMethodRemovals) on every call. No notice is queued:
-   * the reset's notice names them.
+   * that identity.v1's credential ledger marks as taken back by a reset
+   * (registered shortly before it: an intruder's, perhaps, since the reset
+   * proves only the mailbox), and remembers them under the reset's id, so
+   * that every call for the same reset answers the same removed list
+   * whoever removed them first (this call, an earlier one, or the unit's
+   * sweep of the ledger). No notice is queued: the reset's notice names
+   * them.
    * Errors: validation:invalid_input.
    */
   removeRecentPasskeys: handleUnaryCall<RemoveRecentPasskeysRequest, RemoveRecentPasskeysResponse>;
@@ -2232,8 +2192,9 @@ export interface PasskeysServiceClient extends Client {
    * FinishRegistration verifies the authenticator's answer to the challenge
    * BeginRegistration issued for the same user and binding (used up by this
    * call, whatever its outcome), stores the credential and queues the
-   * `passkey_added` security notice in the same transaction, then lists it
-   * in identity.v1's ledger (RecordSignInMethods) before answering.
+   * `passkey_added` security notice in the same transaction, reserved
+   * before in identity.v1's credential ledger (ReserveCredential) and
+   * settled there before answering.
    * Errors: passkey:challenge_invalid, passkey:verification_failed,
    * passkey:already_registered (the credential is stored already, for this
    * or another account), auth:unauthorized, validation:invalid_input.
@@ -2297,7 +2258,7 @@ export interface PasskeysServiceClient extends Client {
    * DeletePasskey removes one of the user's passkeys and queues the
    * `passkey_removed` notice, unless it is the account's last way to sign in
    * (no password, no provider connection, no other passkey): identity.v1
-   * BeginSignInMethodRemoval decides, with the account locked, before the
+   * ReserveCredentialRemoval decides, with the account locked, before the
    * passkey is deleted, so that removals in any unit are counted one after
    * the other.
    * Errors: passkey:not_found, passkey:last_login_method, auth:unauthorized,
@@ -2348,8 +2309,9 @@ export interface PasskeysServiceClient extends Client {
    * authenticator that keeps one. A counter that goes backwards after a
    * valid signature is refused, logged as a possible cloned authenticator,
    * and marks the passkey suspected_clone, with a passkey_suspected_clone
-   * notice mailed to its owner the first time; a marked passkey is refused
-   * from then on, whatever its counter. On success it records the new
+   * notice mailed to its owner the first time, and suspends it in
+   * identity.v1's credential ledger; a marked passkey is refused from then
+   * on, whatever its counter. On success it records the new
    * counter and when the passkey was used, and names its owner.
    * Errors: passkey:challenge_invalid, passkey:verification_failed (also for
    * an unknown credential, or one whose owner is not expected_user_id),
@@ -2372,12 +2334,13 @@ export interface PasskeysServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * RemoveRecentPasskeys removes, for a password reset, the user's passkeys
-   * registered after `added_after` and before `added_before` (an intruder's,
-   * perhaps: the reset proves only the mailbox), and remembers them under
-   * `reset_id`, so that every call for the same reset answers the same
-   * removed list whoever called first, and drops them from identity.v1's
-   * ledger (FinishSignInMethodRemovals) on every call. No notice is queued:
-   * the reset's notice names them.
+   * that identity.v1's credential ledger marks as taken back by a reset
+   * (registered shortly before it: an intruder's, perhaps, since the reset
+   * proves only the mailbox), and remembers them under the reset's id, so
+   * that every call for the same reset answers the same removed list
+   * whoever removed them first (this call, an earlier one, or the unit's
+   * sweep of the ledger). No notice is queued: the reset's notice names
+   * them.
    * Errors: validation:invalid_input.
    */
   removeRecentPasskeys(

@@ -2201,9 +2201,12 @@ export const TotpServiceService = {
   /**
    * Enable checks a code against the secret of the setup token, stores the
    * secret, generates 10 backup codes and queues the `totp_enabled` notice
-   * in the same transaction. The setup token is used up on success.
+   * in the same transaction, reserved before in identity.v1's credential
+   * ledger (so that no sign-in skips the second step once it is on) and
+   * settled there before answering. The setup token is used up on success.
    * Errors: totp:already_enabled, totp:setup_token_invalid,
-   * totp:invalid_code, validation:invalid_input, rate_limit:exceeded.
+   * totp:invalid_code, auth:unauthorized (the account no longer exists),
+   * validation:invalid_input, rate_limit:exceeded.
    */
   enable: {
     path: "/totp.v1.TotpService/Enable" as const,
@@ -2230,7 +2233,9 @@ export const TotpServiceService = {
   /**
    * Disable needs a valid current TOTP code (a backup code is not accepted:
    * turning the factor off asks for the authenticator itself). It removes
-   * the secret and the backup codes and queues the `totp_disabled` notice.
+   * the secret and the backup codes and queues the `totp_disabled` notice,
+   * reserved before in identity.v1's credential ledger and settled there
+   * after.
    * Errors: totp:not_enabled, totp:invalid_code, validation:invalid_input,
    * rate_limit:exceeded.
    */
@@ -2363,9 +2368,12 @@ export interface TotpServiceServer extends UntypedServiceImplementation {
   /**
    * Enable checks a code against the secret of the setup token, stores the
    * secret, generates 10 backup codes and queues the `totp_enabled` notice
-   * in the same transaction. The setup token is used up on success.
+   * in the same transaction, reserved before in identity.v1's credential
+   * ledger (so that no sign-in skips the second step once it is on) and
+   * settled there before answering. The setup token is used up on success.
    * Errors: totp:already_enabled, totp:setup_token_invalid,
-   * totp:invalid_code, validation:invalid_input, rate_limit:exceeded.
+   * totp:invalid_code, auth:unauthorized (the account no longer exists),
+   * validation:invalid_input, rate_limit:exceeded.
    */
   enable: handleUnaryCall<EnableRequest, EnableResponse>;
   /**
@@ -2376,7 +2384,9 @@ export interface TotpServiceServer extends UntypedServiceImplementation {
   /**
    * Disable needs a valid current TOTP code (a backup code is not accepted:
    * turning the factor off asks for the authenticator itself). It removes
-   * the secret and the backup codes and queues the `totp_disabled` notice.
+   * the secret and the backup codes and queues the `totp_disabled` notice,
+   * reserved before in identity.v1's credential ledger and settled there
+   * after.
    * Errors: totp:not_enabled, totp:invalid_code, validation:invalid_input,
    * rate_limit:exceeded.
    */
@@ -2457,9 +2467,12 @@ export interface TotpServiceClient extends Client {
   /**
    * Enable checks a code against the secret of the setup token, stores the
    * secret, generates 10 backup codes and queues the `totp_enabled` notice
-   * in the same transaction. The setup token is used up on success.
+   * in the same transaction, reserved before in identity.v1's credential
+   * ledger (so that no sign-in skips the second step once it is on) and
+   * settled there before answering. The setup token is used up on success.
    * Errors: totp:already_enabled, totp:setup_token_invalid,
-   * totp:invalid_code, validation:invalid_input, rate_limit:exceeded.
+   * totp:invalid_code, auth:unauthorized (the account no longer exists),
+   * validation:invalid_input, rate_limit:exceeded.
    */
   enable(
     request: EnableRequest,
@@ -2498,7 +2511,9 @@ export interface TotpServiceClient extends Client {
   /**
    * Disable needs a valid current TOTP code (a backup code is not accepted:
    * turning the factor off asks for the authenticator itself). It removes
-   * the secret and the backup codes and queues the `totp_disabled` notice.
+   * the secret and the backup codes and queues the `totp_disabled` notice,
+   * reserved before in identity.v1's credential ledger and settled there
+   * after.
    * Errors: totp:not_enabled, totp:invalid_code, validation:invalid_input,
    * rate_limit:exceeded.
    */
