@@ -406,7 +406,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   } finally {
     await Promise.allSettled([bare?.stop(), argon2?.stop(), peer?.stop(), loader?.stop(), redisGateways?.stop()]);
     if (target.kind === 'external' && seeded) {
-      await removeSeed(target, seeded.users).catch((error: unknown) =>
+      await removeSeed(target, seeded).catch((error: unknown) =>
         progress(`could not remove the seeded accounts: ${String(error)}`),
       );
     }
