@@ -184,7 +184,7 @@ export const scenarios: readonly Scenario[] = [
         url: context.gatewayUrl,
         connections: context.connections,
         requests: [{ method: 'GET', path: '/', headers: {} }],
-        introspect: { address: context.gatewayGrpcAddress, tokens: context.seed.users.map((user) => user.cookie) },
+        grpc: { call: 'introspect-session', address: context.gatewayGrpcAddress, tokens: context.seed.users.map((user) => user.cookie) },
       };
     },
     baseline: {
@@ -196,7 +196,7 @@ export const scenarios: readonly Scenario[] = [
           url: bareServer(context),
           connections: context.connections,
           requests: [{ method: 'GET', path: '/', headers: {} }],
-          introspect: { address: context.bareGrpcAddress, tokens: context.seed.users.map((user) => user.cookie) },
+          grpc: { call: 'introspect-session', address: context.bareGrpcAddress, tokens: context.seed.users.map((user) => user.cookie) },
         };
       },
     },
