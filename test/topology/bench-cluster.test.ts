@@ -23,6 +23,7 @@ beforeAll(async () => {
     posts: 5,
     searchPosts: 10,
     searchRepeats: 1,
+    orgMembers: 10,
     createRate: 50,
     idleTimeoutMs: 5_000,
   });

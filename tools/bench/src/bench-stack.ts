@@ -21,6 +21,12 @@ export interface BenchTarget {
   readonly gatewayUrl: string;
   /** The gateway's gRPC port (sessions.v1), `host:port`; BENCH_GRPC_ADDRESS for an external stack. */
   readonly gatewayGrpcAddress: string | undefined;
+  /**
+   * identity's platform listener (ADMIN_GRPC_PORT: orgs.v1
+   * OrganizationAccessService), `host:port`, plaintext; BENCH_ORGS_GRPC_ADDRESS
+   * for an external stack.
+   */
+  readonly orgsGrpcAddress: string | undefined;
   /** `launched`: ours, removed at the end; `external`: BENCH_URL's. */
   readonly kind: 'launched' | 'external';
   /** The stack's processes; empty for an external stack without BENCH_PIDS. */
@@ -39,8 +45,8 @@ export interface BenchTarget {
   readonly argon2: { readonly memoryKiB: number; readonly timeCost: number; readonly parallelism: number };
   /** libuv's thread pool size in the stack's processes: how many hashes identity runs at once. */
   readonly threadPoolSize: number;
-  /** The token of the newest verification mail to `email`. */
-  verificationToken(email: string, timeoutMs: number): Promise<string>;
+  /** The token of the newest mail to `email` with a link to `page` (docs/api.md, "Links and tokens"). */
+  mailedToken(email: string, page: MailedLink, timeoutMs: number): Promise<string>;
   /** Stops what the bench started and removes its database, streams, keys and files. */
   close(): Promise<void>;
 }
@@ -61,7 +67,12 @@ const UNLIMITED = '100000000';
 /** The identity service's defaults (services/identity/src/config.ts, OWASP's Argon2id minimum). */
 const ARGON2_DEFAULTS = { memoryKiB: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-const VERIFY_LINK = /\/verify-email\?token=([A-Za-z0-9_-]+)/;
+/** The pages of the web app whose links the seeding follows: an address's verification and an invitation. */
+export type MailedLink = 'verify-email' | 'invitations/accept';
+
+function linkPattern(page: MailedLink): RegExp {
+  return new RegExp(`/${page}\\?token=([A-Za-z0-9_-]+)`);
+}
 
 function argon2Parameters(env: NodeJS.ProcessEnv): BenchTarget['argon2'] {
   const read = (name: string, fallback: number): number => {
@@ -128,6 +139,8 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
     RATE_LIMIT_MAIL_MAX: UNLIMITED,
     RATE_LIMIT_POST_WRITES: UNLIMITED,
     RATE_LIMIT_SEARCH_MAX: UNLIMITED,
+    // One organisation invites every seeded account.
+    RATE_LIMIT_INVITATIONS: UNLIMITED,
     // The OpenID Provider's scenarios sign in through this client.
     OIDC_CLIENTS: JSON.stringify([BENCH_OIDC_CLIENT]),
     ...(settings.cpuProfileDir ? profilerEnvironment(settings.cpuProfileDir, given.BENCH_NODE_OPTIONS) : {}),
@@ -160,6 +173,7 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
   }
   const stackEnv = stack.env;
   const gatewayGrpcPort = stack.processes.get('gateway')?.ports.GRPC_PORT;
+  const orgsGrpcPort = stack.processes.get('identity')?.ports.ADMIN_GRPC_PORT;
   const unitAddresses = Object.fromEntries(
     [...stack.processes.values()]
       .filter((unit) => unit.name !== 'gateway' && unit.ports.GRPC_PORT !== undefined)
@@ -170,6 +184,7 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
   return {
     gatewayUrl: stack.gatewayUrl,
     gatewayGrpcAddress: gatewayGrpcPort === undefined ? undefined : `127.0.0.1:${gatewayGrpcPort}`,
+    orgsGrpcAddress: orgsGrpcPort === undefined ? undefined : `127.0.0.1:${orgsGrpcPort}`,
     kind: 'launched',
     processes,
     metricsUrls,
@@ -177,10 +192,11 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
     baseline: baselineConfig(stackEnv),
     argon2: argon2Parameters(stackEnv),
     threadPoolSize: threadPoolSize(stackEnv),
-    async verificationToken(email, timeoutMs) {
+    async mailedToken(email, page, timeoutMs) {
       if (!smtp) throw new Error('the launched stack has no mail catcher (SMTP_URL was set)');
-      const mail = await smtp.waitForMail((m) => m.to.includes(email) && VERIFY_LINK.test(m.text), timeoutMs);
-      return tokenIn(mail.text, email);
+      const link = linkPattern(page);
+      const mail = await smtp.waitForMail((m) => m.to.includes(email) && link.test(m.text), timeoutMs);
+      return tokenIn(mail.text, link, email);
     },
     close() {
       closed ??= (async () => {
@@ -193,9 +209,9 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
   };
 }
 
-function tokenIn(text: string, email: string): string {
-  const token = VERIFY_LINK.exec(text)?.[1];
-  if (!token) throw new Error(`no verification link in the mail to ${email}`);
+function tokenIn(text: string, link: RegExp, email: string): string {
+  const token = link.exec(text)?.[1];
+  if (!token) throw new Error(`no link like ${link.source} in the mail to ${email}`);
   return token;
 }
 
@@ -255,6 +271,7 @@ function externalTarget(url: string, env: NodeJS.ProcessEnv): BenchTarget {
   return {
     gatewayUrl: url.replace(/\/$/, ''),
     gatewayGrpcAddress: env.BENCH_GRPC_ADDRESS,
+    orgsGrpcAddress: env.BENCH_ORGS_GRPC_ADDRESS,
     kind: 'external',
     processes: parseProcessList(env.BENCH_PIDS),
     metricsUrls: new Map(),
@@ -262,20 +279,22 @@ function externalTarget(url: string, env: NodeJS.ProcessEnv): BenchTarget {
     baseline: baselineConfig(env),
     argon2: argon2Parameters(env),
     threadPoolSize: threadPoolSize(env),
-    async verificationToken(email, timeoutMs) {
+    async mailedToken(email, page, timeoutMs) {
+      const link = linkPattern(page);
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
+        // Newest first: an address gets other mails too (a verification, then an invitation).
         const names = (await readdir(mailDir).catch(() => [] as string[]))
           .filter((file) => file.endsWith(`-${email}.txt`))
-          .sort();
-        const newest = names[names.length - 1];
-        if (newest) {
-          const text = await readFile(path.join(mailDir, newest), 'utf8');
-          if (VERIFY_LINK.test(text)) return tokenIn(text, email);
+          .sort()
+          .reverse();
+        for (const name of names) {
+          const text = await readFile(path.join(mailDir, name), 'utf8');
+          if (link.test(text)) return tokenIn(text, link, email);
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      throw new Error(`no verification mail to ${email} in ${mailDir} within ${timeoutMs} ms`);
+      throw new Error(`no mail to ${email} with a link to /${page} in ${mailDir} within ${timeoutMs} ms`);
     },
     close: () => Promise.resolve(),
   };

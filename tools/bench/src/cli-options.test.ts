@@ -7,11 +7,27 @@ describe('parseCliOptions()', () => {
       durationSeconds: 10,
       rounds: 5,
       warmupSeconds: 2,
-      scenarios: ['me', 'introspect', 'token', 'oidc-userinfo', 'oidc-code', 'oidc-refresh', 'post-get', 'post-list', 'login', 'post-create', 'search'],
+      scenarios: [
+        'me',
+        'me-org',
+        'introspect',
+        'org-check',
+        'token',
+        'oidc-userinfo',
+        'oidc-code',
+        'oidc-refresh',
+        'post-get',
+        'post-list',
+        'login',
+        'post-create',
+        'org-members',
+        'search',
+      ],
       connections: 10,
       users: 16,
       posts: 2000,
       searchPosts: 1_000_000,
+      orgMembers: 10_000,
       jsonOnly: false,
       resultsDir: '/repo/bench/results',
     });
@@ -20,12 +36,14 @@ describe('parseCliOptions()', () => {
   it('takes scenarios in their run order, a duration, no warm-up and JSON only', () => {
     const options = parseCliOptions(['--scenarios', 'login, me', '--duration', '5', '--warmup', '0', '--json-only'], '/r');
     expect(options).toMatchObject({ scenarios: ['me', 'login'], durationSeconds: 5, warmupSeconds: 0, jsonOnly: true });
+    expect(parseCliOptions(['--scenarios', 'org-members', '--org-members', '500'], '/r')).toMatchObject({ scenarios: ['org-members'], orgMembers: 500 });
   });
 
   it('names what is wrong', () => {
     expect(() => parseCliOptions(['--scenarios', 'me,logout'], '/r')).toThrow(/unknown logout/);
     expect(() => parseCliOptions(['--duration', 'ten'], '/r')).toThrow(/--duration/);
     expect(() => parseCliOptions(['--connections', '2.5'], '/r')).toThrow(/--connections/);
+    expect(() => parseCliOptions(['--org-members', '0'], '/r')).toThrow(/--org-members/);
     expect(() => parseCliOptions(['--fast'], '/r')).toThrow();
   });
 });

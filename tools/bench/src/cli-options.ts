@@ -17,6 +17,7 @@ measures each scenario against its bare baseline in the same run.
   --users <n>          seeded users, whose sessions and logins rotate (default ${defaultBenchOptions.users})
   --posts <n>          seeded posts, whose ids rotate (default ${defaultBenchOptions.posts})
   --search-posts <n>   posts of the search scenario's corpus (default ${defaultBenchOptions.searchPosts})
+  --org-members <n>    members of the org-members scenario's organisation (default ${defaultBenchOptions.orgMembers})
   --cpu-prof <dir>     write each unit's CPU profile of each measured gateway run into <dir>
   --results-dir <dir>  where <timestamp>.json goes (default bench/results)
   --json-only          print the JSON report instead of the table and progress
@@ -36,6 +37,7 @@ export interface CliOptions {
   readonly users: number;
   readonly posts: number;
   readonly searchPosts: number;
+  readonly orgMembers: number;
   readonly cpuProfileDir: string | undefined;
   readonly resultsDir: string;
 }
@@ -62,6 +64,7 @@ export function parseCliOptions(args: readonly string[], defaultResultsDir: stri
       users: { type: 'string' },
       posts: { type: 'string' },
       'search-posts': { type: 'string' },
+      'org-members': { type: 'string' },
       'cpu-prof': { type: 'string' },
       'results-dir': { type: 'string' },
       'json-only': { type: 'boolean' },
@@ -91,6 +94,7 @@ export function parseCliOptions(args: readonly string[], defaultResultsDir: stri
     users: positive('users', values.users, defaultBenchOptions.users, true),
     posts: positive('posts', values.posts, defaultBenchOptions.posts, true),
     searchPosts: positive('search-posts', values['search-posts'], defaultBenchOptions.searchPosts, true),
+    orgMembers: positive('org-members', values['org-members'], defaultBenchOptions.orgMembers, true),
     cpuProfileDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
     resultsDir: path.resolve(values['results-dir'] ?? defaultResultsDir),
   };

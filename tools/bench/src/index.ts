@@ -26,3 +26,5 @@ export { parseCliOptions, usage, type CliOptions } from './cli-options';
 export { launchPeer, PEER_SESSION_COOKIE, type PeerUser, type RunningPeer } from './peer/peer-process';
 export { measureSearchQuality, type SearchQuality } from './search-quality';
 export { seedSearchCorpus, relevanceQueries, costlySearchQueries, type RelevanceProbe } from './search-corpus';
+export { seedLargeOrganization, type LargeOrganization } from './large-organization';
+export { measureMemberListing, type MemberListing } from './member-listing';

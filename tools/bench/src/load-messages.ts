@@ -29,6 +29,28 @@ export const searchProbeSchema = z.object({
 });
 export type SearchProbe = z.infer<typeof searchProbeSchema>;
 
+/** One orgs.v1 CheckPermission request and the answer every seeded membership gives it. */
+export const permissionCheckSchema = z.object({
+  userId: z.string().min(1),
+  organizationId: z.string().min(1),
+  permission: z.string().min(1),
+  allowed: z.boolean(),
+});
+export type PermissionCheck = z.infer<typeof permissionCheckSchema>;
+
+/**
+ * A unary gRPC call, instead of HTTP (grpc-load.ts): `connections` calls in
+ * flight on one channel, rotating over the given requests. An answer other
+ * than the expected one counts like a non-2xx.
+ */
+export const grpcLoadSchema = z.discriminatedUnion('call', [
+  /** sessions.v1 IntrospectSession of each token in turn; every one is live. */
+  z.object({ call: z.literal('introspect-session'), address: z.string().min(1), tokens: z.array(z.string()).min(1) }),
+  /** orgs.v1 OrganizationAccessService CheckPermission of each check in turn. */
+  z.object({ call: z.literal('check-permission'), address: z.string().min(1), checks: z.array(permissionCheckSchema).min(1) }),
+]);
+export type GrpcLoad = z.infer<typeof grpcLoadSchema>;
+
 export const loadJobSchema = z.object({
   type: z.literal('run'),
   /** Echoed in the answer. */
@@ -41,8 +63,8 @@ export const loadJobSchema = z.object({
   overallRate: z.number().positive().optional(),
   requests: z.array(requestTemplateSchema).min(1),
   searchProbe: searchProbeSchema.optional(),
-  /** Instead of HTTP: sessions.v1 IntrospectSession at `address`, one token after the other, `connections` calls in flight. */
-  introspect: z.object({ address: z.string().min(1), tokens: z.array(z.string()).min(1) }).optional(),
+  /** Instead of HTTP: a unary gRPC call at `address`. */
+  grpc: grpcLoadSchema.optional(),
   /** Instead of fixed requests: the OpenID Provider's token endpoint or userinfo, with these browsers' sessions (oidc-token-load.ts). */
   oidc: z.object({ mode: z.enum(['code', 'refresh', 'userinfo']), sessionCookies: z.array(z.string()).min(1) }).optional(),
 });

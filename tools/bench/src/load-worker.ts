@@ -6,7 +6,7 @@ import {
   type RequestTemplate,
   type WorkerMessage,
 } from './load-messages';
-import { runIntrospectionLoad } from './introspection-load';
+import { runGrpcLoad } from './grpc-load';
 import { runOidcTokenLoad } from './oidc-token-load';
 import { SearchProber } from './search-probe';
 
@@ -24,7 +24,7 @@ function fillPlaceholder(template: RequestTemplate, placeholder: string, word: s
 
 /** Runs autocannon for one job; latencies are taken per response, at sub-millisecond precision. */
 export async function runLoad(job: LoadJob): Promise<LoadResult> {
-  if (job.introspect) return runIntrospectionLoad({ ...job, introspect: job.introspect });
+  if (job.grpc) return runGrpcLoad({ ...job, grpc: job.grpc });
   if (job.oidc) return runOidcTokenLoad({ ...job, oidc: job.oidc });
   const origin = new URL(job.url);
   const prober = job.searchProbe ? new SearchProber(origin.origin, job.searchProbe) : undefined;

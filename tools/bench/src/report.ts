@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LatencySummary } from './latency-stats';
 import type { SearchLatency } from './load-messages';
+import type { MemberListing } from './member-listing';
 import type { WatchedProcess } from './process-usage';
 import type { ScenarioName } from './scenarios';
 import type { SearchQuality } from './search-quality';
@@ -46,6 +47,8 @@ export interface ScenarioResult {
   readonly searchLatency?: SearchLatency;
   /** search: the costliest queries alone, and whether old best matches make the first page. */
   readonly searchQuality?: SearchQuality;
+  /** org-members: every page of a large organisation's members, several passes, one request at a time. */
+  readonly memberListing?: MemberListing;
   /** Per-unit time during the gateway run (service-metrics.ts). */
   readonly serverTimings: readonly OperationTiming[];
   /** Whether the stack had gone quiet before the scenario started. */
@@ -210,6 +213,28 @@ export function formatSearchQuality(results: readonly ScenarioResult[]): string 
   return `${latency}\n\n${relevance}`;
 }
 
+/** org-members: the large organisation's member pages, each alone. */
+export function formatMemberListing(results: readonly ScenarioResult[]): string | undefined {
+  const listing = results.find((result) => result.memberListing)?.memberListing;
+  if (!listing) return undefined;
+  return table(
+    ['member pages, alone', 'members', 'pages per pass', 'passes', 'incomplete passes', 'p50 ms', 'p99 ms', 'max ms'],
+    [
+      [
+        'GET /v0/orgs/{id}/members?limit=100',
+        String(listing.members),
+        String(listing.pagesPerPass),
+        String(listing.passes),
+        String(listing.incompletePasses),
+        fixed(listing.latency.p50Ms, 1),
+        fixed(listing.latency.p99Ms, 1),
+        fixed(listing.latency.maxMs, 1),
+      ],
+    ],
+    1,
+  );
+}
+
 export function formatProcessTable(processes: readonly ProcessMemory[]): string {
   return table(
     ['process', 'role', 'peak RSS MB'],
@@ -257,6 +282,7 @@ export function formatReport(report: BenchReport): string {
     formatLoaderNote(report.scenarios),
     formatSearchLatency(report.scenarios),
     formatSearchQuality(report.scenarios),
+    formatMemberListing(report.scenarios),
     formatServerTimings(report.scenarios),
     formatProcessTable(report.processes),
     formatTargets(report.targets),

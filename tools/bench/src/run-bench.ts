@@ -15,8 +15,7 @@ import {
   type WatchedProcess,
 } from './process-usage';
 import type { BenchReport, MachineInfo, ProcessMemory, RunMeasurement, ScenarioResult } from './report';
-import { scenarios, type LoadPlan, type Scenario, type ScenarioContext, type ScenarioName } from './scenarios';
-import type { RelevanceProbe } from './search-corpus';
+import { scenarios, type LoadPlan, type Prepared, type Scenario, type ScenarioContext, type ScenarioName } from './scenarios';
 import { removeSeed, seed, type Seed } from './seed';
 import { mergeTimings, readTimings, timingsBetween, type OperationTiming } from './service-metrics';
 import { evaluateTargets } from './targets';
@@ -42,6 +41,8 @@ export interface BenchOptions {
   readonly searchPosts: number;
   /** After the search load, runs of each costliest query alone (20: a p99 over 100 searches). */
   readonly searchRepeats: number;
+  /** Members of the `org-members` scenario's organisation besides its owner, written into the database before it runs. */
+  readonly orgMembers: number;
   /** post-create's creates per second. */
   readonly createRate: number;
   /** How long to wait for the stack to go quiet before each scenario. */
@@ -62,6 +63,7 @@ export const defaultBenchOptions = {
   posts: 2_000,
   searchPosts: 1_000_000,
   searchRepeats: 20,
+  orgMembers: 10_000,
   createRate: 50,
   idleTimeoutMs: 60_000,
 } as const;
@@ -248,6 +250,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const context: ScenarioContext = {
       gatewayUrl: target.gatewayUrl,
       gatewayGrpcAddress: target.gatewayGrpcAddress,
+      orgsGrpcAddress: target.orgsGrpcAddress,
       bareServerUrl: bare?.url,
       bareGrpcAddress: bare?.grpcAddress,
       peer: peer ? { url: peer.url, users: peer.users } : undefined,
@@ -290,15 +293,23 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const results: ScenarioResult[] = [];
     for (const scenario of selected) {
       signal?.throwIfAborted();
-      let probes: readonly RelevanceProbe[] = [];
+      let prepared: Prepared = {};
       if (scenario.prepare) {
         if (target.kind === 'external') {
-          progress(`${scenario.name}: skipped; it writes its corpus into the database, so it runs only on a launched stack`);
+          progress(`${scenario.name}: skipped; it writes what it reads into the database, so it runs only on a launched stack`);
           continue;
         }
-        const prepared = Date.now();
-        probes = await scenario.prepare({ databaseUrl: target.baseline.databaseUrl, searchPosts: options.searchPosts, onProgress: progress });
-        progress(`${scenario.name}: prepared in ${Date.now() - prepared} ms`);
+        const preparing = Date.now();
+        prepared = await scenario.prepare({
+          databaseUrl: target.baseline.databaseUrl,
+          gatewayUrl: target.gatewayUrl,
+          seed: seeded,
+          searchPosts: options.searchPosts,
+          orgMembers: options.orgMembers,
+          onProgress: progress,
+          ...(signal ? { signal } : {}),
+        });
+        progress(`${scenario.name}: prepared in ${Date.now() - preparing} ms`);
       }
       const startedIdle = await waitForIdle(target, ticksPerSecond, options.idleTimeoutMs);
       // me-cluster's gateways are the two more ones; the services behind them are the stack's.
@@ -308,12 +319,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       ];
       const gatewaySide =
         scenario.name === 'me-cluster' && redisGateways
-          ? httpSide(scenario.label, scenario.gateway(context), servedBy(redisGateways.cluster))
-          : httpSide(scenario.label, scenario.gateway(context), target.processes, target.metricsUrls);
-      const baselineSide =
-        scenario.baseline.kind === 'gateway' && redisGateways
-          ? httpSide(scenario.baseline.label, scenario.baseline.load(context), servedBy(redisGateways.standalone))
-          : baselineOf(scenario, context, target, { bare, argon2, httpSide });
+          ? httpSide(scenario.label, scenario.gateway(context, prepared), servedBy(redisGateways.cluster))
+          : httpSide(scenario.label, scenario.gateway(context, prepared), target.processes, target.metricsUrls);
+      const baselineSide = baselineOf(scenario, context, target, {
+        bare,
+        argon2,
+        httpSide,
+        oneRedisGateway: redisGateways && servedBy(redisGateways.standalone),
+      });
       const peerSide = scenario.peer && peer ? httpSide(scenario.peer.label, scenario.peer.load(context), [peerProcess(peer)]) : undefined;
       const gatewayTally = new Tally();
       const baselineTally = baselineSide ? new Tally() : undefined;
@@ -338,7 +351,9 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         progress(`${scenario.name}: ${files.length} CPU profiles in ${options.cpuProfileDir ?? ''}`);
       }
 
-      const searchQuality = scenario.quality ? await scenario.quality(target.gatewayUrl, probes, options.searchRepeats, signal) : undefined;
+      const alone = scenario.alone
+        ? await scenario.alone({ gatewayUrl: target.gatewayUrl, prepared, searchRepeats: options.searchRepeats, ...(signal ? { signal } : {}) })
+        : {};
       const gateway = gatewayTally.measurement(scenario.label);
       const baseline = baselineSide && baselineTally ? baselineTally.measurement(baselineSide.label) : undefined;
       const peerRun = peerSide && peerTally ? peerTally.measurement(peerSide.label) : undefined;
@@ -361,7 +376,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
             }
           : {}),
         ...(gatewayTally.searchLatency ? { searchLatency: gatewayTally.searchLatency } : {}),
-        ...(searchQuality ? { searchQuality } : {}),
+        ...alone,
         serverTimings: gatewayTally.serverTimings,
         startedIdle,
       };
@@ -406,7 +421,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   } finally {
     await Promise.allSettled([bare?.stop(), argon2?.stop(), peer?.stop(), loader?.stop(), redisGateways?.stop()]);
     if (target.kind === 'external' && seeded) {
-      await removeSeed(target, seeded.users).catch((error: unknown) =>
+      await removeSeed(target, seeded).catch((error: unknown) =>
         progress(`could not remove the seeded accounts: ${String(error)}`),
       );
     }
@@ -436,11 +451,17 @@ function baselineOf(
     bare: RunningBareServer | undefined;
     argon2: Argon2Rate | undefined;
     httpSide: (label: string, plan: LoadPlan, served: readonly WatchedProcess[]) => Side;
+    /** me-cluster's gateway on one Redis and the stack's services behind it, when started. */
+    oneRedisGateway: readonly WatchedProcess[] | undefined;
   },
 ): Side | undefined {
   const plan = scenario.baseline;
   if (plan.kind === 'none') return undefined;
-  if (plan.kind === 'gateway') throw new Error(`${scenario.name} needs the gateways of redis-gateways.ts`);
+  if (plan.kind === 'gateway') {
+    if (plan.gateway === 'stack') return tools.httpSide(plan.label, plan.load(context), target.processes);
+    if (!tools.oneRedisGateway) throw new Error(`${scenario.name} needs the gateways of redis-gateways.ts`);
+    return tools.httpSide(plan.label, plan.load(context), tools.oneRedisGateway);
+  }
   if (plan.kind === 'http') {
     if (!tools.bare) throw new Error('the bare server is not running');
     const served: WatchedProcess[] = [{ name: 'bare Fastify server', role: 'baseline', pid: tools.bare.pid }];

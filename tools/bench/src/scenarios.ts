@@ -1,8 +1,10 @@
-import type { LoadJob, RequestTemplate } from './load-messages';
+import { seedLargeOrganization, type LargeOrganization } from './large-organization';
+import type { LoadJob, PermissionCheck, RequestTemplate } from './load-messages';
+import { MEMBER_LISTING_PASSES, measureMemberListing, memberPagePaths, type MemberListing } from './member-listing';
 import { PEER_SESSION_COOKIE, peerJsonHeaders, type PeerUser } from './peer/peer-process';
 import { costlySearchQueries, seedSearchCorpus, type RelevanceProbe } from './search-corpus';
 import { measureSearchQuality, type SearchQuality } from './search-quality';
-import type { Seed } from './seed';
+import type { Seed, SeededUser } from './seed';
 
 /**
  * The scenarios in the order they run: reads first, then the ones that
@@ -10,8 +12,10 @@ import type { Seed } from './seed';
  */
 export const scenarioNames = [
   'me',
+  'me-org',
   'me-cluster',
   'introspect',
+  'org-check',
   'token',
   'oidc-userinfo',
   'oidc-code',
@@ -20,6 +24,7 @@ export const scenarioNames = [
   'post-list',
   'login',
   'post-create',
+  'org-members',
   'search',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
@@ -41,6 +46,8 @@ export interface ScenarioContext {
   readonly gatewayUrl: string;
   /** sessions.v1 on the gateway, for the introspection scenario. */
   readonly gatewayGrpcAddress: string | undefined;
+  /** orgs.v1 OrganizationAccessService on identity's platform listener, for org-check. */
+  readonly orgsGrpcAddress: string | undefined;
   /** The bare Fastify server of the read baselines. */
   readonly bareServerUrl: string | undefined;
   /** The bare server's gRPC port (sessions.v1 IntrospectSession's floor), `host:port`. */
@@ -62,16 +69,52 @@ export interface ScenarioContext {
 export interface PrepareContext {
   /** The launched stack's database. */
   readonly databaseUrl: string;
+  readonly gatewayUrl: string;
+  readonly seed: Seed;
   readonly searchPosts: number;
+  /** Members of org-members' organisation, besides its owner. */
+  readonly orgMembers: number;
   readonly onProgress: (message: string) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** What a scenario's `prepare` made, for its load and for what it measures alone afterwards. */
+export interface Prepared {
+  /** search: the planted old best matches. */
+  readonly relevanceProbes?: readonly RelevanceProbe[];
+  /** org-members: the organisation and the paths of all its member pages. */
+  readonly largeOrganization?: LargeOrganization & { readonly pagePaths: readonly string[] };
+}
+
+/** After the load: what one reader gets, one request at a time; it joins the scenario's result. */
+export interface AloneMeasurements {
+  readonly searchQuality?: SearchQuality;
+  readonly memberListing?: MemberListing;
+}
+
+export interface AloneContext {
+  readonly gatewayUrl: string;
+  readonly prepared: Prepared;
+  /** Runs of each costliest search query. */
+  readonly searchRepeats: number;
+  readonly signal?: AbortSignal;
 }
 
 export type BaselinePlan =
   | { readonly kind: 'http'; readonly label: string; readonly load: (context: ScenarioContext) => LoadPlan }
   /** Raw Argon2id verifications with the identity service's parameters (baselines/argon2-rate.ts). */
   | { readonly kind: 'argon2'; readonly label: string }
-  /** The stack's own gateway, for a scenario that measures the gateway in another setting. */
-  | { readonly kind: 'gateway'; readonly label: string; readonly load: (context: ScenarioContext) => LoadPlan }
+  /**
+   * A gateway of the stack, for a scenario that measures the gateway in
+   * another setting: the stack's own, or me-cluster's second one on one Redis
+   * (redis-gateways.ts).
+   */
+  | {
+      readonly kind: 'gateway';
+      readonly gateway: 'stack' | 'one-redis';
+      readonly label: string;
+      readonly load: (context: ScenarioContext) => LoadPlan;
+    }
   | { readonly kind: 'none' };
 
 /** The same request to the peer, another implementation of the route, measured beside the gateway. */
@@ -83,18 +126,13 @@ export interface PeerPlan {
 export interface Scenario {
   readonly name: ScenarioName;
   readonly label: string;
-  readonly gateway: (context: ScenarioContext) => LoadPlan;
+  readonly gateway: (context: ScenarioContext, prepared: Prepared) => LoadPlan;
   readonly baseline: BaselinePlan;
   readonly peer?: PeerPlan;
   /** Work before the scenario's first run, such as writing a corpus; only on a launched stack. */
-  readonly prepare?: (context: PrepareContext) => Promise<readonly RelevanceProbe[]>;
-  /** After the load: what one reader gets from search (latency alone, relevance), with what `prepare` planted. */
-  readonly quality?: (
-    gatewayUrl: string,
-    probes: readonly RelevanceProbe[],
-    repeats: number,
-    signal?: AbortSignal,
-  ) => Promise<SearchQuality>;
+  readonly prepare?: (context: PrepareContext) => Promise<Prepared>;
+  /** After the load: what one reader gets alone (search's latency and relevance, a member listing's pages), with what `prepare` made. */
+  readonly alone?: (context: AloneContext) => Promise<AloneMeasurements>;
   /**
    * Whether a warm-up run precedes the measured one. Not for post-create:
    * warm-up posts would queue index jobs that run during the measurement.
@@ -133,12 +171,46 @@ const meBaseline: BaselinePlan = {
 
 const peerCookie = (cookie: string): Record<string, string> => ({ cookie: `${PEER_SESSION_COOKIE}=${cookie}` });
 
-/** GET /v0/users/me with every seeded session in turn, so that no single Redis key or cached row is all that is read. */
-const mePlan = (context: ScenarioContext, url: string): LoadPlan => ({
+/**
+ * GET /v0/users/me with every seeded session in turn, so that no single
+ * Redis key or cached row is all that is read: the sessions acting for no
+ * organisation, or (`orgCookie`) those acting for the seed's.
+ */
+const mePlan = (context: ScenarioContext, url: string, session: 'cookie' | 'orgCookie' = 'cookie'): LoadPlan => ({
   url,
   connections: context.connections,
-  requests: context.seed.users.map((user) => ({ method: 'GET', path: '/v0/users/me', headers: sessionHeaders(user.cookie) })),
+  requests: context.seed.users.map((user) => ({ method: 'GET', path: '/v0/users/me', headers: sessionHeaders(user[session]) })),
 });
+
+/** The permissions org-check asks about: one a member holds, one only admins and owners hold, one of an application's own. */
+const CHECKED_PERMISSIONS = ['members:read', 'members:manage', 'reports:export'] as const;
+
+/** Each seeded account with each checked permission in the seed's organisation, and the answer its role gives. */
+export function permissionChecks(seed: Pick<Seed, 'users' | 'organizationId'>): PermissionCheck[] {
+  return seed.users.flatMap((user: SeededUser) =>
+    CHECKED_PERMISSIONS.map((permission) => ({
+      userId: user.id,
+      organizationId: seed.organizationId,
+      permission,
+      allowed: user.orgRole === 'owner' || permission === 'members:read',
+    })),
+  );
+}
+
+/** The introspection floor: a bare grpc-js server whose IntrospectSession does one Redis GET. */
+const introspectionFloor: BaselinePlan = {
+  kind: 'http',
+  label: 'bare gRPC unary: 1 Redis GET',
+  load: (context) => {
+    if (!context.bareGrpcAddress) throw new Error('the bare server is not running');
+    return {
+      url: bareServer(context),
+      connections: context.connections,
+      requests: [{ method: 'GET', path: '/', headers: {} }],
+      grpc: { call: 'introspect-session', address: context.bareGrpcAddress, tokens: context.seed.users.map((user) => user.cookie) },
+    };
+  },
+};
 
 export const scenarios: readonly Scenario[] = [
   {
@@ -157,6 +229,19 @@ export const scenarios: readonly Scenario[] = [
     warmsUp: true,
   },
   {
+    name: 'me-org',
+    label: 'GET /v0/users/me, acting for an organisation',
+    // The same accounts, through sessions acting for their organisation: `me` then also shows active_org.
+    gateway: (context) => mePlan(context, context.gatewayUrl, 'orgCookie'),
+    baseline: {
+      kind: 'gateway',
+      gateway: 'stack',
+      label: 'GET /v0/users/me, no organisation',
+      load: (context) => mePlan(context, context.gatewayUrl),
+    },
+    warmsUp: true,
+  },
+  {
     name: 'me-cluster',
     label: 'GET /v0/users/me, Redis Cluster',
     // The same sessions on a Redis Cluster (3 masters, 3 replicas), against a gateway started alike on one Redis.
@@ -166,6 +251,7 @@ export const scenarios: readonly Scenario[] = [
     },
     baseline: {
       kind: 'gateway',
+      gateway: 'one-redis',
       label: 'GET /v0/users/me, one Redis',
       load: (context) => {
         if (!context.standaloneGatewayUrl) throw new Error('the gateway on one Redis is not running');
@@ -184,22 +270,26 @@ export const scenarios: readonly Scenario[] = [
         url: context.gatewayUrl,
         connections: context.connections,
         requests: [{ method: 'GET', path: '/', headers: {} }],
-        introspect: { address: context.gatewayGrpcAddress, tokens: context.seed.users.map((user) => user.cookie) },
+        grpc: { call: 'introspect-session', address: context.gatewayGrpcAddress, tokens: context.seed.users.map((user) => user.cookie) },
       };
     },
-    baseline: {
-      kind: 'http',
-      label: 'bare gRPC unary: 1 Redis GET',
-      load: (context) => {
-        if (!context.bareGrpcAddress) throw new Error('the bare server is not running');
-        return {
-          url: bareServer(context),
-          connections: context.connections,
-          requests: [{ method: 'GET', path: '/', headers: {} }],
-          introspect: { address: context.bareGrpcAddress, tokens: context.seed.users.map((user) => user.cookie) },
-        };
-      },
+    baseline: introspectionFloor,
+    warmsUp: true,
+  },
+  {
+    name: 'org-check',
+    label: 'orgs.v1 CheckPermission (gRPC)',
+    // What a service beside Latchkey pays to ask whether a user may act in an organisation, beside checking a session.
+    gateway: (context) => {
+      if (!context.orgsGrpcAddress) throw new Error("identity's platform address is unknown (BENCH_ORGS_GRPC_ADDRESS)");
+      return {
+        url: context.gatewayUrl,
+        connections: context.connections,
+        requests: [{ method: 'GET', path: '/', headers: {} }],
+        grpc: { call: 'check-permission', address: context.orgsGrpcAddress, checks: permissionChecks(context.seed) },
+      };
     },
+    baseline: introspectionFloor,
     warmsUp: true,
   },
   {
@@ -324,15 +414,44 @@ export const scenarios: readonly Scenario[] = [
     warmsUp: false,
   },
   {
+    name: 'org-members',
+    label: 'GET /v0/orgs/{id}/members?limit=100, a large organisation',
+    prepare: async (context) => {
+      const owner = context.seed.users.find((user) => user.orgRole === 'owner');
+      if (!owner) throw new Error('the seed has no organisation owner');
+      const organization = await seedLargeOrganization(context.databaseUrl, owner, context.orgMembers);
+      context.onProgress(`org-members: an organisation of ${organization.members} members`);
+      return { largeOrganization: { ...organization, pagePaths: await memberPagePaths(context.gatewayUrl, organization, context.signal) } };
+    },
+    // Every page in turn, as the organisation's owner reads them.
+    gateway: (context, prepared) => {
+      const organization = prepared.largeOrganization;
+      if (!organization) throw new Error('org-members runs after its prepare');
+      return {
+        url: context.gatewayUrl,
+        connections: context.connections,
+        requests: organization.pagePaths.map((path) => ({ method: 'GET', path, headers: sessionHeaders(organization.readerCookie) })),
+      };
+    },
+    alone: async ({ gatewayUrl, prepared, signal }) => {
+      if (!prepared.largeOrganization) throw new Error('org-members runs after its prepare');
+      return { memberListing: await measureMemberListing(gatewayUrl, prepared.largeOrganization, MEMBER_LISTING_PASSES, signal) };
+    },
+    baseline: { kind: 'none' },
+    warmsUp: true,
+  },
+  {
     name: 'search',
     label: 'GET /v0/search/posts, the costliest queries',
-    prepare: (context) => seedSearchCorpus(context.databaseUrl, context.searchPosts, context.onProgress),
+    prepare: async (context) => ({ relevanceProbes: await seedSearchCorpus(context.databaseUrl, context.searchPosts, context.onProgress) }),
     gateway: (context) => ({
       url: context.gatewayUrl,
       connections: context.connections,
       requests: rotate(costlySearchQueries().map((query) => `/v0/search/posts?limit=20&q=${encodeURIComponent(query)}`)),
     }),
-    quality: (gatewayUrl, probes, repeats, signal) => measureSearchQuality(gatewayUrl, costlySearchQueries(), probes, repeats, signal),
+    alone: async ({ gatewayUrl, prepared, searchRepeats, signal }) => ({
+      searchQuality: await measureSearchQuality(gatewayUrl, costlySearchQueries(), prepared.relevanceProbes ?? [], searchRepeats, signal),
+    }),
     baseline: { kind: 'none' },
     warmsUp: true,
   },

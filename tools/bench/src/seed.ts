@@ -4,21 +4,32 @@ import type { BenchTarget } from './bench-stack';
 
 /**
  * Seeds through the HTTP API only, as a client would: registration, the
- * mailed verification link, login, post creation. That works the same for
- * a launched stack and for BENCH_URL's.
+ * mailed verification link, login, an organisation with invitations by
+ * mail, post creation. That works the same for a launched stack and for
+ * BENCH_URL's.
  */
 
-export interface SeededUser {
+/** A registered, verified and signed-in account. */
+export interface SignedInUser {
   readonly id: string;
   readonly handle: string;
   readonly email: string;
   readonly password: string;
-  /** The `session_id` cookie value of the session made at seeding. */
+  /** The `session_id` cookie value of the session made at seeding; it acts for no organisation. */
   readonly cookie: string;
+}
+
+export interface SeededUser extends SignedInUser {
+  /** The account's role in the seed's organisation: the first account created it, the others were invited. */
+  readonly orgRole: 'owner' | 'member';
+  /** A second session of the account, acting for the seed's organisation (PUT /v0/auth/session/org). */
+  readonly orgCookie: string;
 }
 
 export interface Seed {
   readonly users: readonly SeededUser[];
+  /** The organisation every seeded account belongs to. */
+  readonly organizationId: string;
   readonly postIds: readonly string[];
 }
 
@@ -107,7 +118,7 @@ export function sessionCookieOf(headers: Headers): string | undefined {
   return undefined;
 }
 
-async function signIn(target: BenchTarget, user: Omit<SeededUser, 'cookie'>): Promise<string> {
+async function signIn(target: BenchTarget, user: Pick<SignedInUser, 'email' | 'password'>): Promise<string> {
   const login = await requestJson(target.gatewayUrl, 'POST', '/v0/auth/login', {
     json: { email: user.email, password: user.password },
   });
@@ -123,7 +134,7 @@ export async function seedUsers(
   count: number,
   runTag: string,
   signal?: AbortSignal,
-): Promise<SeededUser[]> {
+): Promise<SignedInUser[]> {
   const password = randomBytes(18).toString('base64url');
   // Argon2 hashing dominates; more at once than the thread pool holds only queues.
   return mapConcurrently(count, target.threadPoolSize, async (index) => {
@@ -132,7 +143,7 @@ export async function seedUsers(
     const registered = await requestJson(target.gatewayUrl, 'POST', '/v0/users', { json: { handle, email, password } });
     expectStatus(registered, 201, `registration of ${email}`);
     const { id } = idBody.parse(registered.body);
-    const token = await target.verificationToken(email, MAIL_TIMEOUT_MS);
+    const token = await target.mailedToken(email, 'verify-email', MAIL_TIMEOUT_MS);
     expectStatus(
       await requestJson(target.gatewayUrl, 'POST', '/v0/auth/verify-email', { json: { token } }),
       200,
@@ -141,6 +152,54 @@ export async function seedUsers(
     const user = { id, handle, email, password };
     return { ...user, cookie: await signIn(target, user) };
   }, signal);
+}
+
+/**
+ * The first account creates an organisation and invites the others by mail
+ * as members; each accepts with its session, then signs in once more and
+ * makes that second session act for the organisation.
+ */
+export async function seedOrganization(
+  target: BenchTarget,
+  accounts: readonly SignedInUser[],
+  runTag: string,
+  signal?: AbortSignal,
+): Promise<{ organizationId: string; users: SeededUser[] }> {
+  const owner = accounts[0];
+  if (!owner) throw new Error('an organisation needs at least one seeded account');
+  const created = await requestJson(target.gatewayUrl, 'POST', '/v0/orgs', {
+    cookie: owner.cookie,
+    json: { name: `Bench ${runTag}`, slug: `bench-${runTag}` },
+  });
+  expectStatus(created, 201, `the organisation of ${owner.email}`);
+  const organizationId = idBody.parse(created.body).id;
+  const invited = accounts.slice(1);
+  await mapConcurrently(invited.length, target.threadPoolSize, async (index) => {
+    const member = invited[index] as SignedInUser;
+    const invitation = await requestJson(target.gatewayUrl, 'POST', `/v0/orgs/${organizationId}/invitations`, {
+      cookie: owner.cookie,
+      json: { email: member.email, role: 'member' },
+    });
+    expectStatus(invitation, 201, `the invitation of ${member.email}`);
+    const token = await target.mailedToken(member.email, 'invitations/accept', MAIL_TIMEOUT_MS);
+    expectStatus(
+      await requestJson(target.gatewayUrl, 'POST', '/v0/invitations/accept', { cookie: member.cookie, json: { token } }),
+      200,
+      `acceptance by ${member.email}`,
+    );
+  }, signal);
+  // Argon2 hashing dominates the sign-ins, as in seedUsers.
+  const users = await mapConcurrently(accounts.length, target.threadPoolSize, async (index): Promise<SeededUser> => {
+    const account = accounts[index] as SignedInUser;
+    const orgCookie = await signIn(target, account);
+    expectStatus(
+      await requestJson(target.gatewayUrl, 'PUT', '/v0/auth/session/org', { cookie: orgCookie, json: { org_id: organizationId } }),
+      200,
+      `the active organisation of ${account.email}`,
+    );
+    return { ...account, orgRole: index === 0 ? 'owner' : 'member', orgCookie };
+  }, signal);
+  return { organizationId, users };
 }
 
 /** Filler text of about `bytes` bytes; only its size matters. */
@@ -171,20 +230,31 @@ export async function seedPosts(
 export async function seed(target: BenchTarget, settings: SeedSettings): Promise<Seed> {
   const runTag = randomBytes(3).toString('hex');
   const started = Date.now();
-  const users = await seedUsers(target, settings.users, runTag, settings.signal);
-  settings.onProgress?.(`seeded ${users.length} verified, signed-in users in ${Date.now() - started} ms`);
+  const accounts = await seedUsers(target, settings.users, runTag, settings.signal);
+  settings.onProgress?.(`seeded ${accounts.length} verified, signed-in users in ${Date.now() - started} ms`);
+  const organizationStarted = Date.now();
+  const { organizationId, users } = await seedOrganization(target, accounts, runTag, settings.signal);
+  settings.onProgress?.(`seeded an organisation of ${users.length} members, each with a session acting for it, in ${Date.now() - organizationStarted} ms`);
   const postsStarted = Date.now();
   const postIds = await seedPosts(target, users, settings.posts, settings.concurrency ?? 16, settings.signal);
   settings.onProgress?.(`seeded ${postIds.length} posts in ${Date.now() - postsStarted} ms`);
-  return { users, postIds };
+  return { users, organizationId, postIds };
 }
 
 /**
- * Deletes the seeded accounts, and with them their posts, sessions and
- * index entries (docs/api.md: DELETE /v0/users/me). Only needed for an external
- * stack; a launched one is dropped whole.
+ * Deletes the seeded organisation, then the accounts, and with them their
+ * posts, sessions and index entries (docs/api.md: DELETE /v0/orgs/{org_id},
+ * DELETE /v0/users/me; the organisation first, since its last owner cannot
+ * leave it to members). Only needed for an external stack; a launched one
+ * is dropped whole.
  */
-export async function removeSeed(target: BenchTarget, users: readonly SeededUser[]): Promise<void> {
+export async function removeSeed(target: BenchTarget, { users, organizationId }: Pick<Seed, 'users' | 'organizationId'>): Promise<void> {
+  const owner = users.find((user) => user.orgRole === 'owner');
+  if (owner) {
+    // Deleting an organisation needs a recent sign-in.
+    const cookie = await signIn(target, owner);
+    expectStatus(await requestJson(target.gatewayUrl, 'DELETE', `/v0/orgs/${organizationId}`, { cookie }), 204, `deletion of the organisation ${organizationId}`);
+  }
   await mapConcurrently(users.length, target.threadPoolSize, async (index) => {
     const user = users[index] as SeededUser;
     // The seeding session may have ended (a rerun, a restart): sign in again.

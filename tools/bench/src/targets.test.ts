@@ -1,4 +1,4 @@
-import { formatReport, type BenchReport, type RunMeasurement, type ScenarioResult } from './report';
+import { formatMemberListing, formatReport, type BenchReport, type RunMeasurement, type ScenarioResult } from './report';
 import { evaluateTargets } from './targets';
 
 const run = (label: string, requestsPerSecond: number, errors = 0): RunMeasurement => ({
@@ -91,6 +91,50 @@ describe('evaluateTargets()', () => {
     expect(slow.find((c) => c.name === 'search relevance')).toMatchObject({ met: false, actual: '1 of 2' });
   });
 
+  it('wants me acting for an organisation within 5 % of me without one, and CheckPermission at half the introspection floor', () => {
+    const ratioOf = (scenario: 'me-org' | 'org-check', gateway: number, baseline: number, label: string): ScenarioResult => ({
+      scenario,
+      gateway: run(scenario, gateway),
+      baseline: run(label, baseline),
+      ratio: gateway / baseline,
+      serverTimings: [],
+      startedIdle: true,
+    });
+    const checks = evaluateTargets(
+      [ratioOf('me-org', 960, 1000, 'GET /v0/users/me, no organisation'), ratioOf('org-check', 490, 1000, 'bare gRPC unary: 1 Redis GET')],
+      [],
+      50,
+    );
+    expect(checks.find((c) => c.name === 'me-org')).toMatchObject({
+      met: true,
+      requirement: '≥ 0.95 × GET /v0/users/me, no organisation (req/s)',
+      actual: '0.960 (960.0 vs 1000.0/s)',
+    });
+    expect(checks.find((c) => c.name === 'org-check')).toMatchObject({ met: false, actual: '0.490 (490.0 vs 1000.0/s)' });
+    expect(evaluateTargets([ratioOf('me-org', 940, 1000, 'me')], [], 50).find((c) => c.name === 'me-org')?.met).toBe(false);
+  });
+
+  it('wants every member page of a large organisation alone within 50 ms at p99, each member seen once per pass', () => {
+    const listing = (p99Ms: number, incompletePasses: number): ScenarioResult => ({
+      scenario: 'org-members',
+      gateway: run('GET /v0/orgs/{id}/members?limit=100', 300),
+      memberListing: {
+        members: 10_001,
+        pagesPerPass: 101,
+        passes: 5,
+        incompletePasses,
+        latency: { count: 505, p50Ms: p99Ms / 3, p99Ms, meanMs: p99Ms / 3, maxMs: p99Ms * 1.5 },
+      },
+      serverTimings: [],
+      startedIdle: true,
+    });
+    const check = (result: ScenarioResult) => evaluateTargets([result], [], 50).find((c) => c.name === 'member listing alone');
+    expect(check(listing(48, 0))).toMatchObject({ met: true, actual: 'p99 48.0 ms over 505 pages, 0 incomplete passes' });
+    expect(check(listing(48, 0))?.requirement).toContain('10001 members, 5 passes');
+    expect(check(listing(52, 0))?.met).toBe(false);
+    expect(check(listing(20, 1))?.met).toBe(false);
+  });
+
   it('wants searchable posts within a second at the requested rate', () => {
     expect(check('post-create → searchable')).toMatchObject({ met: true, actual: 'p99 800.0 ms at 50.0/s, 0 not found' });
   });
@@ -129,5 +173,23 @@ describe('formatReport()', () => {
     expect(text).toContain('| 500 | 50.0 | 500 | 0 | 200.0 | 800.0 | 900.0 | 200 |');
     expect(text).toContain('| identity | stack | 210.0 |');
     expect(text).toMatch(/MISSED login/);
+  });
+
+  it('prints the member listing alone when org-members ran', () => {
+    const result: ScenarioResult = {
+      scenario: 'org-members',
+      gateway: run('GET /v0/orgs/{id}/members?limit=100', 300),
+      memberListing: {
+        members: 10_001,
+        pagesPerPass: 101,
+        passes: 5,
+        incompletePasses: 0,
+        latency: { count: 505, p50Ms: 9.04, p99Ms: 21.46, meanMs: 10, maxMs: 30.2 },
+      },
+      serverTimings: [],
+      startedIdle: true,
+    };
+    expect(formatMemberListing([result])).toContain('| GET /v0/orgs/{id}/members?limit=100 | 10001 | 101 | 5 | 0 | 9.0 | 21.5 | 30.2 |');
+    expect(formatMemberListing(results)).toBeUndefined();
   });
 });

@@ -10,8 +10,12 @@ export const targets = {
   /** Gateway requests per second over the baseline's (the floor), at least. */
   minimumRatio: {
     me: 0.8,
+    /** Over `me` without an organisation, on the same gateway. */
+    'me-org': 0.95,
     'me-cluster': 0.9,
     introspect: 0.5,
+    /** Over the introspection floor. */
+    'org-check': 0.5,
     token: 0.5,
     'post-get': 0.7,
     'post-list': 0.5,
@@ -21,6 +25,8 @@ export const targets = {
   minimumPeerRatio: { me: 1, login: 1.1 } as Readonly<Partial<Record<ScenarioName, number>>>,
   /** search: the costliest queries, each alone, p99. */
   searchAloneP99Ms: 250,
+  /** org-members: each page of 100 members of a 10 000-member organisation, alone, p99. */
+  memberListingAloneP99Ms: 50,
   /** post-create → searchable, p99, at `createRate` creates per second. */
   searchableP99Ms: 1_000,
   /** A rate-limited run that reaches less than this share of its rate did not test the rate. */
@@ -87,6 +93,16 @@ export function evaluateTargets(
       requirement: 'every old best match of a common-word query on its first page',
       actual: `${found} of ${quality.relevance.length}`,
       met: quality.relevance.length > 0 && found === quality.relevance.length,
+    });
+  }
+
+  const listing = results.find((result) => result.memberListing)?.memberListing;
+  if (listing) {
+    checks.push({
+      name: 'member listing alone',
+      requirement: `every page of ${listing.members} members, ${listing.passes} passes, one at a time: p99 ≤ ${targets.memberListingAloneP99Ms} ms, every member once per pass`,
+      actual: `p99 ${listing.latency.p99Ms.toFixed(1)} ms over ${listing.latency.count} pages, ${listing.incompletePasses} incomplete passes`,
+      met: listing.latency.count > 0 && listing.incompletePasses === 0 && listing.latency.p99Ms <= targets.memberListingAloneP99Ms,
     });
   }
 
