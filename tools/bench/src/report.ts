@@ -32,6 +32,8 @@ export interface RunMeasurement {
 
 export interface ScenarioResult {
   readonly scenario: ScenarioName;
+  /** The unit that answered `gateway`'s requests, when not the gateway. */
+  readonly unit?: string;
   readonly gateway: RunMeasurement;
   readonly baseline?: RunMeasurement;
   /** Gateway requests per second over the baseline's. */
@@ -141,7 +143,7 @@ export function formatScenarioTable(results: readonly ScenarioResult[]): string 
     rows.push(
       measurementRow(
         result.scenario,
-        `gateway ${result.gateway.label}`,
+        `${result.unit ?? 'gateway'} ${result.gateway.label}`,
         result.gateway,
         ratioCell(result.ratio, result.roundRatios),
         ratioCell(result.peerRatio, result.peerRoundRatios),

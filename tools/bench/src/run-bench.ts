@@ -360,6 +360,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       const roundRatios = baselineTally ? ratiosPerRound(gatewayTally, baselineTally) : [];
       const result: ScenarioResult = {
         scenario: scenario.name,
+        ...(scenario.unit ? { unit: scenario.unit } : {}),
         gateway,
         ...(baseline
           ? {

@@ -126,6 +126,8 @@ export interface PeerPlan {
 export interface Scenario {
   readonly name: ScenarioName;
   readonly label: string;
+  /** The unit that answers the measured requests, when it is not the gateway. */
+  readonly unit?: string;
   readonly gateway: (context: ScenarioContext, prepared: Prepared) => LoadPlan;
   readonly baseline: BaselinePlan;
   readonly peer?: PeerPlan;
@@ -279,6 +281,7 @@ export const scenarios: readonly Scenario[] = [
   {
     name: 'org-check',
     label: 'orgs.v1 CheckPermission (gRPC)',
+    unit: 'identity',
     // What a service beside Latchkey pays to ask whether a user may act in an organisation, beside checking a session.
     gateway: (context) => {
       if (!context.orgsGrpcAddress) throw new Error("identity's platform address is unknown (BENCH_ORGS_GRPC_ADDRESS)");

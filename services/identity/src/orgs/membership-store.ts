@@ -75,6 +75,23 @@ export async function findMembership(db: pg.ClientBase | pg.Pool, userId: string
   return rows[0] && membershipOf(rows[0]);
 }
 
+/**
+ * The role a user holds in an organisation, with its permissions, read
+ * now; undefined when the user is no member. All a permission check needs:
+ * two primary-key lookups, without the organisation's row and the dates a
+ * membership carries, as services beside Latchkey ask it on their own hot
+ * paths (CheckPermission).
+ */
+export async function findRole(db: pg.ClientBase | pg.Pool, userId: string, organizationId: string): Promise<{ role: string; permissions: string[] } | undefined> {
+  const { rows } = await db.query<{ role: string; stored_permissions: string[] }>(
+    `SELECT m.role, r.permissions AS stored_permissions FROM identity.org_memberships m
+     JOIN identity.org_roles r ON r.organization_id = m.organization_id AND r.name = m.role
+     WHERE m.organization_id = $1 AND m.user_id = $2`,
+    [organizationId, userId],
+  );
+  return rows[0] && { role: rows[0].role, permissions: permissionsOf(rows[0].role, rows[0].stored_permissions) };
+}
+
 /** Every membership of a user, oldest first. */
 export async function listMembershipsOf(db: pg.ClientBase | pg.Pool, userId: string): Promise<Membership[]> {
   if (!isId(userId)) return [];

@@ -4,7 +4,7 @@ import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import type { OrgsDeps } from './orgs-deps';
 import { checkId, refuse } from './org-fields';
 import { acceptInvitation, createInvitation, listInvitations, lookupInvitation, revokeInvitation } from './invitations';
-import { findMembership, listMembershipsOf, organizationOf } from './membership-store';
+import { findMembership, findRole, listMembershipsOf, organizationOf } from './membership-store';
 import { changeMemberRole, listMembers, memberPage, pageLimit, removeMember } from './members';
 import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './organizations';
 import { holds, isPermission } from './permissions';
@@ -89,7 +89,7 @@ export function organizationAccessHandlers(deps: OrgsDeps): ServiceHandlers<type
     async checkPermission({ userId, organizationId, permission }) {
       refuse([...checkId(userId, 'user_id'), ...checkId(organizationId, 'organization_id')]);
       if (!isPermission(permission)) throw AppError.validation([{ field: 'permission', message: 'must be resource:action' }]);
-      const membership = await findMembership(deps.pool, userId, organizationId);
+      const membership = await findRole(deps.pool, userId, organizationId);
       if (!membership) return { allowed: false, role: '' };
       return { allowed: holds(membership.role, membership.permissions, permission), role: membership.role };
     },
