@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isUuid } from '@latchkey/account-fields';
 import { identityV1 } from '@latchkey/contracts';
 import { AppError, type FieldError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
@@ -42,12 +43,11 @@ const OWNED_KINDS: Partial<Record<identityV1.CredentialKind, OwnedKind>> = {
 /** What the owning unit answers over HTTP for its last way in (docs/api.md, "Error codes"). */
 const LAST_WAY_IN_CODE = { passkey: 'passkey:last_login_method', provider: 'oauth:last_login_method' } as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** How each kind names one credential of an account: the passkey's id, the provider's name, nothing for the one TOTP. */
-const REFERENCE: Record<OwnedKind, { readonly pattern: RegExp; readonly rule: string }> = {
-  passkey: { pattern: UUID, rule: "must be the passkey's id" },
-  provider: { pattern: /^[a-z][a-z0-9_-]{0,31}$/, rule: "must be the provider's name" },
-  totp: { pattern: /^$/, rule: 'must be empty for TOTP' },
+const REFERENCE: Record<OwnedKind, { readonly valid: (reference: string) => boolean; readonly rule: string }> = {
+  passkey: { valid: isUuid, rule: "must be the passkey's id" },
+  provider: { valid: (reference) => /^[a-z][a-z0-9_-]{0,31}$/.test(reference), rule: "must be the provider's name" },
+  totp: { valid: (reference) => reference === '', rule: 'must be empty for TOTP' },
 };
 /** Per SettleCredentials call. */
 const MAX_ACCOUNTS_PER_SETTLEMENT = 100;
@@ -73,11 +73,11 @@ function ownedKind(kind: identityV1.CredentialKind, context: Pick<RequestContext
 }
 
 function checkUserId(userId: string, field: string, errors: FieldError[]): void {
-  if (!UUID.test(userId)) errors.push({ field, message: 'must be a UUID' });
+  if (!isUuid(userId)) errors.push({ field, message: 'must be a UUID' });
 }
 
 function checkReference(kind: OwnedKind, reference: string, field: string, errors: FieldError[]): void {
-  if (!REFERENCE[kind].pattern.test(reference)) errors.push({ field, message: REFERENCE[kind].rule });
+  if (!REFERENCE[kind].valid(reference)) errors.push({ field, message: REFERENCE[kind].rule });
 }
 
 /** One credential of an account, named as a request names it. */
