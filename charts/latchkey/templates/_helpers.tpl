@@ -82,6 +82,38 @@ annotations:
 {{- toYaml (dict "helm.sh/hook" "pre-install,pre-upgrade" "helm.sh/hook-weight" (toString .) "helm.sh/hook-delete-policy" "before-hook-creation,hook-succeeded") -}}
 {{- end -}}
 
+{{/*
+What orders a migration object before the release's others, per
+migrations.mode: Helm hook annotations (what the Jobs read at weight -10,
+the Jobs at 0), or in job mode Argo CD sync waves (what the Jobs read one
+wave before migrations.syncWave, the Jobs in it, the rest of the release in
+wave 0). Takes root and what ("inputs" or "job").
+*/}}
+{{- define "latchkey.migrationOrder" -}}
+{{- $inputs := eq .what "inputs" -}}
+{{- if eq .root.Values.migrations.mode "hook" -}}
+{{- include "latchkey.hookAnnotations" (ternary -10 0 $inputs) -}}
+{{- else -}}
+{{- $wave := int .root.Values.migrations.syncWave -}}
+{{- toYaml (dict "argocd.argoproj.io/sync-wave" (toString (ternary (sub $wave 1) $wave $inputs))) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+A migration Job's name. In job mode the Job is an ordinary object and its
+pod template cannot change, so its name carries a hash of what it runs (the
+image, the command, the configuration): a new release makes a new Job,
+which Argo CD runs, and prunes the old one.
+*/}}
+{{- define "latchkey.migrationJobName" -}}
+{{- if eq .root.Values.migrations.mode "job" -}}
+{{- $runs := printf "%s %s %s" (include "latchkey.image" .) (toJson .unit.migrations.args) (include "latchkey.configMapData" .) -}}
+{{- printf "%s-%s" (include "latchkey.migrationName" . | trunc 54 | trimSuffix "-") (sha256sum $runs | trunc 8) -}}
+{{- else -}}
+{{- include "latchkey.migrationName" . -}}
+{{- end -}}
+{{- end -}}
+
 {{/* Selects every pod of this release (NetworkPolicy peers). */}}
 {{- define "latchkey.releaseSelectorLabels" -}}
 app.kubernetes.io/name: {{ include "latchkey.name" . }}
@@ -901,4 +933,66 @@ talks to nothing else), and the unit's extraEgress (a database proxy).
 {{- end -}}
 {{- $rules = concat $rules (.unit.extraEgress | default list) -}}
 {{- toYaml $rules -}}
+{{- end -}}
+
+{{/*
+The envFrom and env of a unit's container: its ConfigMap, its secret
+variables, its NATS credentials and its extraEnvFrom and extraEnv. Takes
+the unit's context (root, name, unit, units).
+*/}}
+{{- define "latchkey.containerEnvironment" -}}
+{{- $root := .root -}}
+envFrom:
+  - configMapRef:
+      name: {{ include "latchkey.unitFullname" . }}
+  {{- with .unit.extraEnvFrom }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- if or (include "latchkey.secretNames" . | fromJsonArray) .unit.extraEnv }}
+env:
+  {{- include "latchkey.secretEnv" (dict "root" $root "name" .name "unit" .unit "secretName" (include "latchkey.secretName" $root)) | trim | nindent 2 }}
+  {{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) }}
+  - name: NATS_PASSWORD
+    valueFrom:
+      secretKeyRef:
+        name: {{ include "latchkey.natsUsersSecretName" $root }}
+        key: {{ .name }}
+  {{- end }}
+  {{- with .unit.extraEnv }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The volumeMounts of a unit's container: /tmp, its mTLS files and its extraVolumeMounts. Takes the unit's context. */}}
+{{- define "latchkey.containerMounts" -}}
+{{- $root := .root -}}
+{{- $mtls := include "latchkey.usesMtls" . -}}
+volumeMounts:
+  # The root filesystem is read-only; /tmp is the only writable path.
+  - name: tmp
+    mountPath: /tmp
+  {{- if $mtls }}
+  - name: mtls
+    mountPath: {{ $root.Values.mtls.mountPath }}
+    readOnly: true
+  {{- end }}
+  {{- if and $mtls $root.Values.mtls.trustBundle.configMapName }}
+  - name: trust-bundle
+    mountPath: {{ $root.Values.mtls.trustBundle.mountPath }}
+    readOnly: true
+  {{- end }}
+  {{- if and $mtls (include "latchkey.platformPort" .) }}
+  - name: platform-ca
+    mountPath: {{ $root.Values.mtls.platformClients.mountPath }}
+    readOnly: true
+  {{- end }}
+  {{- if include "latchkey.carriesAdminCli" . }}
+  - name: admin-cli
+    mountPath: {{ $root.Values.mtls.adminCli.mountPath }}
+    readOnly: true
+  {{- end }}
+  {{- with .unit.extraVolumeMounts }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
 {{- end -}}
