@@ -652,6 +652,7 @@ CA and latchkey-admin's certificate.
 {{- end -}}
 {{- end -}}
 {{- $names = concat $names (include "latchkey.connectionSecrets" . | fromJsonArray) -}}
+{{- $names = concat $names ((include "latchkey.extraSources" . | fromYaml).secrets | default list) -}}
 {{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) -}}
 {{- $names = append $names (include "latchkey.natsUsersSecretName" $root) -}}
 {{- end -}}
@@ -1233,4 +1234,31 @@ volumeMounts:
   {{- with .unit.extraVolumeMounts }}
   {{- toYaml . | nindent 2 }}
   {{- end }}
+{{- end -}}
+
+{{/*
+The Secrets and ConfigMaps a unit's extraEnv, extraEnvFrom and
+extraVolumes (projected ones too) name, as YAML {secrets, configMaps}: what
+Reloader watches besides the chart's own (secrets.reloader).
+*/}}
+{{- define "latchkey.extraSources" -}}
+{{- $secrets := list -}}
+{{- $configMaps := list -}}
+{{- range $variable := .unit.extraEnv | default list -}}
+{{- with ($variable.valueFrom | default dict).secretKeyRef }}{{ $secrets = append $secrets .name }}{{ end -}}
+{{- with ($variable.valueFrom | default dict).configMapKeyRef }}{{ $configMaps = append $configMaps .name }}{{ end -}}
+{{- end -}}
+{{- range $source := .unit.extraEnvFrom | default list -}}
+{{- with $source.secretRef }}{{ $secrets = append $secrets .name }}{{ end -}}
+{{- with $source.configMapRef }}{{ $configMaps = append $configMaps .name }}{{ end -}}
+{{- end -}}
+{{- range $volume := .unit.extraVolumes | default list -}}
+{{- with $volume.secret }}{{ $secrets = append $secrets .secretName }}{{ end -}}
+{{- with $volume.configMap }}{{ $configMaps = append $configMaps .name }}{{ end -}}
+{{- range $projected := ($volume.projected | default dict).sources | default list -}}
+{{- with $projected.secret }}{{ $secrets = append $secrets .name }}{{ end -}}
+{{- with $projected.configMap }}{{ $configMaps = append $configMaps .name }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml (dict "secrets" ($secrets | uniq) "configMaps" ($configMaps | uniq)) -}}
 {{- end -}}
