@@ -120,7 +120,8 @@ describe.each(variants)('helm template with %s values', (variant) => {
     const objects = objectsOf(variant);
     for (const unit of unitNames) {
       const container = mainContainer(deployment(objects, unit));
-      const registry = variant === 'production' ? 'registry.example.com/' : '';
+      // Where .github/workflows/release.yml publishes them; values-production.yaml names a mirror.
+      const registry = variant === 'production' ? 'registry.example.com/' : 'ghcr.io/';
       expect(container.image).toBe(`${registry}latchkey/${unit}:${chart.appVersion}`);
       expect(container.args).toEqual(unit === 'gateway' ? ['node', 'dist/main.js'] : ['node', 'dist/main.js', 'serve']);
     }
