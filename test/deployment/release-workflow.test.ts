@@ -42,7 +42,6 @@ const file = path.join(repoRoot, '.github/workflows/release.yml');
 const source = readFileSync(file, 'utf8');
 const workflow = parse(source) as Workflow;
 const chart = parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8')) as { version: string; appVersion: string };
-const allSteps = Object.values(workflow.jobs).flatMap((job) => job.steps);
 
 /** The `${{ ... }}` expressions of a text. */
 const expressions = (text: string): string[] => [...text.matchAll(/\$\{\{\s*(.*?)\s*\}\}/g)].map((match) => match[1]!);
@@ -69,7 +68,7 @@ test('parses as one YAML document, with the structure GitHub Actions requires', 
     for (const expression of expressions(JSON.stringify(job))) {
       const [scope, first] = expression.split('.');
       if (scope === 'needs') expect({ name, expression, needed: [job.needs ?? []].flat().includes(first!) }).toEqual({ name, expression, needed: true });
-      else if (scope === 'steps') expect({ name, expression, id: ids.has(first!) }).toEqual({ name, expression, id: true });
+      else if (scope === 'steps') expect({ name, expression, id: ids.has(first) }).toEqual({ name, expression, id: true });
       else if (scope === 'matrix') expect(job.strategy?.matrix).toHaveProperty(first!);
       else expect(['env', 'secrets', 'github']).toContain(scope);
     }
