@@ -313,3 +313,25 @@ describe('Reloader and the extension points', () => {
     expect(annotations('identity')['configmap.reloader.stakater.com/reload']).toBeUndefined();
   });
 });
+
+describe('the units’ CA (mtls.certManager.ca)', () => {
+  test('is made by the chart in production: long-lived, its key kept at renewal, renewed before any unit certificate could outlive it', () => {
+    const objects = renderChart({ values: [productionValues] });
+    const ca = findObject(objects, 'Certificate', 'latchkey-ca');
+    expectValid([ca, findObject(objects, 'Issuer', 'latchkey-ca'), findObject(objects, 'Issuer', 'latchkey-selfsigned')]);
+    expect(ca.spec).toMatchObject({ isCA: true, secretName: 'latchkey-ca', duration: '87600h', renewBefore: '8760h', privateKey: { rotationPolicy: 'Never' }, issuerRef: { name: 'latchkey-selfsigned' } });
+    expect(findObject(objects, 'Issuer', 'latchkey-ca').spec).toEqual({ ca: { secretName: 'latchkey-ca' } });
+    // Each unit's certificate comes from it, and lives shorter than the CA's renewal margin.
+    const hours = (duration: string) => Number(/^(\d+)h$/.exec(duration)![1]);
+    for (const certificate of objects.filter((object) => object.kind === 'Certificate' && componentOf(object) !== 'ca' && componentOf(object) !== 'admin-cli')) {
+      const spec = certificate.spec as { issuerRef: { name: string }; duration: string };
+      expect(spec.issuerRef.name).toBe('latchkey-ca');
+      expect(hours(spec.duration)).toBeLessThan(hours((ca.spec as { renewBefore: string }).renewBefore));
+    }
+  });
+
+  test('refuses a renewal margin shorter than a unit certificate’s life, and an issuerRef that is not the CA it makes', () => {
+    expectRejected({ values: [productionValues], set: ['mtls.certManager.ca.renewBefore=720h'] }, /renewBefore \(720h\) must be longer than mtls.certManager.duration \(2160h\)/);
+    expectRejected({ values: [productionValues], set: ['mtls.certManager.issuerRef.name=other-ca'] }, /issuerRef.name must be latchkey-ca/);
+  });
+});

@@ -1262,3 +1262,23 @@ Reloader watches besides the chart's own (secrets.reloader).
 {{- end -}}
 {{- toYaml (dict "secrets" ($secrets | uniq) "configMaps" ($configMaps | uniq)) -}}
 {{- end -}}
+
+{{/* A cert-manager duration (2160h, 90m, 1h30m0s) in seconds. */}}
+{{- define "latchkey.durationSeconds" -}}
+{{- $seconds := 0.0 -}}
+{{- range $part := regexFindAll "[0-9.]+[hms]" (toString .) -1 -}}
+{{- $number := float64 (trimSuffix "h" (trimSuffix "m" (trimSuffix "s" $part))) -}}
+{{- $unit := get (dict "h" 3600.0 "m" 60.0 "s" 1.0) (substr (sub (len $part) 1 | int) (len $part) $part) -}}
+{{- $seconds = addf $seconds (mulf $number $unit) -}}
+{{- end -}}
+{{- $seconds | int64 -}}
+{{- end -}}
+
+{{/* The units' CA Certificate: the chart's (mtls.certManager.ca.create), else the one named like its issuer. */}}
+{{- define "latchkey.caCertificateName" -}}
+{{- if .Values.mtls.certManager.ca.create -}}
+{{- printf "%s-ca" (include "latchkey.fullname" .) -}}
+{{- else -}}
+{{- .Values.mtls.certManager.issuerRef.name | default (printf "%s-ca" (include "latchkey.fullname" .)) -}}
+{{- end -}}
+{{- end -}}
