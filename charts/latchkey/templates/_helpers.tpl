@@ -539,6 +539,9 @@ root, name and unit.
 {{- $_ := set $part $field (include "latchkey.envValue" $value) -}}
 {{- end -}}
 {{- end -}}
+{{- if eq $part.database "" -}}
+{{- $_ := set $part "database" "latchkey" -}}
+{{- end -}}
 {{- $query := ternary (printf "?%s" $database.parameters) "" (ne (toString $database.parameters) "") -}}
 {{- $url := dict
   "DATABASE_URL" (list $part.host $part.port)
