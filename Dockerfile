@@ -89,8 +89,11 @@ RUN --mount=type=cache,id=latchkey-pnpm-store,target=/root/.local/share/pnpm/sto
 FROM ${NODE_IMAGE} AS runtime
 # tini reaps zombies and forwards SIGTERM to node, which drains and exits.
 # npm, npx and corepack are not needed at run time: fewer binaries, fewer CVEs.
+# Pinned, as the base is: a rebuild of a release installs the same package
+# (.github/workflows/release.yml builds with SOURCE_DATE_EPOCH for the rest).
+ARG TINI_VERSION=0.19.0-1+b3
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends tini \
+    && apt-get install -y --no-install-recommends "tini=${TINI_VERSION}" \
     && rm -rf /var/lib/apt/lists/* \
     && rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
         /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \

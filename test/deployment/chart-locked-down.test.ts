@@ -158,16 +158,49 @@ describe('labels, annotations, Services and objects of your own', () => {
     expectValid(objects);
   });
 
-  test('a unit’s Service takes a type and annotations', () => {
+  test('a LoadBalancer gateway Service exposes only the HTTP port; metrics and sessions.v1 stay on the ClusterIP Service', () => {
     const objects = renderChart({
-      values: [writeValuesFile({ units: { gateway: { service: { type: 'LoadBalancer', annotations: { 'service.beta.kubernetes.io/aws-load-balancer-scheme': 'internal' } } } } })],
+      values: [writeValuesFile({ units: { gateway: { service: { type: 'LoadBalancer', annotations: { 'service.beta.kubernetes.io/aws-load-balancer-scheme': 'internal' }, loadBalancerSourceRanges: ['203.0.113.0/24'] } } } })],
     });
-    const gateway = findObject(objects, 'Service', 'latchkey-gateway');
-    expect(gateway.spec).toMatchObject({ type: 'LoadBalancer' });
-    expect(gateway.metadata.annotations).toEqual({ 'service.beta.kubernetes.io/aws-load-balancer-scheme': 'internal' });
+    const portsOf = (service: K8sObject) => (service.spec as { ports: { name: string }[] }).ports.map((port) => port.name).sort();
+    const exposed = findObject(objects, 'Service', 'latchkey-gateway-public');
+    expect(exposed.spec).toMatchObject({ type: 'LoadBalancer', loadBalancerSourceRanges: ['203.0.113.0/24'] });
+    expect(portsOf(exposed)).toEqual(['http']);
+    expect(exposed.metadata.annotations).toEqual({ 'service.beta.kubernetes.io/aws-load-balancer-scheme': 'internal' });
+    const internal = findObject(objects, 'Service', 'latchkey-gateway');
+    expect(internal.spec).toMatchObject({ type: 'ClusterIP' });
+    expect(portsOf(internal)).toEqual(['grpc', 'http', 'metrics']);
+    expect(internal.metadata.annotations).toBeUndefined();
+    // Every LoadBalancer or NodePort Service of the release exposes HTTP alone.
+    for (const service of objects.filter((object) => object.kind === 'Service' && (object.spec as { type: string }).type !== 'ClusterIP')) expect(portsOf(service)).toEqual(['http']);
     expect(findObject(objects, 'Service', 'latchkey-identity').spec).toMatchObject({ type: 'ClusterIP' });
-    expectValid([gateway]);
+    expectValid([exposed, internal]);
     expectRejected({ set: ['units.gateway.service.type=Public'] }, /type/);
+    expectRejected({ set: ['units.identity.service.type=LoadBalancer'] }, /only a unit with an HTTP port may have a public Service/);
+  });
+
+  test('an OpenShift Route and a Gateway API HTTPRoute send traffic to the gateway’s HTTP port', () => {
+    const objects = renderChart({
+      values: [writeValuesFile({ route: { enabled: true, host: 'accounts.apps.example.com' }, httpRoute: { enabled: true, parentRefs: [{ name: 'public', namespace: 'gateway-system', sectionName: 'https' }], hostnames: ['accounts.example.com'] } })],
+    });
+    const service = findObject(objects, 'Service', 'latchkey-gateway').spec as { ports: { name: string; port: number }[] };
+    const route = findObject(objects, 'Route', 'latchkey-gateway');
+    expect(route).toMatchObject({ apiVersion: 'route.openshift.io/v1' });
+    expect(route.spec).toEqual({
+      host: 'accounts.apps.example.com',
+      to: { kind: 'Service', name: 'latchkey-gateway', weight: 100 },
+      port: { targetPort: 'http' },
+      tls: { termination: 'edge', insecureEdgeTerminationPolicy: 'Redirect' },
+      wildcardPolicy: 'None',
+    });
+    const httpRoute = findObject(objects, 'HTTPRoute', 'latchkey-gateway');
+    expect(httpRoute).toMatchObject({ apiVersion: 'gateway.networking.k8s.io/v1' });
+    expect(httpRoute.spec).toEqual({
+      parentRefs: [{ name: 'public', namespace: 'gateway-system', sectionName: 'https' }],
+      hostnames: ['accounts.example.com'],
+      rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [{ name: 'latchkey-gateway', port: service.ports.find((port) => port.name === 'http')!.port }] }],
+    });
+    expectRejected({ values: [writeValuesFile({ httpRoute: { enabled: true } })] }, /parentRefs/);
   });
 
   test('extraObjects are installed with the release, strings rendered as templates', () => {
@@ -249,5 +282,56 @@ describe('monitoring options', () => {
     const rule = findObject(objects, 'PrometheusRule', 'latchkey');
     expect((rule.spec as { groups: { name: string }[] }).groups.map((group) => group.name)).toEqual(['latchkey', 'acme']);
     expectValid([monitor, rule]);
+  });
+});
+
+describe('Reloader and the extension points', () => {
+  test('watches the Secrets and ConfigMaps that extraEnv, extraEnvFrom and extraVolumes name, projected ones too, for that unit only', () => {
+    const objects = renderChart({
+      values: [
+        productionValues,
+        writeValuesFile({
+          secrets: { reloader: true },
+          units: {
+            posts: {
+              extraEnv: [{ name: 'OPENSEARCH_CA_FILE', value: '/etc/os/ca.crt' }, { name: 'VENDOR_TOKEN', valueFrom: { secretKeyRef: { name: 'vendor-token', key: 'token' } } }],
+              extraEnvFrom: [{ configMapRef: { name: 'posts-tuning' } }],
+              extraVolumes: [
+                { name: 'os-ca', secret: { secretName: 'opensearch-ca' } },
+                { name: 'bundle', projected: { sources: [{ configMap: { name: 'corporate-ca' } }, { secret: { name: 'client-cert' } }] } },
+              ],
+              extraVolumeMounts: [{ name: 'os-ca', mountPath: '/etc/os' }],
+            },
+          },
+        }),
+      ],
+    });
+    const annotations = (unit: string) => findObject(objects, 'Deployment', `latchkey-${unit}`).metadata.annotations ?? {};
+    expect(annotations('posts')['secret.reloader.stakater.com/reload']?.split(',')).toEqual(expect.arrayContaining(['vendor-token', 'opensearch-ca', 'client-cert', 'latchkey-env']));
+    expect(annotations('posts')['configmap.reloader.stakater.com/reload']?.split(',')).toEqual(['corporate-ca', 'posts-tuning']);
+    expect(annotations('identity')['secret.reloader.stakater.com/reload']).not.toContain('vendor-token');
+    expect(annotations('identity')['configmap.reloader.stakater.com/reload']).toBeUndefined();
+  });
+});
+
+describe('the units’ CA (mtls.certManager.ca)', () => {
+  test('is made by the chart in production: long-lived, its key kept at renewal, renewed before any unit certificate could outlive it', () => {
+    const objects = renderChart({ values: [productionValues] });
+    const ca = findObject(objects, 'Certificate', 'latchkey-ca');
+    expectValid([ca, findObject(objects, 'Issuer', 'latchkey-ca'), findObject(objects, 'Issuer', 'latchkey-selfsigned')]);
+    expect(ca.spec).toMatchObject({ isCA: true, secretName: 'latchkey-ca', duration: '87600h', renewBefore: '8760h', privateKey: { rotationPolicy: 'Never' }, issuerRef: { name: 'latchkey-selfsigned' } });
+    expect(findObject(objects, 'Issuer', 'latchkey-ca').spec).toEqual({ ca: { secretName: 'latchkey-ca' } });
+    // Each unit's certificate comes from it, and lives shorter than the CA's renewal margin.
+    const hours = (duration: string) => Number(/^(\d+)h$/.exec(duration)![1]);
+    for (const certificate of objects.filter((object) => object.kind === 'Certificate' && componentOf(object) !== 'ca' && componentOf(object) !== 'admin-cli')) {
+      const spec = certificate.spec as { issuerRef: { name: string }; duration: string };
+      expect(spec.issuerRef.name).toBe('latchkey-ca');
+      expect(hours(spec.duration)).toBeLessThan(hours((ca.spec as { renewBefore: string }).renewBefore));
+    }
+  });
+
+  test('refuses a renewal margin shorter than a unit certificate’s life, and an issuerRef that is not the CA it makes', () => {
+    expectRejected({ values: [productionValues], set: ['mtls.certManager.ca.renewBefore=720h'] }, /renewBefore \(720h\) must be longer than mtls.certManager.duration \(2160h\)/);
+    expectRejected({ values: [productionValues], set: ['mtls.certManager.issuerRef.name=other-ca'] }, /issuerRef.name must be latchkey-ca/);
   });
 });

@@ -1,7 +1,7 @@
 // Values are checked when the chart is rendered: bad ones stop `helm
 // template` (and so `helm install`) with a message that names them, and
 // supported variations render what they promise.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parser as promql } from '@prometheus-io/lezer-promql';
 import { parse } from 'yaml';
@@ -9,7 +9,7 @@ import { loadOAuthConfig } from '../../services/oauth/src/config';
 import { topology } from '@latchkey/job-streams';
 import { testSigningKeys } from '@latchkey/test-kit';
 import { units } from '@latchkey/units';
-import { chartDir, findObject, productionValues, removeValuesFiles, renderChart, runHelm, templateArgs, writeValuesFile } from './helm';
+import { chartDir, findObject, productionValues, removeValuesFiles, renderChart, repoRoot, runHelm, templateArgs, writeValuesFile } from './helm';
 import { unknownFields, validateWithModel } from './manifest-validation';
 import { containerEnvironment, mainContainer, podTemplate } from './workloads';
 
@@ -567,18 +567,43 @@ describe('monitoring with the Prometheus Operator', () => {
 });
 
 describe('scaling the worker on its backlog', () => {
-  test('KEDA scales the jobs worker on each durable consumer’s pending jobs, with CPU as a fallback, and replaces its HPA', () => {
-    const objects = renderChart({ values: [productionValues], set: ['units.jobs.keda.enabled=true', 'units.jobs.keda.natsMonitoringEndpoint=nats.nats:8222'] });
+  const declared = units.find((unit) => unit.name === 'jobs')!.consumers ?? [];
+
+  test('the catalogue declares exactly the durable consumers the worker starts', () => {
+    // Each job kind services/jobs/src/worker.ts hands to consumerFor(), built here to read its name and stream.
+    const worker = readFileSync(path.join(repoRoot, 'services/jobs/src/worker.ts'), 'utf8');
+    const factories = [...worker.matchAll(/consumerFor\(\s*(\w+Job)\(/g)].map((match) => match[1]!);
+    expect(factories.length).toBeGreaterThanOrEqual(8);
+    const folder = path.join(repoRoot, 'services/jobs/src');
+    const started = factories.map((factory) => {
+      const file = readdirSync(folder).find((candidate) => !candidate.endsWith('.test.ts') && readFileSync(path.join(folder, candidate), 'utf8').includes(`export function ${factory}(`))!;
+      const make = jest.requireActual<Record<string, (deps: unknown) => { name: string; stream?: string }>>(path.join(folder, file))[factory]!;
+      const job = make({});
+      return { name: job.name, stream: job.stream ?? 'jobs' };
+    });
+    expect(declared.map(({ name, stream }) => ({ name, stream })).sort((a, b) => a.name.localeCompare(b.name))).toEqual(started.sort((a, b) => a.name.localeCompare(b.name)));
+  });
+
+  test.each([
+    ['without', false],
+    ['with', true],
+  ])('KEDA scales the jobs worker on each durable consumer’s pending jobs (%s the OpenID Provider), with CPU as a fallback, and replaces its HPA', (_name, oidc) => {
+    const objects = renderChart({ values: [productionValues], set: ['units.jobs.keda.enabled=true', 'units.jobs.keda.natsMonitoringEndpoint=nats.nats:8222', `oidc.enabled=${oidc}`] });
     const scaled = findObject(objects, 'ScaledObject', 'latchkey-jobs');
     validateWithModel(scaled);
     expect(unknownFields(scaled)).toEqual([]);
     const spec = scaled.spec as { scaleTargetRef: { name: string }; triggers: { type: string; metadata: Record<string, string> }[] };
     expect(spec.scaleTargetRef.name).toBe('latchkey-jobs');
-    const consumers = spec.triggers.filter((trigger) => trigger.type === 'nats-jetstream').map((trigger) => trigger.metadata.consumer);
-    // The durable names the worker gives its consumers (services/jobs: topology(prefix).consumer(job)).
-    expect(consumers.sort()).toEqual(['account_cleanup', 'content_delete', 'mail', 'password_reset', 'search_index', 'session_revocation'].map((job) => topology('latchkey').consumer(job)).sort());
+    const names = topology('latchkey');
+    const triggers = spec.triggers.filter((trigger) => trigger.type === 'nats-jetstream').map((trigger) => `${trigger.metadata.stream}/${trigger.metadata.consumer}`);
+    // The durable names the worker gives its consumers (services/jobs: topology(prefix).consumer(job)), backchannel_logout among them with the OpenID Provider.
+    const expected = declared
+      .filter((consumer) => oidc || !consumer.onlyWithOidc)
+      .map((consumer) => `${consumer.stream === 'events' ? names.eventsStream : names.jobsStream}/${names.consumer(consumer.name)}`);
+    expect(triggers.sort()).toEqual(expected.sort());
+    expect(triggers.includes(`${names.jobsStream}/${names.consumer('backchannel_logout')}`)).toBe(oidc);
     for (const trigger of spec.triggers.filter((candidate) => candidate.type === 'nats-jetstream')) {
-      expect(trigger.metadata).toMatchObject({ stream: topology('latchkey').jobsStream, natsServerMonitoringEndpoint: 'nats.nats:8222' });
+      expect(trigger.metadata).toMatchObject({ natsServerMonitoringEndpoint: 'nats.nats:8222' });
     }
     expect(spec.triggers.map((trigger) => trigger.type)).toContain('cpu');
     expect(objects.filter((object) => object.kind === 'HorizontalPodAutoscaler').map((object) => object.metadata.name)).not.toContain('latchkey-jobs');

@@ -70,7 +70,9 @@ test('the runtime stage runs as uid 10001 under tini with NODE_ENV=production', 
   expect(runtime).toContain('USER 10001:10001');
   expect(runtime).toContain('ENTRYPOINT ["/usr/bin/tini", "--"]');
   expect(runtime).toContain('ENV NODE_ENV=production');
-  expect(runtime.join('\n')).toMatch(/apt-get install -y --no-install-recommends tini/);
+  // Pinned, so that a rebuild of a release installs the same tini.
+  expect(runtime.join('\n')).toMatch(/^ARG TINI_VERSION=0\.19\.0-1(\+b\d+)?$/m);
+  expect(runtime.join('\n')).toMatch(/apt-get install -y --no-install-recommends "tini=\$\{TINI_VERSION\}"/);
   expect(runtime.join('\n')).toMatch(/useradd .*--uid 10001/);
 });
 

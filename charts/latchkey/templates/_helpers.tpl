@@ -82,6 +82,38 @@ annotations:
 {{- toYaml (dict "helm.sh/hook" "pre-install,pre-upgrade" "helm.sh/hook-weight" (toString .) "helm.sh/hook-delete-policy" "before-hook-creation,hook-succeeded") -}}
 {{- end -}}
 
+{{/*
+What orders a migration object before the release's others, per
+migrations.mode: Helm hook annotations (what the Jobs read at weight -10,
+the Jobs at 0), or in job mode Argo CD sync waves (what the Jobs read one
+wave before migrations.syncWave, the Jobs in it, the rest of the release in
+wave 0). Takes root and what ("inputs" or "job").
+*/}}
+{{- define "latchkey.migrationOrder" -}}
+{{- $inputs := eq .what "inputs" -}}
+{{- if eq .root.Values.migrations.mode "hook" -}}
+{{- include "latchkey.hookAnnotations" (ternary -10 0 $inputs) -}}
+{{- else -}}
+{{- $wave := int .root.Values.migrations.syncWave -}}
+{{- toYaml (dict "argocd.argoproj.io/sync-wave" (toString (ternary (sub $wave 1) $wave $inputs))) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+A migration Job's name. In job mode the Job is an ordinary object and its
+pod template cannot change, so its name carries a hash of what it runs (the
+image, the command, the configuration): a new release makes a new Job,
+which Argo CD runs, and prunes the old one.
+*/}}
+{{- define "latchkey.migrationJobName" -}}
+{{- if eq .root.Values.migrations.mode "job" -}}
+{{- $runs := printf "%s %s %s" (include "latchkey.image" .) (toJson .unit.migrations.args) (include "latchkey.configMapData" .) -}}
+{{- printf "%s-%s" (include "latchkey.migrationName" . | trunc 54 | trimSuffix "-") (sha256sum $runs | trunc 8) -}}
+{{- else -}}
+{{- include "latchkey.migrationName" . -}}
+{{- end -}}
+{{- end -}}
+
 {{/* Selects every pod of this release (NetworkPolicy peers). */}}
 {{- define "latchkey.releaseSelectorLabels" -}}
 app.kubernetes.io/name: {{ include "latchkey.name" . }}
@@ -437,7 +469,7 @@ then the variable's own key). Takes root, name and key.
 {{- $own := list -}}
 {{- range $key := concat .unit.secrets .unit.optionalSecrets -}}
 {{- $source := include "latchkey.secretSource" (dict "root" $root "name" $name "key" $key) | fromJson -}}
-{{- if not $source.name -}}
+{{- if not (or $source.name (include "latchkey.composed" (dict "root" $root "name" $name "key" $key))) -}}
 {{- $own = append $own $source.key -}}
 {{- end -}}
 {{- end -}}
@@ -449,7 +481,109 @@ then the variable's own key). Takes root, name and key.
 {{- $secrets := .root.Values.secrets -}}
 {{- $unitRefs := get ($secrets.unitRefs | default dict) .name | default dict -}}
 {{- $unitValues := get ($secrets.unitValues | default dict) .name | default dict -}}
-{{- if or (hasKey $unitRefs .key) (ne (include "latchkey.envValue" (get $unitValues .key)) "") -}}true{{- end -}}
+{{- if or (hasKey $unitRefs .key) (ne (include "latchkey.envValue" (get $unitValues .key)) "") (include "latchkey.composed" .) -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+"true" when unit .name's secret variable .key is composed from
+`connections` (docs/operations.md, "Connection parts") rather than read
+from a Secret: DATABASE_URL, DATABASE_SESSION_URL and DATABASE_READ_URL
+from connections.database, REDIS_URL and REDIS_PASSWORD from
+connections.redis; never over the unit's own secrets.unitRefs or
+unitValues. Takes root, name and key.
+*/}}
+{{- define "latchkey.composed" -}}
+{{- $secrets := .root.Values.secrets -}}
+{{- $unitRefs := get ($secrets.unitRefs | default dict) .name | default dict -}}
+{{- $unitValues := get ($secrets.unitValues | default dict) .name | default dict -}}
+{{- $own := or (hasKey $unitRefs .key) (and (not $secrets.existingSecret) (ne (include "latchkey.envValue" (get $unitValues .key)) "")) -}}
+{{- $connections := .root.Values.connections | default dict -}}
+{{- $database := $connections.database | default dict -}}
+{{- $redis := $connections.redis | default dict -}}
+{{- $parts := dict
+  "DATABASE_URL" $database.enabled
+  "DATABASE_SESSION_URL" (and $database.enabled $database.sessionHost)
+  "DATABASE_READ_URL" (and $database.enabled $database.readHost)
+  "REDIS_URL" $redis.enabled
+  "REDIS_PASSWORD" (and $redis.enabled ($redis.password).name) -}}
+{{- if and (not $own) (get $parts .key) -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+env entries of the variables unit .name composes from `connections`: each
+part kept in a Secret as a variable of its own (LATCHKEY_DATABASE_PASSWORD,
+...), then the URLs, which the kubelet expands from them ($(VAR)). Takes
+root, name and unit.
+*/}}
+{{- define "latchkey.connectionEnv" -}}
+{{- $root := .root -}}
+{{- $name := .name -}}
+{{- $reads := concat .unit.secrets .unit.optionalSecrets -}}
+{{- $composed := list -}}
+{{- range $key := $reads -}}
+{{- if include "latchkey.composed" (dict "root" $root "name" $name "key" $key) -}}
+{{- $composed = append $composed $key -}}
+{{- end -}}
+{{- end -}}
+{{- $entries := list -}}
+{{- $database := $root.Values.connections.database -}}
+{{- if or (has "DATABASE_URL" $composed) (has "DATABASE_SESSION_URL" $composed) (has "DATABASE_READ_URL" $composed) -}}
+{{- $part := dict -}}
+{{- range $field := list "host" "port" "sessionHost" "sessionPort" "readHost" "readPort" "database" "username" "password" -}}
+{{- $value := index $database $field -}}
+{{- if kindIs "map" $value -}}
+{{- $variable := printf "LATCHKEY_DATABASE_%s" (snakecase $field | upper) -}}
+{{- $entries = append $entries (dict "name" $variable "valueFrom" (dict "secretKeyRef" (dict "name" $value.name "key" $value.key))) -}}
+{{- $_ := set $part $field (printf "$(%s)" $variable) -}}
+{{- else -}}
+{{- $_ := set $part $field (include "latchkey.envValue" $value) -}}
+{{- end -}}
+{{- end -}}
+{{- if eq $part.database "" -}}
+{{- $_ := set $part "database" "latchkey" -}}
+{{- end -}}
+{{- $query := ternary (printf "?%s" $database.parameters) "" (ne (toString $database.parameters) "") -}}
+{{- $url := dict
+  "DATABASE_URL" (list $part.host $part.port)
+  "DATABASE_SESSION_URL" (list $part.sessionHost $part.sessionPort)
+  "DATABASE_READ_URL" (list $part.readHost $part.readPort) -}}
+{{- range $key := list "DATABASE_URL" "DATABASE_SESSION_URL" "DATABASE_READ_URL" -}}
+{{- if has $key $composed -}}
+{{- $at := index $url $key -}}
+{{- $entries = append $entries (dict "name" $key "value" (printf "postgres://%s:%s@%s:%s/%s%s" $part.username $part.password (index $at 0) (index $at 1) $part.database $query)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $redis := $root.Values.connections.redis -}}
+{{- if has "REDIS_PASSWORD" $composed -}}
+{{- $entries = append $entries (dict "name" "REDIS_PASSWORD" "valueFrom" (dict "secretKeyRef" (dict "name" $redis.password.name "key" $redis.password.key))) -}}
+{{- end -}}
+{{- if has "REDIS_URL" $composed -}}
+{{- $part := dict -}}
+{{- range $field := list "host" "port" -}}
+{{- $value := index $redis $field -}}
+{{- if kindIs "map" $value -}}
+{{- $variable := printf "LATCHKEY_REDIS_%s" (upper $field) -}}
+{{- $entries = append $entries (dict "name" $variable "valueFrom" (dict "secretKeyRef" (dict "name" $value.name "key" $value.key))) -}}
+{{- $_ := set $part $field (printf "$(%s)" $variable) -}}
+{{- else -}}
+{{- $_ := set $part $field (include "latchkey.envValue" $value) -}}
+{{- end -}}
+{{- end -}}
+{{- $entries = append $entries (dict "name" "REDIS_URL" "value" (printf "redis://%s:%s/%s" $part.host $part.port (include "latchkey.envValue" $redis.db))) -}}
+{{- end -}}
+{{- toYaml $entries -}}
+{{- end -}}
+
+{{/* The Secrets that unit .name's `connections` parts come from. Takes root, name and unit. */}}
+{{- define "latchkey.connectionSecrets" -}}
+{{- $names := list -}}
+{{- range $entry := include "latchkey.connectionEnv" . | fromYamlArray -}}
+{{- with $entry.valueFrom -}}
+{{- $names = append $names .secretKeyRef.name -}}
+{{- end -}}
+{{- end -}}
+{{- toJson ($names | uniq) -}}
 {{- end -}}
 
 {{/*
@@ -473,7 +607,11 @@ name, unit and secretName.
 {{- $unit := .unit -}}
 {{- $root := .root -}}
 {{- $name := .name -}}
+{{- with include "latchkey.connectionEnv" . | fromYamlArray }}
+{{ toYaml . }}
+{{- end }}
 {{- range $key := .unit.secrets }}
+{{- if not (include "latchkey.composed" (dict "root" $root "name" $name "key" $key)) }}
 {{- $source := include "latchkey.secretSource" (dict "root" $root "name" $name "key" $key) | fromJson }}
 - name: {{ $key }}
   valueFrom:
@@ -483,8 +621,10 @@ name, unit and secretName.
       {{- if include "latchkey.secretUnneeded" (dict "root" $root "key" $key) }}
       optional: true
       {{- end }}
+{{- end }}
 {{- end -}}
 {{- range $key := .unit.optionalSecrets }}
+{{- if not (include "latchkey.composed" (dict "root" $root "name" $name "key" $key)) }}
 {{- $source := include "latchkey.secretSource" (dict "root" $root "name" $name "key" $key) | fromJson }}
 - name: {{ $key }}
   valueFrom:
@@ -494,6 +634,7 @@ name, unit and secretName.
       {{- if not (and $production (has $key $unit.requiredInProduction)) }}
       optional: true
       {{- end }}
+{{- end }}
 {{- end -}}
 {{- end -}}
 
@@ -508,9 +649,13 @@ CA and latchkey-admin's certificate.
 {{- $name := .name -}}
 {{- $names := list -}}
 {{- range $key := concat .unit.secrets .unit.optionalSecrets -}}
+{{- if not (include "latchkey.composed" (dict "root" $root "name" $name "key" $key)) -}}
 {{- $source := include "latchkey.secretSource" (dict "root" $root "name" $name "key" $key) | fromJson -}}
 {{- $names = append $names ($source.name | default (include "latchkey.secretName" $root)) -}}
 {{- end -}}
+{{- end -}}
+{{- $names = concat $names (include "latchkey.connectionSecrets" . | fromJsonArray) -}}
+{{- $names = concat $names ((include "latchkey.extraSources" . | fromYaml).secrets | default list) -}}
 {{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) -}}
 {{- $names = append $names (include "latchkey.natsUsersSecretName" $root) -}}
 {{- end -}}
@@ -830,22 +975,168 @@ fragment (the token request's redirect_uri is derived without them).
 {{- end -}}
 
 {{/*
+The ports of the addresses in a comma-separated list of URLs or host:port
+pairs, as JSON: each one's explicit port, else its scheme's own (https
+443, http 80, postgres 5432, redis(s) 6379, nats and tls 4222, smtp 25,
+smtps 465). Addresses the kubelet composes ($(VAR)) are left out: their
+ports come from `connections`.
+*/}}
+{{- define "latchkey.addressPorts" -}}
+{{- $defaults := dict "https" 443 "http" 80 "postgres" 5432 "postgresql" 5432 "redis" 6379 "rediss" 6379 "nats" 4222 "tls" 4222 "smtp" 25 "smtps" 465 -}}
+{{- $ports := list -}}
+{{- range $address := splitList "," (toString .) -}}
+{{- $address = trim $address -}}
+{{- if and $address (not (contains "$(" $address)) -}}
+{{- $scheme := "" -}}
+{{- $host := $address -}}
+{{- if contains "://" $address -}}
+{{- $parsed := urlParse $address -}}
+{{- $scheme = $parsed.scheme -}}
+{{- $host = $parsed.host -}}
+{{- end -}}
+{{- $port := regexFind ":[0-9]+$" $host | trimPrefix ":" -}}
+{{- if $port -}}
+{{- $ports = append $ports (atoi $port) -}}
+{{- else if hasKey $defaults $scheme -}}
+{{- $ports = append $ports (index $defaults $scheme) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $ports -}}
+{{- end -}}
+
+{{/*
+The value of unit .name's secret variable .key as the chart can see it:
+its own secrets.unitValues, or secrets.values; "" when it is kept in a
+Secret the chart does not render (existingSecret, refs, unitRefs) or
+composed from `connections`. Takes root, name and key.
+*/}}
+{{- define "latchkey.visibleSecret" -}}
+{{- $secrets := .root.Values.secrets -}}
+{{- $source := include "latchkey.secretSource" . | fromJson -}}
+{{- if not (or $source.name $secrets.existingSecret (include "latchkey.composed" .)) -}}
+{{- if contains "." $source.key -}}
+{{- include "latchkey.envValue" (get (get ($secrets.unitValues | default dict) .name | default dict) .key) -}}
+{{- else -}}
+{{- include "latchkey.envValue" (index $secrets.values .key) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The ports of backing service .service that unit .name reaches, as JSON:
+networkPolicy.egress.<service>.ports, and every port its configuration
+names for that service (docs/operations.md, "Ports per topology"): the
+URLs of its database, Redis (REDIS_URL in standalone mode, the sentinels
+in sentinel mode, the nodes in cluster mode), NATS, OpenSearch, the object
+store, SMTP and the OTLP collector, and the ports of `connections`. Takes
+root, name, unit and service.
+*/}}
+{{- define "latchkey.egressPorts" -}}
+{{- $root := .root -}}
+{{- $config := $root.Values.config -}}
+{{- $reads := concat .unit.secrets .unit.optionalSecrets .unit.config -}}
+{{- $ports := list -}}
+{{- range $port := (index $root.Values.networkPolicy.egress .service).ports | default list -}}
+{{- $ports = append $ports (int $port) -}}
+{{- end -}}
+{{- $secretVariables := dict "postgres" (list "DATABASE_URL" "DATABASE_SESSION_URL" "DATABASE_READ_URL") "nats" (list "NATS_URL") "smtp" (list "SMTP_URL") -}}
+{{- $configVariables := dict "s3" (list "S3_ENDPOINT") "otlp" (list "OTEL_EXPORTER_OTLP_ENDPOINT") -}}
+{{- $mode := toString ($config.REDIS_MODE | default "standalone") -}}
+{{- if eq $mode "standalone" -}}
+{{- $_ := set $secretVariables "redis" (list "REDIS_URL") -}}
+{{- else -}}
+{{- $_ := set $configVariables "redis" (list (ternary "REDIS_SENTINELS" "REDIS_CLUSTER_NODES" (eq $mode "sentinel"))) -}}
+{{- end -}}
+{{- if eq (toString $config.SEARCH_ENGINE) "opensearch" -}}
+{{- $_ := set $configVariables "opensearch" (list "OPENSEARCH_URL") -}}
+{{- end -}}
+{{- range $key := get $secretVariables .service | default list -}}
+{{- if has $key $reads -}}
+{{- $ports = concat $ports (include "latchkey.addressPorts" (include "latchkey.visibleSecret" (dict "root" $root "name" $.name "key" $key)) | fromJsonArray) -}}
+{{- end -}}
+{{- end -}}
+{{- range $key := get $configVariables .service | default list -}}
+{{- if has $key $reads -}}
+{{- $value := include "latchkey.envValue" (index $config $key) -}}
+{{- /* An empty S3_ENDPOINT is AWS S3 itself, over https. */ -}}
+{{- if and (eq $key "S3_ENDPOINT") (eq $value "") -}}
+{{- $value = "https://s3.amazonaws.com" -}}
+{{- end -}}
+{{- $ports = concat $ports (include "latchkey.addressPorts" $value | fromJsonArray) -}}
+{{- end -}}
+{{- end -}}
+{{- $connections := $root.Values.connections | default dict -}}
+{{- $parts := dict "postgres" (list (list "DATABASE_URL" "port") (list "DATABASE_SESSION_URL" "sessionPort") (list "DATABASE_READ_URL" "readPort")) "redis" (list (list "REDIS_URL" "port")) -}}
+{{- range $pair := get $parts .service | default list -}}
+{{- if and (has (index $pair 0) $reads) (include "latchkey.composed" (dict "root" $root "name" $.name "key" (index $pair 0))) -}}
+{{- $port := index (ternary $connections.database $connections.redis (eq $.service "postgres")) (index $pair 1) -}}
+{{- if not (kindIs "map" $port) -}}
+{{- $ports = append $ports (int $port) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $numbers := list -}}
+{{- range $port := $ports -}}
+{{- $numbers = append $numbers (int $port) -}}
+{{- end -}}
+{{- toJson (sortAlpha ($numbers | uniq) | uniq) -}}
+{{- end -}}
+
+{{/* NetworkPolicy ports of a list of port numbers (JSON): TCP, and UDP too for DNS. */}}
+{{- define "latchkey.policyPorts" -}}
+{{- $ports := list -}}
+{{- range $port := .ports | fromJsonArray -}}
+{{- if $.udp -}}
+{{- $ports = append $ports (dict "port" (int $port) "protocol" "UDP") -}}
+{{- end -}}
+{{- $ports = append $ports (dict "port" (int $port) "protocol" "TCP") -}}
+{{- end -}}
+{{- toJson $ports -}}
+{{- end -}}
+
+{{/*
+The egress rule to the cluster's DNS, as JSON: networkPolicy.egress.dns's
+preset (kube-dns: kube-system's k8s-app=kube-dns pods on 53; openshift-dns:
+the openshift-dns namespace, whose pods listen on 5353), or with preset
+custom its `to` and `ports`.
+*/}}
+{{- define "latchkey.dnsRule" -}}
+{{- $dns := .Values.networkPolicy.egress.dns -}}
+{{- $presets := dict
+  "kube-dns" (dict "to" (list (dict "namespaceSelector" (dict "matchLabels" (dict "kubernetes.io/metadata.name" "kube-system")) "podSelector" (dict "matchLabels" (dict "k8s-app" "kube-dns")))) "ports" (list 53))
+  "openshift-dns" (dict "to" (list (dict "namespaceSelector" (dict "matchLabels" (dict "kubernetes.io/metadata.name" "openshift-dns")))) "ports" (list 5353))
+  "custom" (dict "to" ($dns.to | default list) "ports" ($dns.ports | default list)) -}}
+{{- $peer := index $presets (toString $dns.preset) -}}
+{{- $rule := dict "ports" (include "latchkey.policyPorts" (dict "ports" (toJson $peer.ports) "udp" true) | fromJsonArray) -}}
+{{- if $peer.to -}}
+{{- $_ := set $rule "to" $peer.to -}}
+{{- end -}}
+{{- toJson $rule -}}
+{{- end -}}
+
+{{/*
 Egress rules of one unit: DNS, the gRPC port of each unit it calls, and
 each backing service it uses, told by what it reads (DATABASE_URL:
-PostgreSQL, REDIS_URL: Redis, NATS_URL: NATS, SMTP_URL: SMTP, S3_ENDPOINT:
-the object store, GOOGLE_CLIENT_ID: the OAuth providers), with an OTLP
-endpoint configured, the collector, and for the jobs worker with the OpenID
-Provider on, the clients' back-channel logout endpoints.
+PostgreSQL, REDIS_URL: Redis, NATS_URL: NATS, S3_ENDPOINT: the object
+store, SMTP_URL: SMTP, GOOGLE_CLIENT_ID: the OAuth providers, OPENSEARCH_URL
+with SEARCH_ENGINE opensearch: OpenSearch), on the ports
+"latchkey.egressPorts" derives, with an OTLP endpoint configured, the
+collector, and for the jobs worker with the OpenID Provider on, the
+clients' back-channel logout endpoints.
 */}}
 {{- define "latchkey.egressRules" -}}
 {{- $egress := .root.Values.networkPolicy.egress -}}
 {{- $unit := .unit -}}
 {{- $reads := concat $unit.secrets $unit.optionalSecrets $unit.config -}}
-{{- $services := list "dns" -}}
+{{- $services := list -}}
 {{- range $pair := list (list "DATABASE_URL" "postgres") (list "REDIS_URL" "redis") (list "NATS_URL" "nats") (list "S3_ENDPOINT" "s3") (list "SMTP_URL" "smtp") (list "GOOGLE_CLIENT_ID" "oauthProviders") -}}
 {{- if has (index $pair 0) $reads -}}
 {{- $services = append $services (index $pair 1) -}}
 {{- end -}}
+{{- end -}}
+{{- if and (eq (toString .root.Values.config.SEARCH_ENGINE) "opensearch") (has "OPENSEARCH_URL" $reads) -}}
+{{- $services = append $services "opensearch" -}}
 {{- end -}}
 {{- if and .root.Values.config.OTEL_EXPORTER_OTLP_ENDPOINT (has "OTEL_EXPORTER_OTLP_ENDPOINT" $reads) -}}
 {{- $services = append $services "otlp" -}}
@@ -854,21 +1145,17 @@ Provider on, the clients' back-channel logout endpoints.
 {{- if and .root.Values.oidc.enabled (eq .name "jobs") -}}
 {{- $services = append $services "backchannelLogout" -}}
 {{- end -}}
-{{- $rules := list -}}
+{{- $rules := list (include "latchkey.dnsRule" .root | fromJson) -}}
 {{- range $service := $services -}}
-{{- $peer := index $egress $service -}}
-{{- $ports := list -}}
-{{- range $port := $peer.ports -}}
-{{- if eq $service "dns" -}}
-{{- $ports = append $ports (dict "port" (int $port) "protocol" "UDP") -}}
-{{- end -}}
-{{- $ports = append $ports (dict "port" (int $port) "protocol" "TCP") -}}
-{{- end -}}
-{{- $rule := dict "ports" $ports -}}
-{{- if $peer.to -}}
-{{- $_ := set $rule "to" $peer.to -}}
+{{- $ports := include "latchkey.egressPorts" (dict "root" $.root "name" $.name "unit" $unit "service" $service) -}}
+{{- /* A rule without ports would open every port. */ -}}
+{{- if ne $ports "[]" -}}
+{{- $rule := dict "ports" (include "latchkey.policyPorts" (dict "ports" $ports) | fromJsonArray) -}}
+{{- with (index $egress $service).to -}}
+{{- $_ := set $rule "to" . -}}
 {{- end -}}
 {{- $rules = append $rules $rule -}}
+{{- end -}}
 {{- end -}}
 {{- range $callee := $unit.calls -}}
 {{- $rules = append $rules (dict "to" (list (dict "podSelector" (dict "matchLabels" (include "latchkey.unitSelectorLabels" (dict "root" $.root "name" $callee) | fromYaml)))) "ports" (list (dict "port" "grpc" "protocol" "TCP"))) -}}
@@ -878,27 +1165,123 @@ Provider on, the clients' back-channel logout endpoints.
 {{- end -}}
 
 {{/*
-Egress rules of a unit's migration Job: DNS and PostgreSQL (a migration
-talks to nothing else), and the unit's extraEgress (a database proxy).
+Egress rules of a unit's migration Job: DNS and PostgreSQL on the unit's
+database ports (a migration talks to nothing else), and the unit's
+extraEgress (a database proxy).
 */}}
 {{- define "latchkey.migrationEgressRules" -}}
-{{- $egress := .root.Values.networkPolicy.egress -}}
-{{- $rules := list -}}
-{{- range $service := list "dns" "postgres" -}}
-{{- $peer := index $egress $service -}}
-{{- $ports := list -}}
-{{- range $port := $peer.ports -}}
-{{- if eq $service "dns" -}}
-{{- $ports = append $ports (dict "port" (int $port) "protocol" "UDP") -}}
+{{- $rule := dict "ports" (include "latchkey.policyPorts" (dict "ports" (include "latchkey.egressPorts" (dict "root" .root "name" .name "unit" .unit "service" "postgres"))) | fromJsonArray) -}}
+{{- with .root.Values.networkPolicy.egress.postgres.to -}}
+{{- $_ := set $rule "to" . -}}
 {{- end -}}
-{{- $ports = append $ports (dict "port" (int $port) "protocol" "TCP") -}}
+{{- toYaml (concat (list (include "latchkey.dnsRule" .root | fromJson) $rule) (.unit.extraEgress | default list)) -}}
 {{- end -}}
-{{- $rule := dict "ports" $ports -}}
-{{- if $peer.to -}}
-{{- $_ := set $rule "to" $peer.to -}}
+
+{{/*
+The envFrom and env of a unit's container: its ConfigMap, its secret
+variables, its NATS credentials and its extraEnvFrom and extraEnv. Takes
+the unit's context (root, name, unit, units).
+*/}}
+{{- define "latchkey.containerEnvironment" -}}
+{{- $root := .root -}}
+envFrom:
+  - configMapRef:
+      name: {{ include "latchkey.unitFullname" . }}
+  {{- with .unit.extraEnvFrom }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- if or (include "latchkey.secretNames" . | fromJsonArray) .unit.extraEnv }}
+env:
+  {{- include "latchkey.secretEnv" (dict "root" $root "name" .name "unit" .unit "secretName" (include "latchkey.secretName" $root)) | trim | nindent 2 }}
+  {{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) }}
+  - name: NATS_PASSWORD
+    valueFrom:
+      secretKeyRef:
+        name: {{ include "latchkey.natsUsersSecretName" $root }}
+        key: {{ .name }}
+  {{- end }}
+  {{- with .unit.extraEnv }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
 {{- end -}}
-{{- $rules = append $rules $rule -}}
+
+{{/* The volumeMounts of a unit's container: /tmp, its mTLS files and its extraVolumeMounts. Takes the unit's context. */}}
+{{- define "latchkey.containerMounts" -}}
+{{- $root := .root -}}
+{{- $mtls := include "latchkey.usesMtls" . -}}
+volumeMounts:
+  # The root filesystem is read-only; /tmp is the only writable path.
+  - name: tmp
+    mountPath: /tmp
+  {{- if $mtls }}
+  - name: mtls
+    mountPath: {{ $root.Values.mtls.mountPath }}
+    readOnly: true
+  {{- end }}
+  {{- if and $mtls $root.Values.mtls.trustBundle.configMapName }}
+  - name: trust-bundle
+    mountPath: {{ $root.Values.mtls.trustBundle.mountPath }}
+    readOnly: true
+  {{- end }}
+  {{- if and $mtls (include "latchkey.platformPort" .) }}
+  - name: platform-ca
+    mountPath: {{ $root.Values.mtls.platformClients.mountPath }}
+    readOnly: true
+  {{- end }}
+  {{- if include "latchkey.carriesAdminCli" . }}
+  - name: admin-cli
+    mountPath: {{ $root.Values.mtls.adminCli.mountPath }}
+    readOnly: true
+  {{- end }}
+  {{- with .unit.extraVolumeMounts }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
 {{- end -}}
-{{- $rules = concat $rules (.unit.extraEgress | default list) -}}
-{{- toYaml $rules -}}
+
+{{/*
+The Secrets and ConfigMaps a unit's extraEnv, extraEnvFrom and
+extraVolumes (projected ones too) name, as YAML {secrets, configMaps}: what
+Reloader watches besides the chart's own (secrets.reloader).
+*/}}
+{{- define "latchkey.extraSources" -}}
+{{- $secrets := list -}}
+{{- $configMaps := list -}}
+{{- range $variable := .unit.extraEnv | default list -}}
+{{- with ($variable.valueFrom | default dict).secretKeyRef }}{{ $secrets = append $secrets .name }}{{ end -}}
+{{- with ($variable.valueFrom | default dict).configMapKeyRef }}{{ $configMaps = append $configMaps .name }}{{ end -}}
+{{- end -}}
+{{- range $source := .unit.extraEnvFrom | default list -}}
+{{- with $source.secretRef }}{{ $secrets = append $secrets .name }}{{ end -}}
+{{- with $source.configMapRef }}{{ $configMaps = append $configMaps .name }}{{ end -}}
+{{- end -}}
+{{- range $volume := .unit.extraVolumes | default list -}}
+{{- with $volume.secret }}{{ $secrets = append $secrets .secretName }}{{ end -}}
+{{- with $volume.configMap }}{{ $configMaps = append $configMaps .name }}{{ end -}}
+{{- range $projected := ($volume.projected | default dict).sources | default list -}}
+{{- with $projected.secret }}{{ $secrets = append $secrets .name }}{{ end -}}
+{{- with $projected.configMap }}{{ $configMaps = append $configMaps .name }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml (dict "secrets" ($secrets | uniq) "configMaps" ($configMaps | uniq)) -}}
+{{- end -}}
+
+{{/* A cert-manager duration (2160h, 90m, 1h30m0s) in seconds. */}}
+{{- define "latchkey.durationSeconds" -}}
+{{- $seconds := 0.0 -}}
+{{- range $part := regexFindAll "[0-9.]+[hms]" (toString .) -1 -}}
+{{- $number := float64 (trimSuffix "h" (trimSuffix "m" (trimSuffix "s" $part))) -}}
+{{- $unit := get (dict "h" 3600.0 "m" 60.0 "s" 1.0) (substr (sub (len $part) 1 | int) (len $part) $part) -}}
+{{- $seconds = addf $seconds (mulf $number $unit) -}}
+{{- end -}}
+{{- $seconds | int64 -}}
+{{- end -}}
+
+{{/* The units' CA Certificate: the chart's (mtls.certManager.ca.create), else the one named like its issuer. */}}
+{{- define "latchkey.caCertificateName" -}}
+{{- if .Values.mtls.certManager.ca.create -}}
+{{- printf "%s-ca" (include "latchkey.fullname" .) -}}
+{{- else -}}
+{{- .Values.mtls.certManager.issuerRef.name | default (printf "%s-ca" (include "latchkey.fullname" .)) -}}
+{{- end -}}
 {{- end -}}

@@ -20,5 +20,6 @@ export {
   type UnitKind,
   type UnitName,
   type UnitPort,
+  type UnitConsumer,
   type UnitServing,
 } from './unit-catalogue';

@@ -114,6 +114,19 @@ export interface Unit {
   readonly requiredSecrets: readonly string[];
   /** Executables of its folder that its image puts on the PATH, for `kubectl exec`. */
   readonly commands?: readonly string[];
+  /**
+   * The durable JetStream consumers it pulls from, by job name (the
+   * consumer is `<prefix>_<name>`), the stream each reads, and whether it
+   * runs only with the OpenID Provider on: what the chart's KEDA
+   * ScaledObject scales the unit on.
+   */
+  readonly consumers?: readonly UnitConsumer[];
+}
+
+export interface UnitConsumer {
+  readonly name: string;
+  readonly stream: 'jobs' | 'events';
+  readonly onlyWithOidc?: boolean;
 }
 
 /** What every process reads (packages/config's processVariables). */
@@ -335,6 +348,17 @@ const catalogue = [
     },
     // One job delivery, retried as a whole when it runs out.
     deadlineMs: 10_000,
+    // One per job kind of services/jobs/src/worker.ts; the back-channel logouts and the events that cause them with the OpenID Provider on.
+    consumers: [
+      { name: 'mail', stream: 'jobs' },
+      { name: 'search_index', stream: 'jobs' },
+      { name: 'content_delete', stream: 'jobs' },
+      { name: 'account_cleanup', stream: 'jobs' },
+      { name: 'session_revocation', stream: 'jobs' },
+      { name: 'password_reset', stream: 'jobs' },
+      { name: 'backchannel_logout', stream: 'jobs', onlyWithOidc: true },
+      { name: 'oidc_session_ending', stream: 'events', onlyWithOidc: true },
+    ],
     migrates: true,
     // Redis: the sessions that credential changes and account deletions end.
     backingServices: ['postgres', 'redis', 'nats'],
