@@ -281,7 +281,7 @@ The key of natsAuth.existingSecret that holds unit .name's NKey seed
 name in its mount; "" in mode password. Takes root and name.
 */}}
 {{- define "latchkey.natsCredentialsKey" -}}
-{{- $mode := .root.Values.natsAuth.mode | default "password" -}}
+{{- $mode := .root.Values.natsAuth.mode -}}
 {{- if eq $mode "nkey" -}}
 {{- printf "%s.nk" .name -}}
 {{- else if eq $mode "creds" -}}
@@ -861,7 +861,7 @@ units refuse them in production too (packages/config).
 {{- fail "secrets.values.AUTH_JWT_SIGNING_KEYS needs an RSA key (2048 bits or more) with oidc.enabled: RS256 signs the ID tokens of every client that names no algorithm (docs/operations.md, \"The OpenID Provider\")" -}}
 {{- end -}}
 {{- if $root.Values.natsAuth.enabled -}}
-{{- $natsMode := $root.Values.natsAuth.mode | default "password" -}}
+{{- $natsMode := $root.Values.natsAuth.mode -}}
 {{- range $key := list "NATS_CREDS_FILE" "NATS_NKEY_SEED_FILE" -}}
 {{- if include "latchkey.envValue" (index $root.Values.config $key) -}}
 {{- fail (printf "config.%s and natsAuth.enabled are alternatives: with natsAuth the chart gives each unit its own credentials (natsAuth.mode)" $key) -}}
