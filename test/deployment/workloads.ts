@@ -47,7 +47,7 @@ export interface PodSpec {
   automountServiceAccountToken?: boolean;
   securityContext?: SecurityContext & { fsGroup?: number };
   containers: Container[];
-  volumes?: { name: string; emptyDir?: Record<string, unknown>; secret?: { secretName: string } }[];
+  volumes?: { name: string; emptyDir?: Record<string, unknown>; secret?: { secretName: string; defaultMode?: number; items?: { key: string; path: string }[] } }[];
 }
 
 export interface PodTemplate {

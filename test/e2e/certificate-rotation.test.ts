@@ -88,6 +88,28 @@ async function everyUnitLoaded(issued: Map<string, CertificateFiles>, caCount: n
   }
 }
 
+const keyIdsOf = (metrics: string, name: string, labels = ''): string[] =>
+  metrics
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) && line.includes(labels))
+    .map((line) => /key_id="([^"]+)"/.exec(line)![1]!);
+
+/**
+ * What the alert LatchkeyTrustSplit reads, as every unit exports it: for
+ * each CA that issued a unit's certificate (by key identifier), the units
+ * whose units bundle does not hold it. Empty when no unit would refuse
+ * another's certificate.
+ */
+async function trustSplits(): Promise<{ issuers: string[]; splits: string[] }> {
+  const exported = await Promise.all(units.map(async (unit) => ({ unit: unit.name, metrics: await metricsOf(unit.name) })));
+  const issuers = [...new Set(exported.flatMap(({ metrics }) => keyIdsOf(metrics, 'grpc_tls_certificate_issuer_info')))].sort();
+  const splits = exported.flatMap(({ unit, metrics }) => {
+    const trusted = keyIdsOf(metrics, 'grpc_tls_trusted_ca_info', 'bundle="units"');
+    return issuers.filter((issuer) => !trusted.includes(issuer)).map((issuer) => `${unit} does not trust ${issuer}`);
+  });
+  return { issuers, splits };
+}
+
 /** Whether every gRPC unit accepts a new connection presenting `client`, which trusts `caBundle`. */
 async function everyServerAccepts(client: CertificateFiles, caBundle: string): Promise<boolean[]> {
   const bundleFile = path.join(scratch, `probe-bundle-${generation}.crt`);
@@ -188,6 +210,8 @@ test('renewed certificates, then a new CA, reach every unit while it serves, and
   const load = startLoad(account);
   try {
     await load.moreRounds(3);
+    const before = await trustSplits();
+    expect(before).toEqual({ issuers: [expect.any(String)], splits: [] });
 
     // 1. Renewal: new certificates from the same CA.
     const renewed = rotateLeaves(caOne, 3, bundleOf(caOne));
@@ -198,15 +222,21 @@ test('renewed certificates, then a new CA, reach every unit while it serves, and
     rotateBundle(bundleOf(caOne, caTwo), renewed);
     await everyUnitLoaded(renewed, 2);
     await load.moreRounds(3);
+    // No step of the procedure leaves a unit distrusting a CA another unit's certificate comes from.
+    expect(await trustSplits()).toEqual(before);
 
     // 3. Certificates from the new CA, trusted by every unit through the overlap.
     const fromNewCa = rotateLeaves(caTwo, 4, bundleOf(caOne, caTwo));
     await everyUnitLoaded(fromNewCa, 2);
     await load.moreRounds(3);
+    const afterIssue = await trustSplits();
+    expect(afterIssue).toEqual({ issuers: [expect.any(String)], splits: [] });
+    expect(afterIssue.issuers).not.toEqual(before.issuers);
 
     // 4. The old CA leaves the bundle.
     rotateBundle(bundleOf(caTwo), fromNewCa);
     await everyUnitLoaded(fromNewCa, 1);
+    expect(await trustSplits()).toEqual(afterIssue);
     // Every server now refuses a certificate of the old CA, and takes one of the new.
     expect(await everyServerAccepts(caOne.issue('gateway', { label: 'late' }), bundleOf(caOne, caTwo))).toEqual(serving.map(() => false));
     expect(await everyServerAccepts(caTwo.issue('gateway', { label: 'probe' }), bundleOf(caTwo))).toEqual(serving.map(() => true));
@@ -240,4 +270,20 @@ test('a certificate whose key does not match is refused, and the unit keeps serv
   expect(stack.processes.get('posts')!.output()).toContain('tls files refused; the ones in use stay');
   expect((await account.client.get(`/v0/posts?author_id=${account.id}`)).status).toBe(200);
   expect(await everyServerAccepts(caTwo.issue('gateway', { label: 'after-mismatch' }), bundleOf(caTwo))).toEqual(serving.map(() => true));
+}, 60_000);
+
+test('a certificate from a CA its peers do not trust shows as a trust split, and its calls are refused', async () => {
+  const { issuers } = await trustSplits();
+  // Step 2 before step 1: posts presents a certificate of the old CA, which no bundle holds any more.
+  const early = caOne.issue('posts', { days: 7, label: 'early' });
+  mount('posts', early, bundleOf(caTwo));
+  const notAfter = Date.parse(new X509Certificate(readFileSync(early.certFile)).validTo) / 1000;
+  await waitFor(async () => (gauge(await metricsOf('posts'), 'grpc_tls_certificate_expiry_timestamp_seconds') === notAfter ? true : undefined), {
+    description: 'posts to present the old CA’s certificate',
+  });
+  const split = await trustSplits();
+  const oldCa = split.issuers.find((issuer) => !issuers.includes(issuer))!;
+  expect(split.splits.sort()).toEqual(units.map((unit) => `${unit.name} does not trust ${oldCa}`).sort());
+  // The gateway, which does not trust it, cannot reach posts on a new connection.
+  expect(await everyServerAccepts(caTwo.issue('gateway', { label: 'split' }), bundleOf(caTwo))).toEqual(serving.map((unit) => unit !== 'posts'));
 }, 60_000);

@@ -276,6 +276,20 @@ development default, which production refuses (latchkey.validate).
 {{- end -}}
 
 {{/*
+The key of natsAuth.existingSecret that holds unit .name's NKey seed
+(natsAuth.mode nkey) or credentials file (creds), which is also the file's
+name in its mount; "" in mode password. Takes root and name.
+*/}}
+{{- define "latchkey.natsCredentialsKey" -}}
+{{- $mode := .root.Values.natsAuth.mode -}}
+{{- if eq $mode "nkey" -}}
+{{- printf "%s.nk" .name -}}
+{{- else if eq $mode "creds" -}}
+{{- printf "%s.creds" .name -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 What the NATS user of unit .name (block .unit) may publish and subscribe
 to, as YAML {publish: [...], subscribe: [...]}, for the subject prefix
 .prefix. The same rules as busPermissions in
@@ -377,6 +391,11 @@ only.
 {{- end -}}
 {{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) (not .migration) -}}
 {{- $_ := set $env "NATS_USER" .name -}}
+{{- $credentials := include "latchkey.natsCredentialsKey" (dict "root" $root "name" .name) -}}
+{{- if $credentials -}}
+{{- $file := printf "%s/%s" (trimSuffix "/" $root.Values.natsAuth.mountPath) $credentials -}}
+{{- $_ := set $env (ternary "NATS_NKEY_SEED_FILE" "NATS_CREDS_FILE" (eq $root.Values.natsAuth.mode "nkey")) $file -}}
+{{- end -}}
 {{- end -}}
 {{- if eq .unit.kind "http" -}}
 {{- $_ := set $env "WEB_APP_ENABLED" (include "latchkey.envValue" $root.Values.web.enabled) -}}
@@ -842,8 +861,24 @@ units refuse them in production too (packages/config).
 {{- fail "secrets.values.AUTH_JWT_SIGNING_KEYS needs an RSA key (2048 bits or more) with oidc.enabled: RS256 signs the ID tokens of every client that names no algorithm (docs/operations.md, \"The OpenID Provider\")" -}}
 {{- end -}}
 {{- if $root.Values.natsAuth.enabled -}}
+{{- $natsMode := $root.Values.natsAuth.mode -}}
+{{- range $key := list "NATS_CREDS_FILE" "NATS_NKEY_SEED_FILE" -}}
+{{- if include "latchkey.envValue" (index $root.Values.config $key) -}}
+{{- fail (printf "config.%s and natsAuth.enabled are alternatives: with natsAuth the chart gives each unit its own credentials (natsAuth.mode)" $key) -}}
+{{- end -}}
+{{- end -}}
+{{- if and (ne $natsMode "password") (not $root.Values.natsAuth.existingSecret) -}}
+{{- fail (printf "natsAuth.mode %s needs natsAuth.existingSecret, the Secret with a key <unit>%s per unit that uses NATS (docs/operations.md, \"NATS permissions\")" $natsMode (ternary ".nk (made by pnpm nats:keys nkey)" ".creds (made by nsc)" (eq $natsMode "nkey"))) -}}
+{{- end -}}
+{{- if eq $natsMode "nkey" -}}
 {{- range $name, $unit := $units -}}
-{{- if and (include "latchkey.usesNats" (dict "unit" $unit)) (not $root.Values.natsAuth.existingSecret) -}}
+{{- if and (include "latchkey.usesNats" (dict "unit" $unit)) (not (index ($root.Values.natsAuth.nkeys | default dict) $name)) -}}
+{{- fail (printf "natsAuth.nkeys.%s, the public NKey of units.%s, is required with natsAuth.mode nkey (pnpm nats:keys nkey prints them)" $name $name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- range $name, $unit := $units -}}
+{{- if and (eq $natsMode "password") (include "latchkey.usesNats" (dict "unit" $unit)) (not $root.Values.natsAuth.existingSecret) -}}
 {{- $password := include "latchkey.natsPassword" (dict "root" $root "name" $name) -}}
 {{- if eq $password "" -}}
 {{- fail (printf "natsAuth.passwords.%s is required by units.%s (or set natsAuth.existingSecret)" $name $name) -}}
@@ -1193,7 +1228,7 @@ envFrom:
 {{- if or (include "latchkey.secretNames" . | fromJsonArray) .unit.extraEnv }}
 env:
   {{- include "latchkey.secretEnv" (dict "root" $root "name" .name "unit" .unit "secretName" (include "latchkey.secretName" $root)) | trim | nindent 2 }}
-  {{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) }}
+  {{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) (not (include "latchkey.natsCredentialsKey" (dict "root" $root "name" .name))) }}
   - name: NATS_PASSWORD
     valueFrom:
       secretKeyRef:
@@ -1232,6 +1267,11 @@ volumeMounts:
   {{- if include "latchkey.carriesAdminCli" . }}
   - name: admin-cli
     mountPath: {{ $root.Values.mtls.adminCli.mountPath }}
+    readOnly: true
+  {{- end }}
+  {{- if and $root.Values.natsAuth.enabled (include "latchkey.usesNats" .) (include "latchkey.natsCredentialsKey" (dict "root" $root "name" .name)) }}
+  - name: nats-credentials
+    mountPath: {{ $root.Values.natsAuth.mountPath }}
     readOnly: true
   {{- end }}
   {{- with .unit.extraVolumeMounts }}

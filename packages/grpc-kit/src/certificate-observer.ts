@@ -11,6 +11,14 @@ import type { CertificateEvent, WatchedCertificates } from './watched-certificat
  * - `grpc_tls_ca_certificates{bundle}`: how many CA certificates a bundle
  *   holds (`units`, and `platform_clients` on the units that serve the
  *   platform APIs), 2 during a CA rotation's overlap;
+ * - `grpc_tls_trusted_ca_info{bundle,key_id,subject}`: 1 for each CA a
+ *   bundle holds, named by its key identifier (key-identifiers.ts), and
+ *   `grpc_tls_trusted_ca_expiry_timestamp_seconds{bundle,key_id,subject}`
+ *   when it expires;
+ * - `grpc_tls_certificate_issuer_info{key_id}`: 1, the key identifier of
+ *   the CA that issued the certificate the unit presents. With the CAs its
+ *   peers trust, the alert LatchkeyTrustSplit finds a pod that would refuse
+ *   another's certificate (docs/operations.md, "Mutual TLS");
  * - `grpc_tls_reloads_total{outcome}`: files read again and taken
  *   (`loaded`) or refused (`rejected`, the last good ones stay in use).
  * Nothing when the unit runs without TLS.
@@ -43,6 +51,44 @@ export function observeCertificates(options: {
     registers: [options.registry],
     collect() {
       for (const [bundle, watched] of bundles) this.set({ bundle }, watched.loaded().caCertificates);
+    },
+  });
+  new Gauge({
+    name: 'grpc_tls_trusted_ca_info',
+    help: 'A CA certificate in a trusted bundle, as loaded now, by its key identifier: units (peers) or platform_clients. Always 1.',
+    labelNames: ['bundle', 'key_id', 'subject'],
+    registers: [options.registry],
+    collect() {
+      // A CA taken out of a bundle must disappear from the scrape, not stay at its last value.
+      this.reset();
+      for (const [bundle, watched] of bundles) {
+        for (const { keyId, subject } of watched.loaded().trustedAuthorities) this.set({ bundle, key_id: keyId, subject }, 1);
+      }
+    },
+  });
+  new Gauge({
+    name: 'grpc_tls_trusted_ca_expiry_timestamp_seconds',
+    help: 'When a CA certificate of a trusted bundle expires (Unix seconds), as loaded now; the latest of those with one key.',
+    labelNames: ['bundle', 'key_id', 'subject'],
+    registers: [options.registry],
+    collect() {
+      this.reset();
+      for (const [bundle, watched] of bundles) {
+        // A CA renewed with its key kept can sit in a bundle twice; it is trusted until the later one ends, set last.
+        const byExpiry = [...watched.loaded().trustedAuthorities].sort((a, b) => a.notAfter - b.notAfter);
+        for (const { keyId, subject, notAfter } of byExpiry) this.set({ bundle, key_id: keyId, subject }, notAfter / 1000);
+      }
+    },
+  });
+  new Gauge({
+    name: 'grpc_tls_certificate_issuer_info',
+    help: 'The key identifier of the CA that issued the certificate this unit presents, as loaded now. Always 1.',
+    labelNames: ['key_id'],
+    registers: [options.registry],
+    collect() {
+      this.reset();
+      const issuer = units.loaded().issuerKeyId;
+      if (issuer !== undefined) this.set({ key_id: issuer }, 1);
     },
   });
   const reloads = new Counter({

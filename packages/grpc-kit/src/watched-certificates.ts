@@ -1,5 +1,6 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { authorityKeyIdentifierOf, subjectKeyIdentifierOf } from './key-identifiers';
 import {
   experimental,
   type experimental as Experimental,
@@ -28,6 +29,23 @@ export interface LoadedCertificates {
   readonly certificateFingerprint: string;
   /** How many CA certificates the bundle holds: 2 during a CA rotation's overlap. */
   readonly caCertificates: number;
+  /** The CAs the bundle holds, in its order. */
+  readonly trustedAuthorities: readonly TrustedAuthority[];
+  /**
+   * The key identifier of the CA that issued its own certificate (its
+   * Authority Key Identifier, or else the bundle's CA that verifies it);
+   * undefined when neither tells.
+   */
+  readonly issuerKeyId: string | undefined;
+}
+
+/** One CA certificate of a trusted bundle. */
+export interface TrustedAuthority {
+  /** The CA's key identifier, as openssl prints it (see key-identifiers.ts). */
+  readonly keyId: string;
+  readonly subject: string;
+  /** Its notAfter, ms since the epoch. */
+  readonly notAfter: number;
 }
 
 /** What happened when the files were read again. */
@@ -43,15 +61,31 @@ function checkIdentity(update: IdentityCertificateUpdate): X509Certificate {
   if (!certificate.checkPrivateKey(createPrivateKey(update.privateKey))) {
     throw new Error('the private key does not belong to the certificate');
   }
+  // Read now for the same reason as the CAs' key identifiers (checkCaBundle).
+  authorityKeyIdentifierOf(certificate);
   return certificate;
 }
 
-/** The number of certificates in a CA bundle; throws when one of them does not parse or there is none. */
-function checkCaBundle(update: CaCertificateUpdate): number {
+/** The certificates of a CA bundle; throws when one of them does not parse or there is none. */
+function checkCaBundle(update: CaCertificateUpdate): X509Certificate[] {
   const blocks = update.caCertificate.toString('utf8').match(PEM_CERTIFICATE) ?? [];
   if (blocks.length === 0) throw new Error('the CA bundle holds no PEM certificate');
-  for (const block of blocks) new X509Certificate(block);
-  return blocks.length;
+  const certificates = blocks.map((block) => new X509Certificate(block));
+  // Their key identifiers are read now, so that a bundle whose extensions do not parse is refused like any bad bundle.
+  for (const certificate of certificates) subjectKeyIdentifierOf(certificate);
+  return certificates;
+}
+
+function describeAuthority(certificate: X509Certificate): TrustedAuthority {
+  // A one-line subject, as `openssl x509 -subject` prints it, for the metric's label.
+  return { keyId: subjectKeyIdentifierOf(certificate), subject: certificate.subject.split('\n').join(', '), notAfter: Date.parse(certificate.validTo) };
+}
+
+function issuerKeyIdOf(certificate: X509Certificate, authorities: readonly X509Certificate[]): string | undefined {
+  const declared = authorityKeyIdentifierOf(certificate);
+  if (declared !== undefined) return declared;
+  const issuer = authorities.find((authority) => certificate.checkIssued(authority) && certificate.verify(authority.publicKey));
+  return issuer && subjectKeyIdentifierOf(issuer);
 }
 
 /**
@@ -70,7 +104,7 @@ export class WatchedCertificates implements CertificateProvider {
   private identity: IdentityCertificateUpdate;
   private ca: CaCertificateUpdate;
   private certificate: X509Certificate;
-  private caCount: number;
+  private authorities: X509Certificate[];
   private readonly identityListeners = new Set<IdentityCertificateUpdateListener>();
   private readonly caListeners = new Set<CaCertificateUpdateListener>();
   private readonly observers = new Set<(event: CertificateEvent) => void>();
@@ -85,7 +119,7 @@ export class WatchedCertificates implements CertificateProvider {
       throw new Error(`${files.certFile} and ${files.keyFile}: ${(error as Error).message}`, { cause: error });
     }
     try {
-      this.caCount = checkCaBundle(this.ca);
+      this.authorities = checkCaBundle(this.ca);
     } catch (error) {
       throw new Error(`${files.caFile}: ${(error as Error).message}`, { cause: error });
     }
@@ -103,7 +137,9 @@ export class WatchedCertificates implements CertificateProvider {
       certificateNotAfter: Date.parse(this.certificate.validTo),
       certificateSerial: this.certificate.serialNumber,
       certificateFingerprint: this.certificate.fingerprint256,
-      caCertificates: this.caCount,
+      caCertificates: this.authorities.length,
+      trustedAuthorities: this.authorities.map(describeAuthority),
+      issuerKeyId: issuerKeyIdOf(this.certificate, this.authorities),
     };
   }
 
@@ -162,14 +198,14 @@ export class WatchedCertificates implements CertificateProvider {
   private readonly onCa = (update: CaCertificateUpdate | null): void => {
     if (update === null) return this.reject('ca bundle', `cannot read ${this.files.caFile}`);
     if (update.caCertificate.equals(this.ca.caCertificate)) return;
-    let count: number;
+    let authorities: X509Certificate[];
     try {
-      count = checkCaBundle(update);
+      authorities = checkCaBundle(update);
     } catch (error) {
       return this.reject('ca bundle', (error as Error).message);
     }
     this.ca = update;
-    this.caCount = count;
+    this.authorities = authorities;
     this.emit({ type: 'loaded', what: 'ca bundle', loaded: this.loaded() });
     for (const listener of this.caListeners) listener(update);
   };
