@@ -30,6 +30,7 @@ import { sessionRoutes } from './sessions/session-routes';
 import { tokenRoutes } from './tokens/token-routes';
 import { oidcRoutes } from './oidc/oidc-routes';
 import { activeOrganizationRoutes } from './orgs/active-organization-routes';
+import { domainRoutes } from './orgs/domain-routes';
 import { membershipRoutes } from './orgs/membership-routes';
 import { organizationRoutes } from './orgs/organization-routes';
 import { isProviderPath, mountProvider } from './oidc/provider-mount';
@@ -157,6 +158,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(tokenRoutes({ ...sessionAccess, tokens: deps.tokens, orgs }));
   await app.register(organizationRoutes({ ...sessionAccess, identity, orgs, organizationLimits }));
   await app.register(membershipRoutes({ ...sessionAccess, orgs, organizationLimits, limits }));
+  await app.register(domainRoutes({ ...sessionAccess, orgs }));
   await app.register(activeOrganizationRoutes({ ...sessionAccess, orgs }));
   if (deps.openIdProvider) {
     const openId = await deps.openIdProvider();

@@ -221,8 +221,18 @@ const catalogue = [
     serves: ['oauth.v1.OAuthService'],
     ports: grpcPorts(1),
     calls: {
-      // Sign-up and sign-in by a provider's account, and its connections in the credential ledger.
-      'identity.v1.IdentityService': ['GetUserByEmail', 'CreateVerifiedUser', 'GetUser', 'PrepareProviderLink', ...credentialOwnerCalls],
+      // Sign-up and sign-in by a provider's account, and its connections in the credential ledger; enterprise SSO's
+      // home-realm discovery, the account and membership of an SSO sign-in, and a deleted connection's ledger rows.
+      'identity.v1.IdentityService': [
+        'GetUserByEmail',
+        'CreateVerifiedUser',
+        'GetUser',
+        'PrepareProviderLink',
+        ...credentialOwnerCalls,
+        'FindSsoOrganization',
+        'ProvisionSsoMember',
+        'DropSsoConnection',
+      ],
     },
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
@@ -448,6 +458,11 @@ const catalogue = [
         'AcceptInvitation',
         'GetMembership',
         'ListMemberships',
+        'AddDomain',
+        'VerifyDomain',
+        'ListDomains',
+        'GetDomain',
+        'RemoveDomain',
       ],
       'oauth.v1.OAuthService': [
         'ListProviders',
