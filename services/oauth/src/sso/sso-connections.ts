@@ -113,7 +113,7 @@ function checkCommon(input: { defaultRole?: string | undefined; attributeMapping
 
 /** Empty mapping fields mean "the default": they are not stored. */
 function compactMapping(mapping: AttributeMapping): AttributeMapping {
-  return Object.fromEntries(Object.entries(mapping).filter(([, value]) => typeof value === 'string' && value !== '')) as AttributeMapping;
+  return Object.fromEntries(Object.entries(mapping).filter(([, value]) => typeof value === 'string' && value !== ''));
 }
 
 /** The identity provider of a SAML input: from its metadata, or from the three fields. */
@@ -280,8 +280,15 @@ export async function updateConnection(deps: SsoDeps, input: UpdateConnectionInp
   return changed;
 }
 
+/**
+ * Removes a connection and its outside subjects. identity first forgets it
+ * as a way in of the accounts that used it (DropSsoConnection, idempotent),
+ * so that a failure in between leaves a connection that a repeated DELETE
+ * still finds, never a way in that no longer exists.
+ */
 export async function deleteConnection(deps: SsoDeps, scope: ConnectionScope & { connectionId: string }, context: RequestContext): Promise<void> {
-  await requireSsoManager(deps, scope, context);
+  const connection = await getConnection(deps, scope, context);
+  await deps.identity.dropSsoConnection({ organizationId: connection.organizationId, connectionId: connection.id }, context);
   if (!(await deleteSsoConnection(deps.pool, scope.organizationId, scope.connectionId))) throw new AppError('sso:connection_not_found');
 }
 
