@@ -139,7 +139,7 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
       return findSsoOrganization(deps.pool, request);
     },
     async provisionSsoMember(request, context) {
-      const { user, created, member } = await provisionSsoMember(deps.pool, request, context);
+      const { user, created, member } = await provisionSsoMember(deps, request, context);
       return { user: toUserMessage(user), created, member };
     },
     async dropSsoConnection(request) {

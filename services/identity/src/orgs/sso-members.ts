@@ -10,10 +10,16 @@ import { checkEmail, checkNewEmail, normalizeEmail } from '../account-rules';
 import { dropPassword, findUserByEmail, findUserById, insertUser, markEmailVerified, type UserRecord } from '../user-store';
 import { passwordPredatesVerification } from '../provider-link';
 import { queueSessionsRevoked } from '../session-revocation';
+import type { IdentityDeps } from '../identity-deps';
+import { queueMail } from '../mail-queue';
+import { issueToken } from '../one-time-tokens';
 import { insertMembership } from './membership-store';
 import { memberOf, memberRow, ownerCount } from './members';
 import { checkId, checkRoleName, refuse, SLUG } from './org-fields';
 import { emailDomainOf } from './sso-domain-names';
+
+/** What provisioning needs of identity. */
+type SsoDeps = Pick<IdentityDeps, 'pool' | 'tokenTtlMinutes'>;
 
 /** Attempts at a free handle before giving up (each a savepoint's insert). */
 const HANDLE_ATTEMPTS = 8;
@@ -114,13 +120,15 @@ async function createSsoAccount(db: pg.ClientBase, email: string): Promise<{ use
  * password chosen before the address was proved (maybe a squatter's, see
  * provider-link.ts) is dropped with every session, as for a provider link.
  */
-async function linkSsoAccount(db: pg.ClientBase, user: UserRecord, context: RequestContext): Promise<UserRecord> {
+async function linkSsoAccount(deps: SsoDeps, db: pg.ClientBase, user: UserRecord, context: RequestContext): Promise<UserRecord> {
   if (user.disabled_at) throw new AppError('auth:account_disabled');
   const squatted = user.password_hash !== null && (user.email_verified_at === null || passwordPredatesVerification(user));
   let linked = user.email_verified_at ? user : ((await markEmailVerified(db, user.id)) as UserRecord);
   if (squatted) {
     linked = (await dropPassword(db, user.id)) as UserRecord;
     await queueSessionsRevoked(db, linked, 'password_dropped', context);
+    const token = await issueToken(db, user.id, 'reset_password', deps.tokenTtlMinutes.resetPassword);
+    await queueMail(db, { template: 'password_dropped', to: linked.email, handle: linked.handle, token, provider: 'sso' }, context);
   }
   return linked;
 }
@@ -162,7 +170,7 @@ async function ensureSsoMembership(
  * the organisation's record of it.
  */
 export async function provisionSsoMember(
-  db: pg.Pool,
+  deps: SsoDeps,
   request: identityV1.ProvisionSsoMemberRequest,
   context: RequestContext,
 ): Promise<{ user: UserRecord; created: boolean; member: orgsV1.Member }> {
@@ -177,7 +185,7 @@ export async function provisionSsoMember(
   const domain = emailDomainOf(email);
   const organizationId = request.organizationId.toLowerCase();
   const connectionId = request.connectionId.toLowerCase();
-  return withTransaction(db, context, async (tx) => {
+  return withTransaction(deps.pool, context, async (tx) => {
     const existing = await findUserByEmail(tx, email);
     // The account's row before the organisation's, in the order an account deletion takes them.
     if (existing) await tx.query('SELECT FROM identity.users WHERE id = $1 FOR UPDATE', [existing.id]);
@@ -191,8 +199,8 @@ export async function provisionSsoMember(
     const { rows: roles } = await tx.query('SELECT FROM identity.org_roles WHERE organization_id = $1 AND name = $2', [organizationId, request.role]);
     if (roles.length === 0) throw new AppError('org:role_not_found');
 
-    const account = existing ? { user: await linkSsoAccount(tx, existing, context), created: false } : await createSsoAccount(tx, email);
-    if (!existing && !account.created) await linkSsoAccount(tx, account.user, context);
+    const account = existing ? { user: await linkSsoAccount(deps, tx, existing, context), created: false } : await createSsoAccount(tx, email);
+    if (!existing && !account.created) await linkSsoAccount(deps, tx, account.user, context);
     if (account.created) await queueEvent(tx, 'user.registered', { userId: account.user.id, method: 'sso' }, context);
     const member = await ensureSsoMembership(
       tx,
