@@ -22,6 +22,7 @@ export const MAX_SAML_RESPONSE_BYTES = 256 * 1024;
 const MAX_SAML_RESPONSE_BASE64 = Math.ceil(MAX_SAML_RESPONSE_BYTES / 3) * 4;
 
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
+const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
 
 /** What a valid response says of the person, read from the signed assertion only. */
 export interface SamlAssertion {
@@ -170,7 +171,7 @@ export function checkSignedAssertion(
 
 /**
  * Every check of a posted SAMLResponse, in order, before anything is
- * written: size, no DOCTYPE, well-formed; then node-saml's signature,
+ * written: size, no DOCTYPE, well-formed, status Success; then node-saml's signature,
  * wrapping, status, time and audience checks; then checkSignedAssertion;
  * then the request it answers (this browser's, unused) or, without one, an
  * IdP-initiated response the connection allows; then the assertion id, never
@@ -203,6 +204,10 @@ async function validatedAssertion(deps: SsoDeps, connection: SamlConnection, inp
     throw error;
   }
   if (response.namespaceURI !== SAML_NAMESPACES.samlp || response.localName !== 'Response') throw new SamlResponseRefused('the message is no samlp:Response');
+  // node-saml reads the status only of a response without an assertion; one that carries an assertion must say Success too.
+  const status = singleChild(response, SAML_NAMESPACES.samlp, 'Status');
+  const statusCode = status && singleChild(status, SAML_NAMESPACES.samlp, 'StatusCode');
+  if (statusCode?.getAttribute('Value') !== SUCCESS) throw new SamlResponseRefused('the response’s status is not Success');
   const encrypted = childElements(response, SAML_NAMESPACES.saml, 'EncryptedAssertion').length > 0;
   const decryptionKey = spPrivateKeyPem(deps, connection);
   // With a key pair the IdP was told to encrypt: an assertion in clear was not made for this SP's configuration.
