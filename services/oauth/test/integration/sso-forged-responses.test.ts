@@ -1,29 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { Redis } from 'ioredis';
-import pg from 'pg';
-import { identityV1, orgsV1, ssoV1 } from '@latchkey/contracts';
+import { ssoV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
-import type { Running } from '@latchkey/runtime';
 import { createLogger } from '@latchkey/telemetry';
-import {
-  createTestDatabase,
-  createTestServiceClient,
-  startDnsServer,
-  testNatsUrl,
-  testRedisUrl,
-  uniqueName,
-  waitFor,
-  type DnsServer,
-  type TestDatabase,
-  type TestServiceClient,
-} from '@latchkey/test-kit';
-import { loadIdentityConfig } from '../../../identity/src/config';
-import { startIdentityService } from '../../../identity/src/identity-service';
-import { migrate as migrateIdentity } from '../../../identity/src/migrate';
-import { loadOAuthConfig } from '../../src/config';
-import { migrate } from '../../src/migrate';
-import { startOAuthService } from '../../src/oauth-service';
+import { waitFor } from '@latchkey/test-kit';
 import {
   SamlIdentityProvider,
   assertionXml,
@@ -37,6 +17,7 @@ import {
   type ServiceProviderView,
   type Signing,
 } from '../saml-identity-provider';
+import { newBrowser, startSsoHarness, type SsoHarness } from '../sso-harness';
 
 /**
  * Enterprise SSO's SAML service provider at sso.v1 (docs/sso.md, "What a
@@ -44,7 +25,6 @@ import {
  * (samlify) and then forged, each refused with nothing created: no account,
  * no membership, no credential-ledger row, no linked subject.
  */
-const logger = createLogger({ service: 'sso-forged-test', level: 'silent' });
 /** Why the unit refused each response, as it logs it for the operator. */
 const refusals: string[] = [];
 const oauthLogger = createLogger({
@@ -60,20 +40,11 @@ const oauthLogger = createLogger({
     },
   }),
 });
-const PUBLIC_URL = 'https://auth.latchkey.test';
 const IDP_ENTITY_ID = 'https://idp.acme.test/metadata';
 const MINUTE = 60_000;
 
-let database: TestDatabase;
-let dns: DnsServer;
-let identityService: Running;
-let oauthService: Running;
-let identity: TestServiceClient<typeof identityV1.IdentityServiceService>;
-let orgs: TestServiceClient<typeof orgsV1.OrganizationsServiceService>;
-let sso: TestServiceClient<typeof ssoV1.SsoServiceService>;
-let db: pg.Pool;
-let redis: Redis;
-let redisPrefix: string;
+let harness: SsoHarness;
+let sso: SsoHarness['sso'];
 
 const idp = new SamlIdentityProvider(IDP_ENTITY_ID);
 const attackerKeys = newKeyPair('attacker');
@@ -95,55 +66,13 @@ async function errorOf(promise: Promise<unknown>): Promise<AppError> {
 }
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  database = await createTestDatabase('oauth_sso');
-  const prefix = uniqueName('oauth_sso');
-  redisPrefix = `${prefix}:`;
-  const identityConfig = loadIdentityConfig({
-    DATABASE_URL: database.url,
-    NATS_URL: testNatsUrl(),
-    NATS_SUBJECT_PREFIX: prefix,
-    REDIS_URL: testRedisUrl(),
-    REDIS_KEY_PREFIX: `${prefix}:identity:`,
-    GRPC_PORT: '0',
-    ADMIN_GRPC_PORT: '0',
-    METRICS_PORT: '0',
-    DNS_SERVERS: dns.address,
-  });
-  await migrateIdentity(identityConfig, logger);
-  await migrate({ DATABASE_URL: database.url }, logger);
-  identityService = await startIdentityService(identityConfig, logger);
-  const identityAddress = `127.0.0.1:${String(identityService.readyFields?.grpc_port)}`;
-  identity = createTestServiceClient(identityV1.IdentityServiceService, identityAddress);
-  orgs = createTestServiceClient(orgsV1.OrganizationsServiceService, identityAddress);
-  oauthService = await startOAuthService(
-    loadOAuthConfig({
-      NODE_ENV: 'test',
-      DATABASE_URL: database.url,
-      REDIS_URL: testRedisUrl(),
-      REDIS_KEY_PREFIX: redisPrefix,
-      NATS_URL: testNatsUrl(),
-      NATS_SUBJECT_PREFIX: prefix,
-      IDENTITY_GRPC_ADDRESS: identityAddress,
-      GRPC_PORT: '0',
-      METRICS_PORT: '0',
-      SSO_PUBLIC_URL: PUBLIC_URL,
-      SSO_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    }),
-    oauthLogger,
-  );
-  sso = createTestServiceClient(ssoV1.SsoServiceService, `127.0.0.1:${String(oauthService.readyFields?.grpc_port)}`);
-  db = new pg.Pool({ connectionString: database.url });
-  redis = new Redis(testRedisUrl());
-
-  const owner = await newAccount();
-  organizationSlug = `acme-${randomBytes(4).toString('hex')}`;
-  const { organization } = await orgs.createOrganization({ actorUserId: owner.id, name: 'Acme', slug: organizationSlug });
-  organizationId = organization!.id;
-  domain = `acme-${randomBytes(5).toString('hex')}.test`;
-  const { domain: claimed } = await orgs.addDomain({ actorUserId: owner.id, organizationId, domain });
-  dns.answer(claimed!.verificationName, { txt: [claimed!.verificationValue] });
-  await orgs.verifyDomain({ actorUserId: owner.id, organizationId, domain });
+  harness = await startSsoHarness({ oauthLogger });
+  ({ sso } = harness);
+  const created = await harness.newOrganization();
+  const owner = created.owner;
+  organizationId = created.organization.id;
+  organizationSlug = created.organization.slug;
+  domain = created.domain;
   ({ connection } = await sso.createConnection({
     actorUserId: owner.id,
     organizationId,
@@ -164,30 +93,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  sso?.close();
-  identity?.close();
-  orgs?.close();
-  await oauthService?.stop();
-  await identityService?.stop();
-  const keys = (await redis?.keys(`${redisPrefix}*`)) ?? [];
-  if (keys.length > 0) await redis.del(...keys);
-  redis?.disconnect();
-  await db?.end();
-  await database?.drop();
-  await dns?.close();
+  await harness?.close();
 });
-
-/** A verified account with a password: the organisation's owner. */
-async function newAccount(): Promise<identityV1.User> {
-  const { user } = await identity.registerUser({ handle: `u_${randomBytes(6).toString('hex')}`, email: `${randomUUID()}@owner.test`, password: 'correct horse battery' });
-  await db.query('UPDATE identity.users SET email_verified_at = password_set_at WHERE id = $1', [user!.id]);
-  return user!;
-}
-
-/** A browser: the hash of the secret the gateway left in its binding cookie. */
-function newBrowser(): string {
-  return randomBytes(32).toString('base64url');
-}
 
 /** Starts a sign-in from `browser` and answers the AuthnRequest's id. */
 async function startFrom(browser: string): Promise<string> {
@@ -224,7 +131,7 @@ async function post(samlResponse: string, browser: string, target: ssoV1.Connect
 
 /** What the person's sign-in would have left: an account, a membership, a ledger row, a linked subject. */
 async function tracesOf(email: string): Promise<{ accounts: number; memberships: number; ledgerRows: number; subjects: number }> {
-  const count = async (sql: string, values: unknown[]): Promise<number> => Number((await db.query<{ n: string }>(sql, values)).rows[0]?.n ?? 0);
+  const count = async (sql: string, values: unknown[]): Promise<number> => Number((await harness.db.query<{ n: string }>(sql, values)).rows[0]?.n ?? 0);
   return {
     accounts: await count('SELECT count(*) AS n FROM identity.users WHERE lower(email) = lower($1)', [email]),
     memberships: await count(
