@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { SoftwareAuthenticator, startDnsServer, waitFor, type CreationOptionsJson, type DnsServer, type RequestOptionsJson } from '@latchkey/test-kit';
+import path from 'node:path';
+import { runNodeScript, SoftwareAuthenticator, startDnsServer, waitFor, type CreationOptionsJson, type DnsServer, type RequestOptionsJson } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
 import { countMails, mailedToken, PASSWORD, signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
@@ -209,4 +210,37 @@ describe('enforcement', () => {
       description: 'a password sign-in once enforcement is off',
     });
   }, 60_000);
+});
+
+describe('the break-glass', () => {
+  /** latchkey-admin as an operator runs it, with JSON rows. */
+  async function latchkeyAdmin(...args: string[]) {
+    const cli = path.resolve(__dirname, '../../services/identity/dist/admin-cli.js');
+    return runNodeScript(cli, ['--json', '--operator', 'sso-e2e operator', ...args], {
+      PATH: process.env.PATH,
+      ADMIN_GRPC_ADDRESS: `127.0.0.1:${stack.processes.get('identity')!.ports.ADMIN_GRPC_PORT}`,
+    });
+  }
+
+  it('lets an operator turn enforcement off for a locked-out organisation with latchkey-admin, and on again', async () => {
+    const owner = await signedInAccount(stack, 'lockedout');
+    const org = await createOrg(owner);
+    const domain = await verifyDomain(owner, org);
+    const person = await accountWithEmail(`sam.${tag()}@${domain}`);
+    expect((await owner.client.patch(`/v0/orgs/${org.id}`, { sso_enforced: true })).status).toBe(200);
+    const login = () => new ApiClient(stack.gatewayUrl).post('/v0/auth/login', { email: person.email, password: PASSWORD });
+    expect(await login()).toMatchObject({ status: 403, body: { code: 'auth:sso_required', org_slug: org.slug } });
+
+    const off = await latchkeyAdmin('orgs', 'sso-enforcement', org.id, 'off');
+    expect(off.code).toBe(0);
+    expect(JSON.parse(off.stdout.trim())).toMatchObject({ id: org.id, slug: org.slug, sso_enforced: 'no' });
+    expect(await login()).toMatchObject({ status: 200 });
+    expect((await owner.client.get<Org>(`/v0/orgs/${org.id}`)).body.sso_enforced).toBe(false);
+
+    expect((await latchkeyAdmin('orgs', 'sso-enforcement', org.id, 'on')).code).toBe(0);
+    expect(await login()).toMatchObject({ status: 403, body: { code: 'auth:sso_required' } });
+    const usage = await latchkeyAdmin('orgs', 'sso-enforcement', org.id, 'maybe');
+    expect(usage.code).not.toBe(0);
+    expect(usage.stderr).toContain('on or off');
+  });
 });
