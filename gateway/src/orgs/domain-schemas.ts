@@ -3,7 +3,7 @@ import { timestamp } from '../http/fields';
 import { orgIdParams } from './org-schemas';
 
 /**
- * docs/api.md, "Enterprise SSO: verified domains". The shapes only: what
+ * docs/api.md, "Enterprise SSO". The shapes only: what
  * a claimable domain is (registrable, not free mail) is identity's rule.
  */
 

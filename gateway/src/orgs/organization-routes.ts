@@ -92,7 +92,11 @@ export function organizationRoutes(deps: OrganizationRoutesDeps): FastifyPluginA
       },
       async (request) => {
         const actor = sessionOf(request);
-        const { organization } = await deps.orgs.updateOrganization({ actorUserId: actor.userId, organizationId: request.params.org_id, ...request.body }, request.ctx);
+        const { name, slug, sso_enforced: ssoEnforced } = request.body;
+        const { organization } = await deps.orgs.updateOrganization(
+          { actorUserId: actor.userId, organizationId: request.params.org_id, name, slug, ssoEnforced },
+          request.ctx,
+        );
         await deps.sessions.forgetProfiles(actor.userId);
         return organizationView(organization!);
       },

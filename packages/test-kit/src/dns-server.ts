@@ -7,8 +7,8 @@ const SERVER_FAILURE = 2;
 /** RCODE 3: no such name. */
 const NAME_ERROR = 3;
 
-/** What the test DNS server answers for a name. */
-export type DnsBehaviour = { readonly txt: readonly string[] } | 'server_failure' | 'no_answer';
+/** What the test DNS server answers for a name: TXT records (a record of several strings as an array), a failure, or nothing. */
+export type DnsBehaviour = { readonly txt: readonly (string | readonly string[])[] } | 'server_failure' | 'no_answer';
 
 export interface DnsServer {
   /** `127.0.0.1:port`, as DNS_SERVERS takes it. */
@@ -36,7 +36,7 @@ export async function startDnsServer(): Promise<DnsServer> {
         response.header.rcode = SERVER_FAILURE;
       } else if (behaviour && question && question.type === Packet.TYPE.TXT) {
         for (const value of behaviour.txt) {
-          response.answers.push(Packet.createResourceFromQuestion(question, { ttl: 1, data: value }));
+          response.answers.push(Packet.createResourceFromQuestion(question, { ttl: 1, data: typeof value === 'string' ? value : [...value] }));
         }
       } else if (!behaviour) {
         response.header.rcode = NAME_ERROR;

@@ -72,7 +72,9 @@ export async function findSsoOrganization(
 export function handleBaseOf(email: string): string {
   const local = normalizeEmail(email).split('@')[0] ?? '';
   const base = local
+    // Accents go (é → e), anything else outside the handle's alphabet becomes "_".
     .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
     .replace(/[^a-z0-9_]+/g, '_')
     .replace(/^_+|_+$/g, '')
     .slice(0, MAX_HANDLE_LENGTH - SUFFIX_ROOM);
