@@ -24,7 +24,7 @@ export interface SignedIn {
   readonly role: string;
 }
 
-/** SAML attribute names the big IdPs send by default (docs/sso.md, "Attributes"); first found wins. */
+/** SAML attribute names the big IdPs send by default (docs/sso.md, "Options"); first found wins. */
 export const DEFAULT_SAML_ATTRIBUTES = {
   email: ['email', 'mail', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress', 'urn:oid:0.9.2342.19200300.100.1.3'],
   name: ['name', 'displayName', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name', 'urn:oid:2.16.840.1.113730.3.1.241'],
