@@ -59,14 +59,15 @@ function ledgerRpcs(): string[] {
     .map(([, rpc]) => rpc!);
 }
 
-const ownerOf: Record<string, string> = { ...OWNER_OF, password: 'identity' };
+const ownerOf: Record<string, string> = { ...OWNER_OF, password: 'identity', sso: 'identity' };
 
 describe('docs/architecture.md, "The credential ledger"', () => {
   it('names the kinds of the proto and of the ledger table, each with its factor and the unit that writes it', () => {
     const kinds = tableOf('kind').map(([kind, factor, owner]) => ({ kind: unquoted(kind!), factor: factor!.split(',')[0], owner }));
     const protoKinds = [...proto.matchAll(/CREDENTIAL_KIND_(\w+) = [1-9]/g)].map(([, kind]) => kind!.toLowerCase());
     expect(kinds.map((row) => row.kind)).toEqual(protoKinds);
-    const checked = /kind text NOT NULL CHECK \(kind IN \(([^)]*)\)\)/.exec(read('services/identity/migrations/016_credential_ledger.sql'))![1]!;
+    // The kinds the table takes now: as the last migration that changed its CHECK left them (017 added sso).
+    const checked = /credentials_kind_check CHECK \(kind IN \(([^)]*)\)\)/.exec(read('services/identity/migrations/017_sso.sql'))![1]!;
     expect(checked.split(',').map((kind) => kind.trim().replaceAll("'", ''))).toEqual(protoKinds);
     for (const row of kinds) {
       expect(row).toEqual({ kind: row.kind, factor: row.kind === 'totp' ? 'second' : 'first', owner: ownerOf[row.kind] });

@@ -202,7 +202,9 @@ describe('tenant isolation', () => {
     const orgB = await createOrg(ownerB);
     await ownerB.client.post(`/v0/orgs/${orgB.id}/roles`, { name: 'custom', permissions: ['things:read'] });
     const invitationB = await ownerB.client.post<{ id: string }>(`/v0/orgs/${orgB.id}/invitations`, { email: `b.${randomBytes(4).toString('hex')}@example.com`, role: 'member' });
-    const ids: Record<string, string> = { org_id: orgB.id, user_id: ownerB.id, id: invitationB.body.id, name: 'custom' };
+    const domainB = `tenant-b-${randomBytes(4).toString('hex')}.com`;
+    expect((await ownerB.client.post(`/v0/orgs/${orgB.id}/domains`, { domain: domainB })).status).toBe(201);
+    const ids: Record<string, string> = { org_id: orgB.id, user_id: ownerB.id, id: invitationB.body.id, name: 'custom', domain: domainB };
 
     /** A body that passes the gateway's validation, so that the answer is the tenant check's. */
     const sample = (name: string, schema: JsonSchema): unknown => {
@@ -217,6 +219,8 @@ describe('tenant isolation', () => {
       if (name === 'email') return `x.${randomBytes(4).toString('hex')}@example.com`;
       if (name === 'slug') return slug();
       if (name === 'role') return 'member';
+      if (name === 'domain') return `tenant-${randomBytes(4).toString('hex')}.com`;
+      if (schema.type === 'boolean') return false;
       return 'Sample';
     };
 
@@ -235,6 +239,7 @@ describe('tenant isolation', () => {
     // Nothing of B's changed: its owner still sees it whole.
     expect((await ownerB.client.get(`/v0/orgs/${orgB.id}`)).body).toMatchObject({ name: orgB.name, slug: orgB.slug });
     expect((await ownerB.client.get<{ items: unknown[] }>(`/v0/orgs/${orgB.id}/members`)).body.items).toHaveLength(1);
+    expect((await ownerB.client.get<{ items: { domain: string }[] }>(`/v0/orgs/${orgB.id}/domains`)).body.items.map((each) => each.domain)).toEqual([domainB]);
     expect((await ownerA.client.get(`/v0/orgs/${orgA.id}`)).status).toBe(200);
   });
 });

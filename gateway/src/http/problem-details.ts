@@ -10,6 +10,8 @@ export interface ProblemDetails {
   code: ErrorCode;
   detail: string;
   errors?: FieldError[];
+  /** For `auth:sso_required`: the organisation to sign in through (`POST /v0/auth/sso/start {org_slug}`). */
+  org_slug?: string;
 }
 
 const TITLES: Record<number, string> = {
@@ -38,6 +40,7 @@ export function problemOf(error: AppError): ProblemDetails {
     detail: error.message,
   };
   if (error.code === 'validation:invalid_input' && error.fields.length > 0) problem.errors = [...error.fields];
+  if (error.code === 'auth:sso_required' && error.orgSlug !== undefined) problem.org_slug = error.orgSlug;
   return problem;
 }
 

@@ -11,6 +11,7 @@ export const problemSchema = z
     code: z.enum(codes),
     detail: z.string(),
     errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    org_slug: z.string().optional().describe('With auth:sso_required: the organisation whose SSO connection the account signs in through.'),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details with the API error code.' });
 

@@ -17,6 +17,7 @@ export const organizationSchema = z
     created_at: timestamp,
     role: z.string().describe('The caller’s role in it.'),
     permissions: permissions.describe('The caller’s permissions in it.'),
+    sso_enforced: z.boolean().describe('Whether the accounts of its verified domains sign in only through its SSO connection.'),
   })
   .meta({ id: 'Organization' });
 
@@ -69,7 +70,11 @@ export const createOrganizationBody = z.object({
   slug: z.string().max(100).describe('3-48 characters of a-z, 0-9 and "-", not starting or ending with "-"; unique.'),
 });
 
-export const updateOrganizationBody = z.object({ name: z.string().max(200).optional(), slug: z.string().max(100).optional() });
+export const updateOrganizationBody = z.object({
+  name: z.string().max(200).optional(),
+  slug: z.string().max(100).optional(),
+  sso_enforced: z.boolean().optional().describe('Enforce SSO for the accounts of its verified domains (sso:manage; needs a verified domain).'),
+});
 
 export const roleBody = z.object({
   name: z.string().max(100).describe('1-48 characters of a-z, 0-9, "_" and "-", starting with a letter; not owner, admin or member.'),

@@ -1,5 +1,6 @@
 import { orgsV1 } from '@latchkey/contracts';
 import type { z } from 'zod';
+import type { domainSchema } from './domain-schemas';
 import type { invitationSchema, invitationStatuses, memberSchema, organizationSchema, roleSchema } from './org-schemas';
 
 /** orgs.v1's answers as docs/api.md, "Organisations", shows them. */
@@ -12,6 +13,7 @@ export function organizationView(organization: orgsV1.Organization): z.output<ty
     created_at: (organization.createdAt ?? new Date(0)).toISOString(),
     role: organization.role,
     permissions: organization.permissions,
+    sso_enforced: organization.ssoEnforced,
   };
 }
 
@@ -62,5 +64,16 @@ export function invitationView(invitation: orgsV1.Invitation): z.output<typeof i
     invited_by: invitation.invitedBy,
     created_at: (invitation.createdAt ?? new Date(0)).toISOString(),
     expires_at: (invitation.expiresAt ?? new Date(0)).toISOString(),
+  };
+}
+
+export function domainView(domain: orgsV1.Domain): z.output<typeof domainSchema> {
+  const verified = domain.status === orgsV1.DomainStatus.DOMAIN_STATUS_VERIFIED;
+  return {
+    domain: domain.domain,
+    status: verified ? 'verified' : 'pending',
+    ...(verified ? {} : { verification: { type: 'dns_txt' as const, name: domain.verificationName, value: domain.verificationValue } }),
+    created_at: (domain.createdAt ?? new Date(0)).toISOString(),
+    verified_at: domain.verifiedAt ? domain.verifiedAt.toISOString() : null,
   };
 }

@@ -82,7 +82,8 @@ export function organizationRoutes(deps: OrganizationRoutesDeps): FastifyPluginA
       {
         schema: {
           tags,
-          summary: 'Rename an organisation, or change its slug (org:update).',
+          summary:
+            'Rename an organisation, or change its slug (org:update); enforce SSO for the accounts of its verified domains, or stop (sso:manage; 409 org:domain_unverified without a verified domain).',
           params: orgIdParams,
           body: updateOrganizationBody,
           response: { 200: organizationSchema, ...problemResponses(400, 401, 403, 404, 409, 503) },
@@ -91,7 +92,11 @@ export function organizationRoutes(deps: OrganizationRoutesDeps): FastifyPluginA
       },
       async (request) => {
         const actor = sessionOf(request);
-        const { organization } = await deps.orgs.updateOrganization({ actorUserId: actor.userId, organizationId: request.params.org_id, ...request.body }, request.ctx);
+        const { name, slug, sso_enforced: ssoEnforced } = request.body;
+        const { organization } = await deps.orgs.updateOrganization(
+          { actorUserId: actor.userId, organizationId: request.params.org_id, name, slug, ssoEnforced },
+          request.ctx,
+        );
         await deps.sessions.forgetProfiles(actor.userId);
         return organizationView(organization!);
       },

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { identityV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import { userSchema } from '../account-view/user-schema';
 import { accountWithTotp, userView } from '../account-view/user-view';
@@ -184,7 +185,8 @@ export function passkeyRoutes(deps: PasskeyRoutesDeps): FastifyPluginAsyncZod {
  */
 async function passkeyOwner(deps: Pick<PasskeyRoutesDeps, 'identity'>, userId: string, context: Parameters<IdentityClient['getUser']>[1]) {
   try {
-    return await deps.identity.getUser({ userId }, context);
+    // A sign-in: identity refuses an account whose organisation enforces SSO (auth:sso_required).
+    return await deps.identity.getUser({ userId, signIn: identityV1.SignInMethod.SIGN_IN_METHOD_PASSKEY }, context);
   } catch (error) {
     if (error instanceof AppError && error.code === 'auth:unauthorized') throw new AppError('passkey:verification_failed');
     throw error;

@@ -2246,6 +2246,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a sign-in through the connection of an email’s verified domain or of an organisation: the IdP URL to send the browser to. 404 sso:connection_not_found. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                    } | {
+                        org_slug: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uri */
+                            authorization_url: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/auth/token": {
         parameters: {
             query?: never;
@@ -3739,7 +3831,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Rename an organisation, or change its slug (org:update). */
+        /** Rename an organisation, or change its slug (org:update); enforce SSO for the accounts of its verified domains, or stop (sso:manage; 409 org:domain_unverified without a verified domain). */
         patch: {
             parameters: {
                 query?: never;
@@ -3754,6 +3846,8 @@ export interface paths {
                     "application/json": {
                         name?: string;
                         slug?: string;
+                        /** @description Enforce SSO for the accounts of its verified domains (sso:manage; needs a verified domain). */
+                        sso_enforced?: boolean;
                     };
                 };
             };
@@ -3823,6 +3917,426 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v0/orgs/{org_id}/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation’s domains, by name (sso:manage). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["OrganizationDomain"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Claim a domain (sso:manage): pending, with the DNS TXT record that proves it. Not a public suffix, not a free-mail domain. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A domain the organisation owns, such as example.com; Unicode or punycode. */
+                        domain: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationDomain"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/orgs/{org_id}/domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One domain of the organisation (sso:manage). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    domain: string;
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationDomain"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove a domain (sso:manage). Removing the last verified one turns SSO enforcement off. */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    domain: string;
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/orgs/{org_id}/domains/{domain}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Verify a domain by its TXT record (sso:manage); 409 org:domain_unverified while the record is missing, 409 org:domain_taken when another organisation verified it. At most RATE_LIMIT_DOMAIN_VERIFICATIONS per account and hour. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    domain: string;
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationDomain"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v0/orgs/{org_id}/invitations": {
@@ -4759,6 +5273,461 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v0/orgs/{org_id}/sso/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation’s connections, oldest first (sso:manage). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["SsoConnection"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add a SAML (metadata XML, or entity id, sign-in URL and certificates) or OpenID Connect connection (sso:manage). */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        allow_idp_initiated?: boolean;
+                        /** @description Where the IdP puts a person’s details; absent names take the defaults of docs/sso.md. */
+                        attribute_mapping?: {
+                            /** @description Attribute or claim with the email; default: `email`, `mail` and the usual URIs, else an email NameID. */
+                            email?: string;
+                            groups?: string;
+                            name?: string;
+                        };
+                        /** @description Default `member`. */
+                        default_role?: string;
+                        /** @description Roles by IdP group; the first group the person is in wins, else default_role. */
+                        group_roles?: {
+                            group: string;
+                            role: string;
+                        }[];
+                        idp_certificates?: string[];
+                        idp_entity_id?: string;
+                        /** @description The IdP’s metadata XML; or the three fields below. */
+                        idp_metadata_xml?: string;
+                        idp_sso_url?: string;
+                        /** @description With sp_private_key: assertions are then encrypted to it, and only encrypted ones accepted. */
+                        sp_certificate?: string;
+                        /** @description PEM, RSA; sealed at rest, never answered. */
+                        sp_private_key?: string;
+                        /** @enum {string} */
+                        type: "saml";
+                    } | {
+                        /** @description Where the IdP puts a person’s details; absent names take the defaults of docs/sso.md. */
+                        attribute_mapping?: {
+                            /** @description Attribute or claim with the email; default: `email`, `mail` and the usual URIs, else an email NameID. */
+                            email?: string;
+                            groups?: string;
+                            name?: string;
+                        };
+                        client_id: string;
+                        client_secret: string;
+                        /** @description Default `member`. */
+                        default_role?: string;
+                        /** @description Roles by IdP group; the first group the person is in wins, else default_role. */
+                        group_roles?: {
+                            group: string;
+                            role: string;
+                        }[];
+                        issuer: string;
+                        /** @enum {string} */
+                        type: "oidc";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SsoConnection"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/orgs/{org_id}/sso/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One connection (sso:manage); another organisation’s is 404. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SsoConnection"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove a connection (sso:manage); it is no longer a way in. */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change a connection (sso:manage): new IdP metadata or certificates (rollover), options, role mapping, a new client secret. */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        allow_idp_initiated?: boolean;
+                        /** @description Where the IdP puts a person’s details; absent names take the defaults of docs/sso.md. */
+                        attribute_mapping?: {
+                            /** @description Attribute or claim with the email; default: `email`, `mail` and the usual URIs, else an email NameID. */
+                            email?: string;
+                            groups?: string;
+                            name?: string;
+                        };
+                        client_id?: string;
+                        client_secret?: string;
+                        /** @description Default `member`. */
+                        default_role?: string;
+                        /** @description Assertions in clear again. */
+                        drop_sp_key_pair?: boolean;
+                        /** @description Roles by IdP group; the first group the person is in wins, else default_role. */
+                        group_roles?: {
+                            group: string;
+                            role: string;
+                        }[];
+                        idp_certificates?: string[];
+                        idp_entity_id?: string;
+                        /** @description The IdP’s metadata XML; or the three fields below. */
+                        idp_metadata_xml?: string;
+                        idp_sso_url?: string;
+                        issuer?: string;
+                        /** @description With sp_private_key: assertions are then encrypted to it, and only encrypted ones accepted. */
+                        sp_certificate?: string;
+                        /** @description PEM, RSA; sealed at rest, never answered. */
+                        sp_private_key?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SsoConnection"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/v0/posts": {
         parameters: {
             query?: never;
@@ -5163,6 +6132,156 @@ export interface paths {
                 };
                 /** @description Default Response */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/sso/oidc/{connection_id}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The OpenID Connect redirect URI of a connection: redirects to the web app, signed in or at /sso/error?code=… */
+        get: {
+            parameters: {
+                query?: {
+                    code?: string;
+                    error?: string;
+                    state?: string;
+                };
+                header?: never;
+                path: {
+                    connection_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/sso/saml/{connection_id}/acs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The SAML assertion consumer service (HTTP-POST binding): redirects to the web app, signed in or at /sso/error?code=… */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    connection_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        latchkey_repost?: "1";
+                        RelayState?: string;
+                        SAMLResponse: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/sso/saml/{connection_id}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The SAML service provider’s metadata XML of a connection, for the IdP. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    connection_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description application/samlmetadata+xml */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5739,6 +6858,50 @@ export interface components {
             /** @description The caller’s role in it. */
             role: string;
             slug: string;
+            /** @description Whether the accounts of its verified domains sign in only through its SSO connection. */
+            sso_enforced: boolean;
+        };
+        OrganizationDomain: {
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            created_at: string;
+            /** @description Normalised: lower case, punycode, no trailing dot. */
+            domain: string;
+            /** @enum {string} */
+            status: "pending" | "verified";
+            /** @description How to prove the domain; while it is pending. */
+            verification?: {
+                /** @description `_latchkey-challenge.{domain}` */
+                name: string;
+                /** @constant */
+                type: "dns_txt";
+                /** @description What a TXT record at `name` must hold. */
+                value: string;
+            };
+            verified_at: string | null;
+        };
+        OrganizationDomainInput: {
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            created_at: string;
+            /** @description Normalised: lower case, punycode, no trailing dot. */
+            domain: string;
+            /** @enum {string} */
+            status: "pending" | "verified";
+            /** @description How to prove the domain; while it is pending. */
+            verification?: {
+                /** @description `_latchkey-challenge.{domain}` */
+                name: string;
+                /** @constant */
+                type: "dns_txt";
+                /** @description What a TXT record at `name` must hold. */
+                value: string;
+            };
+            verified_at: string | null;
         };
         OrganizationInput: {
             /**
@@ -5754,6 +6917,8 @@ export interface components {
             /** @description The caller’s role in it. */
             role: string;
             slug: string;
+            /** @description Whether the accounts of its verified domains sign in only through its SSO connection. */
+            sso_enforced: boolean;
         };
         OrganizationInvitation: {
             /**
@@ -6064,12 +7229,14 @@ export interface components {
         /** @description RFC 9457 problem details with the API error code. */
         Problem: {
             /** @enum {string} */
-            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "org:not_found" | "org:forbidden" | "org:slug_taken" | "org:limit_reached" | "org:last_owner" | "org:already_member" | "org:invitation_pending" | "org:invitation_invalid" | "org:invitation_email_mismatch" | "org:invitation_not_found" | "org:role_in_use" | "org:role_not_found" | "org:role_exists" | "org:member_not_found" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
+            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "auth:sso_required" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "org:not_found" | "org:forbidden" | "org:slug_taken" | "org:limit_reached" | "org:last_owner" | "org:already_member" | "org:invitation_pending" | "org:invitation_invalid" | "org:invitation_email_mismatch" | "org:invitation_not_found" | "org:role_in_use" | "org:role_not_found" | "org:role_exists" | "org:member_not_found" | "org:domain_not_found" | "org:domain_unverified" | "org:domain_taken" | "sso:connection_not_found" | "sso:response_invalid" | "sso:domain_mismatch" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
             detail: string;
             errors?: {
                 field: string;
                 message: string;
             }[];
+            /** @description With auth:sso_required: the organisation whose SSO connection the account signs in through. */
+            org_slug?: string;
             status: number;
             title: string;
             /** @constant */
@@ -6078,12 +7245,14 @@ export interface components {
         /** @description RFC 9457 problem details with the API error code. */
         ProblemInput: {
             /** @enum {string} */
-            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "org:not_found" | "org:forbidden" | "org:slug_taken" | "org:limit_reached" | "org:last_owner" | "org:already_member" | "org:invitation_pending" | "org:invitation_invalid" | "org:invitation_email_mismatch" | "org:invitation_not_found" | "org:role_in_use" | "org:role_not_found" | "org:role_exists" | "org:member_not_found" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
+            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "auth:sso_required" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "org:not_found" | "org:forbidden" | "org:slug_taken" | "org:limit_reached" | "org:last_owner" | "org:already_member" | "org:invitation_pending" | "org:invitation_invalid" | "org:invitation_email_mismatch" | "org:invitation_not_found" | "org:role_in_use" | "org:role_not_found" | "org:role_exists" | "org:member_not_found" | "org:domain_not_found" | "org:domain_unverified" | "org:domain_taken" | "sso:connection_not_found" | "sso:response_invalid" | "sso:domain_mismatch" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
             detail: string;
             errors?: {
                 field: string;
                 message: string;
             }[];
+            /** @description With auth:sso_required: the organisation whose SSO connection the account signs in through. */
+            org_slug?: string;
             status: number;
             title: string;
             /** @constant */
@@ -6148,6 +7317,102 @@ export interface components {
              */
             last_seen_at: string;
             user_agent: string;
+        };
+        SsoConnection: {
+            allow_idp_initiated?: boolean;
+            /** @description Where the IdP puts a person’s details; absent names take the defaults of docs/sso.md. */
+            attribute_mapping: {
+                /** @description Attribute or claim with the email; default: `email`, `mail` and the usual URIs, else an email NameID. */
+                email?: string;
+                groups?: string;
+                name?: string;
+            };
+            client_id?: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            created_at: string;
+            default_role: string;
+            /** @description Roles by IdP group; the first group the person is in wins, else default_role. */
+            group_roles: {
+                group: string;
+                role: string;
+            }[];
+            /** Format: uuid */
+            id: string;
+            /** @description base64 DER; two during a rollover. */
+            idp_certificates?: string[];
+            idp_entity_id?: string;
+            idp_sso_url?: string;
+            issuer?: string;
+            /** Format: uuid */
+            org_id: string;
+            /** @description For OpenID Connect: register this at the provider. */
+            redirect_uri?: string;
+            /** @description For SAML: the values to paste into the IdP (docs/sso.md). */
+            sp?: {
+                acs_url: string;
+                entity_id: string;
+                metadata_url: string;
+            };
+            /** @description The SP’s encryption certificate (base64 DER), when assertions are encrypted. */
+            sp_certificate?: string | null;
+            /** @enum {string} */
+            type: "saml" | "oidc";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            updated_at: string;
+        };
+        SsoConnectionInput: {
+            allow_idp_initiated?: boolean;
+            /** @description Where the IdP puts a person’s details; absent names take the defaults of docs/sso.md. */
+            attribute_mapping: {
+                /** @description Attribute or claim with the email; default: `email`, `mail` and the usual URIs, else an email NameID. */
+                email?: string;
+                groups?: string;
+                name?: string;
+            };
+            client_id?: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            created_at: string;
+            default_role: string;
+            /** @description Roles by IdP group; the first group the person is in wins, else default_role. */
+            group_roles: {
+                group: string;
+                role: string;
+            }[];
+            /** Format: uuid */
+            id: string;
+            /** @description base64 DER; two during a rollover. */
+            idp_certificates?: string[];
+            idp_entity_id?: string;
+            idp_sso_url?: string;
+            issuer?: string;
+            /** Format: uuid */
+            org_id: string;
+            /** @description For OpenID Connect: register this at the provider. */
+            redirect_uri?: string;
+            /** @description For SAML: the values to paste into the IdP (docs/sso.md). */
+            sp?: {
+                acs_url: string;
+                entity_id: string;
+                metadata_url: string;
+            };
+            /** @description The SP’s encryption certificate (base64 DER), when assertions are encrypted. */
+            sp_certificate?: string | null;
+            /** @enum {string} */
+            type: "saml" | "oidc";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            updated_at: string;
         };
         /** @description Answered instead of a session when the account has TOTP on. */
         TotpChallenge: {

@@ -16,16 +16,19 @@ export class AppError extends Error {
   readonly fields: readonly FieldError[];
   /** Seconds a client should wait, for `rate_limit:exceeded`. */
   readonly retryAfterSeconds: number | undefined;
+  /** The organisation whose SSO connection the account must sign in through, for `auth:sso_required`. */
+  readonly orgSlug: string | undefined;
 
   constructor(
     code: ErrorCode,
     detail?: string,
-    options: { fields?: readonly FieldError[]; retryAfterSeconds?: number; cause?: unknown } = {},
+    options: { fields?: readonly FieldError[]; retryAfterSeconds?: number; orgSlug?: string; cause?: unknown } = {},
   ) {
     super(detail ?? describeError(code).message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.fields = options.fields ?? [];
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.orgSlug = options.orgSlug;
   }
 
   get httpStatus(): number {

@@ -51,6 +51,11 @@ export const errorCatalogue = {
     'This account has two-factor authentication: give the password and a code together, a code after a provider, or use a passkey.',
   ),
   'auth:token_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, 'The token is unknown, used or expired.'),
+  'auth:sso_required': define(
+    403,
+    GrpcStatus.FAILED_PRECONDITION,
+    "This account's organisation requires signing in through its SSO connection.",
+  ),
   // users
   'user:handle_taken': define(409, GrpcStatus.ALREADY_EXISTS, 'That handle is taken.'),
   'user:email_taken': define(409, GrpcStatus.ALREADY_EXISTS, 'That email address is taken.'),
@@ -120,6 +125,17 @@ export const errorCatalogue = {
   'org:role_not_found': define(404, GrpcStatus.NOT_FOUND, 'No role with that name in this organisation.'),
   'org:role_exists': define(409, GrpcStatus.ALREADY_EXISTS, 'This organisation has a role with that name already.'),
   'org:member_not_found': define(404, GrpcStatus.NOT_FOUND, 'That account is not a member of this organisation.'),
+  'org:domain_not_found': define(404, GrpcStatus.NOT_FOUND, 'This organisation has not claimed that domain.'),
+  'org:domain_unverified': define(
+    409,
+    GrpcStatus.FAILED_PRECONDITION,
+    'The domain is not verified: its DNS TXT record was not found with the verification value.',
+  ),
+  'org:domain_taken': define(409, GrpcStatus.ALREADY_EXISTS, 'Another organisation has verified this domain.'),
+  // enterprise SSO (docs/organisations.md, "Enterprise SSO")
+  'sso:connection_not_found': define(404, GrpcStatus.NOT_FOUND, 'No SSO connection for that domain or organisation.'),
+  'sso:response_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, "The identity provider's response is not valid."),
+  'sso:domain_mismatch': define(403, GrpcStatus.PERMISSION_DENIED, "The email address is not in the organisation's verified domains."),
   'oidc:interaction_not_found': define(404, GrpcStatus.NOT_FOUND, 'No sign-in request with that id, or it expired.'),
   'oidc:client_not_found': define(404, GrpcStatus.NOT_FOUND, 'No application with that client id.'),
   'oidc:client_exists': define(409, GrpcStatus.ALREADY_EXISTS, 'An application with that client id is registered already.'),

@@ -20,6 +20,7 @@ export function toStatus(appError: AppError): Partial<StatusObject> {
   metadata.set(metadataKeys.errorCode, appError.code);
   if (appError.fields.length > 0) metadata.set(metadataKeys.errorFields, JSON.stringify(appError.fields));
   if (appError.retryAfterSeconds !== undefined) metadata.set(metadataKeys.retryAfter, String(appError.retryAfterSeconds));
+  if (appError.orgSlug !== undefined) metadata.set(metadataKeys.orgSlug, appError.orgSlug);
   return { code: describeError(appError.code).grpcStatus, details: appError.message, metadata };
 }
 
@@ -42,9 +43,11 @@ export function fromServiceError(error: ServiceError): AppError {
   const code = error.metadata?.get(metadataKeys.errorCode)[0];
   if (isErrorCode(code)) {
     const retryAfter = Number(error.metadata.get(metadataKeys.retryAfter)[0]);
+    const orgSlug = error.metadata.get(metadataKeys.orgSlug)[0];
     return new AppError(code, error.details, {
       fields: parseFields(error.metadata.get(metadataKeys.errorFields)[0]),
       retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+      orgSlug: typeof orgSlug === 'string' && orgSlug !== '' ? orgSlug : undefined,
       cause: error,
     });
   }

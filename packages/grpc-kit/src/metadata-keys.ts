@@ -6,4 +6,5 @@ export const metadataKeys = {
   errorCode: 'latchkey-error-code',
   errorFields: 'latchkey-error-fields',
   retryAfter: 'latchkey-retry-after',
+  orgSlug: 'latchkey-error-org-slug',
 } as const;

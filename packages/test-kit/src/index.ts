@@ -33,3 +33,4 @@ export {
   type SoftwareAuthenticatorOptions,
 } from './software-authenticator';
 export { startFakeOpenSearch, type FakeOpenSearch } from './fake-opensearch';
+export { startDnsServer, type DnsBehaviour, type DnsServer } from './dns-server';

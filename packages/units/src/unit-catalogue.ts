@@ -218,11 +218,24 @@ const catalogue = [
     folder: 'services/oauth',
     packageName: '@latchkey/oauth',
     grpcService: 'oauth.v1.OAuthService',
-    serves: ['oauth.v1.OAuthService'],
+    // Enterprise SSO's protocol and connections (docs/decisions/0004-enterprise-sso.md).
+    serves: ['oauth.v1.OAuthService', 'sso.v1.SsoService'],
     ports: grpcPorts(1),
     calls: {
-      // Sign-up and sign-in by a provider's account, and its connections in the credential ledger.
-      'identity.v1.IdentityService': ['GetUserByEmail', 'CreateVerifiedUser', 'GetUser', 'PrepareProviderLink', ...credentialOwnerCalls],
+      // Sign-up and sign-in by a provider's account, and its connections in the credential ledger; enterprise SSO's
+      // home-realm discovery, the account and membership of an SSO sign-in, and a deleted connection's ledger rows.
+      'identity.v1.IdentityService': [
+        'GetUserByEmail',
+        'CreateVerifiedUser',
+        'GetUser',
+        'PrepareProviderLink',
+        ...credentialOwnerCalls,
+        'FindSsoOrganization',
+        'ProvisionSsoMember',
+        'DropSsoConnection',
+      ],
+      // Whether the actor may manage an organisation's SSO connections (sso:manage).
+      'orgs.v1.OrganizationsService': ['GetMembership'],
     },
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
@@ -243,6 +256,10 @@ const catalogue = [
       'GOOGLE_USERINFO_URL',
       'GOOGLE_JWKS_URL',
       'GITHUB_API_URL',
+      // Enterprise SSO (docs/sso.md): off unless both the public URL and the key are set.
+      'SSO_PUBLIC_URL',
+      'SSO_ENCRYPTION_KEY',
+      'SSO_PREVIOUS_ENCRYPTION_KEYS',
       ...databaseSettings,
       ...redisSettings,
       ...natsSettings,
@@ -448,6 +465,22 @@ const catalogue = [
         'AcceptInvitation',
         'GetMembership',
         'ListMemberships',
+        'AddDomain',
+        'VerifyDomain',
+        'ListDomains',
+        'GetDomain',
+        'RemoveDomain',
+      ],
+      'sso.v1.SsoService': [
+        'CreateConnection',
+        'ListConnections',
+        'GetConnection',
+        'UpdateConnection',
+        'DeleteConnection',
+        'GetServiceProviderMetadata',
+        'StartSignIn',
+        'CompleteSaml',
+        'CompleteOidc',
       ],
       'oauth.v1.OAuthService': [
         'ListProviders',

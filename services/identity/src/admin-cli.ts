@@ -31,6 +31,7 @@ const USAGE = `usage: latchkey-admin [--json] [--operator <who>] <command>
   orgs add-member <org id> <user id> [--role R]   (default role: member)
   orgs remove-member <org id> <user id>
   orgs delete <org id>
+  orgs sso-enforcement <org id> on|off   (off: the break-glass when its IdP locks its people out)
 --operator names you in the audit log (default: the OS user running this;
 required where that user has no name, as inside the images).
 `;
@@ -63,7 +64,14 @@ function entryFile(file: string | undefined): string {
 
 function organizationRow(organization: adminV1.AdminOrganization | undefined): Row {
   if (!organization) return {};
-  return { id: organization.id, slug: organization.slug, name: organization.name, members: String(organization.memberCount), created: time(organization.createdAt) };
+  return {
+    id: organization.id,
+    slug: organization.slug,
+    name: organization.name,
+    members: String(organization.memberCount),
+    sso_enforced: organization.ssoEnforced ? 'yes' : 'no',
+    created: time(organization.createdAt),
+  };
 }
 
 function memberRow(member: adminV1.OrganizationMember | undefined): Row {
@@ -192,6 +200,12 @@ async function run(admin: Admin, args: readonly string[], call: () => ReturnType
       const [organizationId, userId] = needOrganizationAndUser();
       await admin.removeOrganizationMember({ organizationId, userId }, context());
       return { rows: [{ organization: organizationId, user: userId, done: 'removed' }] };
+    }
+    case 'orgs sso-enforcement': {
+      const setting = positionals[3];
+      if (!target || (setting !== 'on' && setting !== 'off')) throw new UsageError('orgs sso-enforcement needs an organisation id and on or off');
+      const answer = await admin.setOrganizationSsoEnforced({ organizationId: target, ssoEnforced: setting === 'on' }, context());
+      return { rows: [organizationRow(answer.organization)] };
     }
     case 'orgs delete':
       if (!target) throw new UsageError('orgs delete needs an organisation id');

@@ -17,6 +17,7 @@ import {
   addMemberAsAdmin,
   createOrganizationAsAdmin,
   deleteOrganizationAsAdmin,
+  setSsoEnforcedAsAdmin,
   listOrganizationsPage,
   removeMemberAsAdmin,
   type OrganizationRecord,
@@ -160,6 +161,9 @@ export function adminHandlers(deps: IdentityDeps, orgs: OrgsDeps): AdminHandlers
     async deleteOrganization({ organizationId }, context) {
       await deleteOrganizationAsAdmin(orgs, organizationId, context);
       return {};
+    },
+    async setOrganizationSsoEnforced(request, context) {
+      return { organization: toOrganizationMessage(await setSsoEnforcedAsAdmin(orgs, request, context)) };
     },
   };
 }

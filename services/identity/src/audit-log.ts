@@ -21,7 +21,8 @@ export type AdminAction =
   | 'create_organization'
   | 'add_organization_member'
   | 'remove_organization_member'
-  | 'delete_organization';
+  | 'delete_organization'
+  | 'set_organization_sso_enforced';
 
 type Queryable = pg.ClientBase | pg.Pool;
 

@@ -62,6 +62,12 @@ export const configSchema = z
      * (docs/organisations.md, "From your own services"); none by default.
      */
     ORGS_GRPC_ALLOWED_CALLERS: env.csv(),
+    /**
+     * The DNS servers that verify organisations' domains, `host:port`
+     * comma-separated (docs/operations.md, "Verified domains"); none: the
+     * system's resolvers.
+     */
+    DNS_SERVERS: env.csv().pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port'))),
     ARGON2_MEMORY_KIB: env.int(ARGON2_FLOOR.memoryKiB, ARGON2_FLOOR.memoryKiB),
     ARGON2_TIME_COST: env.int(ARGON2_FLOOR.timeCost, ARGON2_FLOOR.timeCost),
     ARGON2_PARALLELISM: env.int(ARGON2_FLOOR.parallelism, ARGON2_FLOOR.parallelism, 16),

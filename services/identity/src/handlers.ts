@@ -1,4 +1,4 @@
-import { type identityV1 } from '@latchkey/contracts';
+import { identityV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import { cancelEmailChange, confirmEmailChange, requestEmailChange } from './email-change';
@@ -11,6 +11,8 @@ import { findReset } from './reset-records';
 import { createVerifiedUser, registerUser, sendVerificationEmail, verifyEmail } from './registration';
 import { findUserWithEndedSessions } from './ended-sessions';
 import { findMembership, organizationOf } from './orgs/membership-store';
+import { refuseWhenSsoRequired } from './orgs/sso-enforcement';
+import { dropSsoConnection, findSsoOrganization, provisionSsoMember } from './orgs/sso-members';
 import { findUserByEmail, findUserById } from './user-store';
 import { normalizeEmail } from './account-rules';
 import { toUserMessage } from './user-message';
@@ -19,6 +21,11 @@ import { recordSessionsEnded } from './session-revocation';
 import { listUnsettledCredentials, reserveCredential, reserveCredentialRemoval, settleCredentials } from './credential-ledger';
 
 type IdentityHandlers = ServiceHandlers<typeof identityV1.IdentityServiceService>;
+
+/** Whether a caller is about to sign an account in by a method that SSO enforcement refuses. */
+function signsIn(method: identityV1.SignInMethod | undefined): boolean {
+  return method !== undefined && method !== identityV1.SignInMethod.SIGN_IN_METHOD_UNSPECIFIED;
+}
 
 /** One thin function per RPC: unpack the request, call the operation, shape the reply. */
 export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
@@ -29,14 +36,16 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
     async authenticatePassword(request, context) {
       return { user: toUserMessage(await authenticatePassword(deps, request, context)) };
     },
-    async getUserByEmail({ email }) {
+    async getUserByEmail({ email, signIn }) {
+      if (signsIn(signIn)) await refuseWhenSsoRequired(deps.pool, email);
       const user = await findUserByEmail(deps.pool, normalizeEmail(email));
       return { user: user && toUserMessage(user) };
     },
     async createVerifiedUser(request, context) {
+      if (signsIn(request.signIn)) await refuseWhenSsoRequired(deps.pool, request.email);
       return { user: toUserMessage(await createVerifiedUser(deps, request, context)) };
     },
-    async getUser({ userId, sessionCheck, activeOrganizationId }) {
+    async getUser({ userId, sessionCheck, activeOrganizationId, signIn }) {
       if (sessionCheck) {
         const found = await findUserWithEndedSessions(deps.pool, userId, sessionCheck.sessionId).catch(rethrowMalformedId);
         if (!found) throw new AppError('auth:unauthorized');
@@ -47,6 +56,7 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
         activeOrganizationId === undefined ? undefined : findMembership(deps.pool, userId, activeOrganizationId),
       ]);
       if (!user) throw new AppError('auth:unauthorized');
+      if (signsIn(signIn)) await refuseWhenSsoRequired(deps.pool, user.email);
       return { user: toUserMessage(user), ...(membership ? { activeOrganization: organizationOf(membership) } : {}) };
     },
     async verifyEmail({ token }, context) {
@@ -124,6 +134,16 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
     },
     async listUnsettledCredentials(request, context) {
       return { userIds: await listUnsettledCredentials(deps.pool, request, context) };
+    },
+    async findSsoOrganization(request) {
+      return findSsoOrganization(deps.pool, request);
+    },
+    async provisionSsoMember(request, context) {
+      const { user, created, member } = await provisionSsoMember(deps, request, context);
+      return { user: toUserMessage(user), created, member };
+    },
+    async dropSsoConnection(request) {
+      return { removed: await dropSsoConnection(deps.pool, request) };
     },
   };
 }

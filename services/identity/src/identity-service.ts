@@ -11,6 +11,7 @@ import { deleteExpiredTokens } from './one-time-tokens';
 import { deleteOldResets } from './reset-records';
 import { deleteExpiredArtifacts } from './oidc/oidc-artifacts';
 import { oidcHandlers } from './oidc/oidc-handlers';
+import { txtLookup } from './orgs/domain-verification';
 import { organizationAccessHandlers, organizationsHandlers } from './orgs/orgs-handlers';
 import { PasswordHasher } from './password-hasher';
 import { methodCallersOf } from '@latchkey/units';
@@ -31,7 +32,12 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     timeCost: config.ARGON2_TIME_COST,
     parallelism: config.ARGON2_PARALLELISM,
   });
-  const orgs = { pool, maxOrganizationsPerUser: config.ORG_MAX_PER_USER, invitationTtlHours: config.ORG_INVITATION_TTL_HOURS };
+  const orgs = {
+    pool,
+    maxOrganizationsPerUser: config.ORG_MAX_PER_USER,
+    invitationTtlHours: config.ORG_INVITATION_TTL_HOURS,
+    txtLookup: txtLookup(config.DNS_SERVERS),
+  };
   const deps = {
     pool,
     hasher,

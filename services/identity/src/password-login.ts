@@ -2,18 +2,23 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import { AppError } from '@latchkey/errors';
 import { normalizeEmail } from './account-rules';
 import type { IdentityDeps } from './identity-deps';
+import { refuseWhenSsoRequired } from './orgs/sso-enforcement';
 import { findUserByEmail, upgradePasswordHash, type UserRecord } from './user-store';
 
 /**
  * Checks credentials in the order of docs/api.md, "Authentication": password first, then
  * the verified email. An unknown email, an account without a password and a
  * wrong password give one answer after one Argon2 verification each.
+ * Before any of it, an email whose organisation enforces SSO is refused,
+ * account or not: which domains enforce SSO is no secret (an email-first
+ * sign-in page shows it), and the password is never looked at.
  */
 export async function authenticatePassword(
   deps: IdentityDeps,
   input: { email: string; password: string },
   context: RequestContext,
 ): Promise<UserRecord> {
+  await refuseWhenSsoRequired(deps.pool, input.email);
   const user = await findUserByEmail(deps.pool, normalizeEmail(input.email));
   const check = user?.password_hash
     ? await deps.hasher.verify(user.password_hash, input.password)

@@ -6,6 +6,7 @@ import { jobSubjects, type PasswordResetJob } from '@latchkey/jobs-contract';
 import { enqueueJob } from '@latchkey/outbox';
 import { assertValid, checkEmail, checkPassword, normalizeEmail } from './account-rules';
 import type { IdentityDeps } from './identity-deps';
+import { enforcingOrganizationOf } from './orgs/sso-enforcement';
 import { queueMail } from './mail-queue';
 import { queueSessionsRevoked } from './session-revocation';
 import { consumeToken, issueToken, peekToken, withdrawEmailChanges } from './one-time-tokens';
@@ -18,6 +19,8 @@ const HOUR_MS = 60 * 60 * 1000;
 /** Queues a reset mail when an account has this email; silent otherwise. */
 export async function requestPasswordReset(deps: IdentityDeps, email: string, context: RequestContext): Promise<void> {
   if (checkEmail(email).length > 0) return;
+  // A password would not sign in: no mail, and the same answer as for any address.
+  if (await enforcingOrganizationOf(deps.pool, email)) return;
   await withTransaction(deps.pool, context, async (db) => {
     const user = await findUserByEmail(db, normalizeEmail(email));
     if (!user) return;

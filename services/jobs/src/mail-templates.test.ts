@@ -107,5 +107,7 @@ describe('renderMail()', () => {
     expect(mail.subject).toBe('Set a new password for your account');
     expect(mail.text).toContain('signed in to with Google');
     expect(mail.text).toContain(`${APP}/reset-password?token=${TOKEN}\n`);
+    const sso = renderMail({ template: 'password_dropped', ...recipient, token: TOKEN, provider: 'sso' }, APP);
+    expect(sso.text).toContain('signed in to with your organisation’s single sign-on');
   });
 });

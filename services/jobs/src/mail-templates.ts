@@ -18,7 +18,7 @@ function tokenLink(publicAppUrl: string, path: string, token: string): string {
   return `${publicAppUrl.replace(/\/+$/, '')}/${path}?token=${encodeURIComponent(token)}`;
 }
 
-const providerNames: Record<string, string> = { google: 'Google', github: 'GitHub' };
+const providerNames: Record<string, string> = { google: 'Google', github: 'GitHub', sso: 'your organisation’s single sign-on' };
 
 function providerName(provider: string | undefined): string {
   if (provider === undefined) return 'an external sign-in provider';

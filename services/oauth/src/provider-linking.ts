@@ -1,5 +1,5 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
-import type { identityV1 } from '@latchkey/contracts';
+import { identityV1 } from '@latchkey/contracts';
 import { changeCredentials } from '@latchkey/credential-ledger';
 import { AppError } from '@latchkey/errors';
 import { redeemAuthorization } from './authorization';
@@ -15,6 +15,7 @@ import {
 import { connectionLedger } from './connection-ledger';
 import { queueConnectionNotice } from './mail-queue';
 import type { OAuthDeps } from './oauth-deps';
+import { deleteSsoSubjectsOfUser } from './sso/sso-connection-store';
 import type { ProviderIdentity, ProviderName } from './providers/provider';
 
 /**
@@ -26,17 +27,31 @@ export function verifiedEmail(identity: ProviderIdentity): string {
   return identity.email;
 }
 
-/** The account from identity.v1; auth:unauthorized when it does not exist. */
-export async function getAccount(deps: OAuthDeps, userId: string, context: RequestContext): Promise<identityV1.User> {
-  const { user } = await deps.identity.getUser({ userId }, context);
+/**
+ * The account from identity.v1; auth:unauthorized when it does not exist.
+ * For a sign-in, identity refuses an account whose organisation enforces
+ * SSO (auth:sso_required).
+ */
+export async function getAccount(
+  deps: OAuthDeps,
+  userId: string,
+  context: RequestContext,
+  signIn: identityV1.SignInMethod = identityV1.SignInMethod.SIGN_IN_METHOD_UNSPECIFIED,
+): Promise<identityV1.User> {
+  const { user } = await deps.identity.getUser({ userId, signIn }, context);
   if (!user) throw new AppError('auth:unauthorized');
   return user;
 }
 
 /** The account from identity.v1, or undefined when it was deleted. */
-export async function findAccount(deps: OAuthDeps, userId: string, context: RequestContext): Promise<identityV1.User | undefined> {
+export async function findAccount(
+  deps: OAuthDeps,
+  userId: string,
+  context: RequestContext,
+  signIn: identityV1.SignInMethod = identityV1.SignInMethod.SIGN_IN_METHOD_UNSPECIFIED,
+): Promise<identityV1.User | undefined> {
   try {
-    return await getAccount(deps, userId, context);
+    return await getAccount(deps, userId, context, signIn);
   } catch (error) {
     if (error instanceof AppError && error.code === 'auth:unauthorized') return undefined;
     throw error;
@@ -143,7 +158,8 @@ export async function unlinkProvider(deps: OAuthDeps, input: { userId: string; p
   }, context);
 }
 
-/** Account deletion: every connection of the user goes. Idempotent. */
+/** Account deletion: every connection of the user goes, and the SSO subjects linked to it. Idempotent. */
 export async function deleteUserData(deps: OAuthDeps, userId: string): Promise<void> {
   await deleteConnectionsOfUser(deps.pool, userId);
+  await deleteSsoSubjectsOfUser(deps.pool, userId);
 }

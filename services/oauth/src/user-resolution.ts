@@ -1,5 +1,5 @@
 import type { RequestContext } from '@latchkey/grpc-kit';
-import type { identityV1 } from '@latchkey/contracts';
+import { identityV1 } from '@latchkey/contracts';
 import { changeCredentials } from '@latchkey/credential-ledger';
 import { AppError } from '@latchkey/errors';
 import { redeemAuthorization } from './authorization';
@@ -8,6 +8,12 @@ import { connectionConflict, deleteConnection, findConnectionByIdentity, insertC
 import type { OAuthDeps } from './oauth-deps';
 import { addConnection, findAccount, verifiedEmail } from './provider-linking';
 import type { ProviderIdentity, ProviderName } from './providers/provider';
+
+/**
+ * A Google or GitHub sign-in: identity refuses it for an email whose
+ * organisation enforces SSO (auth:sso_required), account or not.
+ */
+const PROVIDER_SIGN_IN = identityV1.SignInMethod.SIGN_IN_METHOD_PROVIDER;
 
 export type LoginOutcome =
   | {
@@ -57,13 +63,13 @@ async function resolveUser(
 ): Promise<LoginOutcome> {
   const known = await findConnectionByIdentity(deps.pool, provider, identity.providerUserId);
   if (known) {
-    const account = await findAccount(deps, known.user_id, context);
+    const account = await findAccount(deps, known.user_id, context, PROVIDER_SIGN_IN);
     if (account) return { kind: 'signed_in', user: account, linkedNow: false, passwordDropped: false };
     await deleteConnection(deps.pool, known.user_id, provider);
   }
 
   const email = verifiedEmail(identity);
-  const { user } = await deps.identity.getUserByEmail({ email }, context);
+  const { user } = await deps.identity.getUserByEmail({ email, signIn: PROVIDER_SIGN_IN }, context);
   if (user) {
     const linked = await linkAutomatically(deps, user, { provider, providerUserId: identity.providerUserId, email }, context);
     return { kind: 'signed_in', user: linked.user, linkedNow: true, passwordDropped: linked.passwordDropped };
@@ -128,7 +134,7 @@ export async function completeSignup(
     if (await findConnectionByIdentity(deps.pool, pending.provider, pending.providerUserId)) {
       throw new AppError('oauth:already_linked', 'This identity was linked to an account meanwhile; sign in instead.');
     }
-    ({ user: account } = await deps.identity.createVerifiedUser({ handle: input.handle, email: pending.email }, context));
+    ({ user: account } = await deps.identity.createVerifiedUser({ handle: input.handle, email: pending.email, signIn: PROVIDER_SIGN_IN }, context));
     if (!account) throw new Error('identity.v1 CreateVerifiedUser answered without a user');
   } catch (error) {
     const retryable = !(error instanceof AppError && error.code === 'oauth:already_linked');

@@ -23,18 +23,20 @@ class AddOrganizationMemberResponse(_message.Message):
     def __init__(self, member: _Optional[_Union[OrganizationMember, _Mapping]] = ...) -> None: ...
 
 class AdminOrganization(_message.Message):
-    __slots__ = ["created_at", "id", "member_count", "name", "slug"]
+    __slots__ = ["created_at", "id", "member_count", "name", "slug", "sso_enforced"]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     MEMBER_COUNT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     SLUG_FIELD_NUMBER: _ClassVar[int]
+    SSO_ENFORCED_FIELD_NUMBER: _ClassVar[int]
     created_at: _timestamp_pb2.Timestamp
     id: str
     member_count: int
     name: str
     slug: str
-    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., name: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., member_count: _Optional[int] = ...) -> None: ...
+    sso_enforced: bool
+    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., name: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., member_count: _Optional[int] = ..., sso_enforced: bool = ...) -> None: ...
 
 class AuditEntry(_message.Message):
     __slots__ = ["action", "at", "caller", "client_id", "id", "operator", "organization_id", "reason", "user_id"]
@@ -291,6 +293,20 @@ class SendPasswordResetRequest(_message.Message):
 class SendPasswordResetResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
+
+class SetOrganizationSsoEnforcedRequest(_message.Message):
+    __slots__ = ["organization_id", "sso_enforced"]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    SSO_ENFORCED_FIELD_NUMBER: _ClassVar[int]
+    organization_id: str
+    sso_enforced: bool
+    def __init__(self, organization_id: _Optional[str] = ..., sso_enforced: bool = ...) -> None: ...
+
+class SetOrganizationSsoEnforcedResponse(_message.Message):
+    __slots__ = ["organization"]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    organization: AdminOrganization
+    def __init__(self, organization: _Optional[_Union[AdminOrganization, _Mapping]] = ...) -> None: ...
 
 class UpdateClientRequest(_message.Message):
     __slots__ = ["client_id", "entry_json"]

@@ -117,6 +117,11 @@ class AdminServiceStub(object):
                 request_serializer=admin_dot_v1_dot_admin__pb2.DeleteOrganizationRequest.SerializeToString,
                 response_deserializer=admin_dot_v1_dot_admin__pb2.DeleteOrganizationResponse.FromString,
                 )
+        self.SetOrganizationSsoEnforced = channel.unary_unary(
+                '/admin.v1.AdminService/SetOrganizationSsoEnforced',
+                request_serializer=admin_dot_v1_dot_admin__pb2.SetOrganizationSsoEnforcedRequest.SerializeToString,
+                response_deserializer=admin_dot_v1_dot_admin__pb2.SetOrganizationSsoEnforcedResponse.FromString,
+                )
 
 
 class AdminServiceServicer(object):
@@ -309,6 +314,18 @@ class AdminServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetOrganizationSsoEnforced(self, request, context):
+        """SetOrganizationSsoEnforced turns an organisation's SSO enforcement on
+        or off: the break-glass for an organisation locked out by a broken
+        identity provider (docs/operations.md, "Enterprise SSO"). Turning it on
+        needs a verified domain. Recorded ("set_organization_sso_enforced").
+        Errors: org:not_found, org:domain_unverified,
+        validation:invalid_input.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -401,6 +418,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.DeleteOrganization,
                     request_deserializer=admin_dot_v1_dot_admin__pb2.DeleteOrganizationRequest.FromString,
                     response_serializer=admin_dot_v1_dot_admin__pb2.DeleteOrganizationResponse.SerializeToString,
+            ),
+            'SetOrganizationSsoEnforced': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetOrganizationSsoEnforced,
+                    request_deserializer=admin_dot_v1_dot_admin__pb2.SetOrganizationSsoEnforcedRequest.FromString,
+                    response_serializer=admin_dot_v1_dot_admin__pb2.SetOrganizationSsoEnforcedResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -728,5 +750,22 @@ class AdminService(object):
         return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/DeleteOrganization',
             admin_dot_v1_dot_admin__pb2.DeleteOrganizationRequest.SerializeToString,
             admin_dot_v1_dot_admin__pb2.DeleteOrganizationResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetOrganizationSsoEnforced(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/admin.v1.AdminService/SetOrganizationSsoEnforced',
+            admin_dot_v1_dot_admin__pb2.SetOrganizationSsoEnforcedRequest.SerializeToString,
+            admin_dot_v1_dot_admin__pb2.SetOrganizationSsoEnforcedResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -6,6 +6,9 @@ from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+DOMAIN_STATUS_PENDING: DomainStatus
+DOMAIN_STATUS_UNSPECIFIED: DomainStatus
+DOMAIN_STATUS_VERIFIED: DomainStatus
 INVITATION_STATUS_ACCEPTED: InvitationStatus
 INVITATION_STATUS_EXPIRED: InvitationStatus
 INVITATION_STATUS_PENDING: InvitationStatus
@@ -31,6 +34,22 @@ class AcceptInvitationResponse(_message.Message):
     ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
     organization: Organization
     def __init__(self, organization: _Optional[_Union[Organization, _Mapping]] = ...) -> None: ...
+
+class AddDomainRequest(_message.Message):
+    __slots__ = ["actor_user_id", "domain", "organization_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    domain: str
+    organization_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., domain: _Optional[str] = ...) -> None: ...
+
+class AddDomainResponse(_message.Message):
+    __slots__ = ["domain"]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: Domain
+    def __init__(self, domain: _Optional[_Union[Domain, _Mapping]] = ...) -> None: ...
 
 class ChangeMemberRoleRequest(_message.Message):
     __slots__ = ["actor_user_id", "organization_id", "role", "user_id"]
@@ -146,6 +165,38 @@ class DeleteRoleResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 
+class Domain(_message.Message):
+    __slots__ = ["created_at", "domain", "status", "verification_name", "verification_value", "verified_at"]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    VERIFICATION_NAME_FIELD_NUMBER: _ClassVar[int]
+    VERIFICATION_VALUE_FIELD_NUMBER: _ClassVar[int]
+    VERIFIED_AT_FIELD_NUMBER: _ClassVar[int]
+    created_at: _timestamp_pb2.Timestamp
+    domain: str
+    status: DomainStatus
+    verification_name: str
+    verification_value: str
+    verified_at: _timestamp_pb2.Timestamp
+    def __init__(self, domain: _Optional[str] = ..., status: _Optional[_Union[DomainStatus, str]] = ..., verification_name: _Optional[str] = ..., verification_value: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., verified_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetDomainRequest(_message.Message):
+    __slots__ = ["actor_user_id", "domain", "organization_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    domain: str
+    organization_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., domain: _Optional[str] = ...) -> None: ...
+
+class GetDomainResponse(_message.Message):
+    __slots__ = ["domain"]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: Domain
+    def __init__(self, domain: _Optional[_Union[Domain, _Mapping]] = ...) -> None: ...
+
 class GetMembershipRequest(_message.Message):
     __slots__ = ["organization", "user_id"]
     ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
@@ -209,6 +260,20 @@ class Invitation(_message.Message):
     role: str
     status: InvitationStatus
     def __init__(self, id: _Optional[str] = ..., email: _Optional[str] = ..., role: _Optional[str] = ..., status: _Optional[_Union[InvitationStatus, str]] = ..., invited_by: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListDomainsRequest(_message.Message):
+    __slots__ = ["actor_user_id", "organization_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    organization_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ...) -> None: ...
+
+class ListDomainsResponse(_message.Message):
+    __slots__ = ["domains"]
+    DOMAINS_FIELD_NUMBER: _ClassVar[int]
+    domains: _containers.RepeatedCompositeFieldContainer[Domain]
+    def __init__(self, domains: _Optional[_Iterable[_Union[Domain, _Mapping]]] = ...) -> None: ...
 
 class ListInvitationsRequest(_message.Message):
     __slots__ = ["actor_user_id", "cursor", "limit", "organization_id", "status"]
@@ -357,20 +422,36 @@ class Member(_message.Message):
     def __init__(self, user_id: _Optional[str] = ..., handle: _Optional[str] = ..., email: _Optional[str] = ..., role: _Optional[str] = ..., source: _Optional[_Union[MembershipSource, str]] = ..., joined_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Organization(_message.Message):
-    __slots__ = ["created_at", "id", "name", "permissions", "role", "slug"]
+    __slots__ = ["created_at", "id", "name", "permissions", "role", "slug", "sso_enforced"]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PERMISSIONS_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
     SLUG_FIELD_NUMBER: _ClassVar[int]
+    SSO_ENFORCED_FIELD_NUMBER: _ClassVar[int]
     created_at: _timestamp_pb2.Timestamp
     id: str
     name: str
     permissions: _containers.RepeatedScalarFieldContainer[str]
     role: str
     slug: str
-    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., name: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., role: _Optional[str] = ..., permissions: _Optional[_Iterable[str]] = ...) -> None: ...
+    sso_enforced: bool
+    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., name: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., role: _Optional[str] = ..., permissions: _Optional[_Iterable[str]] = ..., sso_enforced: bool = ...) -> None: ...
+
+class RemoveDomainRequest(_message.Message):
+    __slots__ = ["actor_user_id", "domain", "organization_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    domain: str
+    organization_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., domain: _Optional[str] = ...) -> None: ...
+
+class RemoveDomainResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
 
 class RemoveMemberRequest(_message.Message):
     __slots__ = ["actor_user_id", "organization_id", "user_id"]
@@ -411,16 +492,18 @@ class Role(_message.Message):
     def __init__(self, name: _Optional[str] = ..., permissions: _Optional[_Iterable[str]] = ..., built_in: bool = ...) -> None: ...
 
 class UpdateOrganizationRequest(_message.Message):
-    __slots__ = ["actor_user_id", "name", "organization_id", "slug"]
+    __slots__ = ["actor_user_id", "name", "organization_id", "slug", "sso_enforced"]
     ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
     SLUG_FIELD_NUMBER: _ClassVar[int]
+    SSO_ENFORCED_FIELD_NUMBER: _ClassVar[int]
     actor_user_id: str
     name: str
     organization_id: str
     slug: str
-    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., name: _Optional[str] = ..., slug: _Optional[str] = ...) -> None: ...
+    sso_enforced: bool
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., name: _Optional[str] = ..., slug: _Optional[str] = ..., sso_enforced: bool = ...) -> None: ...
 
 class UpdateOrganizationResponse(_message.Message):
     __slots__ = ["organization"]
@@ -445,6 +528,25 @@ class UpdateRoleResponse(_message.Message):
     ROLE_FIELD_NUMBER: _ClassVar[int]
     role: Role
     def __init__(self, role: _Optional[_Union[Role, _Mapping]] = ...) -> None: ...
+
+class VerifyDomainRequest(_message.Message):
+    __slots__ = ["actor_user_id", "domain", "organization_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    domain: str
+    organization_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., domain: _Optional[str] = ...) -> None: ...
+
+class VerifyDomainResponse(_message.Message):
+    __slots__ = ["domain"]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: Domain
+    def __init__(self, domain: _Optional[_Union[Domain, _Mapping]] = ...) -> None: ...
+
+class DomainStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
 
 class MembershipSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

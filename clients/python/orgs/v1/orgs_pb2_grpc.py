@@ -121,6 +121,31 @@ class OrganizationsServiceStub(object):
                 request_serializer=orgs_dot_v1_dot_orgs__pb2.ListMembershipsRequest.SerializeToString,
                 response_deserializer=orgs_dot_v1_dot_orgs__pb2.ListMembershipsResponse.FromString,
                 )
+        self.AddDomain = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/AddDomain',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.AddDomainRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.AddDomainResponse.FromString,
+                )
+        self.VerifyDomain = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/VerifyDomain',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.VerifyDomainRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.VerifyDomainResponse.FromString,
+                )
+        self.ListDomains = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/ListDomains',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.ListDomainsRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.ListDomainsResponse.FromString,
+                )
+        self.GetDomain = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/GetDomain',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.GetDomainRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.GetDomainResponse.FromString,
+                )
+        self.RemoveDomain = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/RemoveDomain',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.RemoveDomainRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.RemoveDomainResponse.FromString,
+                )
 
 
 class OrganizationsServiceServicer(object):
@@ -162,9 +187,12 @@ class OrganizationsServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def UpdateOrganization(self, request, context):
-        """UpdateOrganization changes the name or the slug (permission org:update).
+        """UpdateOrganization changes the name or the slug (permission org:update),
+        or turns enterprise SSO enforcement on or off (permission sso:manage).
+        Enforcement needs a verified domain: turning it on without one is
+        org:domain_unverified.
         Errors: org:not_found, org:forbidden, org:slug_taken,
-        validation:invalid_input.
+        org:domain_unverified, validation:invalid_input.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -326,6 +354,61 @@ class OrganizationsServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AddDomain(self, request, context):
+        """AddDomain claims a domain for the organisation's enterprise SSO
+        (permission sso:manage): pending, with the DNS TXT record that proves
+        it. The domain is normalised (lower case, IDNA to punycode, no trailing
+        dot) and must be registrable, not a public suffix nor a free-mail
+        domain. Adding a pending domain again answers it as it is.
+        Errors: org:not_found, org:forbidden, org:domain_taken (verified by
+        another organisation), validation:invalid_input.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def VerifyDomain(self, request, context):
+        """VerifyDomain looks the domain's TXT record up and, when it holds the
+        verification value, marks the domain verified (permission sso:manage).
+        A domain verified already answers as it is.
+        Errors: org:not_found, org:forbidden, org:domain_not_found,
+        org:domain_unverified (no such record, or the look-up failed or timed
+        out), org:domain_taken (verified by another organisation meanwhile).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListDomains(self, request, context):
+        """ListDomains answers the organisation's domains, verified and pending,
+        by name (permission sso:manage).
+        Errors: org:not_found, org:forbidden.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetDomain(self, request, context):
+        """GetDomain answers one domain of the organisation (permission
+        sso:manage).
+        Errors: org:not_found, org:forbidden, org:domain_not_found,
+        validation:invalid_input.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemoveDomain(self, request, context):
+        """RemoveDomain removes a domain (permission sso:manage). Removing the
+        last verified domain of an organisation that enforces SSO turns the
+        enforcement off in the same transaction, since it then covers nobody.
+        Errors: org:not_found, org:forbidden, org:domain_not_found,
+        validation:invalid_input.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_OrganizationsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -428,6 +511,31 @@ def add_OrganizationsServiceServicer_to_server(servicer, server):
                     servicer.ListMemberships,
                     request_deserializer=orgs_dot_v1_dot_orgs__pb2.ListMembershipsRequest.FromString,
                     response_serializer=orgs_dot_v1_dot_orgs__pb2.ListMembershipsResponse.SerializeToString,
+            ),
+            'AddDomain': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddDomain,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.AddDomainRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.AddDomainResponse.SerializeToString,
+            ),
+            'VerifyDomain': grpc.unary_unary_rpc_method_handler(
+                    servicer.VerifyDomain,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.VerifyDomainRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.VerifyDomainResponse.SerializeToString,
+            ),
+            'ListDomains': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDomains,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.ListDomainsRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.ListDomainsResponse.SerializeToString,
+            ),
+            'GetDomain': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDomain,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.GetDomainRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.GetDomainResponse.SerializeToString,
+            ),
+            'RemoveDomain': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveDomain,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.RemoveDomainRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.RemoveDomainResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -783,6 +891,91 @@ class OrganizationsService(object):
         return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/ListMemberships',
             orgs_dot_v1_dot_orgs__pb2.ListMembershipsRequest.SerializeToString,
             orgs_dot_v1_dot_orgs__pb2.ListMembershipsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def AddDomain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/AddDomain',
+            orgs_dot_v1_dot_orgs__pb2.AddDomainRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.AddDomainResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def VerifyDomain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/VerifyDomain',
+            orgs_dot_v1_dot_orgs__pb2.VerifyDomainRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.VerifyDomainResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListDomains(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/ListDomains',
+            orgs_dot_v1_dot_orgs__pb2.ListDomainsRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.ListDomainsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetDomain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/GetDomain',
+            orgs_dot_v1_dot_orgs__pb2.GetDomainRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.GetDomainResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RemoveDomain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/RemoveDomain',
+            orgs_dot_v1_dot_orgs__pb2.RemoveDomainRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.RemoveDomainResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -28,7 +28,7 @@ interface MemberRow {
   joined_at: Date;
 }
 
-function memberOf(row: MemberRow): orgsV1.Member {
+export function memberOf(row: MemberRow): orgsV1.Member {
   return {
     userId: row.user_id,
     handle: row.handle,
@@ -85,13 +85,13 @@ export async function listMembers(
   });
 }
 
-async function memberRow(db: pg.ClientBase, organizationId: string, userId: string): Promise<MemberRow | undefined> {
+export async function memberRow(db: pg.ClientBase, organizationId: string, userId: string): Promise<MemberRow | undefined> {
   const { rows } = await db.query<MemberRow>(`${MEMBER_SELECT} WHERE m.organization_id = $1 AND m.user_id = $2`, [organizationId, userId]);
   return rows[0];
 }
 
 /** How many owners a locked organisation has. */
-async function ownerCount(db: pg.ClientBase, organizationId: string): Promise<number> {
+export async function ownerCount(db: pg.ClientBase, organizationId: string): Promise<number> {
   const { rows } = await db.query<{ owners: number }>(
     `SELECT count(*)::int AS owners FROM identity.org_memberships WHERE organization_id = $1 AND role = 'owner'`,
     [organizationId],

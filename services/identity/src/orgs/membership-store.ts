@@ -18,6 +18,8 @@ export interface Membership {
   readonly permissions: string[];
   readonly source: string;
   readonly joinedAt: Date;
+  /** Whether the organisation enforces SSO for the accounts of its verified domains. */
+  readonly ssoEnforced: boolean;
 }
 
 interface MembershipRow {
@@ -30,10 +32,11 @@ interface MembershipRow {
   stored_permissions: string[];
   source: string;
   joined_at: Date;
+  sso_enforced: boolean;
 }
 
 const MEMBERSHIP_COLUMNS = `o.id AS organization_id, o.slug, o.name, o.created_at, m.user_id, m.role, r.permissions AS stored_permissions,
-  m.source, m.joined_at`;
+  m.source, m.joined_at, o.sso_enforced`;
 const MEMBERSHIP_FROM = `identity.org_memberships m
   JOIN identity.organizations o ON o.id = m.organization_id
   JOIN identity.org_roles r ON r.organization_id = m.organization_id AND r.name = m.role`;
@@ -49,6 +52,7 @@ function membershipOf(row: MembershipRow): Membership {
     permissions: permissionsOf(row.role, row.stored_permissions),
     source: row.source,
     joinedAt: row.joined_at,
+    ssoEnforced: row.sso_enforced,
   };
 }
 
@@ -61,6 +65,7 @@ export function organizationOf(membership: Membership): orgsV1.Organization {
     createdAt: membership.createdAt,
     role: membership.role,
     permissions: membership.permissions,
+    ssoEnforced: membership.ssoEnforced,
   };
 }
 

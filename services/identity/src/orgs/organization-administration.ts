@@ -10,6 +10,7 @@ import type { OrgsDeps } from './orgs-deps';
 import { checkId, checkRoleName, checkSlug, organizationName, refuse } from './org-fields';
 import { findMembership, insertMembership, type Membership } from './membership-store';
 import { deleteMembership } from './members';
+import { hasVerifiedDomain } from './org-domains';
 import { insertOrganization, removeOrganization } from './organizations';
 
 /** An organisation as an operator sees it (admin.v1 AdminOrganization). */
@@ -19,6 +20,8 @@ export interface OrganizationRecord {
   readonly name: string;
   readonly createdAt: Date;
   readonly memberCount: number;
+  /** Whether it enforces SSO for the accounts of its verified domains. */
+  readonly ssoEnforced: boolean;
   /** Its place in the newest-first listing (page-tokens.ts). */
   readonly pageKey: string;
 }
@@ -29,14 +32,23 @@ interface OrganizationRow {
   name: string;
   created_at: Date;
   member_count: number;
+  sso_enforced: boolean;
   page_key: string;
 }
 
 function recordOf(row: OrganizationRow): OrganizationRecord {
-  return { id: row.id, slug: row.slug, name: row.name, createdAt: row.created_at, memberCount: row.member_count, pageKey: row.page_key };
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    createdAt: row.created_at,
+    memberCount: row.member_count,
+    ssoEnforced: row.sso_enforced,
+    pageKey: row.page_key,
+  };
 }
 
-const ORGANIZATION_SELECT = `SELECT o.id, o.slug, o.name, o.created_at, ${pageKeySql('o.created_at')} AS page_key,
+const ORGANIZATION_SELECT = `SELECT o.id, o.slug, o.name, o.created_at, o.sso_enforced, ${pageKeySql('o.created_at')} AS page_key,
   (SELECT count(*)::int FROM identity.org_memberships m WHERE m.organization_id = o.id) AS member_count
   FROM identity.organizations o`;
 
@@ -130,5 +142,27 @@ export async function deleteOrganizationAsAdmin(deps: OrgsDeps, organizationId: 
   await administerOrganization(deps, organizationId, context, async (db, actor) => {
     await removeOrganization(db, organizationId, { reason: 'admin', actorUserId: '' }, context);
     await recordAdminAction(db, { ...actor, action: 'delete_organization', userIds: [null], organizationId });
+  });
+}
+
+/**
+ * Turns SSO enforcement on or off for an organisation: the operator's
+ * break-glass when its identity provider is broken and its people are
+ * locked out (docs/operations.md, "Enterprise SSO"). On needs a verified
+ * domain, as for its members.
+ */
+export async function setSsoEnforcedAsAdmin(
+  deps: OrgsDeps,
+  input: { readonly organizationId: string; readonly ssoEnforced: boolean },
+  context: RequestContext,
+): Promise<OrganizationRecord> {
+  return administerOrganization(deps, input.organizationId, context, async (db, actor) => {
+    if (input.ssoEnforced && !(await hasVerifiedDomain(db, input.organizationId))) {
+      throw new AppError('org:domain_unverified', 'The organisation has no verified domain to enforce SSO for.');
+    }
+    await db.query('UPDATE identity.organizations SET sso_enforced = $2, updated_at = now() WHERE id = $1', [input.organizationId, input.ssoEnforced]);
+    await recordAdminAction(db, { ...actor, action: 'set_organization_sso_enforced', userIds: [null], organizationId: input.organizationId });
+    const { rows } = await db.query<OrganizationRow>(`${ORGANIZATION_SELECT} WHERE o.id = $1`, [input.organizationId]);
+    return recordOf(rows[0]!);
   });
 }

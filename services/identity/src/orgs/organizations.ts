@@ -9,7 +9,8 @@ import { findUserById, type UserRecord } from '../user-store';
 import type { OrgsDeps } from './orgs-deps';
 import { checkId, checkSlug, organizationName, refuse } from './org-fields';
 import { actingMember, findMembership, insertMembership, listMembershipsOf, organizationOf, type Membership } from './membership-store';
-import { builtInRoles } from './permissions';
+import { hasVerifiedDomain } from './org-domains';
+import { builtInRoles, holds } from './permissions';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -89,17 +90,35 @@ export async function listOrganizations(deps: OrgsDeps, actorUserId: string): Pr
   return (await listMembershipsOf(deps.pool, actorUserId)).map(organizationOf);
 }
 
-/** Changes the name or slug (org:update). */
+/**
+ * Changes the name or slug (org:update), or the enforcement of SSO
+ * (sso:manage), which needs a verified domain to cover anyone:
+ * org:domain_unverified without one.
+ */
 export async function updateOrganization(
   deps: OrgsDeps,
-  input: { readonly actorUserId: string; readonly organizationId: string; readonly name?: string | undefined; readonly slug?: string | undefined },
+  input: {
+    readonly actorUserId: string;
+    readonly organizationId: string;
+    readonly name?: string | undefined;
+    readonly slug?: string | undefined;
+    readonly ssoEnforced?: boolean | undefined;
+  },
   context: RequestContext,
 ): Promise<orgsV1.Organization> {
   const named = input.name === undefined ? undefined : organizationName(input.name);
   refuse([...(named?.problems ?? []), ...(input.slug === undefined ? [] : checkSlug(input.slug))]);
   return withTransaction(deps.pool, context, async (db) => {
-    const actor = await actingMember(db, input.actorUserId, input.organizationId, { lock: true, needs: 'org:update' });
-    if (named === undefined && input.slug === undefined) return organizationOf(actor);
+    const renames = named !== undefined || input.slug !== undefined;
+    const actor = await actingMember(db, input.actorUserId, input.organizationId, renames ? { lock: true, needs: 'org:update' } : { lock: true });
+    if (input.ssoEnforced !== undefined) {
+      if (!holds(actor.role, actor.permissions, 'sso:manage')) throw new AppError('org:forbidden');
+      if (input.ssoEnforced && !(await hasVerifiedDomain(db, actor.organizationId))) {
+        throw new AppError('org:domain_unverified', 'Verify a domain of the organisation before enforcing SSO.');
+      }
+      await db.query('UPDATE identity.organizations SET sso_enforced = $2, updated_at = now() WHERE id = $1', [actor.organizationId, input.ssoEnforced]);
+    }
+    if (!renames && input.ssoEnforced === undefined) return organizationOf(actor);
     await slugTaken(() =>
       db.query(`UPDATE identity.organizations SET name = coalesce($2, name), slug = coalesce($3, slug), updated_at = now() WHERE id = $1`, [
         actor.organizationId,

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { TxtLookup } from './domain-verification';
 
 /** What the organisation operations use of identity. */
 export interface OrgsDeps {
@@ -7,4 +8,6 @@ export interface OrgsDeps {
   readonly maxOrganizationsPerUser: number;
   /** ORG_INVITATION_TTL_HOURS: how long an invitation's link works. */
   readonly invitationTtlHours: number;
+  /** TXT look-ups for domain verification, through DNS_SERVERS. */
+  readonly txtLookup: TxtLookup;
 }

@@ -3,6 +3,7 @@ import { AppError } from '@latchkey/errors';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import type { OrgsDeps } from './orgs-deps';
 import { checkId, refuse } from './org-fields';
+import { addDomain, getDomain, listDomains, removeDomain, verifyDomain } from './org-domains';
 import { acceptInvitation, createInvitation, listInvitations, lookupInvitation, revokeInvitation } from './invitations';
 import { findMembership, findRole, listMembershipsOf, organizationOf } from './membership-store';
 import { changeMemberRole, listMembers, memberPage, pageLimit, removeMember } from './members';
@@ -79,6 +80,22 @@ export function organizationsHandlers(deps: OrgsDeps): ServiceHandlers<typeof or
     async listMemberships({ userId }) {
       refuse(checkId(userId, 'user_id'));
       return { organizations: (await listMembershipsOf(deps.pool, userId)).map(organizationOf) };
+    },
+    async addDomain(request, context) {
+      return { domain: await addDomain(deps, request, context) };
+    },
+    async verifyDomain(request, context) {
+      return { domain: await verifyDomain(deps, request, context) };
+    },
+    async listDomains(request, context) {
+      return { domains: await listDomains(deps, request, context) };
+    },
+    async getDomain(request, context) {
+      return { domain: await getDomain(deps, request, context) };
+    },
+    async removeDomain(request, context) {
+      await removeDomain(deps, request, context);
+      return {};
     },
   };
 }

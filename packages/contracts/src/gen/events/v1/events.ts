@@ -103,8 +103,10 @@ export interface UserRegistered {
   /** The account id (UUID). */
   userId: string;
   /**
-   * "password" (POST /v0/users, email still to verify) or "provider" (a
-   * provider sign-up, email verified by the provider).
+   * "password" (POST /v0/users, email still to verify), "provider" (a
+   * provider sign-up, email verified by the provider) or "sso" (created
+   * just in time by an organisation's SSO sign-in, email verified by its
+   * identity provider).
    */
   method: string;
 }

@@ -20,7 +20,60 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp";
-import { Organization } from "../../orgs/v1/orgs";
+import { Member, Organization } from "../../orgs/v1/orgs";
+
+/**
+ * SignInMethod names how a sign-in proves the account, for the refusal of
+ * every method but the organisation's own when it enforces SSO.
+ */
+export enum SignInMethod {
+  /** SIGN_IN_METHOD_UNSPECIFIED - No sign-in: nothing is refused. */
+  SIGN_IN_METHOD_UNSPECIFIED = 0,
+  /** SIGN_IN_METHOD_PASSWORD - The account's password. */
+  SIGN_IN_METHOD_PASSWORD = 1,
+  /** SIGN_IN_METHOD_PASSKEY - A passkey (passkeys.v1). */
+  SIGN_IN_METHOD_PASSKEY = 2,
+  /** SIGN_IN_METHOD_PROVIDER - A social identity provider: Google or GitHub (oauth.v1). */
+  SIGN_IN_METHOD_PROVIDER = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function signInMethodFromJSON(object: any): SignInMethod {
+  switch (object) {
+    case 0:
+    case "SIGN_IN_METHOD_UNSPECIFIED":
+      return SignInMethod.SIGN_IN_METHOD_UNSPECIFIED;
+    case 1:
+    case "SIGN_IN_METHOD_PASSWORD":
+      return SignInMethod.SIGN_IN_METHOD_PASSWORD;
+    case 2:
+    case "SIGN_IN_METHOD_PASSKEY":
+      return SignInMethod.SIGN_IN_METHOD_PASSKEY;
+    case 3:
+    case "SIGN_IN_METHOD_PROVIDER":
+      return SignInMethod.SIGN_IN_METHOD_PROVIDER;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return SignInMethod.UNRECOGNIZED;
+  }
+}
+
+export function signInMethodToJSON(object: SignInMethod): string {
+  switch (object) {
+    case SignInMethod.SIGN_IN_METHOD_UNSPECIFIED:
+      return "SIGN_IN_METHOD_UNSPECIFIED";
+    case SignInMethod.SIGN_IN_METHOD_PASSWORD:
+      return "SIGN_IN_METHOD_PASSWORD";
+    case SignInMethod.SIGN_IN_METHOD_PASSKEY:
+      return "SIGN_IN_METHOD_PASSKEY";
+    case SignInMethod.SIGN_IN_METHOD_PROVIDER:
+      return "SIGN_IN_METHOD_PROVIDER";
+    case SignInMethod.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
 
 /**
  * CredentialKind says what a credential of an account is, and so which
@@ -40,6 +93,12 @@ export enum CredentialKind {
   CREDENTIAL_KIND_PROVIDER = 3,
   /** CREDENTIAL_KIND_TOTP - TOTP, owned by totp.v1: a second factor. */
   CREDENTIAL_KIND_TOTP = 4,
+  /**
+   * CREDENTIAL_KIND_SSO - A connection of an organisation's enterprise SSO, owned by identity
+   * itself (ProvisionSsoMember writes it, DropSsoConnection removes it): a
+   * first factor.
+   */
+  CREDENTIAL_KIND_SSO = 5,
   UNRECOGNIZED = -1,
 }
 
@@ -60,6 +119,9 @@ export function credentialKindFromJSON(object: any): CredentialKind {
     case 4:
     case "CREDENTIAL_KIND_TOTP":
       return CredentialKind.CREDENTIAL_KIND_TOTP;
+    case 5:
+    case "CREDENTIAL_KIND_SSO":
+      return CredentialKind.CREDENTIAL_KIND_SSO;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -79,6 +141,8 @@ export function credentialKindToJSON(object: CredentialKind): string {
       return "CREDENTIAL_KIND_PROVIDER";
     case CredentialKind.CREDENTIAL_KIND_TOTP:
       return "CREDENTIAL_KIND_TOTP";
+    case CredentialKind.CREDENTIAL_KIND_SSO:
+      return "CREDENTIAL_KIND_SSO";
     case CredentialKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -186,7 +250,14 @@ export interface GetUserRequest {
    * caller shows the account with it: the answer then carries the
    * account's membership of it, read with the account.
    */
-  activeOrganizationId?: string | undefined;
+  activeOrganizationId?:
+    | string
+    | undefined;
+  /**
+   * The method the caller is about to sign the account in by; unspecified
+   * when it does not sign in (no SSO enforcement check then).
+   */
+  signIn?: SignInMethod | undefined;
 }
 
 /** SessionCheck asks for the ended sessions of the account. */
@@ -245,6 +316,13 @@ export interface EndedSessions {
 export interface GetUserByEmailRequest {
   /** In any case; compared trimmed and lower-cased. */
   email: string;
+  /**
+   * The method the caller is about to sign in (or sign up) by with this
+   * email; unspecified when it does not sign in. When set, an email in a
+   * verified domain of an organisation that enforces SSO is refused with
+   * auth:sso_required, whether or not an account has it.
+   */
+  signIn?: SignInMethod | undefined;
 }
 
 /** GetUserByEmailResponse holds the account, if there is one. */
@@ -259,6 +337,12 @@ export interface CreateVerifiedUserRequest {
   handle: string;
   /** An address the provider said is verified. */
   email: string;
+  /**
+   * The method the new account signs in by; when set, an email in a
+   * verified domain of an organisation that enforces SSO is refused with
+   * auth:sso_required.
+   */
+  signIn?: SignInMethod | undefined;
 }
 
 /** CreateVerifiedUserResponse holds the new account. */
@@ -625,6 +709,88 @@ export interface ListUnsettledCredentialsRequest {
 export interface ListUnsettledCredentialsResponse {
   /** In ascending order; fewer than `limit` on the last page. */
   userIds: string[];
+}
+
+/** FindSsoOrganizationRequest names an email or an organisation's slug. */
+export interface FindSsoOrganizationRequest {
+  /**
+   * The address a person typed to sign in; compared trimmed and
+   * lower-cased. Empty when a slug is given.
+   */
+  email: string;
+  /** The organisation's slug; empty to find it by the email's domain. */
+  organizationSlug: string;
+}
+
+/** FindSsoOrganizationResponse names the organisation found. */
+export interface FindSsoOrganizationResponse {
+  /** The organisation's id (UUID). */
+  organizationId: string;
+  /** Its slug. */
+  organizationSlug: string;
+  /** Whether it enforces SSO for the accounts of its verified domains. */
+  ssoEnforced: boolean;
+  /**
+   * Whether the email's domain is a verified domain of it (always true
+   * when found by the email alone; false when no email was given).
+   */
+  emailDomainVerified: boolean;
+}
+
+/** ProvisionSsoMemberRequest carries what a valid SSO response said. */
+export interface ProvisionSsoMemberRequest {
+  /** The connection's organisation (UUID). */
+  organizationId: string;
+  /**
+   * The connection the person signed in through (UUID): the credential's
+   * reference in the ledger.
+   */
+  connectionId: string;
+  /** The person's email, as the IdP asserted it. */
+  email: string;
+  /**
+   * Whether the IdP vouches for the email (a SAML assertion signed by the
+   * organisation's IdP does; an OpenID Connect IdP says so in its claims).
+   */
+  emailVerified: boolean;
+  /** The person's display name, for the audit trail; may be empty. */
+  displayName: string;
+  /**
+   * The organisation role to hold, as oauth mapped it from the
+   * connection's default role or the IdP's groups.
+   */
+  role: string;
+  /**
+   * Whether the role came from the IdP's groups: it then replaces an
+   * existing member's role; a default role does not.
+   */
+  roleFromGroups: boolean;
+}
+
+/** ProvisionSsoMemberResponse is the account the SSO sign-in is for. */
+export interface ProvisionSsoMemberResponse {
+  /** The account, found or created; its email is verified. */
+  user?:
+    | User
+    | undefined;
+  /** Whether the account was created by this call. */
+  created: boolean;
+  /** The membership, as it now stands. */
+  member?: Member | undefined;
+}
+
+/** DropSsoConnectionRequest names a deleted SSO connection. */
+export interface DropSsoConnectionRequest {
+  /** The connection's organisation (UUID). */
+  organizationId: string;
+  /** The connection (UUID). */
+  connectionId: string;
+}
+
+/** DropSsoConnectionResponse says how many accounts lost the connection. */
+export interface DropSsoConnectionResponse {
+  /** The ledger rows removed. */
+  removed: number;
 }
 
 function createBaseUser(): User {
@@ -1221,7 +1387,7 @@ export const AuthenticatePasswordResponse: MessageFns<AuthenticatePasswordRespon
 };
 
 function createBaseGetUserRequest(): GetUserRequest {
-  return { userId: "", sessionCheck: undefined, activeOrganizationId: undefined };
+  return { userId: "", sessionCheck: undefined, activeOrganizationId: undefined, signIn: undefined };
 }
 
 export const GetUserRequest: MessageFns<GetUserRequest> = {
@@ -1234,6 +1400,9 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
     }
     if (message.activeOrganizationId !== undefined) {
       writer.uint32(26).string(message.activeOrganizationId);
+    }
+    if (message.signIn !== undefined) {
+      writer.uint32(32).int32(message.signIn);
     }
     return writer;
   },
@@ -1275,6 +1444,14 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
             message.activeOrganizationId = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.signIn = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1304,6 +1481,11 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
         : isSet(object.active_organization_id)
         ? globalThis.String(object.active_organization_id)
         : undefined,
+      signIn: isSet(object.signIn)
+        ? signInMethodFromJSON(object.signIn)
+        : isSet(object.sign_in)
+        ? signInMethodFromJSON(object.sign_in)
+        : undefined,
     };
   },
 
@@ -1318,6 +1500,9 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
     if (message.activeOrganizationId !== undefined) {
       obj.activeOrganizationId = message.activeOrganizationId;
     }
+    if (message.signIn !== undefined) {
+      obj.signIn = signInMethodToJSON(message.signIn);
+    }
     return obj;
   },
 
@@ -1331,6 +1516,7 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
       ? SessionCheck.fromPartial(object.sessionCheck)
       : undefined;
     message.activeOrganizationId = object.activeOrganizationId ?? undefined;
+    message.signIn = object.signIn ?? undefined;
     return message;
   },
 };
@@ -1611,13 +1797,16 @@ export const EndedSessions: MessageFns<EndedSessions> = {
 };
 
 function createBaseGetUserByEmailRequest(): GetUserByEmailRequest {
-  return { email: "" };
+  return { email: "", signIn: undefined };
 }
 
 export const GetUserByEmailRequest: MessageFns<GetUserByEmailRequest> = {
   encode(message: GetUserByEmailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.email !== "") {
       writer.uint32(10).string(message.email);
+    }
+    if (message.signIn !== undefined) {
+      writer.uint32(16).int32(message.signIn);
     }
     return writer;
   },
@@ -1643,6 +1832,14 @@ export const GetUserByEmailRequest: MessageFns<GetUserByEmailRequest> = {
             message.email = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.signIn = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1656,13 +1853,23 @@ export const GetUserByEmailRequest: MessageFns<GetUserByEmailRequest> = {
   },
 
   fromJSON(object: any): GetUserByEmailRequest {
-    return { email: isSet(object.email) ? globalThis.String(object.email) : "" };
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      signIn: isSet(object.signIn)
+        ? signInMethodFromJSON(object.signIn)
+        : isSet(object.sign_in)
+        ? signInMethodFromJSON(object.sign_in)
+        : undefined,
+    };
   },
 
   toJSON(message: GetUserByEmailRequest): unknown {
     const obj: any = {};
     if (message.email !== "") {
       obj.email = message.email;
+    }
+    if (message.signIn !== undefined) {
+      obj.signIn = signInMethodToJSON(message.signIn);
     }
     return obj;
   },
@@ -1673,6 +1880,7 @@ export const GetUserByEmailRequest: MessageFns<GetUserByEmailRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetUserByEmailRequest>, I>>(object: I): GetUserByEmailRequest {
     const message = createBaseGetUserByEmailRequest();
     message.email = object.email ?? "";
+    message.signIn = object.signIn ?? undefined;
     return message;
   },
 };
@@ -1745,7 +1953,7 @@ export const GetUserByEmailResponse: MessageFns<GetUserByEmailResponse> = {
 };
 
 function createBaseCreateVerifiedUserRequest(): CreateVerifiedUserRequest {
-  return { handle: "", email: "" };
+  return { handle: "", email: "", signIn: undefined };
 }
 
 export const CreateVerifiedUserRequest: MessageFns<CreateVerifiedUserRequest> = {
@@ -1755,6 +1963,9 @@ export const CreateVerifiedUserRequest: MessageFns<CreateVerifiedUserRequest> = 
     }
     if (message.email !== "") {
       writer.uint32(18).string(message.email);
+    }
+    if (message.signIn !== undefined) {
+      writer.uint32(24).int32(message.signIn);
     }
     return writer;
   },
@@ -1788,6 +1999,14 @@ export const CreateVerifiedUserRequest: MessageFns<CreateVerifiedUserRequest> = 
             message.email = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.signIn = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1804,6 +2023,11 @@ export const CreateVerifiedUserRequest: MessageFns<CreateVerifiedUserRequest> = 
     return {
       handle: isSet(object.handle) ? globalThis.String(object.handle) : "",
       email: isSet(object.email) ? globalThis.String(object.email) : "",
+      signIn: isSet(object.signIn)
+        ? signInMethodFromJSON(object.signIn)
+        : isSet(object.sign_in)
+        ? signInMethodFromJSON(object.sign_in)
+        : undefined,
     };
   },
 
@@ -1815,6 +2039,9 @@ export const CreateVerifiedUserRequest: MessageFns<CreateVerifiedUserRequest> = 
     if (message.email !== "") {
       obj.email = message.email;
     }
+    if (message.signIn !== undefined) {
+      obj.signIn = signInMethodToJSON(message.signIn);
+    }
     return obj;
   },
 
@@ -1825,6 +2052,7 @@ export const CreateVerifiedUserRequest: MessageFns<CreateVerifiedUserRequest> = 
     const message = createBaseCreateVerifiedUserRequest();
     message.handle = object.handle ?? "";
     message.email = object.email ?? "";
+    message.signIn = object.signIn ?? undefined;
     return message;
   },
 };
@@ -5267,6 +5495,684 @@ export const ListUnsettledCredentialsResponse: MessageFns<ListUnsettledCredentia
   },
 };
 
+function createBaseFindSsoOrganizationRequest(): FindSsoOrganizationRequest {
+  return { email: "", organizationSlug: "" };
+}
+
+export const FindSsoOrganizationRequest: MessageFns<FindSsoOrganizationRequest> = {
+  encode(message: FindSsoOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.organizationSlug !== "") {
+      writer.uint32(18).string(message.organizationSlug);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindSsoOrganizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindSsoOrganizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationSlug = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FindSsoOrganizationRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      organizationSlug: isSet(object.organizationSlug)
+        ? globalThis.String(object.organizationSlug)
+        : isSet(object.organization_slug)
+        ? globalThis.String(object.organization_slug)
+        : "",
+    };
+  },
+
+  toJSON(message: FindSsoOrganizationRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.organizationSlug !== "") {
+      obj.organizationSlug = message.organizationSlug;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FindSsoOrganizationRequest>, I>>(base?: I): FindSsoOrganizationRequest {
+    return FindSsoOrganizationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FindSsoOrganizationRequest>, I>>(object: I): FindSsoOrganizationRequest {
+    const message = createBaseFindSsoOrganizationRequest();
+    message.email = object.email ?? "";
+    message.organizationSlug = object.organizationSlug ?? "";
+    return message;
+  },
+};
+
+function createBaseFindSsoOrganizationResponse(): FindSsoOrganizationResponse {
+  return { organizationId: "", organizationSlug: "", ssoEnforced: false, emailDomainVerified: false };
+}
+
+export const FindSsoOrganizationResponse: MessageFns<FindSsoOrganizationResponse> = {
+  encode(message: FindSsoOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.organizationSlug !== "") {
+      writer.uint32(18).string(message.organizationSlug);
+    }
+    if (message.ssoEnforced !== false) {
+      writer.uint32(24).bool(message.ssoEnforced);
+    }
+    if (message.emailDomainVerified !== false) {
+      writer.uint32(32).bool(message.emailDomainVerified);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindSsoOrganizationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindSsoOrganizationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationSlug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.ssoEnforced = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.emailDomainVerified = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FindSsoOrganizationResponse {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      organizationSlug: isSet(object.organizationSlug)
+        ? globalThis.String(object.organizationSlug)
+        : isSet(object.organization_slug)
+        ? globalThis.String(object.organization_slug)
+        : "",
+      ssoEnforced: isSet(object.ssoEnforced)
+        ? globalThis.Boolean(object.ssoEnforced)
+        : isSet(object.sso_enforced)
+        ? globalThis.Boolean(object.sso_enforced)
+        : false,
+      emailDomainVerified: isSet(object.emailDomainVerified)
+        ? globalThis.Boolean(object.emailDomainVerified)
+        : isSet(object.email_domain_verified)
+        ? globalThis.Boolean(object.email_domain_verified)
+        : false,
+    };
+  },
+
+  toJSON(message: FindSsoOrganizationResponse): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.organizationSlug !== "") {
+      obj.organizationSlug = message.organizationSlug;
+    }
+    if (message.ssoEnforced !== false) {
+      obj.ssoEnforced = message.ssoEnforced;
+    }
+    if (message.emailDomainVerified !== false) {
+      obj.emailDomainVerified = message.emailDomainVerified;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FindSsoOrganizationResponse>, I>>(base?: I): FindSsoOrganizationResponse {
+    return FindSsoOrganizationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FindSsoOrganizationResponse>, I>>(object: I): FindSsoOrganizationResponse {
+    const message = createBaseFindSsoOrganizationResponse();
+    message.organizationId = object.organizationId ?? "";
+    message.organizationSlug = object.organizationSlug ?? "";
+    message.ssoEnforced = object.ssoEnforced ?? false;
+    message.emailDomainVerified = object.emailDomainVerified ?? false;
+    return message;
+  },
+};
+
+function createBaseProvisionSsoMemberRequest(): ProvisionSsoMemberRequest {
+  return {
+    organizationId: "",
+    connectionId: "",
+    email: "",
+    emailVerified: false,
+    displayName: "",
+    role: "",
+    roleFromGroups: false,
+  };
+}
+
+export const ProvisionSsoMemberRequest: MessageFns<ProvisionSsoMemberRequest> = {
+  encode(message: ProvisionSsoMemberRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.connectionId !== "") {
+      writer.uint32(18).string(message.connectionId);
+    }
+    if (message.email !== "") {
+      writer.uint32(26).string(message.email);
+    }
+    if (message.emailVerified !== false) {
+      writer.uint32(32).bool(message.emailVerified);
+    }
+    if (message.displayName !== "") {
+      writer.uint32(42).string(message.displayName);
+    }
+    if (message.role !== "") {
+      writer.uint32(50).string(message.role);
+    }
+    if (message.roleFromGroups !== false) {
+      writer.uint32(56).bool(message.roleFromGroups);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProvisionSsoMemberRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProvisionSsoMemberRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.connectionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.emailVerified = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.displayName = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.roleFromGroups = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProvisionSsoMemberRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      connectionId: isSet(object.connectionId)
+        ? globalThis.String(object.connectionId)
+        : isSet(object.connection_id)
+        ? globalThis.String(object.connection_id)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      emailVerified: isSet(object.emailVerified)
+        ? globalThis.Boolean(object.emailVerified)
+        : isSet(object.email_verified)
+        ? globalThis.Boolean(object.email_verified)
+        : false,
+      displayName: isSet(object.displayName)
+        ? globalThis.String(object.displayName)
+        : isSet(object.display_name)
+        ? globalThis.String(object.display_name)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      roleFromGroups: isSet(object.roleFromGroups)
+        ? globalThis.Boolean(object.roleFromGroups)
+        : isSet(object.role_from_groups)
+        ? globalThis.Boolean(object.role_from_groups)
+        : false,
+    };
+  },
+
+  toJSON(message: ProvisionSsoMemberRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.connectionId !== "") {
+      obj.connectionId = message.connectionId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.emailVerified !== false) {
+      obj.emailVerified = message.emailVerified;
+    }
+    if (message.displayName !== "") {
+      obj.displayName = message.displayName;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.roleFromGroups !== false) {
+      obj.roleFromGroups = message.roleFromGroups;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProvisionSsoMemberRequest>, I>>(base?: I): ProvisionSsoMemberRequest {
+    return ProvisionSsoMemberRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProvisionSsoMemberRequest>, I>>(object: I): ProvisionSsoMemberRequest {
+    const message = createBaseProvisionSsoMemberRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.connectionId = object.connectionId ?? "";
+    message.email = object.email ?? "";
+    message.emailVerified = object.emailVerified ?? false;
+    message.displayName = object.displayName ?? "";
+    message.role = object.role ?? "";
+    message.roleFromGroups = object.roleFromGroups ?? false;
+    return message;
+  },
+};
+
+function createBaseProvisionSsoMemberResponse(): ProvisionSsoMemberResponse {
+  return { user: undefined, created: false, member: undefined };
+}
+
+export const ProvisionSsoMemberResponse: MessageFns<ProvisionSsoMemberResponse> = {
+  encode(message: ProvisionSsoMemberResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.created !== false) {
+      writer.uint32(16).bool(message.created);
+    }
+    if (message.member !== undefined) {
+      Member.encode(message.member, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProvisionSsoMemberResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProvisionSsoMemberResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.created = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.member = Member.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProvisionSsoMemberResponse {
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      created: isSet(object.created) ? globalThis.Boolean(object.created) : false,
+      member: isSet(object.member) ? Member.fromJSON(object.member) : undefined,
+    };
+  },
+
+  toJSON(message: ProvisionSsoMemberResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.created !== false) {
+      obj.created = message.created;
+    }
+    if (message.member !== undefined) {
+      obj.member = Member.toJSON(message.member);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProvisionSsoMemberResponse>, I>>(base?: I): ProvisionSsoMemberResponse {
+    return ProvisionSsoMemberResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProvisionSsoMemberResponse>, I>>(object: I): ProvisionSsoMemberResponse {
+    const message = createBaseProvisionSsoMemberResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.created = object.created ?? false;
+    message.member = (object.member !== undefined && object.member !== null)
+      ? Member.fromPartial(object.member)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDropSsoConnectionRequest(): DropSsoConnectionRequest {
+  return { organizationId: "", connectionId: "" };
+}
+
+export const DropSsoConnectionRequest: MessageFns<DropSsoConnectionRequest> = {
+  encode(message: DropSsoConnectionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.connectionId !== "") {
+      writer.uint32(18).string(message.connectionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DropSsoConnectionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDropSsoConnectionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.connectionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DropSsoConnectionRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      connectionId: isSet(object.connectionId)
+        ? globalThis.String(object.connectionId)
+        : isSet(object.connection_id)
+        ? globalThis.String(object.connection_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DropSsoConnectionRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.connectionId !== "") {
+      obj.connectionId = message.connectionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DropSsoConnectionRequest>, I>>(base?: I): DropSsoConnectionRequest {
+    return DropSsoConnectionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DropSsoConnectionRequest>, I>>(object: I): DropSsoConnectionRequest {
+    const message = createBaseDropSsoConnectionRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.connectionId = object.connectionId ?? "";
+    return message;
+  },
+};
+
+function createBaseDropSsoConnectionResponse(): DropSsoConnectionResponse {
+  return { removed: 0 };
+}
+
+export const DropSsoConnectionResponse: MessageFns<DropSsoConnectionResponse> = {
+  encode(message: DropSsoConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.removed !== 0) {
+      writer.uint32(8).uint32(message.removed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DropSsoConnectionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDropSsoConnectionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.removed = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DropSsoConnectionResponse {
+    return { removed: isSet(object.removed) ? globalThis.Number(object.removed) : 0 };
+  },
+
+  toJSON(message: DropSsoConnectionResponse): unknown {
+    const obj: any = {};
+    if (message.removed !== 0) {
+      obj.removed = Math.round(message.removed);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DropSsoConnectionResponse>, I>>(base?: I): DropSsoConnectionResponse {
+    return DropSsoConnectionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DropSsoConnectionResponse>, I>>(object: I): DropSsoConnectionResponse {
+    const message = createBaseDropSsoConnectionResponse();
+    message.removed = object.removed ?? 0;
+    return message;
+  },
+};
+
 /**
  * IdentityService is called by the gateway and by services that need to
  * create or look up accounts. Errors carry an API error code in the
@@ -5293,8 +6199,11 @@ export const IdentityServiceService = {
    * AuthenticatePassword checks an email and password. An unknown email and
    * a wrong password fail alike, in similar time. A stored hash made with
    * weaker parameters than the current ones is replaced on success.
+   * An email in a verified domain of an organisation that enforces SSO is
+   * refused before the password is looked at, account or not.
    * Errors: auth:invalid_credentials, auth:email_not_verified,
-   * auth:account_disabled (only after the right password).
+   * auth:account_disabled (only after the right password),
+   * auth:sso_required (with the organisation's slug).
    */
   authenticatePassword: {
     path: "/identity.v1.IdentityService/AuthenticatePassword" as const,
@@ -5343,7 +6252,11 @@ export const IdentityServiceService = {
    * the account's sessions that ended one by one (RecordSessionsEnded), for
    * the gateway's check of every use of a session (docs/architecture.md,
    * "Sessions").
-   * Errors: auth:unauthorized when no such user exists (its sessions are stale).
+   * With `sign_in` set, the caller is about to sign the account in by that
+   * method: refused with auth:sso_required when the account's email is in a
+   * verified domain of an organisation that enforces SSO.
+   * Errors: auth:unauthorized when no such user exists (its sessions are
+   * stale), auth:sso_required.
    */
   getUser: {
     path: "/identity.v1.IdentityService/GetUser" as const,
@@ -5385,7 +6298,9 @@ export const IdentityServiceService = {
   },
   /**
    * RequestPasswordReset issues a reset token and queues its mail when an
-   * account has that email; it answers the same either way.
+   * account has that email; it answers the same either way. No mail goes
+   * to an email in a verified domain of an organisation that enforces SSO:
+   * its password would not sign in.
    */
   requestPasswordReset: {
     path: "/identity.v1.IdentityService/RequestPasswordReset" as const,
@@ -5703,6 +6618,71 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): ListUnsettledCredentialsResponse =>
       ListUnsettledCredentialsResponse.decode(value),
   },
+  /**
+   * FindSsoOrganization is enterprise SSO's home-realm discovery
+   * (docs/organisations.md): the organisation an email's domain is a
+   * verified domain of, or the organisation of a slug, and whether it
+   * enforces SSO. With a slug and an email, it also says whether the
+   * email's domain is one of that organisation's verified domains.
+   * Errors: org:not_found (no organisation with that slug, or no verified
+   * domain for that email), validation:invalid_input (neither given, or a
+   * malformed email).
+   */
+  findSsoOrganization: {
+    path: "/identity.v1.IdentityService/FindSsoOrganization" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FindSsoOrganizationRequest): Buffer =>
+      Buffer.from(FindSsoOrganizationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FindSsoOrganizationRequest => FindSsoOrganizationRequest.decode(value),
+    responseSerialize: (value: FindSsoOrganizationResponse): Buffer =>
+      Buffer.from(FindSsoOrganizationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FindSsoOrganizationResponse => FindSsoOrganizationResponse.decode(value),
+  },
+  /**
+   * ProvisionSsoMember is the account side of a valid SSO sign-in
+   * (docs/decisions/0004-enterprise-sso.md), in one transaction: the
+   * email's domain must be a verified domain of the organisation; the
+   * account with that email is found (and linked), or created just in
+   * time with a verified email, no password and a handle derived from the
+   * email's local part made unique; it becomes a member with the role
+   * (source "sso"); the connection is recorded as an active first factor
+   * of the account in the credential ledger; the organisation's audit
+   * trail gets an entry. An existing member keeps their role unless the
+   * role came from the IdP's groups (role_from_groups), and the last owner
+   * is never demoted by it.
+   * Errors: sso:domain_mismatch, sso:response_invalid (the IdP did not
+   * vouch for the email), org:not_found, org:role_not_found,
+   * auth:account_disabled, validation:invalid_input.
+   */
+  provisionSsoMember: {
+    path: "/identity.v1.IdentityService/ProvisionSsoMember" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ProvisionSsoMemberRequest): Buffer =>
+      Buffer.from(ProvisionSsoMemberRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ProvisionSsoMemberRequest => ProvisionSsoMemberRequest.decode(value),
+    responseSerialize: (value: ProvisionSsoMemberResponse): Buffer =>
+      Buffer.from(ProvisionSsoMemberResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ProvisionSsoMemberResponse => ProvisionSsoMemberResponse.decode(value),
+  },
+  /**
+   * DropSsoConnection removes a deleted SSO connection from the credential
+   * ledger of every account that signed in through it: it is no longer a
+   * way in. Idempotent.
+   * Errors: validation:invalid_input.
+   */
+  dropSsoConnection: {
+    path: "/identity.v1.IdentityService/DropSsoConnection" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DropSsoConnectionRequest): Buffer =>
+      Buffer.from(DropSsoConnectionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DropSsoConnectionRequest => DropSsoConnectionRequest.decode(value),
+    responseSerialize: (value: DropSsoConnectionResponse): Buffer =>
+      Buffer.from(DropSsoConnectionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DropSsoConnectionResponse => DropSsoConnectionResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -5716,8 +6696,11 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * AuthenticatePassword checks an email and password. An unknown email and
    * a wrong password fail alike, in similar time. A stored hash made with
    * weaker parameters than the current ones is replaced on success.
+   * An email in a verified domain of an organisation that enforces SSO is
+   * refused before the password is looked at, account or not.
    * Errors: auth:invalid_credentials, auth:email_not_verified,
-   * auth:account_disabled (only after the right password).
+   * auth:account_disabled (only after the right password),
+   * auth:sso_required (with the organisation's slug).
    */
   authenticatePassword: handleUnaryCall<AuthenticatePasswordRequest, AuthenticatePasswordResponse>;
   /**
@@ -5736,7 +6719,11 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * the account's sessions that ended one by one (RecordSessionsEnded), for
    * the gateway's check of every use of a session (docs/architecture.md,
    * "Sessions").
-   * Errors: auth:unauthorized when no such user exists (its sessions are stale).
+   * With `sign_in` set, the caller is about to sign the account in by that
+   * method: refused with auth:sso_required when the account's email is in a
+   * verified domain of an organisation that enforces SSO.
+   * Errors: auth:unauthorized when no such user exists (its sessions are
+   * stale), auth:sso_required.
    */
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
   /**
@@ -5752,7 +6739,9 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   sendVerificationEmail: handleUnaryCall<SendVerificationEmailRequest, SendVerificationEmailResponse>;
   /**
    * RequestPasswordReset issues a reset token and queues its mail when an
-   * account has that email; it answers the same either way.
+   * account has that email; it answers the same either way. No mail goes
+   * to an email in a verified domain of an organisation that enforces SSO:
+   * its password would not sign in.
    */
   requestPasswordReset: handleUnaryCall<RequestPasswordResetRequest, RequestPasswordResetResponse>;
   /**
@@ -5910,6 +6899,41 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * does not hold).
    */
   listUnsettledCredentials: handleUnaryCall<ListUnsettledCredentialsRequest, ListUnsettledCredentialsResponse>;
+  /**
+   * FindSsoOrganization is enterprise SSO's home-realm discovery
+   * (docs/organisations.md): the organisation an email's domain is a
+   * verified domain of, or the organisation of a slug, and whether it
+   * enforces SSO. With a slug and an email, it also says whether the
+   * email's domain is one of that organisation's verified domains.
+   * Errors: org:not_found (no organisation with that slug, or no verified
+   * domain for that email), validation:invalid_input (neither given, or a
+   * malformed email).
+   */
+  findSsoOrganization: handleUnaryCall<FindSsoOrganizationRequest, FindSsoOrganizationResponse>;
+  /**
+   * ProvisionSsoMember is the account side of a valid SSO sign-in
+   * (docs/decisions/0004-enterprise-sso.md), in one transaction: the
+   * email's domain must be a verified domain of the organisation; the
+   * account with that email is found (and linked), or created just in
+   * time with a verified email, no password and a handle derived from the
+   * email's local part made unique; it becomes a member with the role
+   * (source "sso"); the connection is recorded as an active first factor
+   * of the account in the credential ledger; the organisation's audit
+   * trail gets an entry. An existing member keeps their role unless the
+   * role came from the IdP's groups (role_from_groups), and the last owner
+   * is never demoted by it.
+   * Errors: sso:domain_mismatch, sso:response_invalid (the IdP did not
+   * vouch for the email), org:not_found, org:role_not_found,
+   * auth:account_disabled, validation:invalid_input.
+   */
+  provisionSsoMember: handleUnaryCall<ProvisionSsoMemberRequest, ProvisionSsoMemberResponse>;
+  /**
+   * DropSsoConnection removes a deleted SSO connection from the credential
+   * ledger of every account that signed in through it: it is no longer a
+   * way in. Idempotent.
+   * Errors: validation:invalid_input.
+   */
+  dropSsoConnection: handleUnaryCall<DropSsoConnectionRequest, DropSsoConnectionResponse>;
 }
 
 export interface IdentityServiceClient extends Client {
@@ -5937,8 +6961,11 @@ export interface IdentityServiceClient extends Client {
    * AuthenticatePassword checks an email and password. An unknown email and
    * a wrong password fail alike, in similar time. A stored hash made with
    * weaker parameters than the current ones is replaced on success.
+   * An email in a verified domain of an organisation that enforces SSO is
+   * refused before the password is looked at, account or not.
    * Errors: auth:invalid_credentials, auth:email_not_verified,
-   * auth:account_disabled (only after the right password).
+   * auth:account_disabled (only after the right password),
+   * auth:sso_required (with the organisation's slug).
    */
   authenticatePassword(
     request: AuthenticatePasswordRequest,
@@ -5999,7 +7026,11 @@ export interface IdentityServiceClient extends Client {
    * the account's sessions that ended one by one (RecordSessionsEnded), for
    * the gateway's check of every use of a session (docs/architecture.md,
    * "Sessions").
-   * Errors: auth:unauthorized when no such user exists (its sessions are stale).
+   * With `sign_in` set, the caller is about to sign the account in by that
+   * method: refused with auth:sso_required when the account's email is in a
+   * verified domain of an organisation that enforces SSO.
+   * Errors: auth:unauthorized when no such user exists (its sessions are
+   * stale), auth:sso_required.
    */
   getUser(
     request: GetUserRequest,
@@ -6057,7 +7088,9 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * RequestPasswordReset issues a reset token and queues its mail when an
-   * account has that email; it answers the same either way.
+   * account has that email; it answers the same either way. No mail goes
+   * to an email in a verified domain of an organisation that enforces SSO:
+   * its password would not sign in.
    */
   requestPasswordReset(
     request: RequestPasswordResetRequest,
@@ -6438,6 +7471,83 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListUnsettledCredentialsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * FindSsoOrganization is enterprise SSO's home-realm discovery
+   * (docs/organisations.md): the organisation an email's domain is a
+   * verified domain of, or the organisation of a slug, and whether it
+   * enforces SSO. With a slug and an email, it also says whether the
+   * email's domain is one of that organisation's verified domains.
+   * Errors: org:not_found (no organisation with that slug, or no verified
+   * domain for that email), validation:invalid_input (neither given, or a
+   * malformed email).
+   */
+  findSsoOrganization(
+    request: FindSsoOrganizationRequest,
+    callback: (error: ServiceError | null, response: FindSsoOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  findSsoOrganization(
+    request: FindSsoOrganizationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FindSsoOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  findSsoOrganization(
+    request: FindSsoOrganizationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FindSsoOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ProvisionSsoMember is the account side of a valid SSO sign-in
+   * (docs/decisions/0004-enterprise-sso.md), in one transaction: the
+   * email's domain must be a verified domain of the organisation; the
+   * account with that email is found (and linked), or created just in
+   * time with a verified email, no password and a handle derived from the
+   * email's local part made unique; it becomes a member with the role
+   * (source "sso"); the connection is recorded as an active first factor
+   * of the account in the credential ledger; the organisation's audit
+   * trail gets an entry. An existing member keeps their role unless the
+   * role came from the IdP's groups (role_from_groups), and the last owner
+   * is never demoted by it.
+   * Errors: sso:domain_mismatch, sso:response_invalid (the IdP did not
+   * vouch for the email), org:not_found, org:role_not_found,
+   * auth:account_disabled, validation:invalid_input.
+   */
+  provisionSsoMember(
+    request: ProvisionSsoMemberRequest,
+    callback: (error: ServiceError | null, response: ProvisionSsoMemberResponse) => void,
+  ): ClientUnaryCall;
+  provisionSsoMember(
+    request: ProvisionSsoMemberRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ProvisionSsoMemberResponse) => void,
+  ): ClientUnaryCall;
+  provisionSsoMember(
+    request: ProvisionSsoMemberRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ProvisionSsoMemberResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DropSsoConnection removes a deleted SSO connection from the credential
+   * ledger of every account that signed in through it: it is no longer a
+   * way in. Idempotent.
+   * Errors: validation:invalid_input.
+   */
+  dropSsoConnection(
+    request: DropSsoConnectionRequest,
+    callback: (error: ServiceError | null, response: DropSsoConnectionResponse) => void,
+  ): ClientUnaryCall;
+  dropSsoConnection(
+    request: DropSsoConnectionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DropSsoConnectionResponse) => void,
+  ): ClientUnaryCall;
+  dropSsoConnection(
+    request: DropSsoConnectionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DropSsoConnectionResponse) => void,
   ): ClientUnaryCall;
 }
 

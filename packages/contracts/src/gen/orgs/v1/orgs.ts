@@ -21,6 +21,49 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp";
 
+/** Where a domain of an organisation stands. */
+export enum DomainStatus {
+  /** DOMAIN_STATUS_UNSPECIFIED - Not set; never answered. */
+  DOMAIN_STATUS_UNSPECIFIED = 0,
+  /** DOMAIN_STATUS_PENDING - Claimed; its DNS record was not found yet. */
+  DOMAIN_STATUS_PENDING = 1,
+  /** DOMAIN_STATUS_VERIFIED - Its DNS record was found: the organisation's, and no other's. */
+  DOMAIN_STATUS_VERIFIED = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function domainStatusFromJSON(object: any): DomainStatus {
+  switch (object) {
+    case 0:
+    case "DOMAIN_STATUS_UNSPECIFIED":
+      return DomainStatus.DOMAIN_STATUS_UNSPECIFIED;
+    case 1:
+    case "DOMAIN_STATUS_PENDING":
+      return DomainStatus.DOMAIN_STATUS_PENDING;
+    case 2:
+    case "DOMAIN_STATUS_VERIFIED":
+      return DomainStatus.DOMAIN_STATUS_VERIFIED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DomainStatus.UNRECOGNIZED;
+  }
+}
+
+export function domainStatusToJSON(object: DomainStatus): string {
+  switch (object) {
+    case DomainStatus.DOMAIN_STATUS_UNSPECIFIED:
+      return "DOMAIN_STATUS_UNSPECIFIED";
+    case DomainStatus.DOMAIN_STATUS_PENDING:
+      return "DOMAIN_STATUS_PENDING";
+    case DomainStatus.DOMAIN_STATUS_VERIFIED:
+      return "DOMAIN_STATUS_VERIFIED";
+    case DomainStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** Where a membership came from. */
 export enum MembershipSource {
   /** MEMBERSHIP_SOURCE_UNSPECIFIED - Not set; never answered. */
@@ -158,6 +201,29 @@ export interface Organization {
   role: string;
   /** The member's permissions there, each `resource:action`, sorted. */
   permissions: string[];
+  /**
+   * Whether the accounts of the organisation's verified domains sign in
+   * only through its SSO connection.
+   */
+  ssoEnforced: boolean;
+}
+
+/** A domain an organisation claims for enterprise SSO. */
+export interface Domain {
+  /** The domain, normalised: lower case, punycode, no trailing dot. */
+  domain: string;
+  /** Where it stands. */
+  status: DomainStatus;
+  /** The DNS name whose TXT record proves it: `_latchkey-challenge.{domain}`. */
+  verificationName: string;
+  /** The value that TXT record must hold. */
+  verificationValue: string;
+  /** When it was claimed. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** When it was verified; unset while pending. */
+  verifiedAt?: Date | undefined;
 }
 
 /** A member of an organisation. */
@@ -259,7 +325,14 @@ export interface UpdateOrganizationRequest {
     | string
     | undefined;
   /** A new slug, when set. */
-  slug?: string | undefined;
+  slug?:
+    | string
+    | undefined;
+  /**
+   * Whether to enforce SSO for the accounts of its verified domains, when
+   * set.
+   */
+  ssoEnforced?: boolean | undefined;
 }
 
 /** The changed organisation. */
@@ -579,8 +652,84 @@ export interface ListOrganizationMembersResponse {
   nextCursor: string;
 }
 
+/** Asks to claim a domain. */
+export interface AddDomainRequest {
+  /** The member asking. */
+  actorUserId: string;
+  /** The organisation's id. */
+  organizationId: string;
+  /** The domain, in any case, Unicode or punycode. */
+  domain: string;
+}
+
+/** The claimed domain. */
+export interface AddDomainResponse {
+  /** Pending, with its verification record. */
+  domain?: Domain | undefined;
+}
+
+/** Asks to verify a domain by its DNS record. */
+export interface VerifyDomainRequest {
+  /** The member asking. */
+  actorUserId: string;
+  /** The organisation's id. */
+  organizationId: string;
+  /** The domain, as AddDomainRequest.domain. */
+  domain: string;
+}
+
+/** The verified domain. */
+export interface VerifyDomainResponse {
+  /** Verified. */
+  domain?: Domain | undefined;
+}
+
+/** Asks for an organisation's domains. */
+export interface ListDomainsRequest {
+  /** The member asking. */
+  actorUserId: string;
+  /** The organisation's id. */
+  organizationId: string;
+}
+
+/** An organisation's domains. */
+export interface ListDomainsResponse {
+  /** By name. */
+  domains: Domain[];
+}
+
+/** Asks for one domain. */
+export interface GetDomainRequest {
+  /** The member asking. */
+  actorUserId: string;
+  /** The organisation's id. */
+  organizationId: string;
+  /** The domain, as AddDomainRequest.domain. */
+  domain: string;
+}
+
+/** One domain. */
+export interface GetDomainResponse {
+  /** The domain. */
+  domain?: Domain | undefined;
+}
+
+/** Asks to remove a domain. */
+export interface RemoveDomainRequest {
+  /** The member asking. */
+  actorUserId: string;
+  /** The organisation's id. */
+  organizationId: string;
+  /** The domain, as AddDomainRequest.domain. */
+  domain: string;
+}
+
+/** The domain is gone. */
+export interface RemoveDomainResponse {
+}
+
 function createBaseOrganization(): Organization {
-  return { id: "", slug: "", name: "", createdAt: undefined, role: "", permissions: [] };
+  return { id: "", slug: "", name: "", createdAt: undefined, role: "", permissions: [], ssoEnforced: false };
 }
 
 export const Organization: MessageFns<Organization> = {
@@ -602,6 +751,9 @@ export const Organization: MessageFns<Organization> = {
     }
     for (const v of message.permissions) {
       writer.uint32(50).string(v!);
+    }
+    if (message.ssoEnforced !== false) {
+      writer.uint32(56).bool(message.ssoEnforced);
     }
     return writer;
   },
@@ -667,6 +819,14 @@ export const Organization: MessageFns<Organization> = {
             message.permissions.push(reader.string());
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.ssoEnforced = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -693,6 +853,11 @@ export const Organization: MessageFns<Organization> = {
       permissions: globalThis.Array.isArray(object?.permissions)
         ? object.permissions.map((e: any) => globalThis.String(e))
         : [],
+      ssoEnforced: isSet(object.ssoEnforced)
+        ? globalThis.Boolean(object.ssoEnforced)
+        : isSet(object.sso_enforced)
+        ? globalThis.Boolean(object.sso_enforced)
+        : false,
     };
   },
 
@@ -716,6 +881,9 @@ export const Organization: MessageFns<Organization> = {
     if (message.permissions?.length) {
       obj.permissions = message.permissions;
     }
+    if (message.ssoEnforced !== false) {
+      obj.ssoEnforced = message.ssoEnforced;
+    }
     return obj;
   },
 
@@ -730,6 +898,179 @@ export const Organization: MessageFns<Organization> = {
     message.createdAt = object.createdAt ?? undefined;
     message.role = object.role ?? "";
     message.permissions = object.permissions?.map((e) => e) || [];
+    message.ssoEnforced = object.ssoEnforced ?? false;
+    return message;
+  },
+};
+
+function createBaseDomain(): Domain {
+  return {
+    domain: "",
+    status: 0,
+    verificationName: "",
+    verificationValue: "",
+    createdAt: undefined,
+    verifiedAt: undefined,
+  };
+}
+
+export const Domain: MessageFns<Domain> = {
+  encode(message: Domain, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.domain !== "") {
+      writer.uint32(10).string(message.domain);
+    }
+    if (message.status !== 0) {
+      writer.uint32(16).int32(message.status);
+    }
+    if (message.verificationName !== "") {
+      writer.uint32(26).string(message.verificationName);
+    }
+    if (message.verificationValue !== "") {
+      writer.uint32(34).string(message.verificationValue);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(42).fork()).join();
+    }
+    if (message.verifiedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.verifiedAt), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Domain {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDomain();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.domain = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.verificationName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.verificationValue = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.verifiedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Domain {
+    return {
+      domain: isSet(object.domain) ? globalThis.String(object.domain) : "",
+      status: isSet(object.status) ? domainStatusFromJSON(object.status) : 0,
+      verificationName: isSet(object.verificationName)
+        ? globalThis.String(object.verificationName)
+        : isSet(object.verification_name)
+        ? globalThis.String(object.verification_name)
+        : "",
+      verificationValue: isSet(object.verificationValue)
+        ? globalThis.String(object.verificationValue)
+        : isSet(object.verification_value)
+        ? globalThis.String(object.verification_value)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      verifiedAt: isSet(object.verifiedAt)
+        ? fromJsonTimestamp(object.verifiedAt)
+        : isSet(object.verified_at)
+        ? fromJsonTimestamp(object.verified_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Domain): unknown {
+    const obj: any = {};
+    if (message.domain !== "") {
+      obj.domain = message.domain;
+    }
+    if (message.status !== 0) {
+      obj.status = domainStatusToJSON(message.status);
+    }
+    if (message.verificationName !== "") {
+      obj.verificationName = message.verificationName;
+    }
+    if (message.verificationValue !== "") {
+      obj.verificationValue = message.verificationValue;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.verifiedAt !== undefined) {
+      obj.verifiedAt = message.verifiedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Domain>, I>>(base?: I): Domain {
+    return Domain.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Domain>, I>>(object: I): Domain {
+    const message = createBaseDomain();
+    message.domain = object.domain ?? "";
+    message.status = object.status ?? 0;
+    message.verificationName = object.verificationName ?? "";
+    message.verificationValue = object.verificationValue ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.verifiedAt = object.verifiedAt ?? undefined;
     return message;
   },
 };
@@ -1652,7 +1993,7 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
 };
 
 function createBaseUpdateOrganizationRequest(): UpdateOrganizationRequest {
-  return { actorUserId: "", organizationId: "", name: undefined, slug: undefined };
+  return { actorUserId: "", organizationId: "", name: undefined, slug: undefined, ssoEnforced: undefined };
 }
 
 export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = {
@@ -1668,6 +2009,9 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
     }
     if (message.slug !== undefined) {
       writer.uint32(34).string(message.slug);
+    }
+    if (message.ssoEnforced !== undefined) {
+      writer.uint32(40).bool(message.ssoEnforced);
     }
     return writer;
   },
@@ -1717,6 +2061,14 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
             message.slug = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.ssoEnforced = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1743,6 +2095,11 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
         : "",
       name: isSet(object.name) ? globalThis.String(object.name) : undefined,
       slug: isSet(object.slug) ? globalThis.String(object.slug) : undefined,
+      ssoEnforced: isSet(object.ssoEnforced)
+        ? globalThis.Boolean(object.ssoEnforced)
+        : isSet(object.sso_enforced)
+        ? globalThis.Boolean(object.sso_enforced)
+        : undefined,
     };
   },
 
@@ -1760,6 +2117,9 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
     if (message.slug !== undefined) {
       obj.slug = message.slug;
     }
+    if (message.ssoEnforced !== undefined) {
+      obj.ssoEnforced = message.ssoEnforced;
+    }
     return obj;
   },
 
@@ -1772,6 +2132,7 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
     message.organizationId = object.organizationId ?? "";
     message.name = object.name ?? undefined;
     message.slug = object.slug ?? undefined;
+    message.ssoEnforced = object.ssoEnforced ?? undefined;
     return message;
   },
 };
@@ -5269,6 +5630,863 @@ export const ListOrganizationMembersResponse: MessageFns<ListOrganizationMembers
   },
 };
 
+function createBaseAddDomainRequest(): AddDomainRequest {
+  return { actorUserId: "", organizationId: "", domain: "" };
+}
+
+export const AddDomainRequest: MessageFns<AddDomainRequest> = {
+  encode(message: AddDomainRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actorUserId !== "") {
+      writer.uint32(10).string(message.actorUserId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.domain !== "") {
+      writer.uint32(26).string(message.domain);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddDomainRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddDomainRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.domain = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddDomainRequest {
+    return {
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      domain: isSet(object.domain) ? globalThis.String(object.domain) : "",
+    };
+  },
+
+  toJSON(message: AddDomainRequest): unknown {
+    const obj: any = {};
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.domain !== "") {
+      obj.domain = message.domain;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddDomainRequest>, I>>(base?: I): AddDomainRequest {
+    return AddDomainRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddDomainRequest>, I>>(object: I): AddDomainRequest {
+    const message = createBaseAddDomainRequest();
+    message.actorUserId = object.actorUserId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.domain = object.domain ?? "";
+    return message;
+  },
+};
+
+function createBaseAddDomainResponse(): AddDomainResponse {
+  return { domain: undefined };
+}
+
+export const AddDomainResponse: MessageFns<AddDomainResponse> = {
+  encode(message: AddDomainResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.domain !== undefined) {
+      Domain.encode(message.domain, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddDomainResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddDomainResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.domain = Domain.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddDomainResponse {
+    return { domain: isSet(object.domain) ? Domain.fromJSON(object.domain) : undefined };
+  },
+
+  toJSON(message: AddDomainResponse): unknown {
+    const obj: any = {};
+    if (message.domain !== undefined) {
+      obj.domain = Domain.toJSON(message.domain);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddDomainResponse>, I>>(base?: I): AddDomainResponse {
+    return AddDomainResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddDomainResponse>, I>>(object: I): AddDomainResponse {
+    const message = createBaseAddDomainResponse();
+    message.domain = (object.domain !== undefined && object.domain !== null)
+      ? Domain.fromPartial(object.domain)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseVerifyDomainRequest(): VerifyDomainRequest {
+  return { actorUserId: "", organizationId: "", domain: "" };
+}
+
+export const VerifyDomainRequest: MessageFns<VerifyDomainRequest> = {
+  encode(message: VerifyDomainRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actorUserId !== "") {
+      writer.uint32(10).string(message.actorUserId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.domain !== "") {
+      writer.uint32(26).string(message.domain);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyDomainRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyDomainRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.domain = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyDomainRequest {
+    return {
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      domain: isSet(object.domain) ? globalThis.String(object.domain) : "",
+    };
+  },
+
+  toJSON(message: VerifyDomainRequest): unknown {
+    const obj: any = {};
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.domain !== "") {
+      obj.domain = message.domain;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyDomainRequest>, I>>(base?: I): VerifyDomainRequest {
+    return VerifyDomainRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyDomainRequest>, I>>(object: I): VerifyDomainRequest {
+    const message = createBaseVerifyDomainRequest();
+    message.actorUserId = object.actorUserId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.domain = object.domain ?? "";
+    return message;
+  },
+};
+
+function createBaseVerifyDomainResponse(): VerifyDomainResponse {
+  return { domain: undefined };
+}
+
+export const VerifyDomainResponse: MessageFns<VerifyDomainResponse> = {
+  encode(message: VerifyDomainResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.domain !== undefined) {
+      Domain.encode(message.domain, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyDomainResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyDomainResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.domain = Domain.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyDomainResponse {
+    return { domain: isSet(object.domain) ? Domain.fromJSON(object.domain) : undefined };
+  },
+
+  toJSON(message: VerifyDomainResponse): unknown {
+    const obj: any = {};
+    if (message.domain !== undefined) {
+      obj.domain = Domain.toJSON(message.domain);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyDomainResponse>, I>>(base?: I): VerifyDomainResponse {
+    return VerifyDomainResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyDomainResponse>, I>>(object: I): VerifyDomainResponse {
+    const message = createBaseVerifyDomainResponse();
+    message.domain = (object.domain !== undefined && object.domain !== null)
+      ? Domain.fromPartial(object.domain)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListDomainsRequest(): ListDomainsRequest {
+  return { actorUserId: "", organizationId: "" };
+}
+
+export const ListDomainsRequest: MessageFns<ListDomainsRequest> = {
+  encode(message: ListDomainsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actorUserId !== "") {
+      writer.uint32(10).string(message.actorUserId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDomainsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDomainsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDomainsRequest {
+    return {
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListDomainsRequest): unknown {
+    const obj: any = {};
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListDomainsRequest>, I>>(base?: I): ListDomainsRequest {
+    return ListDomainsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListDomainsRequest>, I>>(object: I): ListDomainsRequest {
+    const message = createBaseListDomainsRequest();
+    message.actorUserId = object.actorUserId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    return message;
+  },
+};
+
+function createBaseListDomainsResponse(): ListDomainsResponse {
+  return { domains: [] };
+}
+
+export const ListDomainsResponse: MessageFns<ListDomainsResponse> = {
+  encode(message: ListDomainsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.domains) {
+      Domain.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDomainsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDomainsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.domains.push(Domain.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDomainsResponse {
+    return {
+      domains: globalThis.Array.isArray(object?.domains) ? object.domains.map((e: any) => Domain.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListDomainsResponse): unknown {
+    const obj: any = {};
+    if (message.domains?.length) {
+      obj.domains = message.domains.map((e) => Domain.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListDomainsResponse>, I>>(base?: I): ListDomainsResponse {
+    return ListDomainsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListDomainsResponse>, I>>(object: I): ListDomainsResponse {
+    const message = createBaseListDomainsResponse();
+    message.domains = object.domains?.map((e) => Domain.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetDomainRequest(): GetDomainRequest {
+  return { actorUserId: "", organizationId: "", domain: "" };
+}
+
+export const GetDomainRequest: MessageFns<GetDomainRequest> = {
+  encode(message: GetDomainRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actorUserId !== "") {
+      writer.uint32(10).string(message.actorUserId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.domain !== "") {
+      writer.uint32(26).string(message.domain);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDomainRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDomainRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.domain = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDomainRequest {
+    return {
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      domain: isSet(object.domain) ? globalThis.String(object.domain) : "",
+    };
+  },
+
+  toJSON(message: GetDomainRequest): unknown {
+    const obj: any = {};
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.domain !== "") {
+      obj.domain = message.domain;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetDomainRequest>, I>>(base?: I): GetDomainRequest {
+    return GetDomainRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetDomainRequest>, I>>(object: I): GetDomainRequest {
+    const message = createBaseGetDomainRequest();
+    message.actorUserId = object.actorUserId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.domain = object.domain ?? "";
+    return message;
+  },
+};
+
+function createBaseGetDomainResponse(): GetDomainResponse {
+  return { domain: undefined };
+}
+
+export const GetDomainResponse: MessageFns<GetDomainResponse> = {
+  encode(message: GetDomainResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.domain !== undefined) {
+      Domain.encode(message.domain, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDomainResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDomainResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.domain = Domain.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDomainResponse {
+    return { domain: isSet(object.domain) ? Domain.fromJSON(object.domain) : undefined };
+  },
+
+  toJSON(message: GetDomainResponse): unknown {
+    const obj: any = {};
+    if (message.domain !== undefined) {
+      obj.domain = Domain.toJSON(message.domain);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetDomainResponse>, I>>(base?: I): GetDomainResponse {
+    return GetDomainResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetDomainResponse>, I>>(object: I): GetDomainResponse {
+    const message = createBaseGetDomainResponse();
+    message.domain = (object.domain !== undefined && object.domain !== null)
+      ? Domain.fromPartial(object.domain)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveDomainRequest(): RemoveDomainRequest {
+  return { actorUserId: "", organizationId: "", domain: "" };
+}
+
+export const RemoveDomainRequest: MessageFns<RemoveDomainRequest> = {
+  encode(message: RemoveDomainRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actorUserId !== "") {
+      writer.uint32(10).string(message.actorUserId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.domain !== "") {
+      writer.uint32(26).string(message.domain);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveDomainRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveDomainRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.domain = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveDomainRequest {
+    return {
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      domain: isSet(object.domain) ? globalThis.String(object.domain) : "",
+    };
+  },
+
+  toJSON(message: RemoveDomainRequest): unknown {
+    const obj: any = {};
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.domain !== "") {
+      obj.domain = message.domain;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveDomainRequest>, I>>(base?: I): RemoveDomainRequest {
+    return RemoveDomainRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveDomainRequest>, I>>(object: I): RemoveDomainRequest {
+    const message = createBaseRemoveDomainRequest();
+    message.actorUserId = object.actorUserId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.domain = object.domain ?? "";
+    return message;
+  },
+};
+
+function createBaseRemoveDomainResponse(): RemoveDomainResponse {
+  return {};
+}
+
+export const RemoveDomainResponse: MessageFns<RemoveDomainResponse> = {
+  encode(_: RemoveDomainResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveDomainResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveDomainResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RemoveDomainResponse {
+    return {};
+  },
+
+  toJSON(_: RemoveDomainResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveDomainResponse>, I>>(base?: I): RemoveDomainResponse {
+    return RemoveDomainResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveDomainResponse>, I>>(_: I): RemoveDomainResponse {
+    const message = createBaseRemoveDomainResponse();
+    return message;
+  },
+};
+
 /**
  * OrganizationsService is called by the gateway for the organisation routes
  * of the HTTP API and the organisation in tokens. Every call that acts on
@@ -5330,9 +6548,12 @@ export const OrganizationsServiceService = {
     responseDeserialize: (value: Buffer): ListOrganizationsResponse => ListOrganizationsResponse.decode(value),
   },
   /**
-   * UpdateOrganization changes the name or the slug (permission org:update).
+   * UpdateOrganization changes the name or the slug (permission org:update),
+   * or turns enterprise SSO enforcement on or off (permission sso:manage).
+   * Enforcement needs a verified domain: turning it on without one is
+   * org:domain_unverified.
    * Errors: org:not_found, org:forbidden, org:slug_taken,
-   * validation:invalid_input.
+   * org:domain_unverified, validation:invalid_input.
    */
   updateOrganization: {
     path: "/orgs.v1.OrganizationsService/UpdateOrganization" as const,
@@ -5599,6 +6820,88 @@ export const OrganizationsServiceService = {
       Buffer.from(ListMembershipsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListMembershipsResponse => ListMembershipsResponse.decode(value),
   },
+  /**
+   * AddDomain claims a domain for the organisation's enterprise SSO
+   * (permission sso:manage): pending, with the DNS TXT record that proves
+   * it. The domain is normalised (lower case, IDNA to punycode, no trailing
+   * dot) and must be registrable, not a public suffix nor a free-mail
+   * domain. Adding a pending domain again answers it as it is.
+   * Errors: org:not_found, org:forbidden, org:domain_taken (verified by
+   * another organisation), validation:invalid_input.
+   */
+  addDomain: {
+    path: "/orgs.v1.OrganizationsService/AddDomain" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddDomainRequest): Buffer => Buffer.from(AddDomainRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddDomainRequest => AddDomainRequest.decode(value),
+    responseSerialize: (value: AddDomainResponse): Buffer => Buffer.from(AddDomainResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddDomainResponse => AddDomainResponse.decode(value),
+  },
+  /**
+   * VerifyDomain looks the domain's TXT record up and, when it holds the
+   * verification value, marks the domain verified (permission sso:manage).
+   * A domain verified already answers as it is.
+   * Errors: org:not_found, org:forbidden, org:domain_not_found,
+   * org:domain_unverified (no such record, or the look-up failed or timed
+   * out), org:domain_taken (verified by another organisation meanwhile).
+   */
+  verifyDomain: {
+    path: "/orgs.v1.OrganizationsService/VerifyDomain" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VerifyDomainRequest): Buffer => Buffer.from(VerifyDomainRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VerifyDomainRequest => VerifyDomainRequest.decode(value),
+    responseSerialize: (value: VerifyDomainResponse): Buffer =>
+      Buffer.from(VerifyDomainResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): VerifyDomainResponse => VerifyDomainResponse.decode(value),
+  },
+  /**
+   * ListDomains answers the organisation's domains, verified and pending,
+   * by name (permission sso:manage).
+   * Errors: org:not_found, org:forbidden.
+   */
+  listDomains: {
+    path: "/orgs.v1.OrganizationsService/ListDomains" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListDomainsRequest): Buffer => Buffer.from(ListDomainsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListDomainsRequest => ListDomainsRequest.decode(value),
+    responseSerialize: (value: ListDomainsResponse): Buffer => Buffer.from(ListDomainsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDomainsResponse => ListDomainsResponse.decode(value),
+  },
+  /**
+   * GetDomain answers one domain of the organisation (permission
+   * sso:manage).
+   * Errors: org:not_found, org:forbidden, org:domain_not_found,
+   * validation:invalid_input.
+   */
+  getDomain: {
+    path: "/orgs.v1.OrganizationsService/GetDomain" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetDomainRequest): Buffer => Buffer.from(GetDomainRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetDomainRequest => GetDomainRequest.decode(value),
+    responseSerialize: (value: GetDomainResponse): Buffer => Buffer.from(GetDomainResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetDomainResponse => GetDomainResponse.decode(value),
+  },
+  /**
+   * RemoveDomain removes a domain (permission sso:manage). Removing the
+   * last verified domain of an organisation that enforces SSO turns the
+   * enforcement off in the same transaction, since it then covers nobody.
+   * Errors: org:not_found, org:forbidden, org:domain_not_found,
+   * validation:invalid_input.
+   */
+  removeDomain: {
+    path: "/orgs.v1.OrganizationsService/RemoveDomain" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveDomainRequest): Buffer => Buffer.from(RemoveDomainRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveDomainRequest => RemoveDomainRequest.decode(value),
+    responseSerialize: (value: RemoveDomainResponse): Buffer =>
+      Buffer.from(RemoveDomainResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveDomainResponse => RemoveDomainResponse.decode(value),
+  },
 } as const;
 
 export interface OrganizationsServiceServer extends UntypedServiceImplementation {
@@ -5622,9 +6925,12 @@ export interface OrganizationsServiceServer extends UntypedServiceImplementation
    */
   listOrganizations: handleUnaryCall<ListOrganizationsRequest, ListOrganizationsResponse>;
   /**
-   * UpdateOrganization changes the name or the slug (permission org:update).
+   * UpdateOrganization changes the name or the slug (permission org:update),
+   * or turns enterprise SSO enforcement on or off (permission sso:manage).
+   * Enforcement needs a verified domain: turning it on without one is
+   * org:domain_unverified.
    * Errors: org:not_found, org:forbidden, org:slug_taken,
-   * validation:invalid_input.
+   * org:domain_unverified, validation:invalid_input.
    */
   updateOrganization: handleUnaryCall<UpdateOrganizationRequest, UpdateOrganizationResponse>;
   /**
@@ -5735,6 +7041,46 @@ export interface OrganizationsServiceServer extends UntypedServiceImplementation
    * Errors: validation:invalid_input.
    */
   listMemberships: handleUnaryCall<ListMembershipsRequest, ListMembershipsResponse>;
+  /**
+   * AddDomain claims a domain for the organisation's enterprise SSO
+   * (permission sso:manage): pending, with the DNS TXT record that proves
+   * it. The domain is normalised (lower case, IDNA to punycode, no trailing
+   * dot) and must be registrable, not a public suffix nor a free-mail
+   * domain. Adding a pending domain again answers it as it is.
+   * Errors: org:not_found, org:forbidden, org:domain_taken (verified by
+   * another organisation), validation:invalid_input.
+   */
+  addDomain: handleUnaryCall<AddDomainRequest, AddDomainResponse>;
+  /**
+   * VerifyDomain looks the domain's TXT record up and, when it holds the
+   * verification value, marks the domain verified (permission sso:manage).
+   * A domain verified already answers as it is.
+   * Errors: org:not_found, org:forbidden, org:domain_not_found,
+   * org:domain_unverified (no such record, or the look-up failed or timed
+   * out), org:domain_taken (verified by another organisation meanwhile).
+   */
+  verifyDomain: handleUnaryCall<VerifyDomainRequest, VerifyDomainResponse>;
+  /**
+   * ListDomains answers the organisation's domains, verified and pending,
+   * by name (permission sso:manage).
+   * Errors: org:not_found, org:forbidden.
+   */
+  listDomains: handleUnaryCall<ListDomainsRequest, ListDomainsResponse>;
+  /**
+   * GetDomain answers one domain of the organisation (permission
+   * sso:manage).
+   * Errors: org:not_found, org:forbidden, org:domain_not_found,
+   * validation:invalid_input.
+   */
+  getDomain: handleUnaryCall<GetDomainRequest, GetDomainResponse>;
+  /**
+   * RemoveDomain removes a domain (permission sso:manage). Removing the
+   * last verified domain of an organisation that enforces SSO turns the
+   * enforcement off in the same transaction, since it then covers nobody.
+   * Errors: org:not_found, org:forbidden, org:domain_not_found,
+   * validation:invalid_input.
+   */
+  removeDomain: handleUnaryCall<RemoveDomainRequest, RemoveDomainResponse>;
 }
 
 export interface OrganizationsServiceClient extends Client {
@@ -5800,9 +7146,12 @@ export interface OrganizationsServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * UpdateOrganization changes the name or the slug (permission org:update).
+   * UpdateOrganization changes the name or the slug (permission org:update),
+   * or turns enterprise SSO enforcement on or off (permission sso:manage).
+   * Enforcement needs a verified domain: turning it on without one is
+   * org:domain_unverified.
    * Errors: org:not_found, org:forbidden, org:slug_taken,
-   * validation:invalid_input.
+   * org:domain_unverified, validation:invalid_input.
    */
   updateOrganization(
     request: UpdateOrganizationRequest,
@@ -6150,6 +7499,116 @@ export interface OrganizationsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListMembershipsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * AddDomain claims a domain for the organisation's enterprise SSO
+   * (permission sso:manage): pending, with the DNS TXT record that proves
+   * it. The domain is normalised (lower case, IDNA to punycode, no trailing
+   * dot) and must be registrable, not a public suffix nor a free-mail
+   * domain. Adding a pending domain again answers it as it is.
+   * Errors: org:not_found, org:forbidden, org:domain_taken (verified by
+   * another organisation), validation:invalid_input.
+   */
+  addDomain(
+    request: AddDomainRequest,
+    callback: (error: ServiceError | null, response: AddDomainResponse) => void,
+  ): ClientUnaryCall;
+  addDomain(
+    request: AddDomainRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddDomainResponse) => void,
+  ): ClientUnaryCall;
+  addDomain(
+    request: AddDomainRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddDomainResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * VerifyDomain looks the domain's TXT record up and, when it holds the
+   * verification value, marks the domain verified (permission sso:manage).
+   * A domain verified already answers as it is.
+   * Errors: org:not_found, org:forbidden, org:domain_not_found,
+   * org:domain_unverified (no such record, or the look-up failed or timed
+   * out), org:domain_taken (verified by another organisation meanwhile).
+   */
+  verifyDomain(
+    request: VerifyDomainRequest,
+    callback: (error: ServiceError | null, response: VerifyDomainResponse) => void,
+  ): ClientUnaryCall;
+  verifyDomain(
+    request: VerifyDomainRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: VerifyDomainResponse) => void,
+  ): ClientUnaryCall;
+  verifyDomain(
+    request: VerifyDomainRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: VerifyDomainResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListDomains answers the organisation's domains, verified and pending,
+   * by name (permission sso:manage).
+   * Errors: org:not_found, org:forbidden.
+   */
+  listDomains(
+    request: ListDomainsRequest,
+    callback: (error: ServiceError | null, response: ListDomainsResponse) => void,
+  ): ClientUnaryCall;
+  listDomains(
+    request: ListDomainsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDomainsResponse) => void,
+  ): ClientUnaryCall;
+  listDomains(
+    request: ListDomainsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDomainsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetDomain answers one domain of the organisation (permission
+   * sso:manage).
+   * Errors: org:not_found, org:forbidden, org:domain_not_found,
+   * validation:invalid_input.
+   */
+  getDomain(
+    request: GetDomainRequest,
+    callback: (error: ServiceError | null, response: GetDomainResponse) => void,
+  ): ClientUnaryCall;
+  getDomain(
+    request: GetDomainRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetDomainResponse) => void,
+  ): ClientUnaryCall;
+  getDomain(
+    request: GetDomainRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetDomainResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RemoveDomain removes a domain (permission sso:manage). Removing the
+   * last verified domain of an organisation that enforces SSO turns the
+   * enforcement off in the same transaction, since it then covers nobody.
+   * Errors: org:not_found, org:forbidden, org:domain_not_found,
+   * validation:invalid_input.
+   */
+  removeDomain(
+    request: RemoveDomainRequest,
+    callback: (error: ServiceError | null, response: RemoveDomainResponse) => void,
+  ): ClientUnaryCall;
+  removeDomain(
+    request: RemoveDomainRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveDomainResponse) => void,
+  ): ClientUnaryCall;
+  removeDomain(
+    request: RemoveDomainRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveDomainResponse) => void,
   ): ClientUnaryCall;
 }
 
