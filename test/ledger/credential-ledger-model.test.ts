@@ -34,7 +34,8 @@ import { insertPasskey, markSuspectedClone } from '../../services/passkeys/src/p
 import { startPasskeysService } from '../../services/passkeys/src/passkeys-service';
 import { loadTotpConfig } from '../../services/totp/src/config';
 import { migrate as migrateTotp } from '../../services/totp/src/migrate';
-import { SecretBox, secretContext } from '../../services/totp/src/secret-box';
+import type { SecretBox } from '@latchkey/secret-box';
+import { createTotpSecretBox, secretContext } from '../../services/totp/src/totp-secret-box';
 import { encodeSecret } from '../../services/totp/src/totp-code';
 import { TOTP_REFERENCE, totpLedger } from '../../services/totp/src/totp-ledger';
 import { insertCredential } from '../../services/totp/src/totp-store';
@@ -124,7 +125,7 @@ beforeAll(async () => {
   const totpConfig = loadTotpConfig({ ...shared, IDENTITY_GRPC_ADDRESS, TOTP_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
   const totpService = await startTotpService(totpConfig, logger, { now: () => clockMs });
   running.push(passkeysService, oauthService, totpService);
-  secretBox = new SecretBox(totpConfig.TOTP_ENCRYPTION_KEY, totpConfig.TOTP_PREVIOUS_ENCRYPTION_KEYS);
+  secretBox = createTotpSecretBox(totpConfig.TOTP_ENCRYPTION_KEY, totpConfig.TOTP_PREVIOUS_ENCRYPTION_KEYS);
   identity = createTestServiceClient(identityV1.IdentityServiceService, IDENTITY_GRPC_ADDRESS);
   passkeys = createTestServiceClient(passkeysV1.PasskeysServiceService, addressOf(passkeysService));
   oauth = createTestServiceClient(oauthV1.OAuthServiceService, addressOf(oauthService));

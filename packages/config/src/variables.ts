@@ -1,5 +1,13 @@
 import { z } from 'zod';
 
+const ENCRYPTION_KEY_BYTES = 32;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Whether `value` is canonical base64 of exactly one AES-256 key. */
+function isEncryptionKey(value: string): boolean {
+  return BASE64.test(value) && Buffer.from(value, 'base64').length === ENCRYPTION_KEY_BYTES;
+}
+
 /** Builders for the shapes environment variables come in. */
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback),
@@ -18,6 +26,28 @@ export const env = {
       { message: `must be a ${protocols.join(' or ')} URL` },
     ),
   csv: () => z.string().default('').transform(commaSeparated),
+  /**
+   * An AES-256 key given as base64 (packages/secret-box). Node's decoder
+   * skips characters it does not know, so the text is checked strictly
+   * first: a typo must fail at start, not silently yield another key.
+   * Messages never echo the value.
+   */
+  encryptionKey: () =>
+    z
+      .string()
+      .trim()
+      .refine(isEncryptionKey, { message: `must be ${ENCRYPTION_KEY_BYTES} bytes, base64` })
+      .transform((value) => Buffer.from(value, 'base64')),
+  /** Retired keys, comma-separated, kept so that data sealed with them stays readable. */
+  previousEncryptionKeys: () =>
+    z
+      .string()
+      .default('')
+      .transform(commaSeparated)
+      .refine((values) => values.every(isEncryptionKey), {
+        message: `must be a comma-separated list of ${ENCRYPTION_KEY_BYTES}-byte base64 keys`,
+      })
+      .transform((values) => values.map((value) => Buffer.from(value, 'base64'))),
   /**
    * A JSON document, for the settings that are structured (keys, clients,
    * allow-lists): parsed here, then piped into the schema of its shape,

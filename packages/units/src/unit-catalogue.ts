@@ -218,7 +218,8 @@ const catalogue = [
     folder: 'services/oauth',
     packageName: '@latchkey/oauth',
     grpcService: 'oauth.v1.OAuthService',
-    serves: ['oauth.v1.OAuthService'],
+    // Enterprise SSO's protocol and connections (docs/decisions/0004-enterprise-sso.md).
+    serves: ['oauth.v1.OAuthService', 'sso.v1.SsoService'],
     ports: grpcPorts(1),
     calls: {
       // Sign-up and sign-in by a provider's account, and its connections in the credential ledger; enterprise SSO's
@@ -233,6 +234,8 @@ const catalogue = [
         'ProvisionSsoMember',
         'DropSsoConnection',
       ],
+      // Whether the actor may manage an organisation's SSO connections (sso:manage).
+      'orgs.v1.OrganizationsService': ['GetMembership'],
     },
     migrates: true,
     backingServices: ['postgres', 'redis', 'nats'],
@@ -463,6 +466,17 @@ const catalogue = [
         'ListDomains',
         'GetDomain',
         'RemoveDomain',
+      ],
+      'sso.v1.SsoService': [
+        'CreateConnection',
+        'ListConnections',
+        'GetConnection',
+        'UpdateConnection',
+        'DeleteConnection',
+        'GetServiceProviderMetadata',
+        'StartSignIn',
+        'CompleteSaml',
+        'CompleteOidc',
       ],
       'oauth.v1.OAuthService': [
         'ListProviders',

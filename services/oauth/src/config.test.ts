@@ -59,4 +59,20 @@ describe('loadOAuthConfig()', () => {
       'GITHUB_API_URL: must be an https URL when NODE_ENV=production',
     ]);
   });
+
+  it('switches SSO on with a public URL and a key together, and keeps private issuers out of production', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    const sso = { SSO_PUBLIC_URL: 'https://auth.example', SSO_ENCRYPTION_KEY: key };
+    expect(loadOAuthConfig({ ...base, ...sso }).SSO_ENCRYPTION_KEY).toEqual(Buffer.alloc(32, 7));
+    expect(problemsOf({ ...base, SSO_PUBLIC_URL: 'https://auth.example' })).toEqual([
+      'SSO_ENCRYPTION_KEY: is required: set both of SSO_PUBLIC_URL and SSO_ENCRYPTION_KEY or neither',
+    ]);
+    expect(problemsOf({ ...base, SSO_PUBLIC_URL: 'https://auth.example', SSO_ENCRYPTION_KEY: 'short' })).toEqual([
+      'SSO_ENCRYPTION_KEY: must be 32 bytes, base64',
+    ]);
+    expect(problemsOf({ ...base, ...google, ...github, ...sso, SSO_PUBLIC_URL: 'http://auth.example', SSO_ALLOW_PRIVATE_ISSUERS: 'true', NODE_ENV: 'production' })).toEqual([
+      'SSO_PUBLIC_URL: must be an https URL when NODE_ENV=production',
+      'SSO_ALLOW_PRIVATE_ISSUERS: must be false when NODE_ENV=production',
+    ]);
+  });
 });

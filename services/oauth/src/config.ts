@@ -58,6 +58,21 @@ export const configSchema = z
     OAUTH_STATE_TTL_SECONDS: env.int(600, 30, 3_600),
     /** Every call to a provider gives up after this long: oauth:provider_unavailable. */
     OAUTH_PROVIDER_TIMEOUT_MS: env.int(5_000, 100, 60_000),
+
+    /**
+     * Enterprise SSO (docs/sso.md): on with both of these, off with neither.
+     * SSO_PUBLIC_URL is the gateway's public origin, of which the service
+     * provider's entity id, assertion consumer service and OpenID redirect
+     * URI are made; SSO_ENCRYPTION_KEY seals connection secrets at rest.
+     */
+    SSO_PUBLIC_URL: providerUrl.optional(),
+    SSO_ENCRYPTION_KEY: env.encryptionKey().optional(),
+    /** Decryption only: after a rotation, the keys that sealed existing connections. */
+    SSO_PREVIOUS_ENCRYPTION_KEYS: env.previousEncryptionKeys(),
+    /** How long an AuthnRequest or an authorization request through a connection stays answerable. */
+    SSO_REQUEST_TTL_SECONDS: env.int(600, 30, 3_600),
+    /** Tests and local stacks only: OpenID issuers on loopback or private addresses. */
+    SSO_ALLOW_PRIVATE_ISSUERS: env.bool(false),
   })
   .superRefine((config, context) => {
     const production = config.NODE_ENV === 'production';
@@ -74,7 +89,17 @@ export const configSchema = z
         });
       }
     }
+    if ((config.SSO_PUBLIC_URL === undefined) !== (config.SSO_ENCRYPTION_KEY === undefined)) {
+      const missing = config.SSO_PUBLIC_URL === undefined ? 'SSO_PUBLIC_URL' : 'SSO_ENCRYPTION_KEY';
+      context.addIssue({ code: 'custom', path: [missing], message: 'is required: set both of SSO_PUBLIC_URL and SSO_ENCRYPTION_KEY or neither' });
+    }
     if (!production) return;
+    if (config.SSO_PUBLIC_URL !== undefined && new URL(config.SSO_PUBLIC_URL).protocol !== 'https:') {
+      context.addIssue({ code: 'custom', path: ['SSO_PUBLIC_URL'], message: 'must be an https URL when NODE_ENV=production' });
+    }
+    if (config.SSO_ALLOW_PRIVATE_ISSUERS) {
+      context.addIssue({ code: 'custom', path: ['SSO_ALLOW_PRIVATE_ISSUERS'], message: 'must be false when NODE_ENV=production' });
+    }
     for (const name of providerEndpoints) {
       const value = config[name];
       if (value !== undefined && new URL(value).protocol !== 'https:') {

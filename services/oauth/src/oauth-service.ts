@@ -1,5 +1,5 @@
 import { connectCallees } from '@latchkey/callees';
-import { oauthV1 } from '@latchkey/contracts';
+import { oauthV1, ssoV1 } from '@latchkey/contracts';
 import { startLedgerSweep } from '@latchkey/credential-ledger';
 import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { openServiceStores } from '@latchkey/outbox';
@@ -13,6 +13,11 @@ import { OAuthStates } from './oauth-state';
 import { PendingSignups } from './pending-signups';
 import { createProviderRegistry } from './providers/provider-registry';
 import { methodCallersOf } from '@latchkey/units';
+import { SecretBox } from '@latchkey/secret-box';
+import type { SsoDeps } from './sso/sso-deps';
+import { ssoHandlers } from './sso/sso-handlers';
+import { SSO_KEY_PURPOSE } from './sso/sso-key-purpose';
+import { SsoRequests } from './sso/sso-requests';
 
 export const OAUTH_SCHEMA = 'oauth';
 
@@ -25,7 +30,7 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
   const stores = openServiceStores(config, { unit: 'oauth', schema: OAUTH_SCHEMA, logger });
   const { pool, redis } = stores;
   const callees = connectCallees('oauth', config);
-  const { identity } = callees.clients;
+  const { identity, orgs } = callees.clients;
   const deps: OAuthDeps = {
     pool,
     identity,
@@ -35,12 +40,39 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
     now: Date.now,
   };
 
+  // Enterprise SSO (docs/sso.md): on when SSO_PUBLIC_URL and SSO_ENCRYPTION_KEY are set (config.ts allows both or neither).
+  const sso: SsoDeps | undefined =
+    config.SSO_PUBLIC_URL !== undefined && config.SSO_ENCRYPTION_KEY !== undefined
+      ? {
+          pool,
+          requests: new SsoRequests(redis, config.REDIS_KEY_PREFIX, config.SSO_REQUEST_TTL_SECONDS),
+          identity,
+          organizations: orgs,
+          secretBox: new SecretBox(SSO_KEY_PURPOSE, config.SSO_ENCRYPTION_KEY, config.SSO_PREVIOUS_ENCRYPTION_KEYS),
+          publicUrl: config.SSO_PUBLIC_URL,
+          requestTtlSeconds: config.SSO_REQUEST_TTL_SECONDS,
+          production: config.NODE_ENV === 'production',
+          allowPrivateIssuers: config.SSO_ALLOW_PRIVATE_ISSUERS,
+          providerTimeoutMs: config.OAUTH_PROVIDER_TIMEOUT_MS,
+          now: Date.now,
+        }
+      : undefined;
+
   const endpoints = await startGrpcEndpoints({
     unit: 'oauth',
     callers: methodCallersOf('oauth.v1.OAuthService'),
     settings: config,
     logger,
     service: { name: 'oauth.v1.OAuthService', definition: oauthV1.OAuthServiceService, handlers: oauthHandlers(deps) },
+    internalServices: [
+      {
+        // Enterprise SSO's connections and sign-ins (docs/decisions/0004-enterprise-sso.md), for the gateway.
+        name: 'sso.v1.SsoService',
+        definition: ssoV1.SsoServiceService,
+        handlers: ssoHandlers(sso),
+        callers: methodCallersOf('sso.v1.SsoService'),
+      },
+    ],
     ready: stores.databaseAnswers,
   });
 
@@ -48,7 +80,7 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
   const sweep = startLedgerSweep({ pool, identity, logger }, connectionLedger);
 
   return {
-    readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort, providers: deps.providers.names() },
+    readyFields: { grpc_port: endpoints.grpcPort, metrics_port: endpoints.metricsPort, providers: deps.providers.names(), sso: sso !== undefined },
     async stop() {
       await endpoints.stop();
       await sweep.stop();

@@ -15,6 +15,7 @@ import {
 import { connectionLedger } from './connection-ledger';
 import { queueConnectionNotice } from './mail-queue';
 import type { OAuthDeps } from './oauth-deps';
+import { deleteSsoSubjectsOfUser } from './sso/sso-connection-store';
 import type { ProviderIdentity, ProviderName } from './providers/provider';
 
 /**
@@ -157,7 +158,8 @@ export async function unlinkProvider(deps: OAuthDeps, input: { userId: string; p
   }, context);
 }
 
-/** Account deletion: every connection of the user goes. Idempotent. */
+/** Account deletion: every connection of the user goes, and the SSO subjects linked to it. Idempotent. */
 export async function deleteUserData(deps: OAuthDeps, userId: string): Promise<void> {
   await deleteConnectionsOfUser(deps.pool, userId);
+  await deleteSsoSubjectsOfUser(deps.pool, userId);
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { BackupCodeHasher, formatBackupCode, generateBackupCodes, normalizeBackupCode } from './backup-codes';
-import { keyIdOf } from './secret-box';
+import { keyIdOf } from '@latchkey/secret-box';
+import { TOTP_KEY_PURPOSE } from './totp-secret-box';
 
 describe('generateBackupCodes()', () => {
   it('makes 10 distinct codes of the form xxxxx-xxxxx from [a-z0-9]', () => {
@@ -42,7 +43,7 @@ describe('BackupCodeHasher', () => {
     const hasher = new BackupCodeHasher(key);
     const first = hasher.hash('ab3defg7ij');
     expect(first.hash).toHaveLength(32);
-    expect(first.keyId).toBe(keyIdOf(key));
+    expect(first.keyId).toBe(keyIdOf(key, TOTP_KEY_PURPOSE));
     expect(hasher.hash('ab3defg7ij').hash.equals(first.hash)).toBe(true);
     expect(first.hash.equals(createHash('sha256').update('ab3defg7ij').digest())).toBe(false);
     // Another installation's key gives another hash for the same code.

@@ -1,5 +1,6 @@
 import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { keyIdOf } from './secret-box';
+import { keyIdOf } from '@latchkey/secret-box';
+import { TOTP_KEY_PURPOSE } from './totp-secret-box';
 
 /** Codes per generation, at enable and at every regeneration (docs/api.md, "Second factor (TOTP)"). */
 export const BACKUP_CODE_COUNT = 10;
@@ -65,7 +66,7 @@ export class BackupCodeHasher {
     const seen = new Set<string>();
     this.keys = [];
     for (const key of [currentKey, ...previousKeys]) {
-      const id = keyIdOf(key);
+      const id = keyIdOf(key, TOTP_KEY_PURPOSE);
       if (seen.has(id)) continue;
       seen.add(id);
       // A separate key for a separate purpose: the AES key itself never keys an HMAC.

@@ -1,7 +1,7 @@
 import { AppError } from '@latchkey/errors';
 import type pg from 'pg';
 import { normalizeBackupCode } from './backup-codes';
-import { secretContext } from './secret-box';
+import { secretContext } from './totp-secret-box';
 import { matchTimeStep } from './totp-code';
 import type { TotpDeps } from './totp-deps';
 import { acceptTimeStep, consumeBackupCode, countBackupCodes, type TotpCredential } from './totp-store';

@@ -1,6 +1,6 @@
 import { defineRedisScript, execTransaction, type RedisScript, type RedisClient } from '@latchkey/db';
 import { generateOpaqueToken, hashOpaqueToken, sameTokenHash } from '@latchkey/opaque-token';
-import type { SealedSecret } from './secret-box';
+import type { SealedSecret } from '@latchkey/secret-box';
 
 /** docs/api.md, "Second factor (TOTP)": the setup token lives 10 minutes. */
 export const SETUP_TOKEN_TTL_SECONDS = 600;

@@ -3,7 +3,7 @@ import type { IdentityClient } from '@latchkey/credential-ledger';
 import type { BackupCodeHasher } from './backup-codes';
 import type { CodeFailureLimit } from './code-failure-limit';
 import type { LoginChallenges } from './login-challenges';
-import type { SecretBox } from './secret-box';
+import type { SecretBox } from '@latchkey/secret-box';
 import type { SetupTokens } from './setup-tokens';
 
 /** What the TOTP operations need, built once at start. */

@@ -10,7 +10,7 @@ import { CodeFailureLimit } from './code-failure-limit';
 import type { TotpConfig } from './config';
 import { totpHandlers } from './handlers';
 import { LoginChallenges } from './login-challenges';
-import { SecretBox } from './secret-box';
+import { createTotpSecretBox } from './totp-secret-box';
 import { SetupTokens } from './setup-tokens';
 import { totpLedger } from './totp-ledger';
 import type { TotpDeps } from './totp-deps';
@@ -38,7 +38,7 @@ export async function startTotpService(
   const callees = connectCallees('totp', config);
   const deps: TotpDeps = {
     pool,
-    secretBox: new SecretBox(config.TOTP_ENCRYPTION_KEY, config.TOTP_PREVIOUS_ENCRYPTION_KEYS),
+    secretBox: createTotpSecretBox(config.TOTP_ENCRYPTION_KEY, config.TOTP_PREVIOUS_ENCRYPTION_KEYS),
     backupCodeHasher: new BackupCodeHasher(config.TOTP_ENCRYPTION_KEY, config.TOTP_PREVIOUS_ENCRYPTION_KEYS),
     setupTokens: new SetupTokens(redis, config.REDIS_KEY_PREFIX),
     loginChallenges: new LoginChallenges(redis, config.REDIS_KEY_PREFIX, config.TOTP_TEMP_TOKEN_TTL_SECONDS),

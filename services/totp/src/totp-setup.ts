@@ -6,7 +6,7 @@ import { AppError } from '@latchkey/errors';
 import { generateBackupCodes, normalizeBackupCode } from './backup-codes';
 import { assertValid, checkAccountEmail, checkNoticeRecipient, checkToken, checkTotpCode, checkUserId } from './input-rules';
 import { queueSecurityNotice, type NoticeRecipient } from './mail-queue';
-import { secretContext } from './secret-box';
+import { secretContext } from './totp-secret-box';
 import { encodeSecret, matchTimeStep, otpauthUri } from './totp-code';
 import type { TotpDeps } from './totp-deps';
 import { TOTP_REFERENCE, totpLedger } from './totp-ledger';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { BackupCodeHash } from './backup-codes';
-import type { SealedSecret } from './secret-box';
+import type { SealedSecret } from '@latchkey/secret-box';
 
 type Queryable = pg.ClientBase | pg.Pool;
 

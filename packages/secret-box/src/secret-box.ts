@@ -18,32 +18,36 @@ export class SecretBoxError extends Error {
 }
 
 /**
- * A short, stable name for a key: the first 8 bytes of a domain-separated
- * SHA-256. It can be stored and logged; it does not help to guess a 256-bit key.
+ * A short, stable name for a key: the first 8 bytes of a SHA-256 separated
+ * by the key's purpose (`totp`, `sso`), so that one key given to two units
+ * would not show it by equal ids. It can be stored and logged; it does not
+ * help to guess a 256-bit key.
  */
-export function keyIdOf(key: Buffer): string {
-  return createHash('sha256').update('latchkey/totp/key-id/v1\0').update(key).digest().subarray(0, 8).toString('hex');
+export function keyIdOf(key: Buffer, purpose: string): string {
+  return createHash('sha256').update(`latchkey/${purpose}/key-id/v1\0`).update(key).digest().subarray(0, 8).toString('hex');
 }
 
 /**
- * AES-256-GCM encryption of TOTP secrets at rest (docs/api.md, "Second
- * factor (TOTP)"). Sealing always uses the current key; opening
- * accepts the current and the previous keys, found by the stored key id.
+ * AES-256-GCM encryption of secrets at rest: TOTP secrets (docs/api.md,
+ * "Second factor (TOTP)") and SSO connection secrets (docs/sso.md). Sealing
+ * always uses the current key; opening accepts the current and the previous
+ * keys, found by the stored key id.
  *
- * `context` is bound as additional authenticated data (the owner's user id):
- * a sealed secret copied onto another user's row does not open there.
+ * `context` is bound as additional authenticated data (the owner's id): a
+ * sealed secret copied onto another row does not open there.
  */
 export class SecretBox {
   private readonly keys = new Map<string, Buffer>();
   readonly currentKeyId: string;
 
-  constructor(currentKey: Buffer, previousKeys: readonly Buffer[] = []) {
+  /** `purpose` names what the keys seal, for their ids (keyIdOf). */
+  constructor(purpose: string, currentKey: Buffer, previousKeys: readonly Buffer[] = []) {
     for (const key of [currentKey, ...previousKeys]) {
       if (key.length !== KEY_BYTES) throw new RangeError(`encryption keys must be ${KEY_BYTES} bytes`);
-      const id = keyIdOf(key);
+      const id = keyIdOf(key, purpose);
       if (!this.keys.has(id)) this.keys.set(id, key);
     }
-    this.currentKeyId = keyIdOf(currentKey);
+    this.currentKeyId = keyIdOf(currentKey, purpose);
   }
 
   seal(plaintext: Buffer, context: string): SealedSecret {
@@ -78,9 +82,4 @@ export class SecretBox {
   isStale(sealed: Pick<SealedSecret, 'keyId'>): boolean {
     return sealed.keyId !== this.currentKeyId;
   }
-}
-
-/** The additional authenticated data that binds a TOTP secret to its owner. */
-export function secretContext(userId: string): string {
-  return `latchkey/totp/secret/v1:${userId}`;
 }

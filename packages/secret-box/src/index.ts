@@ -1,0 +1,1 @@
+export { SecretBox, SecretBoxError, keyIdOf, type SealedSecret } from './secret-box';

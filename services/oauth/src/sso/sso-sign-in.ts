@@ -1,0 +1,149 @@
+import { AppError } from '@latchkey/errors';
+import type { RequestContext } from '@latchkey/grpc-kit';
+import { validateSamlResponse, startSamlSignIn } from './saml-sign-in';
+import { completeOidcSignIn, startOidcSignIn } from './oidc-sign-in';
+import { findSsoConnection, linkSsoSubject, listSsoConnections, type AttributeMapping, type GroupRole, type SsoConnection } from './sso-connection-store';
+import type { SsoDeps } from './sso-deps';
+
+/** What a validated answer of an identity provider says of a person. */
+export interface FederatedPerson {
+  /** SAML NameID or OpenID `sub`: who the person is at this connection. */
+  readonly subject: string;
+  readonly email: string;
+  /** Whether the provider vouches for the email (identity refuses otherwise). */
+  readonly emailVerified: boolean;
+  readonly name: string;
+  readonly groups: readonly string[];
+}
+
+export interface SignedIn {
+  readonly userId: string;
+  readonly organizationId: string;
+  readonly connectionId: string;
+  readonly createdAccount: boolean;
+  readonly role: string;
+}
+
+/** SAML attribute names the big IdPs send by default (docs/sso.md, "Attributes"); first found wins. */
+export const DEFAULT_SAML_ATTRIBUTES = {
+  email: ['email', 'mail', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress', 'urn:oid:0.9.2342.19200300.100.1.3'],
+  name: ['name', 'displayName', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name', 'urn:oid:2.16.840.1.113730.3.1.241'],
+  groups: ['groups', 'http://schemas.microsoft.com/ws/2008/06/identity/claims/groups', 'memberOf'],
+} as const;
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+/** The values of the mapped attribute, or of the first default one present. */
+export function mappedValues(attributes: ReadonlyMap<string, readonly string[]>, mapped: string | undefined, defaults: readonly string[]): readonly string[] {
+  for (const name of mapped === undefined ? defaults : [mapped]) {
+    const values = attributes.get(name);
+    if (values && values.length > 0) return values;
+  }
+  return [];
+}
+
+/** The person of a SAML assertion: the email from the mapped attribute, else a NameID that is an email address. */
+export function personOfSamlAssertion(
+  assertion: { subject: string; attributes: ReadonlyMap<string, readonly string[]> },
+  mapping: AttributeMapping,
+): FederatedPerson {
+  const email = mappedValues(assertion.attributes, mapping.email, DEFAULT_SAML_ATTRIBUTES.email)[0] ?? (EMAIL.test(assertion.subject) ? assertion.subject : '');
+  if (!EMAIL.test(email)) throw new AppError('sso:response_invalid', 'The identity provider sent no email address.');
+  return {
+    subject: assertion.subject,
+    email: email.toLowerCase(),
+    // An assertion signed by the organisation's own IdP vouches for the address (docs/decisions/0004-enterprise-sso.md).
+    emailVerified: true,
+    name: mappedValues(assertion.attributes, mapping.name, DEFAULT_SAML_ATTRIBUTES.name)[0] ?? '',
+    groups: mappedValues(assertion.attributes, mapping.groups, DEFAULT_SAML_ATTRIBUTES.groups),
+  };
+}
+
+/** The first group_roles entry naming a group of the person wins; else the default role. */
+export function roleOf(groups: readonly string[], groupRoles: readonly GroupRole[], defaultRole: string): { role: string; fromGroups: boolean } {
+  const match = groupRoles.find((entry) => groups.includes(entry.group));
+  return match ? { role: match.role, fromGroups: true } : { role: defaultRole, fromGroups: false };
+}
+
+/**
+ * The account side of a valid answer: identity finds or creates the account
+ * and the membership, and lists the connection in the credential ledger, in
+ * one transaction (it refuses an email outside the organisation's verified
+ * domains with sso:domain_mismatch); then this unit links the outside
+ * subject to the account, as it does for Google.
+ */
+export async function signInFederatedPerson(deps: SsoDeps, connection: SsoConnection, person: FederatedPerson, context: RequestContext): Promise<SignedIn> {
+  const { role, fromGroups } = roleOf(person.groups, connection.groupRoles, connection.defaultRole);
+  const provisioned = await deps.identity.provisionSsoMember(
+    {
+      organizationId: connection.organizationId,
+      connectionId: connection.id,
+      email: person.email,
+      emailVerified: person.emailVerified,
+      displayName: person.name,
+      role,
+      roleFromGroups: fromGroups,
+    },
+    context,
+  );
+  const user = provisioned.user;
+  if (!user) throw new Error('identity answered ProvisionSsoMember without an account');
+  await linkSsoSubject(deps.pool, { connectionId: connection.id, subject: person.subject, userId: user.id, email: person.email });
+  return {
+    userId: user.id,
+    organizationId: connection.organizationId,
+    connectionId: connection.id,
+    createdAccount: provisioned.created,
+    role: provisioned.member?.role ?? role,
+  };
+}
+
+/**
+ * Home-realm discovery (docs/api.md, "Enterprise SSO"): the organisation of
+ * the email's verified domain, or of the slug, and its oldest connection.
+ * No organisation, or one without a connection: sso:connection_not_found.
+ */
+export async function startSignIn(
+  deps: SsoDeps,
+  input: { email: string; organizationSlug: string; browserBinding: string },
+  context: RequestContext,
+): Promise<{ url: string; connectionId: string; expiresAt: Date }> {
+  let organizationId: string;
+  try {
+    ({ organizationId } = await deps.identity.findSsoOrganization({ email: input.email, organizationSlug: input.organizationSlug }, context));
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'org:not_found') throw new AppError('sso:connection_not_found', undefined, { cause: error });
+    throw error;
+  }
+  const [connection] = await listSsoConnections(deps.pool, organizationId);
+  if (!connection) throw new AppError('sso:connection_not_found');
+  const started =
+    connection.type === 'saml' ? await startSamlSignIn(deps, connection, input.browserBinding) : await startOidcSignIn(deps, connection, input.browserBinding, context);
+  return { ...started, connectionId: connection.id };
+}
+
+async function connectionOfType<Type extends SsoConnection['type']>(deps: SsoDeps, connectionId: string, type: Type): Promise<SsoConnection & { type: Type }> {
+  const connection = await findSsoConnection(deps.pool, connectionId);
+  if (!connection || connection.type !== type) throw new AppError('sso:connection_not_found');
+  return connection as SsoConnection & { type: Type };
+}
+
+export async function completeSaml(
+  deps: SsoDeps,
+  input: { connectionId: string; samlResponse: string; browserBinding: string },
+  context: RequestContext,
+): Promise<SignedIn> {
+  const connection = await connectionOfType(deps, input.connectionId, 'saml');
+  const assertion = await validateSamlResponse(deps, connection, input, context);
+  return signInFederatedPerson(deps, connection, personOfSamlAssertion(assertion, connection.attributeMapping), context);
+}
+
+export async function completeOidc(
+  deps: SsoDeps,
+  input: { connectionId: string; code: string; state: string; browserBinding: string },
+  context: RequestContext,
+): Promise<SignedIn> {
+  const connection = await connectionOfType(deps, input.connectionId, 'oidc');
+  const person = await completeOidcSignIn(deps, connection, input, context);
+  return signInFederatedPerson(deps, connection, person, context);
+}
