@@ -35,6 +35,7 @@ import { membershipRoutes } from './orgs/membership-routes';
 import { organizationRoutes } from './orgs/organization-routes';
 import { isProviderPath, mountProvider } from './oidc/provider-mount';
 import { registerWebApp, sendAppPage, wantsAppPage, WEB_APP_DIR } from './http/web-app';
+import { isSsoAcsPath, ssoRoutes } from './sso/sso-routes';
 
 /** Default body limit (docs/api.md, "Paths and bodies"); post routes raise their own. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -81,8 +82,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     request.receivedAt = Date.now();
     void reply.header('x-request-id', request.id);
     forbidSniffing(reply);
-    // The provider's endpoints take cross-origin calls (a browser application's token requests) and guard their own forms.
-    if (isForeignOrigin(request.method, request.headers.origin, deps.allowedOrigins) && !(deps.openIdProvider && isProviderPath(request.url))) {
+    // The provider's endpoints take cross-origin calls (a browser application's token requests) and guard their own forms;
+    // the SSO ACS takes the IdP's cross-site form post, bound to the browser by its own cookie (docs/sso.md).
+    const exempt = (deps.openIdProvider && isProviderPath(request.url)) || isSsoAcsPath(request.url);
+    if (isForeignOrigin(request.method, request.headers.origin, deps.allowedOrigins) && !exempt) {
       throw new AppError('auth:origin_forbidden');
     }
   });
@@ -160,6 +163,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(membershipRoutes({ ...sessionAccess, orgs, organizationLimits, limits }));
   await app.register(domainRoutes({ ...sessionAccess, orgs }));
   await app.register(activeOrganizationRoutes({ ...sessionAccess, orgs }));
+  await app.register(ssoRoutes({ ...sessionAccess, sso: deps.sso, identity, totp, limits, publicAppUrl: deps.config.PUBLIC_APP_URL }));
   if (deps.openIdProvider) {
     const openId = await deps.openIdProvider();
     mountProvider(app, openId);

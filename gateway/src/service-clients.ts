@@ -15,3 +15,5 @@ export type PasskeysClient = GatewayClients['passkeys'];
 export type OidcClient = GatewayClients['oidc'];
 /** orgs.v1, served by identity: organisations, their members, roles and invitations. */
 export type OrgsClient = GatewayClients['orgs'];
+/** sso.v1, served by the oauth unit: enterprise SSO's connections and sign-ins. */
+export type SsoClient = GatewayClients['sso'];

@@ -14,7 +14,12 @@ export class BrowserBinding {
   constructor(
     /** The cookie's name. */
     readonly cookie: string,
-    private readonly settings: { readonly path: string; readonly maxAgeSeconds: number },
+    private readonly settings: {
+      readonly path: string;
+      readonly maxAgeSeconds: number;
+      /** `lax` unless the ceremony ends in a cross-site POST, which a Lax cookie does not follow. */
+      readonly sameSite?: 'lax' | 'none';
+    },
   ) {}
 
   /** Sets a fresh binding cookie and answers the hash the ceremony is kept under. */
@@ -36,7 +41,7 @@ export class BrowserBinding {
   }
 
   private cookieOptions(secure: boolean) {
-    return { httpOnly: true, sameSite: 'lax', path: this.settings.path, secure } as const;
+    return { httpOnly: true, sameSite: this.settings.sameSite ?? 'lax', path: this.settings.path, secure } as const;
   }
 }
 
@@ -48,3 +53,21 @@ export const oauthBrowserBinding = new BrowserBinding('oauth_binding', { path: '
  * covers POST /v0/auth/reauthenticate too, which also takes an assertion.
  */
 export const passkeyBrowserBinding = new BrowserBinding('passkey_binding', { path: '/v0/auth', maxAgeSeconds: 300 });
+
+/**
+ * Enterprise SSO (docs/sso.md, "The browser binding"): a SAML response
+ * comes back as a cross-site POST from the IdP, which carries only a
+ * `SameSite=None` cookie, and such a cookie must be `Secure`; `__Host-`
+ * pins it to this host and path `/`. Over plain HTTP (COOKIE_SECURE=false,
+ * local stacks) no browser keeps a `SameSite=None` cookie, so the binding is
+ * Lax, and the ACS re-posts the response from its own page, a same-site POST
+ * that carries it.
+ */
+export const ssoBrowserBindings = {
+  secure: new BrowserBinding('__Host-sso_binding', { path: '/', maxAgeSeconds: 600, sameSite: 'none' }),
+  plainHttp: new BrowserBinding('sso_binding', { path: '/v0/sso', maxAgeSeconds: 600 }),
+} as const;
+
+export function ssoBrowserBinding(secure: boolean): BrowserBinding {
+  return secure ? ssoBrowserBindings.secure : ssoBrowserBindings.plainHttp;
+}

@@ -104,6 +104,8 @@ export async function startSession(
     readonly methods: readonly AuthenticationMethod[];
   },
   profile?: UserView,
+  /** The organisation the session acts for from the start (an SSO sign-in's). */
+  activeOrganizationId?: string,
 ): Promise<Session> {
   const { cookieValue, session } = await deps.sessions.create(
     {
@@ -118,6 +120,7 @@ export async function startSession(
     },
     request.ctx,
   );
+  if (activeOrganizationId !== undefined) await deps.sessions.setActiveOrganization(session, activeOrganizationId);
   setSessionCookie(reply, cookieValue, deps.cookie);
   return session;
 }

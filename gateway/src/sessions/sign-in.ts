@@ -31,6 +31,8 @@ export async function signIn(
   user: identityV1.User,
   /** How the first factor was proved: a password, or an identity provider. */
   firstFactor: 'pwd' | 'fed',
+  /** The organisation the session acts for from the start: an SSO connection's. */
+  activeOrganizationId?: string,
 ): Promise<UserView | TotpChallenge> {
   assertMaySignIn(user);
   if (!user.secondFactorOff) {
@@ -39,6 +41,6 @@ export async function signIn(
   }
   const view = userView(user, false);
   const methods = signInMethods(firstFactor, false);
-  await startSession(deps, request, reply, { userId: user.id, handle: user.handle, sessionEpoch: user.sessionEpoch, methods }, view);
+  await startSession(deps, request, reply, { userId: user.id, handle: user.handle, sessionEpoch: user.sessionEpoch, methods }, view, activeOrganizationId);
   return view;
 }

@@ -2246,6 +2246,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a sign-in through the connection of an email’s verified domain or of an organisation: the IdP URL to send the browser to. 404 sso:connection_not_found. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                    } | {
+                        org_slug: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uri */
+                            authorization_url: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/auth/token": {
         parameters: {
             query?: never;
@@ -5172,6 +5264,461 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v0/orgs/{org_id}/sso/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation’s connections, oldest first (sso:manage). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["SsoConnection"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add a SAML (metadata XML, or entity id, sign-in URL and certificates) or OpenID Connect connection (sso:manage). */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        allow_idp_initiated?: boolean;
+                        /** @description Where the IdP puts a person’s details; absent names take the defaults of docs/sso.md. */
+                        attribute_mapping?: {
+                            /** @description Attribute or claim with the email; default: `email`, `mail` and the usual URIs, else an email NameID. */
+                            email?: string;
+                            groups?: string;
+                            name?: string;
+                        };
+                        /** @description Default `member`. */
+                        default_role?: string;
+                        /** @description Roles by IdP group; the first group the person is in wins, else default_role. */
+                        group_roles?: {
+                            group: string;
+                            role: string;
+                        }[];
+                        idp_certificates?: string[];
+                        idp_entity_id?: string;
+                        /** @description The IdP’s metadata XML; or the three fields below. */
+                        idp_metadata_xml?: string;
+                        idp_sso_url?: string;
+                        /** @description With sp_private_key: assertions are then encrypted to it, and only encrypted ones accepted. */
+                        sp_certificate?: string;
+                        /** @description PEM, RSA; sealed at rest, never answered. */
+                        sp_private_key?: string;
+                        /** @enum {string} */
+                        type: "saml";
+                    } | {
+                        /** @description Where the IdP puts a person’s details; absent names take the defaults of docs/sso.md. */
+                        attribute_mapping?: {
+                            /** @description Attribute or claim with the email; default: `email`, `mail` and the usual URIs, else an email NameID. */
+                            email?: string;
+                            groups?: string;
+                            name?: string;
+                        };
+                        client_id: string;
+                        client_secret: string;
+                        /** @description Default `member`. */
+                        default_role?: string;
+                        /** @description Roles by IdP group; the first group the person is in wins, else default_role. */
+                        group_roles?: {
+                            group: string;
+                            role: string;
+                        }[];
+                        issuer: string;
+                        /** @enum {string} */
+                        type: "oidc";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SsoConnection"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/orgs/{org_id}/sso/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One connection (sso:manage); another organisation’s is 404. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SsoConnection"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove a connection (sso:manage); it is no longer a way in. */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change a connection (sso:manage): new IdP metadata or certificates (rollover), options, role mapping, a new client secret. */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        allow_idp_initiated?: boolean;
+                        /** @description Where the IdP puts a person’s details; absent names take the defaults of docs/sso.md. */
+                        attribute_mapping?: {
+                            /** @description Attribute or claim with the email; default: `email`, `mail` and the usual URIs, else an email NameID. */
+                            email?: string;
+                            groups?: string;
+                            name?: string;
+                        };
+                        client_id?: string;
+                        client_secret?: string;
+                        /** @description Default `member`. */
+                        default_role?: string;
+                        /** @description Assertions in clear again. */
+                        drop_sp_key_pair?: boolean;
+                        /** @description Roles by IdP group; the first group the person is in wins, else default_role. */
+                        group_roles?: {
+                            group: string;
+                            role: string;
+                        }[];
+                        idp_certificates?: string[];
+                        idp_entity_id?: string;
+                        /** @description The IdP’s metadata XML; or the three fields below. */
+                        idp_metadata_xml?: string;
+                        idp_sso_url?: string;
+                        issuer?: string;
+                        /** @description With sp_private_key: assertions are then encrypted to it, and only encrypted ones accepted. */
+                        sp_certificate?: string;
+                        /** @description PEM, RSA; sealed at rest, never answered. */
+                        sp_private_key?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SsoConnection"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/v0/posts": {
         parameters: {
             query?: never;
@@ -5576,6 +6123,156 @@ export interface paths {
                 };
                 /** @description Default Response */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/sso/oidc/{connection_id}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The OpenID Connect redirect URI of a connection: redirects to the web app, signed in or at /sso/error?code=… */
+        get: {
+            parameters: {
+                query?: {
+                    code?: string;
+                    error?: string;
+                    state?: string;
+                };
+                header?: never;
+                path: {
+                    connection_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/sso/saml/{connection_id}/acs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The SAML assertion consumer service (HTTP-POST binding): redirects to the web app, signed in or at /sso/error?code=… */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    connection_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        latchkey_repost?: "1";
+                        RelayState?: string;
+                        SAMLResponse: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/sso/saml/{connection_id}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The SAML service provider’s metadata XML of a connection, for the IdP. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    connection_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description application/samlmetadata+xml */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6611,6 +7308,102 @@ export interface components {
              */
             last_seen_at: string;
             user_agent: string;
+        };
+        SsoConnection: {
+            allow_idp_initiated?: boolean;
+            /** @description Where the IdP puts a person’s details; absent names take the defaults of docs/sso.md. */
+            attribute_mapping: {
+                /** @description Attribute or claim with the email; default: `email`, `mail` and the usual URIs, else an email NameID. */
+                email?: string;
+                groups?: string;
+                name?: string;
+            };
+            client_id?: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            created_at: string;
+            default_role: string;
+            /** @description Roles by IdP group; the first group the person is in wins, else default_role. */
+            group_roles: {
+                group: string;
+                role: string;
+            }[];
+            /** Format: uuid */
+            id: string;
+            /** @description base64 DER; two during a rollover. */
+            idp_certificates?: string[];
+            idp_entity_id?: string;
+            idp_sso_url?: string;
+            issuer?: string;
+            /** Format: uuid */
+            org_id: string;
+            /** @description For OpenID Connect: register this at the provider. */
+            redirect_uri?: string;
+            /** @description For SAML: the values to paste into the IdP (docs/sso.md). */
+            sp?: {
+                acs_url: string;
+                entity_id: string;
+                metadata_url: string;
+            };
+            /** @description The SP’s encryption certificate (base64 DER), when assertions are encrypted. */
+            sp_certificate?: string | null;
+            /** @enum {string} */
+            type: "saml" | "oidc";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            updated_at: string;
+        };
+        SsoConnectionInput: {
+            allow_idp_initiated?: boolean;
+            /** @description Where the IdP puts a person’s details; absent names take the defaults of docs/sso.md. */
+            attribute_mapping: {
+                /** @description Attribute or claim with the email; default: `email`, `mail` and the usual URIs, else an email NameID. */
+                email?: string;
+                groups?: string;
+                name?: string;
+            };
+            client_id?: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            created_at: string;
+            default_role: string;
+            /** @description Roles by IdP group; the first group the person is in wins, else default_role. */
+            group_roles: {
+                group: string;
+                role: string;
+            }[];
+            /** Format: uuid */
+            id: string;
+            /** @description base64 DER; two during a rollover. */
+            idp_certificates?: string[];
+            idp_entity_id?: string;
+            idp_sso_url?: string;
+            issuer?: string;
+            /** Format: uuid */
+            org_id: string;
+            /** @description For OpenID Connect: register this at the provider. */
+            redirect_uri?: string;
+            /** @description For SAML: the values to paste into the IdP (docs/sso.md). */
+            sp?: {
+                acs_url: string;
+                entity_id: string;
+                metadata_url: string;
+            };
+            /** @description The SP’s encryption certificate (base64 DER), when assertions are encrypted. */
+            sp_certificate?: string | null;
+            /** @enum {string} */
+            type: "saml" | "oidc";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            updated_at: string;
         };
         /** @description Answered instead of a session when the account has TOTP on. */
         TotpChallenge: {

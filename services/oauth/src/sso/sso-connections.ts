@@ -263,16 +263,21 @@ export async function updateConnection(deps: SsoDeps, input: UpdateConnectionInp
     changed = await replaceSsoConnection(deps.pool, { ...common, type: 'saml', saml: settings });
   } else {
     if (input.saml) throw AppError.validation([{ field: 'saml', message: 'does not apply to an OpenID Connect connection' }]);
-    const oidc = input.oidc;
-    if (oidc) checkOidc(oidc, deps.production, false);
+    // Empty fields keep what the connection has: a new secret alone is a rotation.
+    const oidc = {
+      issuer: input.oidc?.issuer || current.oidc.issuer,
+      clientId: input.oidc?.clientId || current.oidc.clientId,
+      clientSecret: input.oidc?.clientSecret ?? '',
+    };
+    checkOidc(oidc, deps.production, false);
     const sealedClientSecret =
-      oidc && oidc.clientSecret !== ''
+      oidc.clientSecret !== ''
         ? deps.secretBox.seal(Buffer.from(oidc.clientSecret, 'utf8'), connectionSecretContext(current.id, 'oidc-client-secret'))
         : current.oidc.sealedClientSecret;
     changed = await replaceSsoConnection(deps.pool, {
       ...common,
       type: 'oidc',
-      oidc: { issuer: oidc?.issuer ?? current.oidc.issuer, clientId: oidc?.clientId ?? current.oidc.clientId, sealedClientSecret },
+      oidc: { issuer: oidc.issuer, clientId: oidc.clientId, sealedClientSecret },
     });
   }
   // Deleted between the read and the write.

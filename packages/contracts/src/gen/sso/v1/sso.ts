@@ -163,9 +163,12 @@ export interface OidcSettings {
  * connection.
  */
 export interface OidcInput {
-  /** The issuer, https (a private address only with SSO_ALLOW_PRIVATE_ISSUERS). */
+  /**
+   * The issuer, https (a private address only with SSO_ALLOW_PRIVATE_ISSUERS).
+   * Empty on an update keeps the current one.
+   */
   issuer: string;
-  /** The client id. */
+  /** The client id. Empty on an update keeps the current one. */
   clientId: string;
   /**
    * The client secret; sealed at rest, never answered. Empty on an update

@@ -1,0 +1,232 @@
+import { randomBytes } from 'node:crypto';
+import { startDnsServer, type DnsServer } from '@latchkey/test-kit';
+import { ApiClient } from '../support/api-client';
+import { mailedToken, PASSWORD, signedInAccount } from '../support/accounts';
+import { totpCode } from '../support/authenticator';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { followAuthorization, startOidcProvider, type OidcClaims, type ProviderFixture } from '../../services/oauth/test/provider-fixtures';
+import { SamlIdentityProvider, authnRequestOf, type ResponseSpec, type ServiceProviderView } from '../../services/oauth/test/saml-identity-provider';
+import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
+
+/**
+ * Enterprise SSO over HTTP (docs/api.md, "Enterprise SSO"; docs/sso.md):
+ * an organisation's owner proves a domain and adds connections; a person
+ * of that domain signs in through the IdP (samlify, or oauth2-mock-server
+ * for OpenID Connect) and lands in the web app signed in, with the
+ * organisation active, or at its error page.
+ */
+const APP_URL = 'http://app.example.test';
+/** The origin the oauth unit makes the SP's URLs of (SSO_PUBLIC_URL); the test posts to the gateway's real address. */
+const SSO_PUBLIC_URL = 'http://sso.localhost';
+const IDP_ORIGIN = 'https://idp.acme.test';
+const MINUTE = 60_000;
+
+let stack: E2eStack;
+let dns: DnsServer;
+let oidc: ProviderFixture<{ idToken: OidcClaims; userinfo?: OidcClaims }>;
+const idp = new SamlIdentityProvider(`${IDP_ORIGIN}/metadata`);
+
+let owner: Awaited<ReturnType<typeof signedInAccount>>;
+let org: { id: string; slug: string };
+let domain: string;
+let saml: { id: string; sp: { entity_id: string; acs_url: string; metadata_url: string } };
+
+const tag = () => randomBytes(4).toString('hex');
+
+beforeAll(async () => {
+  [dns, oidc] = await Promise.all([startDnsServer(), startOidcProvider()]);
+  stack = await startE2eStack('sso', {
+    PUBLIC_APP_URL: APP_URL,
+    SSO_PUBLIC_URL,
+    SSO_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    SSO_ALLOW_PRIVATE_ISSUERS: 'true',
+    DNS_SERVERS: dns.address,
+  });
+  owner = await signedInAccount(stack, 'ssoowner');
+  const created = await owner.client.post<{ id: string; slug: string }>('/v0/orgs', { name: 'Acme', slug: `acme-${tag()}` });
+  expect(created.status).toBe(201);
+  org = created.body;
+  domain = `acme-${tag()}.test`;
+  const claimed = await owner.client.post<{ verification: { name: string; value: string } }>(`/v0/orgs/${org.id}/domains`, { domain });
+  expect(claimed.status).toBe(201);
+  dns.answer(claimed.body.verification.name, { txt: [claimed.body.verification.value] });
+  expect((await owner.client.post(`/v0/orgs/${org.id}/domains/${domain}/verify`)).status).toBe(200);
+  const connection = await owner.client.post<typeof saml>(`/v0/orgs/${org.id}/sso/connections`, {
+    type: 'saml',
+    idp_entity_id: idp.entityId,
+    idp_sso_url: `${IDP_ORIGIN}/sso`,
+    idp_certificates: [idp.keys.certificate],
+    default_role: 'member',
+  });
+  expect(connection.status).toBe(201);
+  saml = connection.body;
+}, 90_000);
+
+afterAll(async () => {
+  await stack?.destroy();
+  await Promise.all([dns?.close(), oidc?.stop()]);
+});
+
+function view(): ServiceProviderView {
+  return { entityId: saml.sp.entity_id, acsUrl: saml.sp.acs_url };
+}
+
+function validSpec(email: string, requestId: string): ResponseSpec {
+  const now = Date.now();
+  return {
+    issuer: idp.entityId,
+    nameId: email,
+    inResponseTo: requestId,
+    audience: view().entityId,
+    recipient: view().acsUrl,
+    destination: view().acsUrl,
+    notBefore: new Date(now - MINUTE),
+    notOnOrAfter: new Date(now + 5 * MINUTE),
+    attributes: { email: [email], name: ['Pat Person'] },
+  };
+}
+
+/** The IdP's auto-submitting form, as the browser posts it: cross-site, urlencoded. */
+function postForm(browser: ApiClient, fields: Record<string, string>) {
+  return browser.request('POST', `/v0/sso/saml/${saml.id}/acs`, {
+    body: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: IDP_ORIGIN },
+    redirect: 'manual',
+  });
+}
+
+/**
+ * The whole browser journey of a SAML sign-in over plain HTTP: the start,
+ * the IdP's post, and the same-site re-post of the gateway's page.
+ */
+async function samlSignIn(browser: ApiClient, email: string, respond: (requestId: string) => Promise<string> = (id) => idp.signedResponse(view(), validSpec(email, id))) {
+  const start = await browser.post<{ authorization_url: string }>('/v0/auth/sso/start', { email });
+  expect(start.status).toBe(200);
+  const { id } = authnRequestOf(start.body.authorization_url);
+  const samlResponse = await respond(id);
+  const first = await postForm(browser, { SAMLResponse: samlResponse, RelayState: '' });
+  // COOKIE_SECURE=false: the Lax binding cookie did not come with the cross-site post; the page posts again.
+  expect(first.status).toBe(200);
+  expect(first.headers.get('content-type')).toMatch(/text\/html/);
+  expect(first.text).toContain('name="latchkey_repost" value="1"');
+  return browser.request('POST', `/v0/sso/saml/${saml.id}/acs`, {
+    body: new URLSearchParams({ SAMLResponse: samlResponse, RelayState: '', latchkey_repost: '1' }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    redirect: 'manual',
+  });
+}
+
+describe('connections', () => {
+  it('are an organisation’s own, and the SP metadata is public XML', async () => {
+    const listed = await owner.client.get<{ items: { id: string }[] }>(`/v0/orgs/${org.id}/sso/connections`);
+    expect(listed.body.items.map((item) => item.id)).toEqual([saml.id]);
+    expect(saml.sp).toEqual({
+      entity_id: `${SSO_PUBLIC_URL}/v0/sso/saml/${saml.id}/metadata`,
+      acs_url: `${SSO_PUBLIC_URL}/v0/sso/saml/${saml.id}/acs`,
+      metadata_url: `${SSO_PUBLIC_URL}/v0/sso/saml/${saml.id}/metadata`,
+    });
+    const metadata = await new ApiClient(stack.gatewayUrl).get(`/v0/sso/saml/${saml.id}/metadata`);
+    expect(metadata.status).toBe(200);
+    expect(metadata.headers.get('content-type')).toMatch(/^application\/samlmetadata\+xml/);
+    expect(metadata.text).toContain(`Location="${saml.sp.acs_url}"`);
+
+    const other = await signedInAccount(stack, 'otherowner');
+    const otherOrg = await other.client.post<{ id: string }>('/v0/orgs', { name: 'Other', slug: `other-${tag()}` });
+    const foreign = await other.client.get(`/v0/orgs/${otherOrg.body.id}/sso/connections/${saml.id}`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toMatchObject({ code: 'sso:connection_not_found' });
+    expect((await other.client.get(`/v0/orgs/${org.id}/sso/connections`)).body).toMatchObject({ status: 404, code: 'org:not_found' });
+  });
+
+  it('answers 404 sso:connection_not_found for an email of no SSO domain', async () => {
+    const start = await new ApiClient(stack.gatewayUrl).post('/v0/auth/sso/start', { email: `someone@nowhere-${tag()}.test` });
+    expect(start.status).toBe(404);
+    expect(start.body).toMatchObject({ code: 'sso:connection_not_found' });
+  });
+});
+
+describe('signing in with SAML', () => {
+  it('creates the account just in time and signs it in with fed and the organisation active', async () => {
+    const browser = new ApiClient(stack.gatewayUrl);
+    const email = `pat.${tag()}@${domain}`;
+    const done = await samlSignIn(browser, email);
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe(`${APP_URL}/`);
+    expect(browser.sessionCookie).toBeDefined();
+    const me = await browser.get('/v0/users/me');
+    expect(me.body).toMatchObject({ email, email_verified: true, active_org: { id: org.id, role: 'member' } });
+    // What the session proves, as a service token carries it to other services.
+    const token = await browser.post<{ token: string }>('/v0/auth/token');
+    expect(token.status).toBe(200);
+    const claims = JSON.parse(Buffer.from(token.body.token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+    expect(claims).toMatchObject({ amr: ['fed'], org_id: org.id, org_role: 'member' });
+  });
+
+  it('refuses a response answering another browser’s request: the error page, no session', async () => {
+    const starter = new ApiClient(stack.gatewayUrl);
+    const email = `mallory.${tag()}@${domain}`;
+    const start = await starter.post<{ authorization_url: string }>('/v0/auth/sso/start', { email });
+    const samlResponse = await idp.signedResponse(view(), validSpec(email, authnRequestOf(start.body.authorization_url).id));
+    const victim = new ApiClient(stack.gatewayUrl);
+    const refused = await victim.request('POST', `/v0/sso/saml/${saml.id}/acs`, {
+      body: new URLSearchParams({ SAMLResponse: samlResponse, latchkey_repost: '1' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      redirect: 'manual',
+    });
+    expect(refused.status).toBe(303);
+    expect(refused.headers.get('location')).toBe(`${APP_URL}/sso/error?code=sso%3Aresponse_invalid`);
+    expect(victim.sessionCookie).toBeUndefined();
+  });
+
+  it('still asks an account with TOTP on for its second factor', async () => {
+    const email = `totp.${tag()}@${domain}`;
+    const account = new ApiClient(stack.gatewayUrl);
+    expect((await account.post('/v0/users', { handle: `totp_${tag()}`, email, password: PASSWORD })).status).toBe(201);
+    await account.post('/v0/auth/verify-email', { token: await mailedToken(stack, email, 'verify-email') });
+    await account.post('/v0/auth/login', { email, password: PASSWORD });
+    const setup = totpSetupSchema.parse((await account.post('/v0/auth/totp/setup')).body);
+    expect((await account.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, -1) })).status).toBe(200);
+
+    const browser = new ApiClient(stack.gatewayUrl);
+    const challenged = await samlSignIn(browser, email);
+    expect(challenged.status).toBe(303);
+    const location = new URL(challenged.headers.get('location') ?? '');
+    expect(`${location.origin}${location.pathname}`).toBe(`${APP_URL}/sso/second-factor`);
+    expect(browser.sessionCookie).toBeUndefined();
+    const tempToken = new URLSearchParams(location.hash.slice(1)).get('temp_token');
+    const verified = await browser.post('/v0/auth/totp/verify', { temp_token: tempToken, code: totpCode(setup.secret) });
+    expect(verified.status).toBe(200);
+    expect(browser.sessionCookie).toBeDefined();
+  });
+});
+
+describe('signing in with OpenID Connect', () => {
+  it('goes through the organisation’s provider and back to the app, signed in', async () => {
+    const other = await signedInAccount(stack, 'oidcowner');
+    const created = await other.client.post<{ id: string; slug: string }>('/v0/orgs', { name: 'Globex', slug: `globex-${tag()}` });
+    const globex = created.body;
+    const globexDomain = `globex-${tag()}.test`;
+    const claimed = await other.client.post<{ verification: { name: string; value: string } }>(`/v0/orgs/${globex.id}/domains`, { domain: globexDomain });
+    dns.answer(claimed.body.verification.name, { txt: [claimed.body.verification.value] });
+    await other.client.post(`/v0/orgs/${globex.id}/domains/${globexDomain}/verify`);
+    const connection = await other.client.post<{ id: string; redirect_uri: string }>(`/v0/orgs/${globex.id}/sso/connections`, {
+      type: 'oidc',
+      issuer: oidc.url,
+      client_id: 'globex',
+      client_secret: `secret-${tag()}`,
+    });
+    expect(connection.status).toBe(201);
+    expect(connection.body.redirect_uri).toBe(`${SSO_PUBLIC_URL}/v0/sso/oidc/${connection.body.id}/callback`);
+
+    const email = `kim.${tag()}@${globexDomain}`;
+    await oidc.nextLogin({ idToken: { sub: `kim-${tag()}`, email, email_verified: true, name: 'Kim' } });
+    const browser = new ApiClient(stack.gatewayUrl);
+    const start = await browser.post<{ authorization_url: string }>('/v0/auth/sso/start', { org_slug: globex.slug });
+    expect(start.status).toBe(200);
+    const { code, state } = await followAuthorization(start.body.authorization_url);
+    const callback = await browser.request('GET', `/v0/sso/oidc/${connection.body.id}/callback?${new URLSearchParams({ code, state }).toString()}`, { redirect: 'manual' });
+    expect(callback.status).toBe(303);
+    expect(callback.headers.get('location')).toBe(`${APP_URL}/`);
+    expect((await browser.get('/v0/users/me')).body).toMatchObject({ email, active_org: { id: globex.id } });
+  });
+});
