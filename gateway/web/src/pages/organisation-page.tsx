@@ -70,7 +70,7 @@ export function OrganisationPage(props: { orgId: string }) {
       {allows(org, 'members:read') && roles ? <MembersSection org={org} roles={roles} user={user} onOwnMembershipChanged={changed} /> : null}
       {allows(org, 'invitations:manage') ? <InvitationsSection org={org} roles={roles} /> : null}
       {allows(org, 'members:read') && roles ? <RolesSection org={org} roles={roles} onChanged={loadRoles} /> : null}
-      {allows(org, 'sso:manage') ? <SsoSection org={org} onChanged={changed} /> : null}
+      {allows(org, 'sso:manage') ? <SsoSection org={org} roles={roles} onChanged={changed} /> : null}
       {allows(org, 'org:delete') ? <DeleteOrganisationSection org={org} /> : null}
     </Page>
   );
