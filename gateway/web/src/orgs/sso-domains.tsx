@@ -128,6 +128,9 @@ export function SsoEnforcement(props: { org: Organization; domains: Organization
   const action = useAction();
   const [saved, setSaved] = useState(false);
   const verified = props.domains.some((item) => item.status === 'verified');
+  // What the person asked for, shown at once; the organisation as read again once the API agreed, or as it was if not.
+  const [wanted, setWanted] = useState<boolean | undefined>();
+  const enforced = wanted ?? props.org.sso_enforced;
   return (
     <>
       <h3>Enforcement</h3>
@@ -137,17 +140,20 @@ export function SsoEnforcement(props: { org: Organization; domains: Organization
         <input
           type="checkbox"
           role="switch"
-          checked={props.org.sso_enforced}
+          checked={enforced}
           disabled={action.busy || (!verified && !props.org.sso_enforced)}
           aria-describedby="sso-enforcement-hint"
           onChange={(event) => {
             const enforce = event.currentTarget.checked;
-            void action.run(async () => {
-              setSaved(false);
-              await unwrap(api.PATCH('/v0/orgs/{org_id}', { params: { path: { org_id: props.org.id } }, body: { sso_enforced: enforce } }));
-              await props.onChanged();
-              setSaved(true);
-            });
+            setWanted(enforce);
+            setSaved(false);
+            void action
+              .run(async () => {
+                await unwrap(api.PATCH('/v0/orgs/{org_id}', { params: { path: { org_id: props.org.id } }, body: { sso_enforced: enforce } }));
+                await props.onChanged();
+                setSaved(true);
+              })
+              .finally(() => setWanted(undefined));
           }}
         />{' '}
         Require single sign-on
