@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startDnsServer, type DnsServer } from '@latchkey/test-kit';
+import { startDnsServer, waitFor, type DnsServer } from '@latchkey/test-kit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ApiClient } from '../support/api-client';
 import { mailedToken, PASSWORD, signedInAccount } from '../support/accounts';
+import { totpCode } from '../support/authenticator';
 import { inspectPage, launchBrowser } from '../support/browser';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { authorizationRequest, relyingParty, startCallbackReceiver } from '../support/oidc-relying-party';
 import { authnRequestOf, SamlIdentityProvider } from '../../services/oauth/test/saml-identity-provider';
+import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
 
 /**
  * Enterprise SSO in the web app (docs/web-app.md, docs/api.md "Enterprise
@@ -29,6 +32,8 @@ let browser: Browser;
 let dns: DnsServer;
 let idpServer: Server;
 let idpOrigin: string;
+/** The redirect URI of the application below: a real local server, where the browser lands with the code. */
+let callbacks: Awaited<ReturnType<typeof startCallbackReceiver>>;
 const idp = new SamlIdentityProvider('https://idp.sso-web.test/metadata');
 /** Who the IdP signs in at the next request: the person at its login page. */
 let idpUser = '';
@@ -65,7 +70,7 @@ function idpMetadataXml(): string {
 }
 
 beforeAll(async () => {
-  dns = await startDnsServer();
+  [dns, callbacks] = await Promise.all([startDnsServer(), startCallbackReceiver()]);
   idpServer = createServer((request, response) => {
     idpAnswer(new URL(request.url ?? '/', idpOrigin).toString()).then(
       (page) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page),
@@ -79,6 +84,7 @@ beforeAll(async () => {
     SSO_PUBLIC_URL: APP,
     SSO_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     DNS_SERVERS: dns.address,
+    OIDC_CLIENTS: JSON.stringify([{ client_id: 'sso-app', client_name: 'SSO App', token_endpoint_auth_method: 'none', redirect_uris: [callbacks.url] }]),
   });
   browser = await launchBrowser(APP_HOST, Number(new URL(stack.gatewayUrl).port));
 }, 90_000);
@@ -86,7 +92,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await stack?.destroy();
-  await dns?.close();
+  await Promise.all([dns?.close(), callbacks?.stop()]);
   await new Promise((resolve) => idpServer?.close(resolve));
 });
 
@@ -194,7 +200,8 @@ describe('an organisation’s single sign-on, set up and used in the browser', (
 
       // The connection, from the IdP's metadata file; then the values to paste into the IdP.
       await sso.getByLabel('Metadata file').setInputFiles({ name: 'idp-metadata.xml', mimeType: 'application/xml', buffer: Buffer.from(idpMetadataXml()) });
-      await expect(sso.getByLabel('IdP metadata XML').inputValue()).resolves.toContain(idp.entityId);
+      const metadataField = sso.getByLabel('IdP metadata XML');
+      await waitFor(async () => ((await metadataField.inputValue()).includes(idp.entityId) ? true : undefined), { description: 'the metadata file read into the form' });
       await sso.getByLabel('Default role').selectOption('member');
       await sso.getByRole('button', { name: 'Add connection' }).click();
       const connection = sso.getByRole('list', { name: 'Connections' }).getByRole('listitem').filter({ hasText: idp.entityId });
@@ -255,6 +262,69 @@ describe('an organisation’s single sign-on, set up and used in the browser', (
     await visitor.page.getByRole('alert').waitFor();
     expect(visitor.page.url()).toBe(`${APP}/sign-in`);
     await visitor.sees('Sign in');
+    await visitor.close();
+  });
+});
+
+/** An organisation with a verified domain and a SAML connection to the IdP, made through the API. */
+async function organisationWithSso(): Promise<{ id: string; slug: string; domain: string }> {
+  const owner = await signedInAccount(stack, 'ssoapi');
+  const created = await owner.client.post<{ id: string; slug: string }>('/v0/orgs', { name: 'Globex', slug: `globex-${tag()}` });
+  expect(created.status).toBe(201);
+  const domain = `globex-${tag()}.test`;
+  const claimed = await owner.client.post<{ verification: { name: string; value: string } }>(`/v0/orgs/${created.body.id}/domains`, { domain });
+  expect(claimed.status).toBe(201);
+  dns.answer(claimed.body.verification.name, { txt: [claimed.body.verification.value] });
+  expect((await owner.client.post(`/v0/orgs/${created.body.id}/domains/${domain}/verify`)).status).toBe(200);
+  expect((await owner.client.post(`/v0/orgs/${created.body.id}/sso/connections`, { type: 'saml', idp_metadata_xml: idpMetadataXml() })).status).toBe(201);
+  return { ...created.body, domain };
+}
+
+describe('an SSO sign-in of an account with TOTP on', () => {
+  it('asks for the code on the sign-in page’s second step, keeps the challenge out of the address bar, then goes where the sign-in was going', async () => {
+    const org = await organisationWithSso();
+    const email = `tess.${tag()}@${org.domain}`;
+    await accountWithEmail(email);
+    const account = new ApiClient(stack.gatewayUrl);
+    expect((await account.post('/v0/auth/login', { email, password: PASSWORD })).status).toBe(200);
+    const setup = totpSetupSchema.parse((await account.post('/v0/auth/totp/setup')).body);
+    expect((await account.post('/v0/auth/totp/enable', { setup_token: setup.setup_token, code: totpCode(setup.secret, -1) })).status).toBe(200);
+
+    idpUser = email;
+    const visitor = await Visitor.open('second-factor');
+    await visitor.goto('/sign-in?next=/orgs', 'Sign in');
+    await visitor.page.getByLabel('Work email or organisation').fill(org.slug);
+    await visitor.page.getByRole('button', { name: 'Sign in with SSO' }).click();
+    await visitor.sees('Two-factor authentication');
+    expect(new URL(visitor.page.url()).hash).toBe('');
+    expect(await visitor.page.evaluate('JSON.stringify(sessionStorage)')).not.toContain('temp_token');
+    await visitor.page.getByLabel('Authentication code').fill(totpCode(setup.secret));
+    await visitor.page.getByRole('button', { name: 'Verify' }).click();
+    await visitor.sees('Organisations');
+    expect(await visitor.me()).toMatchObject({ email });
+    await visitor.close();
+  });
+});
+
+describe('signing in to another application through an organisation’s IdP (docs/oidc.md)', () => {
+  it('goes from the application’s sign-in page to the IdP and back to its consent, then to the application', async () => {
+    const org = await organisationWithSso();
+    const config = await relyingParty(stack.gatewayUrl, 'sso-app');
+    const request = await authorizationRequest(config, { redirect_uri: callbacks.url });
+    idpUser = `drew.${tag()}@${org.domain}`;
+    const visitor = await Visitor.open('application');
+    await visitor.page.goto(request.url.toString());
+    await visitor.page.getByText('Sign in to continue to SSO App').waitFor();
+    await visitor.sees('Sign in');
+    await visitor.page.getByLabel('Work email or organisation').fill(idpUser);
+    await visitor.page.getByRole('button', { name: 'Sign in with SSO' }).click();
+
+    await visitor.sees('Sign in to SSO App');
+    await visitor.page.getByRole('button', { name: 'Allow' }).click();
+    const landed = await callbacks.next();
+    const tokens = await request.exchange(landed);
+    expect(tokens.claims()).toMatchObject({ aud: 'sso-app', email: idpUser });
+    await visitor.page.waitForURL((url) => url.href === landed.href);
     await visitor.close();
   });
 });

@@ -27,6 +27,9 @@ export function useLocation(): Location {
     const update = () => setLocation(current());
     listeners.add(update);
     window.addEventListener('popstate', update);
+    // Effects run children first: a page that navigated as it first showed did so before this listened.
+    const seen = `${location.path}?${location.query.toString()}`;
+    if (`${window.location.pathname}?${new URLSearchParams(window.location.search).toString()}` !== seen) update();
     return () => {
       listeners.delete(update);
       window.removeEventListener('popstate', update);
