@@ -9,6 +9,7 @@ import { totpCode } from '../support/authenticator';
 import { inspectPage, launchBrowser } from '../support/browser';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { authorizationRequest, relyingParty, startCallbackReceiver } from '../support/oidc-relying-party';
+import { startOidcProvider, type OidcClaims, type ProviderFixture } from '../../services/oauth/test/provider-fixtures';
 import { authnRequestOf, SamlIdentityProvider } from '../../services/oauth/test/saml-identity-provider';
 import { totpSetupSchema } from '../../gateway/src/totp/totp-schemas';
 
@@ -34,6 +35,8 @@ let idpServer: Server;
 let idpOrigin: string;
 /** The redirect URI of the application below: a real local server, where the browser lands with the code. */
 let callbacks: Awaited<ReturnType<typeof startCallbackReceiver>>;
+/** An OpenID Provider (oauth2-mock-server) in a process of its own, for OpenID Connect connections. */
+let oidc: ProviderFixture<{ idToken: OidcClaims; userinfo?: OidcClaims }>;
 const idp = new SamlIdentityProvider('https://idp.sso-web.test/metadata');
 /** Who the IdP signs in at the next request: the person at its login page. */
 let idpUser = '';
@@ -70,7 +73,7 @@ function idpMetadataXml(): string {
 }
 
 beforeAll(async () => {
-  [dns, callbacks] = await Promise.all([startDnsServer(), startCallbackReceiver()]);
+  [dns, callbacks, oidc] = await Promise.all([startDnsServer(), startCallbackReceiver(), startOidcProvider()]);
   idpServer = createServer((request, response) => {
     idpAnswer(new URL(request.url ?? '/', idpOrigin).toString()).then(
       (page) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page),
@@ -83,6 +86,8 @@ beforeAll(async () => {
     PUBLIC_APP_URL: APP,
     SSO_PUBLIC_URL: APP,
     SSO_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // The OpenID Provider listens on 127.0.0.1.
+    SSO_ALLOW_PRIVATE_ISSUERS: 'true',
     DNS_SERVERS: dns.address,
     OIDC_CLIENTS: JSON.stringify([{ client_id: 'sso-app', client_name: 'SSO App', token_endpoint_auth_method: 'none', redirect_uris: [callbacks.url] }]),
   });
@@ -92,7 +97,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await stack?.destroy();
-  await Promise.all([dns?.close(), callbacks?.stop()]);
+  await Promise.all([dns?.close(), callbacks?.stop(), oidc?.stop()]);
   await new Promise((resolve) => idpServer?.close(resolve));
 });
 
@@ -266,8 +271,8 @@ describe('an organisation’s single sign-on, set up and used in the browser', (
   });
 });
 
-/** An organisation with a verified domain and a SAML connection to the IdP, made through the API. */
-async function organisationWithSso(): Promise<{ id: string; slug: string; domain: string }> {
+/** An organisation with a verified domain, made through the API, and its owner. */
+async function organisationWithDomain() {
   const owner = await signedInAccount(stack, 'ssoapi');
   const created = await owner.client.post<{ id: string; slug: string }>('/v0/orgs', { name: 'Globex', slug: `globex-${tag()}` });
   expect(created.status).toBe(201);
@@ -276,9 +281,45 @@ async function organisationWithSso(): Promise<{ id: string; slug: string; domain
   expect(claimed.status).toBe(201);
   dns.answer(claimed.body.verification.name, { txt: [claimed.body.verification.value] });
   expect((await owner.client.post(`/v0/orgs/${created.body.id}/domains/${domain}/verify`)).status).toBe(200);
-  expect((await owner.client.post(`/v0/orgs/${created.body.id}/sso/connections`, { type: 'saml', idp_metadata_xml: idpMetadataXml() })).status).toBe(201);
-  return { ...created.body, domain };
+  return { ...created.body, domain, owner };
 }
+
+/** An organisation with a verified domain and a SAML connection to the IdP, made through the API. */
+async function organisationWithSso() {
+  const org = await organisationWithDomain();
+  expect((await org.owner.client.post(`/v0/orgs/${org.id}/sso/connections`, { type: 'saml', idp_metadata_xml: idpMetadataXml() })).status).toBe(201);
+  return org;
+}
+
+describe('an OpenID Connect connection', () => {
+  it('is added from the issuer, client ID and secret, shows the redirect URI to register, and its test sign-in goes through the provider', async () => {
+    const org = await organisationWithDomain();
+    const admin = await Visitor.open('oidc-admin');
+    await admin.signIn(org.owner.email);
+    await admin.sees('Your account');
+    await admin.goto(`/orgs/${org.id}`, 'Globex');
+    const sso = admin.section('Single sign-on');
+    await sso.getByRole('radio', { name: 'OpenID Connect' }).check();
+    await sso.getByLabel('Issuer').fill(oidc.url);
+    await sso.getByLabel('Client ID').fill('globex');
+    await sso.getByLabel('Client secret').fill(`secret-${tag()}`);
+    await sso.getByLabel('Email attribute').fill('email');
+    await sso.getByRole('button', { name: 'Add connection' }).click();
+    const connection = sso.getByRole('list', { name: 'Connections' }).getByRole('listitem').filter({ hasText: oidc.url });
+    await connection.getByText(new RegExp(`^${APP}/v0/sso/oidc/[0-9a-f-]{36}/callback$`)).waitFor();
+    await admin.sees('Globex');
+
+    const email = `kim.${tag()}@${org.domain}`;
+    await oidc.nextLogin({ idToken: { sub: `kim-${tag()}`, email, email_verified: true, name: 'Kim' } });
+    // The page the sign-in starts from is the one it comes back to: wait for the way back through the gateway.
+    const returned = admin.page.waitForResponse((response) => /\/v0\/sso\/oidc\/[0-9a-f-]{36}\/callback/.test(response.url()));
+    await connection.getByRole('button', { name: 'Test sign-in' }).click();
+    expect((await returned).status()).toBe(303);
+    await admin.sees('Globex');
+    expect(await admin.me()).toMatchObject({ email, active_org: { id: org.id } });
+    await admin.close();
+  });
+});
 
 describe('an SSO sign-in of an account with TOTP on', () => {
   it('asks for the code on the sign-in page’s second step, keeps the challenge out of the address bar, then goes where the sign-in was going', async () => {
