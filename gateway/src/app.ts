@@ -161,7 +161,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(tokenRoutes({ ...sessionAccess, tokens: deps.tokens, orgs }));
   await app.register(organizationRoutes({ ...sessionAccess, identity, orgs, organizationLimits }));
   await app.register(membershipRoutes({ ...sessionAccess, orgs, organizationLimits, limits }));
-  await app.register(domainRoutes({ ...sessionAccess, orgs }));
+  await app.register(domainRoutes({ ...sessionAccess, orgs, organizationLimits }));
   await app.register(activeOrganizationRoutes({ ...sessionAccess, orgs }));
   await app.register(ssoRoutes({ ...sessionAccess, sso: deps.sso, identity, totp, limits, publicAppUrl: deps.config.PUBLIC_APP_URL }));
   if (deps.openIdProvider) {

@@ -91,6 +91,9 @@ export const configSchema = z.object({
   /** Invitations an organisation may send per window (each is a mail to an address a member typed). */
   RATE_LIMIT_INVITATIONS: env.int(100, 1),
   RATE_LIMIT_INVITATIONS_WINDOW_SECONDS: env.int(3_600, 1),
+  /** Domain verifications an account may ask for per window (each is a DNS look-up by identity). */
+  RATE_LIMIT_DOMAIN_VERIFICATIONS: env.int(60, 1),
+  RATE_LIMIT_DOMAIN_VERIFICATIONS_WINDOW_SECONDS: env.int(3_600, 1),
   RATE_LIMIT_MAIL_MAX: env.int(5, 1),
   RATE_LIMIT_MAIL_WINDOW_SECONDS: env.int(3_600, 1),
   /** Private JWKs: Ed25519 for service tokens; RSA (required with OIDC_ENABLED) and P-256 for ID tokens too (docs/oidc.md, "Keys"). */

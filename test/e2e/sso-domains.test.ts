@@ -19,6 +19,8 @@ let dns: DnsServer;
 let google: GoogleFixture;
 let github: GitHubFixture;
 const UNLIMITED = '100000';
+/** Low, for the limit's test; no other test verifies this often as one account. */
+const VERIFICATIONS_PER_ACCOUNT = 6;
 
 beforeAll(async () => {
   [dns, google, github] = await Promise.all([startDnsServer(), startGoogleFixture(), startGitHubFixture()]);
@@ -26,6 +28,7 @@ beforeAll(async () => {
     DNS_SERVERS: dns.address,
     RATE_LIMIT_IP_MAX: UNLIMITED,
     RATE_LIMIT_MAIL_MAX: UNLIMITED,
+    RATE_LIMIT_DOMAIN_VERIFICATIONS: String(VERIFICATIONS_PER_ACCOUNT),
     ...providerEnvironment('http://app.example.test', { google, github }),
   });
 }, 90_000);
@@ -128,6 +131,22 @@ describe('domains', () => {
     const rivalOrg = await createOrg(other);
     const domain = await verifyDomain(other, rivalOrg);
     expect(await owner.client.post(`/v0/orgs/${org.id}/domains`, { domain })).toMatchObject({ status: 409, body: { code: 'org:domain_taken' } });
+  });
+
+  it('limits the verifications an account asks for, each a DNS look-up, per account and not per organisation', async () => {
+    const owner = await signedInAccount(stack, 'impatient');
+    const org = await createOrg(owner);
+    const domain = freshDomain();
+    expect((await owner.client.post(`/v0/orgs/${org.id}/domains`, { domain })).status).toBe(201);
+    for (let attempt = 0; attempt < VERIFICATIONS_PER_ACCOUNT; attempt += 1) {
+      expect((await owner.client.post(`/v0/orgs/${org.id}/domains/${domain}/verify`)).status).toBe(409);
+    }
+    const limited = await owner.client.post(`/v0/orgs/${org.id}/domains/${domain}/verify`);
+    expect(limited).toMatchObject({ status: 429, body: { code: 'rate_limit:exceeded' } });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // A stranger's attempts on the organisation count against the stranger alone.
+    const stranger = await signedInAccount(stack, 'prober');
+    expect((await stranger.client.post(`/v0/orgs/${org.id}/domains/${domain}/verify`)).status).toBe(404);
   });
 
   it('needs sso:manage, and another organisation’s domains are not found', async () => {

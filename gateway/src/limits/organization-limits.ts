@@ -9,6 +9,8 @@ export type OrganizationLimitSettings = Pick<
   | 'RATE_LIMIT_ORG_CREATES_WINDOW_SECONDS'
   | 'RATE_LIMIT_INVITATIONS'
   | 'RATE_LIMIT_INVITATIONS_WINDOW_SECONDS'
+  | 'RATE_LIMIT_DOMAIN_VERIFICATIONS'
+  | 'RATE_LIMIT_DOMAIN_VERIFICATIONS_WINDOW_SECONDS'
   | 'RATE_LIMIT_MAIL_MAX'
   | 'RATE_LIMIT_MAIL_WINDOW_SECONDS'
 >;
@@ -19,9 +21,11 @@ function exceeded(retryAfterSeconds: number): AppError {
 
 /**
  * What organisations cost the platform and others: creations per account,
- * and invitations, which mail whatever address a member types, per
- * organisation and, with every other mail Latchkey sends, per address
- * (docs/api.md, "Rate limits"). Answered 429: the caller is signed in.
+ * invitations, which mail whatever address a member types, per
+ * organisation and, with every other mail Latchkey sends, per address, and
+ * domain verifications, each a DNS look-up, per account (not per
+ * organisation: a stranger's calls, refused by identity after the count,
+ * would use up the organisation's own) (docs/api.md, "Rate limits"). Answered 429: the caller is signed in.
  */
 export class OrganizationLimits {
   constructor(
@@ -43,5 +47,11 @@ export class OrganizationLimits {
       const decision = await this.limiter.hit(scope, subject, limit, window);
       if (!decision.allowed) throw exceeded(decision.retryAfterSeconds);
     }
+  }
+
+  async assertDomainVerificationAllowed(userId: string): Promise<void> {
+    const { RATE_LIMIT_DOMAIN_VERIFICATIONS, RATE_LIMIT_DOMAIN_VERIFICATIONS_WINDOW_SECONDS } = this.settings;
+    const decision = await this.limiter.hit('org-domain-verification', userId, RATE_LIMIT_DOMAIN_VERIFICATIONS, RATE_LIMIT_DOMAIN_VERIFICATIONS_WINDOW_SECONDS);
+    if (!decision.allowed) throw exceeded(decision.retryAfterSeconds);
   }
 }

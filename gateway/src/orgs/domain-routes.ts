@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { noContent, problemResponses } from '../http/problem-schema';
+import type { OrganizationLimits } from '../limits/organization-limits';
 import { requireSession, sessionOf, type SessionAccess } from '../sessions/session-auth';
 import type { OrgsClient } from '../service-clients';
 import { domainBody, domainListSchema, domainParams, domainSchema } from './domain-schemas';
 import { orgIdParams } from './org-schemas';
 import { domainView } from './org-views';
 
-export type DomainRoutesDeps = SessionAccess & { readonly orgs: OrgsClient };
+export type DomainRoutesDeps = SessionAccess & { readonly orgs: OrgsClient; readonly organizationLimits: OrganizationLimits };
 
 /**
  * The domains an organisation claims for enterprise SSO and proves by a
@@ -69,15 +70,18 @@ export function domainRoutes(deps: DomainRoutesDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'Verify a domain by its TXT record (sso:manage); 409 org:domain_unverified while the record is missing, 409 org:domain_taken when another organisation verified it.',
+          summary:
+            'Verify a domain by its TXT record (sso:manage); 409 org:domain_unverified while the record is missing, 409 org:domain_taken when another organisation verified it. At most RATE_LIMIT_DOMAIN_VERIFICATIONS per account and hour.',
           params: domainParams,
-          response: { 200: domainSchema, ...problemResponses(400, 401, 403, 404, 409, 503) },
+          response: { 200: domainSchema, ...problemResponses(400, 401, 403, 404, 409, 429, 503) },
         },
         onRequest: session,
       },
       async (request) => {
         const { org_id: organizationId, domain: name } = request.params;
-        const { domain } = await deps.orgs.verifyDomain({ actorUserId: sessionOf(request).userId, organizationId, domain: name }, request.ctx);
+        const actorUserId = sessionOf(request).userId;
+        await deps.organizationLimits.assertDomainVerificationAllowed(actorUserId);
+        const { domain } = await deps.orgs.verifyDomain({ actorUserId, organizationId, domain: name }, request.ctx);
         return domainView(domain!);
       },
     );

@@ -51,7 +51,7 @@ function escapeHtml(text: string): string {
 }
 
 /**
- * docs/sso.md, "Local HTTP": the page that posts the IdP's response again,
+ * docs/sso.md, "The browser binding": the page that posts the IdP's response again,
  * from this origin, so that the Lax binding cookie goes with it.
  */
 function sendRepostPage(reply: FastifyReply, fields: { SAMLResponse: string; RelayState?: string | undefined }): FastifyReply {

@@ -3,7 +3,7 @@ import { timestamp } from '../http/fields';
 import { orgIdParams } from '../orgs/org-schemas';
 
 /**
- * docs/api.md, "Enterprise SSO: connections". The shapes only: what a
+ * docs/api.md, "SSO connections and sign-in". The shapes only: what a
  * usable IdP, certificate or issuer is is the oauth unit's rule.
  */
 
@@ -98,7 +98,7 @@ export const authorizationUrlSchema = z.object({ authorization_url: z.url() });
 export const acsBody = z.object({
   SAMLResponse: z.string().max(512 * 1024),
   RelayState: z.string().max(80).optional(),
-  /** Set by the same-site re-post page (docs/sso.md, "Local HTTP"). */
+  /** Set by the same-site re-post page (docs/sso.md, "The browser binding"). */
   latchkey_repost: z.literal('1').optional(),
 });
 

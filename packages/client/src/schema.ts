@@ -4246,7 +4246,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Verify a domain by its TXT record (sso:manage); 409 org:domain_unverified while the record is missing, 409 org:domain_taken when another organisation verified it. */
+        /** Verify a domain by its TXT record (sso:manage); 409 org:domain_unverified while the record is missing, 409 org:domain_taken when another organisation verified it. At most RATE_LIMIT_DOMAIN_VERIFICATIONS per account and hour. */
         post: {
             parameters: {
                 query?: never;
@@ -4306,6 +4306,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -26,7 +26,7 @@ interface Samlify {
   ServiceProvider(settings: Record<string, unknown>): unknown;
 }
 
-const samlify = createRequire(__filename)('samlify') as Samlify;
+const samlify = createRequire(__filename)(require.resolve('samlify')) as Samlify;
 
 /** An RSA key pair with a self-signed certificate, as an IdP (or an SP for encryption) holds one. */
 export interface KeyPair {

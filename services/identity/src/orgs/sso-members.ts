@@ -188,9 +188,10 @@ export async function provisionSsoMember(
   const organizationId = request.organizationId.toLowerCase();
   const connectionId = request.connectionId.toLowerCase();
   return withTransaction(deps.pool, context, async (tx) => {
-    const existing = await findUserByEmail(tx, email);
-    // The account's row before the organisation's, in the order an account deletion takes them.
-    if (existing) await tx.query('SELECT FROM identity.users WHERE id = $1 FOR UPDATE', [existing.id]);
+    // The account's row before the organisation's, in the order an account deletion takes them; one
+    // deleted meanwhile is no account (a new one is made).
+    const found = await findUserByEmail(tx, email);
+    const existing = found && (await findUserById(tx, found.id, true));
     const { rows: organizations } = await tx.query('SELECT FROM identity.organizations WHERE id = $1 FOR UPDATE', [organizationId]);
     if (organizations.length === 0) throw new AppError('org:not_found');
     const { rows: domains } = await tx.query('SELECT FROM identity.org_domains WHERE organization_id = $1 AND domain = $2 AND verified_at IS NOT NULL', [

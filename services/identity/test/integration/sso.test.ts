@@ -203,6 +203,28 @@ describe('domains', () => {
     expect(await codeOf(orgs.addDomain({ actorUserId: third.owner.id, organizationId: third.organization.id, domain }))).toBe('org:domain_taken');
   });
 
+  it('lets one of two organisations verifying the same domain at once hold it', async () => {
+    const contenders = await Promise.all([newOrganization(), newOrganization(), newOrganization()]);
+    const domain = freshDomain();
+    const name = `_latchkey-challenge.${domain}`;
+    const values: string[] = [];
+    for (const { owner, organization } of contenders) {
+      values.push((await orgs.addDomain({ actorUserId: owner.id, organizationId: organization.id, domain })).domain!.verificationValue);
+    }
+    dns.answer(name, { txt: values });
+    const outcomes = await Promise.all(
+      contenders.map(({ owner, organization }) =>
+        orgs.verifyDomain({ actorUserId: owner.id, organizationId: organization.id, domain }).then(
+          () => 'verified',
+          (error: unknown) => (error instanceof AppError ? error.code : String(error)),
+        ),
+      ),
+    );
+    expect(outcomes.sort()).toEqual(['org:domain_taken', 'org:domain_taken', 'verified']);
+    const { rows } = await pool.query('SELECT organization_id FROM identity.org_domains WHERE domain = $1 AND verified_at IS NOT NULL', [domain]);
+    expect(rows).toHaveLength(1);
+  });
+
   it('needs sso:manage, and shows and changes nothing of another organisation', async () => {
     const { owner, organization } = await newOrganization();
     const domain = await verifiedDomain(owner, organization.id);

@@ -13,7 +13,7 @@ import { serviceProviderUrls } from './service-provider-urls';
 import type { SsoConnection } from './sso-connection-store';
 import type { SsoDeps } from './sso-deps';
 import { connectionSecretContext } from './sso-key-purpose';
-import { mappedValues, type FederatedPerson } from './sso-sign-in';
+import { mappedValues, type FederatedPerson } from './federated-person';
 
 type OidcConnection = SsoConnection & { type: 'oidc' };
 

@@ -6,7 +6,7 @@ import { SamlIdentityProvider, authnRequestOf, newKeyPair, type ResponseSpec, ty
 import { SSO_PUBLIC_URL, newBrowser, startSsoHarness, type SsoHarness } from '../sso-harness';
 
 /**
- * sso.v1's connections (docs/sso.md, "Connections"): who may manage them,
+ * sso.v1's connections (docs/sso.md, "Connecting a SAML IdP"): who may manage them,
  * metadata in and out, sealed secrets, encrypted assertions, IdP-initiated
  * sign-in when allowed, and OpenID Connect per organisation against a real
  * provider (oauth2-mock-server).
