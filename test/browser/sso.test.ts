@@ -163,7 +163,7 @@ async function accountWithEmail(email: string): Promise<void> {
 
 describe('an organisation’s single sign-on, set up and used in the browser', () => {
   it(
-    'proves a domain by DNS, connects a SAML IdP from its metadata, signs colleagues in through it, enforces it, and explains the refusal',
+    'proves a domain by DNS, connects a SAML IdP from its metadata, signs colleagues in through it, enforces it, explains the refusal, and takes it down again',
     async () => {
       const owner = await signedInAccount(stack, 'ssoweb');
       const name = `Initech ${tag()}`;
@@ -255,6 +255,13 @@ describe('an organisation’s single sign-on, set up and used in the browser', (
       await stranger.sees('Sign in');
       await stranger.close();
 
+      // Taken down again: the connection deleted, then the domain, which turns enforcement off.
+      await connection.getByRole('button', { name: 'Delete connection' }).click();
+      await sso.getByText('No identity provider is connected yet.').waitFor();
+      await item.getByRole('button', { name: `Remove ${domain}` }).click();
+      await sso.getByText('No domains yet.').waitFor();
+      expect(await sso.getByRole('switch', { name: 'Require single sign-on' }).isChecked()).toBe(false);
+      await admin.sees(name);
       await admin.close();
     },
   );
