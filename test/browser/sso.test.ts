@@ -8,6 +8,7 @@ import { mailedToken, PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
 import { inspectPage, launchBrowser } from '../support/browser';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { providerEnvironment } from '../support/oauth-providers';
 import { authorizationRequest, relyingParty, startCallbackReceiver } from '../support/oidc-relying-party';
 import { startOidcProvider, type OidcClaims, type ProviderFixture } from '../../services/oauth/test/provider-fixtures';
 import { authnRequestOf, SamlIdentityProvider } from '../../services/oauth/test/saml-identity-provider';
@@ -89,6 +90,8 @@ beforeAll(async () => {
     // The OpenID Provider listens on 127.0.0.1.
     SSO_ALLOW_PRIVATE_ISSUERS: 'true',
     DNS_SERVERS: dns.address,
+    // The same OpenID Provider stands in for Google: a Google sign-in of an enforced domain is refused.
+    ...providerEnvironment(APP, { google: oidc }),
     OIDC_CLIENTS: JSON.stringify([{ client_id: 'sso-app', client_name: 'SSO App', token_endpoint_auth_method: 'none', redirect_uris: [callbacks.url] }]),
   });
   browser = await launchBrowser(APP_HOST, Number(new URL(stack.gatewayUrl).port));
@@ -325,6 +328,25 @@ describe('an OpenID Connect connection', () => {
     await admin.sees('Globex');
     expect(await admin.me()).toMatchObject({ email, active_org: { id: org.id } });
     await admin.close();
+  });
+});
+
+describe('a Google sign-in of an address whose organisation enforces SSO', () => {
+  it('is refused on the callback page, which offers the organisation’s SSO, and that signs the person in', async () => {
+    const org = await organisationWithSso();
+    expect((await org.owner.client.patch(`/v0/orgs/${org.id}`, { sso_enforced: true })).status).toBe(200);
+    const email = `gale.${tag()}@${org.domain}`;
+    await oidc.nextLogin({ idToken: { sub: `g-${tag()}`, email, email_verified: true, name: 'Gale' } });
+    idpUser = email;
+    const visitor = await Visitor.open('google-refused');
+    await visitor.goto('/sign-in', 'Sign in');
+    await visitor.page.getByRole('button', { name: 'Sign in with Google' }).click();
+    await visitor.page.getByRole('alert').getByText('Your organisation requires single sign-on.').waitFor();
+    await visitor.sees('Signing in');
+    await visitor.page.getByRole('button', { name: `Sign in with SSO (${org.slug})` }).click();
+    await visitor.sees('Your account');
+    expect(await visitor.me()).toMatchObject({ email, active_org: { id: org.id } });
+    await visitor.close();
   });
 });
 
