@@ -57,6 +57,8 @@ const credentials = [
   'OPENSEARCH_PASSWORD',
   'TOTP_ENCRYPTION_KEY',
   'TOTP_PREVIOUS_ENCRYPTION_KEYS',
+  'SSO_ENCRYPTION_KEY',
+  'SSO_PREVIOUS_ENCRYPTION_KEYS',
   'GOOGLE_CLIENT_SECRET',
   'GITHUB_CLIENT_SECRET',
 ];
@@ -285,6 +287,9 @@ describe('oauth in production', () => {
         'REDIS_PASSWORD',
         'REDIS_SENTINEL_PASSWORD',
         'REDIS_URL',
+        // Enterprise SSO's keys: optional, SSO is off without them (docs/sso.md).
+        'SSO_ENCRYPTION_KEY',
+        'SSO_PREVIOUS_ENCRYPTION_KEYS',
       ].sort(),
     );
     return {

@@ -400,7 +400,7 @@ describe('production values', () => {
     expect(new Set(refs)).toEqual(new Set(['latchkey-env', 'latchkey-nats-users']));
   });
 
-  test('S3 keys, OpenSearch credentials, retired TOTP keys, OpenID client secrets and the topology settings are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {
+  test('S3 keys, OpenSearch credentials, retired TOTP keys, the SSO keys, OpenID client secrets and the topology settings are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {
     const objects = objectsOf('production');
     const optional = new Set([
       'S3_ACCESS_KEY_ID',
@@ -408,6 +408,9 @@ describe('production values', () => {
       'OPENSEARCH_USERNAME',
       'OPENSEARCH_PASSWORD',
       'TOTP_PREVIOUS_ENCRYPTION_KEYS',
+      // Enterprise SSO is off without them (docs/sso.md).
+      'SSO_ENCRYPTION_KEY',
+      'SSO_PREVIOUS_ENCRYPTION_KEYS',
       'OIDC_CLIENT_SECRETS',
       // docs/operations.md, "Production topology": each has a default (DATABASE_URL, none).
       'DATABASE_SESSION_URL',

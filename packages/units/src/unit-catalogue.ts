@@ -256,6 +256,10 @@ const catalogue = [
       'GOOGLE_USERINFO_URL',
       'GOOGLE_JWKS_URL',
       'GITHUB_API_URL',
+      // Enterprise SSO (docs/sso.md): off unless both the public URL and the key are set.
+      'SSO_PUBLIC_URL',
+      'SSO_ENCRYPTION_KEY',
+      'SSO_PREVIOUS_ENCRYPTION_KEYS',
       ...databaseSettings,
       ...redisSettings,
       ...natsSettings,
