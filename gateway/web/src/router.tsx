@@ -27,6 +27,9 @@ export function useLocation(): Location {
     const update = () => setLocation(current());
     listeners.add(update);
     window.addEventListener('popstate', update);
+    // Effects run children first: a page that moved to another page as it first showed did so before this listened.
+    // (Only another path counts: forgetQuery drops a token from the address bar, and the page keeps what it read.)
+    if (window.location.pathname !== location.path) update();
     return () => {
       listeners.delete(update);
       window.removeEventListener('popstate', update);

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, unwrap } from '../api';
 import { Field, Form, ProblemMessage, useAction } from '../components/form';
+import { SignInRefusal } from '../components/sso-required';
 import { secondFactorOf } from '../components/reauthentication-dialog';
 import { Page } from '../components/page';
 import { takePendingFlow } from '../oauth';
@@ -20,12 +21,15 @@ export function OAuthCallbackPage(props: { provider: string; code: string; state
   /** Where to go once a provider re-authentication of an account with TOTP got its code. */
   const [codeThenReturnTo, setCodeThenReturnTo] = useState<string | undefined>();
   const started = useRef(false);
+  /** Where the flow was going: an SSO sign-in offered after auth:sso_required goes there too. */
+  const [returnTo, setReturnTo] = useState('/account');
 
   useEffect(() => {
     if (started.current) return;
     started.current = true;
     forgetQuery();
     const flow = takePendingFlow(props.provider);
+    if (flow) setReturnTo(flow.returnTo);
     const finish = async () => {
       if (props.error) throw new ApiError({ title: 'The provider did not sign you in.', status: 400, code: 'oauth:code_invalid', detail: props.error });
       if (!flow) throw new ApiError({ title: 'This sign-in was not started here.', status: 400, code: 'oauth:state_invalid', detail: 'Start again from the sign-in page.' });
@@ -67,7 +71,7 @@ export function OAuthCallbackPage(props: { provider: string; code: string; state
     <Page title="Signing in">
       {error ? (
         <>
-          <ProblemMessage error={error} />
+          <SignInRefusal error={error} next={returnTo} />
           <p>
             <Link href="/sign-in">Back to sign in</Link>
           </p>

@@ -2,12 +2,14 @@ import type { User } from '@latchkey/client';
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { Field, Form, ProblemMessage, useAction } from '../components/form';
+import { SignInRefusal } from '../components/sso-required';
 import { Page } from '../components/page';
 import { startProviderFlow, useConfiguredProviders } from '../oauth';
 import { passkeyAssertion, passkeysSupported } from '../passkeys';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 import { totpStep } from '../sign-in-steps';
+import { ssoTargetOf, startSsoSignIn } from '../sso';
 
 /** A page of this app to go to after signing in: never another site; the account page by default. */
 export function safeNext(next: string | undefined): string {
@@ -44,7 +46,7 @@ function FirstFactor(props: { onAnswer: (answer: User | { totp_required: true; t
   const action = useAction();
   return (
     <Page title="Sign in">
-      <ProblemMessage error={action.error} />
+      <SignInRefusal error={action.error} next={props.next} />
       <Form
         submit="Sign in"
         busy={action.busy}
@@ -80,7 +82,32 @@ function FirstFactor(props: { onAnswer: (answer: User | { totp_required: true; t
           </button>
         ))}
       </div>
+      <SingleSignOn next={props.next} />
     </Page>
+  );
+}
+
+/** Email-first sign-in through an organisation's identity provider (docs/api.md, "Enterprise SSO"). */
+function SingleSignOn(props: { next: string }) {
+  const [typed, setTyped] = useState('');
+  const action = useAction();
+  return (
+    <>
+      <h2>Single sign-on</h2>
+      <ProblemMessage error={action.error} />
+      <Form submit="Sign in with SSO" busy={action.busy} label="Sign in with SSO" onSubmit={() => void action.run(() => startSsoSignIn(ssoTargetOf(typed), props.next))}>
+        <Field
+          label="Work email or organisation"
+          name="sso"
+          autoComplete="email"
+          value={typed}
+          onValue={setTyped}
+          hint="Your work email address, or your organisation’s slug."
+          required
+          error={action.error}
+        />
+      </Form>
+    </>
   );
 }
 

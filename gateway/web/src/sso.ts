@@ -1,0 +1,44 @@
+import { api, unwrap } from './api';
+
+/**
+ * Where an SSO sign-in started in this tab was going (an application's
+ * sign-in request, say). The gateway lands the browser on `/` (or on the
+ * second factor) once the identity provider answers; the IdP's page is in
+ * the same tab, so sessionStorage carries the way back. It is dropped
+ * after a while: an abandoned sign-in must not redirect a later visit.
+ */
+const RETURN_KEY = 'latchkey.sso-return';
+const RETURN_TTL_MS = 15 * 60 * 1000;
+
+export const ssoReturn = {
+  keep: (next: string) => sessionStorage.setItem(RETURN_KEY, JSON.stringify({ next, at: Date.now() })),
+  /** The way back, used up by reading it. */
+  take: (): string | undefined => {
+    const raw = sessionStorage.getItem(RETURN_KEY);
+    sessionStorage.removeItem(RETURN_KEY);
+    if (!raw) return undefined;
+    const { next, at } = JSON.parse(raw) as { next: string; at: number };
+    return Date.now() - at < RETURN_TTL_MS ? next : undefined;
+  },
+  pending: () => sessionStorage.getItem(RETURN_KEY) !== null,
+};
+
+/** Who signs in through SSO: an email of a verified domain, or the organisation's slug. */
+export type SsoTarget = { email: string } | { org_slug: string };
+
+/** What a person typed in the SSO form: an address has an @, anything else is an organisation's slug. */
+export function ssoTargetOf(typed: string): SsoTarget {
+  const value = typed.trim();
+  return value.includes('@') ? { email: value } : { org_slug: value.toLowerCase() };
+}
+
+/**
+ * docs/api.md, "Enterprise SSO": asks for the identity provider's URL
+ * (the gateway binds the flow to this browser with a cookie) and sends
+ * the browser there.
+ */
+export async function startSsoSignIn(target: SsoTarget, next: string): Promise<void> {
+  const { authorization_url } = await unwrap(api.POST('/v0/auth/sso/start', { body: target }));
+  ssoReturn.keep(next);
+  window.location.assign(authorization_url);
+}
