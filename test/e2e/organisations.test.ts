@@ -181,6 +181,7 @@ describe('tenant isolation', () => {
     readonly enum?: unknown[];
     readonly format?: string;
     readonly anyOf?: JsonSchema[];
+    readonly oneOf?: JsonSchema[];
   }
 
   /** The operations that name an organisation, by path or body, as the OpenAPI document lists them. */
@@ -209,7 +210,8 @@ describe('tenant isolation', () => {
     /** A body that passes the gateway's validation, so that the answer is the tenant check's. */
     const sample = (name: string, schema: JsonSchema): unknown => {
       if (ids[name] !== undefined) return ids[name];
-      if (schema.anyOf) return sample(name, schema.anyOf.find((each) => each.type !== 'null') ?? schema.anyOf[0]!);
+      const choices = schema.anyOf ?? schema.oneOf;
+      if (choices) return sample(name, choices.find((each) => each.type !== 'null') ?? choices[0]!);
       if (schema.enum) return schema.enum[0];
       if (schema.type === 'array') return name === 'permissions' ? ['things:write'] : [];
       if (schema.type === 'object') {
