@@ -197,6 +197,11 @@ describe('signing in with SAML', () => {
     const verified = await browser.post('/v0/auth/totp/verify', { temp_token: tempToken, code: totpCode(setup.secret) });
     expect(verified.status).toBe(200);
     expect(browser.sessionCookie).toBeDefined();
+    // The session acts for the connection's organisation, as one without the second step does.
+    expect((await browser.get('/v0/users/me')).body).toMatchObject({ email, active_org: { id: org.id } });
+    const token = (await browser.post<{ token: string }>('/v0/auth/token')).body.token;
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+    expect(claims).toMatchObject({ amr: ['fed', 'otp', 'mfa'], org_id: org.id });
   });
 });
 

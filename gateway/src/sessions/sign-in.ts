@@ -36,7 +36,10 @@ export async function signIn(
 ): Promise<UserView | TotpChallenge> {
   assertMaySignIn(user);
   if (!user.secondFactorOff) {
-    const { totpRequired, tempToken } = await deps.totp.beginLogin({ userId: user.id, firstFactor, sessionEpoch: user.sessionEpoch }, request.ctx);
+    const { totpRequired, tempToken } = await deps.totp.beginLogin(
+      { userId: user.id, firstFactor, sessionEpoch: user.sessionEpoch, organizationId: activeOrganizationId ?? '' },
+      request.ctx,
+    );
     if (totpRequired) return { totp_required: true, temp_token: tempToken };
   }
   const view = userView(user, false);

@@ -121,7 +121,7 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { temp_token, code, backup_code } = request.body;
-        const { userId, firstFactor, sessionEpoch } = await deps.totp.verifyLoginChallenge(
+        const { userId, firstFactor, sessionEpoch, organizationId } = await deps.totp.verifyLoginChallenge(
           { tempToken: temp_token, code, backupCode: backup_code },
           request.ctx,
         );
@@ -132,7 +132,8 @@ export function totpRoutes(deps: TotpRoutesDeps): FastifyPluginAsyncZod {
         // TOTP is on: it just checked the code.
         const view = userView(user!, true);
         const methods = signInMethods(firstFactor === 'fed' ? 'fed' : 'pwd', true);
-        await startSession(deps, request, reply, { userId, handle: user!.handle, sessionEpoch: user!.sessionEpoch, methods }, view);
+        // The organisation an SSO sign-in began for; the session checks the membership whenever it is used.
+        await startSession(deps, request, reply, { userId, handle: user!.handle, sessionEpoch: user!.sessionEpoch, methods }, view, organizationId || undefined);
         return view;
       },
     );

@@ -40,19 +40,23 @@ export function totpHandlers(deps: TotpDeps): TotpHandlers {
       const { token, expiresAt } = await createLoginChallenge(deps, userId, sessionEpoch);
       return { tempToken: token, expiresAt };
     },
-    async beginLogin({ userId, firstFactor, sessionEpoch }) {
+    async beginLogin({ userId, firstFactor, sessionEpoch, organizationId }) {
       if (firstFactor !== '' && firstFactor !== 'pwd' && firstFactor !== 'fed') {
         throw AppError.validation([{ field: 'first_factor', message: 'must be pwd or fed' }]);
       }
-      const challenge = await beginLogin(deps, userId, { firstFactor: firstFactor === 'fed' ? 'fed' : 'pwd', sessionEpoch });
+      const challenge = await beginLogin(deps, userId, {
+        firstFactor: firstFactor === 'fed' ? 'fed' : 'pwd',
+        sessionEpoch,
+        organizationId: organizationId === '' ? undefined : organizationId,
+      });
       return challenge
         ? { totpRequired: true, tempToken: challenge.token, expiresAt: challenge.expiresAt }
         : { totpRequired: false, tempToken: '' };
     },
     async verifyLoginChallenge(request, context) {
-      const { userId, firstFactor, sessionEpoch } = await verifyLoginChallenge(deps, request);
+      const { userId, firstFactor, sessionEpoch, organizationId } = await verifyLoginChallenge(deps, request);
       context.logger.info({ user_id: userId, proof: request.code === undefined ? 'backup_code' : 'totp' }, 'login challenge passed');
-      return { userId, firstFactor, sessionEpoch };
+      return { userId, firstFactor, sessionEpoch, organizationId: organizationId ?? '' };
     },
     async confirmSecondFactor(request, context) {
       await confirmSecondFactor(deps, request);

@@ -14,15 +14,15 @@ const EXPIRED_RECORD_RETENTION_SECONDS = 3_600;
  * Takes one attempt of a challenge, atomically: of any number of parallel
  * guesses at most MAX_CHALLENGE_ATTEMPTS get through. Answers
  * {'unknown'}, {'dead'}, {'expired'} or {'reserved', user_id, attempt,
- * first_factor, session_epoch}.
+ * first_factor, session_epoch, organization_id}.
  */
 const RESERVE_SCRIPT = `
-local record = redis.call('HMGET', KEYS[1], 'user_id', 'expires_at', 'attempts', 'first_factor', 'session_epoch')
+local record = redis.call('HMGET', KEYS[1], 'user_id', 'expires_at', 'attempts', 'first_factor', 'session_epoch', 'organization_id')
 if not record[1] then return {'unknown'} end
 if tonumber(record[3]) >= tonumber(ARGV[2]) then return {'dead'} end
 if tonumber(record[2]) <= tonumber(ARGV[1]) then return {'expired'} end
 local attempt = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
-return {'reserved', record[1], attempt, record[4] or 'pwd', tonumber(record[5] or '0')}`;
+return {'reserved', record[1], attempt, record[4] or 'pwd', tonumber(record[5] or '0'), record[6] or ''}`;
 
 /** Gives an attempt back when it did not test a code (the user was rate limited, or no backup code was left). */
 const RELEASE_SCRIPT = `
@@ -39,6 +39,8 @@ export interface FirstStep {
   readonly firstFactor: FirstFactor;
   /** The account's credential epoch when the first factor was proved. */
   readonly sessionEpoch: number;
+  /** The organisation the session is to act for (an SSO connection's); undefined for none. */
+  readonly organizationId?: string | undefined;
 }
 
 export type AttemptReservation =
@@ -47,9 +49,10 @@ export type AttemptReservation =
 
 function parseReservation(reply: unknown): AttemptReservation {
   if (!Array.isArray(reply)) throw new Error('unexpected reply from the challenge script');
-  const [outcome, userId, attempt, firstFactor, sessionEpoch] = reply as unknown[];
+  const [outcome, userId, attempt, firstFactor, sessionEpoch, organizationId] = reply as unknown[];
   if (outcome === 'reserved' && typeof userId === 'string' && typeof attempt === 'number' && typeof sessionEpoch === 'number') {
-    return { outcome, userId, attempt, firstFactor: firstFactor === 'fed' ? 'fed' : 'pwd', sessionEpoch };
+    const organization = typeof organizationId === 'string' && organizationId !== '' ? organizationId : undefined;
+    return { outcome, userId, attempt, firstFactor: firstFactor === 'fed' ? 'fed' : 'pwd', sessionEpoch, organizationId: organization };
   }
   if (outcome === 'unknown' || outcome === 'dead' || outcome === 'expired') return { outcome };
   throw new Error('unexpected reply from the challenge script');
@@ -101,7 +104,14 @@ export class LoginChallenges {
     await execTransaction(
       this.redis
         .multi()
-        .hset(key, { user_id: userId, attempts: 0, expires_at: expiresAtMs, first_factor: firstStep.firstFactor, session_epoch: firstStep.sessionEpoch })
+        .hset(key, {
+          user_id: userId,
+          attempts: 0,
+          expires_at: expiresAtMs,
+          first_factor: firstStep.firstFactor,
+          session_epoch: firstStep.sessionEpoch,
+          ...(firstStep.organizationId === undefined ? {} : { organization_id: firstStep.organizationId }),
+        })
         .expire(key, retentionSeconds),
     );
     return { token, expiresAt: new Date(expiresAtMs) };

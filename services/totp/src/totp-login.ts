@@ -31,7 +31,11 @@ export async function beginLogin(
   userId: string,
   firstStep: FirstStep,
 ): Promise<{ token: string; expiresAt: Date } | undefined> {
-  assertValid(checkUserId(userId), checkSessionEpoch(firstStep.sessionEpoch));
+  assertValid(
+    checkUserId(userId),
+    checkSessionEpoch(firstStep.sessionEpoch),
+    firstStep.organizationId === undefined ? [] : checkUserId(firstStep.organizationId, 'organization_id'),
+  );
   if (!(await findCredential(deps.pool, userId))) return undefined;
   return deps.loginChallenges.issue(userId, deps.now(), firstStep);
 }
@@ -70,7 +74,7 @@ export async function verifyLoginChallenge(
   const reservation = await deps.loginChallenges.reserveAttempt(tempToken, deps.now());
   if (reservation.outcome === 'expired') throw new AppError('totp:temp_token_expired');
   if (reservation.outcome !== 'reserved') throw new AppError('totp:temp_token_invalid');
-  const { userId, attempt, firstFactor, sessionEpoch } = reservation;
+  const { userId, attempt, firstFactor, sessionEpoch, organizationId } = reservation;
 
   try {
     await deps.failureLimit.guard(userId, async () => {
@@ -85,7 +89,7 @@ export async function verifyLoginChallenge(
     throw error;
   }
   if (!(await deps.loginChallenges.end(tempToken))) throw new AppError('totp:temp_token_invalid');
-  return { userId, firstFactor, sessionEpoch };
+  return { userId, firstFactor, sessionEpoch, organizationId };
 }
 
 export function toLoginProof(input: { code?: string | undefined; backupCode?: string | undefined }): LoginProof | undefined {

@@ -413,7 +413,7 @@ describe('login challenge', () => {
     const typed = backupCode.replace('-', '').toUpperCase();
     await expect(
       client.verifyLoginChallenge({ tempToken: await challenge(account.userId), backupCode: typed }),
-    ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: 0 });
+    ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: 0, organizationId: '' });
     expect(await codeOf(client.verifyLoginChallenge({ tempToken: await challenge(account.userId), backupCode }))).toBe(
       'totp:invalid_code',
     );
@@ -489,14 +489,17 @@ describe('login challenge', () => {
   });
 
   it('begins a login in one call: no challenge without TOTP, a working one with it', async () => {
-    expect(await client.beginLogin({ userId: randomUUID(), firstFactor: 'pwd', sessionEpoch: 0 })).toEqual({ totpRequired: false, tempToken: '' });
-    expect(await codeOf(client.beginLogin({ userId: 'not-a-uuid', firstFactor: 'pwd', sessionEpoch: 0 }))).toBe('validation:invalid_input');
+    expect(await client.beginLogin({ userId: randomUUID(), firstFactor: 'pwd', sessionEpoch: 0, organizationId: '' })).toEqual({ totpRequired: false, tempToken: '' });
+    expect(await codeOf(client.beginLogin({ userId: 'not-a-uuid', firstFactor: 'pwd', sessionEpoch: 0, organizationId: '' }))).toBe('validation:invalid_input');
 
     const account = await enrolledAccount();
-    expect(await codeOf(client.beginLogin({ userId: account.userId, firstFactor: 'sms', sessionEpoch: 0 }))).toBe('validation:invalid_input');
-    expect(await codeOf(client.beginLogin({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: -1 }))).toBe('validation:invalid_input');
+    expect(await codeOf(client.beginLogin({ userId: account.userId, firstFactor: 'sms', sessionEpoch: 0, organizationId: '' }))).toBe('validation:invalid_input');
+    expect(await codeOf(client.beginLogin({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: -1, organizationId: '' }))).toBe('validation:invalid_input');
     // A provider sign-in: the first factor and the epoch come back with the user, for the session and its revocation check.
-    const begun = await client.beginLogin({ userId: account.userId, firstFactor: 'fed', sessionEpoch: 7 });
+    expect(await codeOf(client.beginLogin({ userId: account.userId, firstFactor: 'fed', sessionEpoch: 0, organizationId: 'acme' }))).toBe('validation:invalid_input');
+    // An SSO sign-in: the organisation it began for comes back too, for the session to act for.
+    const organizationId = randomUUID();
+    const begun = await client.beginLogin({ userId: account.userId, firstFactor: 'fed', sessionEpoch: 7, organizationId });
     expect(begun).toMatchObject({ totpRequired: true, tempToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
     expect(begun.expiresAt!.getTime()).toBeGreaterThan(Date.now());
     const code = remember(codeFor(account.secret));
@@ -504,6 +507,7 @@ describe('login challenge', () => {
       userId: account.userId,
       firstFactor: 'fed',
       sessionEpoch: 7,
+      organizationId,
     });
   });
 
@@ -544,7 +548,7 @@ describe('regenerate and disable', () => {
     }
     await expect(
       client.verifyLoginChallenge({ tempToken: await challenge(account.userId), backupCode: backupCodes[0]! }),
-    ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: 0 });
+    ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: 0, organizationId: '' });
   });
 
   it('disables with a current TOTP code only, removes everything and mails a notice', async () => {
@@ -641,14 +645,14 @@ describe('key rotation', () => {
           tempToken: await challenge(account.userId, rotatedClient),
           backupCode: account.backupCodes[0]!,
         }),
-      ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: 0 });
+      ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: 0, organizationId: '' });
       // Re-sealed under the new key, the secret keeps working there.
       await expect(
         rotatedClient.verifyLoginChallenge({
           tempToken: await challenge(account.userId, rotatedClient),
           code: remember(codeFor(account.secret)),
         }),
-      ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: 0 });
+      ).resolves.toEqual({ userId: account.userId, firstFactor: 'pwd', sessionEpoch: 0, organizationId: '' });
     } finally {
       rotatedClient.close();
       await rotated.stop();

@@ -152,6 +152,13 @@ export interface BeginLoginRequest {
    * password change, reset or disable made since has outlived.
    */
   sessionEpoch: number;
+  /**
+   * The organisation (UUID) the session is to act for once the challenge is
+   * passed: an SSO connection's. Empty for none. Kept with the login token
+   * and answered by VerifyLoginChallenge; the caller still checks the
+   * membership when the session is used.
+   */
+  organizationId: string;
 }
 
 /**
@@ -193,6 +200,8 @@ export interface VerifyLoginChallengeResponse {
    * sign-in when the account's epoch is higher now.
    */
   sessionEpoch: number;
+  /** The organisation given to BeginLogin; empty for none. */
+  organizationId: string;
 }
 
 /** ConfirmSecondFactorRequest carries what the user typed. */
@@ -1439,7 +1448,7 @@ export const CreateLoginChallengeResponse: MessageFns<CreateLoginChallengeRespon
 };
 
 function createBaseBeginLoginRequest(): BeginLoginRequest {
-  return { userId: "", firstFactor: "", sessionEpoch: 0 };
+  return { userId: "", firstFactor: "", sessionEpoch: 0, organizationId: "" };
 }
 
 export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
@@ -1452,6 +1461,9 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
     }
     if (message.sessionEpoch !== 0) {
       writer.uint32(24).int32(message.sessionEpoch);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(34).string(message.organizationId);
     }
     return writer;
   },
@@ -1493,6 +1505,14 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
             message.sessionEpoch = reader.int32();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1522,6 +1542,11 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
         : isSet(object.session_epoch)
         ? globalThis.Number(object.session_epoch)
         : 0,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
     };
   },
 
@@ -1536,6 +1561,9 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
     if (message.sessionEpoch !== 0) {
       obj.sessionEpoch = Math.round(message.sessionEpoch);
     }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
     return obj;
   },
 
@@ -1547,6 +1575,7 @@ export const BeginLoginRequest: MessageFns<BeginLoginRequest> = {
     message.userId = object.userId ?? "";
     message.firstFactor = object.firstFactor ?? "";
     message.sessionEpoch = object.sessionEpoch ?? 0;
+    message.organizationId = object.organizationId ?? "";
     return message;
   },
 };
@@ -1774,7 +1803,7 @@ export const VerifyLoginChallengeRequest: MessageFns<VerifyLoginChallengeRequest
 };
 
 function createBaseVerifyLoginChallengeResponse(): VerifyLoginChallengeResponse {
-  return { userId: "", firstFactor: "", sessionEpoch: 0 };
+  return { userId: "", firstFactor: "", sessionEpoch: 0, organizationId: "" };
 }
 
 export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeResponse> = {
@@ -1787,6 +1816,9 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
     }
     if (message.sessionEpoch !== 0) {
       writer.uint32(24).int32(message.sessionEpoch);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(34).string(message.organizationId);
     }
     return writer;
   },
@@ -1828,6 +1860,14 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
             message.sessionEpoch = reader.int32();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1857,6 +1897,11 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
         : isSet(object.session_epoch)
         ? globalThis.Number(object.session_epoch)
         : 0,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
     };
   },
 
@@ -1871,6 +1916,9 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
     if (message.sessionEpoch !== 0) {
       obj.sessionEpoch = Math.round(message.sessionEpoch);
     }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
     return obj;
   },
 
@@ -1882,6 +1930,7 @@ export const VerifyLoginChallengeResponse: MessageFns<VerifyLoginChallengeRespon
     message.userId = object.userId ?? "";
     message.firstFactor = object.firstFactor ?? "";
     message.sessionEpoch = object.sessionEpoch ?? 0;
+    message.organizationId = object.organizationId ?? "";
     return message;
   },
 };
