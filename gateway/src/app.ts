@@ -31,6 +31,7 @@ import { tokenRoutes } from './tokens/token-routes';
 import { oidcRoutes } from './oidc/oidc-routes';
 import { activeOrganizationRoutes } from './orgs/active-organization-routes';
 import { membershipRoutes } from './orgs/membership-routes';
+import { auditLogRoutes } from './orgs/audit-log-routes';
 import { organizationRoutes } from './orgs/organization-routes';
 import { isProviderPath, mountProvider } from './oidc/provider-mount';
 import { registerWebApp, sendAppPage, wantsAppPage, WEB_APP_DIR } from './http/web-app';
@@ -157,6 +158,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(tokenRoutes({ ...sessionAccess, tokens: deps.tokens, orgs }));
   await app.register(organizationRoutes({ ...sessionAccess, identity, orgs, organizationLimits }));
   await app.register(membershipRoutes({ ...sessionAccess, orgs, organizationLimits, limits }));
+  await app.register(auditLogRoutes({ ...sessionAccess, orgs, callBudgetMs: deps.config.GRPC_DEADLINE_MS }));
   await app.register(activeOrganizationRoutes({ ...sessionAccess, orgs }));
   if (deps.openIdProvider) {
     const openId = await deps.openIdProvider();

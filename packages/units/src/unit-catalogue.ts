@@ -448,6 +448,8 @@ const catalogue = [
         'AcceptInvitation',
         'GetMembership',
         'ListMemberships',
+        'ListAuditLog',
+        'ExportAuditLog',
       ],
       'oauth.v1.OAuthService': [
         'ListProviders',

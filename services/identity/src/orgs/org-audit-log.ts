@@ -216,25 +216,36 @@ export async function listOrgAudit(
   return { entries, nextCursor: rows.length > page.limit ? encodeCursor(entries[entries.length - 1]!.seq) : '' };
 }
 
-/** Rows per read of an export: its memory, whatever the length of the log. */
-const EXPORT_BATCH = 1_000;
+/** Entries per batch of an export: its memory, whatever the length of the log. */
+export const EXPORT_BATCH = 500;
 
 /**
- * The organisation's entries in chain order (oldest first), read in
- * batches of EXPORT_BATCH by seq, each one after the consumer took the
- * previous one: memory stays flat however many entries there are.
+ * The organisation's entries in chain order (oldest first) after
+ * `afterSeq`, at most EXPORT_BATCH of them, an index range of the chain;
+ * `done` when no more follow.
  */
-export async function* exportOrgAudit(db: Queryable, organizationId: string, filter: Pick<AuditFilter, 'since' | 'until'>): AsyncGenerator<AuditEntry> {
+export async function exportOrgAuditBatch(
+  db: Queryable,
+  organizationId: string,
+  filter: Pick<AuditFilter, 'since' | 'until'>,
+  afterSeq: number,
+): Promise<{ entries: AuditEntry[]; done: boolean }> {
   const { where, values } = filterSql(organizationId, filter);
+  const { rows } = await db.query<EntryRow>(
+    `SELECT ${ENTRY_COLUMNS} FROM identity.org_audit_log WHERE ${where} AND seq > $${values.length + 1} ORDER BY seq LIMIT ${EXPORT_BATCH}`,
+    [...values, afterSeq],
+  );
+  return { entries: rows.map(entryOf), done: rows.length < EXPORT_BATCH };
+}
+
+/** Every entry of the organisation in chain order, a batch at a time. */
+export async function* exportOrgAudit(db: Queryable, organizationId: string, filter: Pick<AuditFilter, 'since' | 'until'>): AsyncGenerator<AuditEntry> {
   let after = 0;
   for (;;) {
-    const { rows } = await db.query<EntryRow>(
-      `SELECT ${ENTRY_COLUMNS} FROM identity.org_audit_log WHERE ${where} AND seq > $${values.length + 1} ORDER BY seq LIMIT ${EXPORT_BATCH}`,
-      [...values, after],
-    );
-    for (const row of rows) yield entryOf(row);
-    if (rows.length < EXPORT_BATCH) return;
-    after = Number(rows[rows.length - 1]!.seq);
+    const batch = await exportOrgAuditBatch(db, organizationId, filter, after);
+    yield* batch.entries;
+    if (batch.done) return;
+    after = batch.entries[batch.entries.length - 1]!.seq;
   }
 }
 

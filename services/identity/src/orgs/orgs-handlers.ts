@@ -3,6 +3,7 @@ import { AppError } from '@latchkey/errors';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import type { OrgsDeps } from './orgs-deps';
 import { checkId, refuse } from './org-fields';
+import { exportAuditLog, listAuditLog } from './audit-reading';
 import { acceptInvitation, createInvitation, listInvitations, lookupInvitation, revokeInvitation } from './invitations';
 import { findMembership, findRole, listMembershipsOf, organizationOf } from './membership-store';
 import { changeMemberRole, listMembers, memberPage, pageLimit, removeMember } from './members';
@@ -79,6 +80,12 @@ export function organizationsHandlers(deps: OrgsDeps): ServiceHandlers<typeof or
     async listMemberships({ userId }) {
       refuse(checkId(userId, 'user_id'));
       return { organizations: (await listMembershipsOf(deps.pool, userId)).map(organizationOf) };
+    },
+    async listAuditLog(request, context) {
+      return listAuditLog(deps, request, context);
+    },
+    async exportAuditLog(request, context) {
+      return exportAuditLog(deps, request, context);
     },
   };
 }
