@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { ApiClient } from '../support/api-client';
 import { countMails, mailedToken, signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 
@@ -150,6 +151,23 @@ describe('the audit log of an organisation', () => {
     expect(checks(`${changed.join('\n')}\n`)).toBe(false);
     expect(checks(`${lines.filter((_line, index) => index !== 3).join('\n')}\n`)).toBe(false);
     expect(checks(`${[lines[0], lines[2], lines[1], ...lines.slice(3)].join('\n')}\n`)).toBe(false);
+  });
+
+  it('records a member’s sign-in and failed sign-in, with IP and user agent, in each of its organisations', async () => {
+    const other = (await createOrg(member)).id;
+    const browser = new ApiClient(stack.gatewayUrl, { 'user-agent': 'SignInTest/2.0' });
+    expect((await browser.post('/v0/auth/login', { email: member.email, password: 'not the password at all' })).status).toBe(401);
+    expect((await browser.post('/v0/auth/login', { email: member.email, password: member.password })).status).toBe(200);
+    for (const [account, id] of [
+      [owner, orgId],
+      [member, other],
+    ] as const) {
+      const signIns = await account.client.get<Page>(`/v0/orgs/${id}/audit-log?actor_id=${member.id}&limit=2`);
+      expect(signIns.body.items.map((entry) => [entry.action, entry.target.id, entry.user_agent, entry.data])).toEqual([
+        ['auth.sign_in', member.id, 'SignInTest/2.0', { method: 'password' }],
+        ['auth.sign_in_failed', member.id, 'SignInTest/2.0', { method: 'password', reason: 'invalid_credentials' }],
+      ]);
+    }
   });
 
   it('has no route that changes or deletes an entry, and identity’s own role cannot either', async () => {

@@ -288,3 +288,39 @@ export function actorOfChange(actorUserId: string, context: RequestContext): Aud
   if (actorUserId !== '') return { type: 'user', id: actorUserId };
   return { type: 'system', id: '' };
 }
+
+/** A password sign-in's outcome, as the audit log names it. */
+export type SignInOutcome = { readonly succeeded: true } | { readonly succeeded: false; readonly reason: 'invalid_credentials' | 'account_disabled' };
+
+/**
+ * Records a sign-in or a failed one of an account in every organisation it
+ * is a member of (docs/audit.md), each in its own chain, in one
+ * transaction. An account in no organisation costs one index look-up.
+ */
+export async function recordSignIn(pool: pg.Pool, userId: string, outcome: SignInOutcome, context: RequestContext): Promise<void> {
+  const { rows } = await pool.query<{ organization_id: string }>('SELECT organization_id FROM identity.org_memberships WHERE user_id = $1 ORDER BY organization_id', [userId]);
+  if (rows.length === 0) return;
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    for (const { organization_id: organizationId } of rows) {
+      await recordOrgAudit(
+        client,
+        {
+          organizationId,
+          action: outcome.succeeded ? 'auth.sign_in' : 'auth.sign_in_failed',
+          actor: { type: 'user', id: userId },
+          target: { type: 'user', id: userId },
+          data: outcome.succeeded ? { method: 'password' } : { method: 'password', reason: outcome.reason },
+        },
+        context,
+      );
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
