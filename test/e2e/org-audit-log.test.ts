@@ -51,7 +51,7 @@ interface Page {
 
 async function createOrg(owner: Account): Promise<{ id: string }> {
   const created = await owner.client.post<{ id: string }>('/v0/orgs', { name: 'Acme', slug: `acme-${randomBytes(4).toString('hex')}` });
-  expect(created.status).toBe(201);
+  expect({ status: created.status, text: created.text }).toMatchObject({ status: 201 });
   return created.body;
 }
 
@@ -200,6 +200,8 @@ describe('exports of many entries', () => {
        FROM generate_series(3, $3::int + 2) AS n`,
       [orgId, owner.id, entries],
     );
+    // The chain's head moves on with them, as identity's own writes move it.
+    await identityDb.query(`UPDATE identity.org_audit_heads SET seq = $2::bigint, hash = repeat('a', 64) WHERE organization_id = $1`, [orgId, entries + 2]);
     return { owner, orgId };
   }
 
@@ -225,6 +227,22 @@ describe('exports of many entries', () => {
     sample();
     return { lines, bytes, most };
   }
+
+  it('ends an export cut short, not cleanly, when a batch fails mid-stream: here the reader loses audit:read', async () => {
+    const { owner, orgId } = await bulkOrganization(20_000);
+    const reader = await signedInAccount(stack, 'auditreader');
+    await join(owner, orgId, reader, 'admin');
+    const response = await fetch(`${stack.gatewayUrl}/v0/orgs/${orgId}/audit-log/export`, { headers: { cookie: `session_id=${reader.client.sessionCookie!}` } });
+    expect(response.status).toBe(200);
+    const body: ReadableStreamDefaultReader<Uint8Array> = response.body!.getReader();
+    expect((await body.read()).done).toBe(false);
+    expect((await owner.client.patch(`/v0/orgs/${orgId}/members/${reader.id}`, { role: 'member' })).status).toBe(200);
+    const ending = (async () => {
+      for (let read = await body.read(); !read.done; read = await body.read());
+      return 'clean end';
+    })();
+    await expect(ending).rejects.toThrow();
+  });
 
   it('streams 300,000 entries in no more memory than 100,000, in the gateway and in identity', async () => {
     const pids = { gateway: stack.processes.get('gateway')!.pid!, identity: stack.processes.get('identity')!.pid! };
