@@ -32,6 +32,7 @@ import { oidcRoutes } from './oidc/oidc-routes';
 import { activeOrganizationRoutes } from './orgs/active-organization-routes';
 import { domainRoutes } from './orgs/domain-routes';
 import { membershipRoutes } from './orgs/membership-routes';
+import { auditLogRoutes } from './orgs/audit-log-routes';
 import { organizationRoutes } from './orgs/organization-routes';
 import { isProviderPath, mountProvider } from './oidc/provider-mount';
 import { registerWebApp, sendAppPage, wantsAppPage, WEB_APP_DIR } from './http/web-app';
@@ -162,6 +163,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(organizationRoutes({ ...sessionAccess, identity, orgs, organizationLimits }));
   await app.register(membershipRoutes({ ...sessionAccess, orgs, organizationLimits, limits }));
   await app.register(domainRoutes({ ...sessionAccess, orgs, organizationLimits }));
+  await app.register(auditLogRoutes({ ...sessionAccess, orgs, callBudgetMs: deps.config.GRPC_DEADLINE_MS }));
   await app.register(activeOrganizationRoutes({ ...sessionAccess, orgs }));
   await app.register(ssoRoutes({ ...sessionAccess, sso: deps.sso, identity, totp, limits, publicAppUrl: deps.config.PUBLIC_APP_URL }));
   if (deps.openIdProvider) {

@@ -38,7 +38,13 @@ export function decorateRequestContext(app: FastifyInstance, budgetMs: number): 
 function startFor(request: FastifyRequest, budgetMs: number): StartedRequestContext & { release(): void } {
   // Fastify types its request loggers by its own interface; the instance is the pino child the gateway's logger made.
   const logger = request.log as Logger;
-  const started = startRequestContext({ requestId: request.id, logger, deadline: request.receivedAt + budgetMs });
+  const started = startRequestContext({
+    requestId: request.id,
+    logger,
+    deadline: request.receivedAt + budgetMs,
+    // What an organisation's audit entries record of whoever made the change (docs/audit.md).
+    client: { ip: request.ip, userAgent: request.headers['user-agent'] ?? '' },
+  });
   const socket = request.raw.socket;
   // A client that hangs up before its answer needs nothing more from the services.
   const onClose = (): void => started.cancel('The client closed the connection.');

@@ -3919,6 +3919,221 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v0/orgs/{org_id}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log, newest first (audit:read); filters and keyset pages. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only entries of this action, such as org.member.added. */
+                    action?: string;
+                    /** @description Only entries of this actor. */
+                    actor_id?: string;
+                    /** @description Opaque; from next_cursor of the previous page. */
+                    cursor?: string;
+                    limit?: number;
+                    /** @description Entries written at or after this time. */
+                    since?: string;
+                    /** @description Entries written before this time. */
+                    until?: string;
+                };
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                action: string;
+                                actor: {
+                                    id: string;
+                                    /** @enum {string} */
+                                    type: "user" | "scim" | "admin" | "system";
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC.
+                                 */
+                                created_at: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description SHA-256, hex, of the entry without `hash` as canonical JSON (docs/audit.md). */
+                                hash: string;
+                                /** Format: uuid */
+                                id: string;
+                                ip: string;
+                                /** Format: uuid */
+                                organization_id: string;
+                                prev_hash: string;
+                                seq: number;
+                                target: {
+                                    id: string;
+                                    type: string;
+                                };
+                                user_agent: string;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/orgs/{org_id}/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every entry, oldest first, as NDJSON, streamed (audit:read); docs/audit.md shows how to check it. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Entries written at or after this time. */
+                    since?: string;
+                    /** @description Entries written before this time. */
+                    until?: string;
+                };
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One audit entry per line, in chain order. A cut stream (no final chunk) is a failed export. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/orgs/{org_id}/domains": {
         parameters: {
             query?: never;

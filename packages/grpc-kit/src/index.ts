@@ -1,7 +1,7 @@
 export { ServiceServer, DEFAULT_MAX_CONNECTION_AGE_MS, type ServiceServerOptions } from './service-server';
 export { createServiceClient, type ServiceClient, type ServiceClientOptions } from './service-client';
 export type { ServiceHandlers, ServiceDefinitionShape } from './service-definition';
-export { startRequestContext, withOwnRequestContext, remainingMs, type RequestContext, type StartedRequestContext } from './request-context';
+export { startRequestContext, withOwnRequestContext, remainingMs, type RequestContext, type StartedRequestContext, type ClientOfRequest } from './request-context';
 export { composeServerMiddleware, type ServerMiddleware, type ServerCall } from './server-middleware';
 export { serverDeadline, DEFAULT_CALL_BUDGET_MS } from './call-deadline';
 export { toStatus, fromServiceError, contractErrorOf } from './error-status';

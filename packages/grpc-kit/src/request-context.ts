@@ -33,6 +33,19 @@ export interface RequestContext {
    * them; other units only hand it on.
    */
   readonly operator?: string | undefined;
+  /**
+   * The end user's client as the gateway saw it (its address and
+   * User-Agent): set by the gateway on the requests it serves, handed on by
+   * every unit, and written into organisations' audit entries
+   * (docs/audit.md). Undefined for work no end user asked for.
+   */
+  readonly client?: ClientOfRequest | undefined;
+}
+
+/** Who sent an end user's request: what an audit entry records of them. */
+export interface ClientOfRequest {
+  readonly ip: string;
+  readonly userAgent: string;
 }
 
 /** A started context and the function that releases its timer once the work is answered. */
@@ -52,6 +65,7 @@ export function startRequestContext(options: {
   readonly deadline: number;
   readonly caller?: string | undefined;
   readonly operator?: string | undefined;
+  readonly client?: ClientOfRequest | undefined;
 }): StartedRequestContext & { cancel(why: string): void } {
   const controller = new AbortController();
   let ended = false;
@@ -69,6 +83,7 @@ export function startRequestContext(options: {
       signal: controller.signal,
       ...(options.caller === undefined ? {} : { caller: options.caller }),
       ...(options.operator === undefined ? {} : { operator: options.operator }),
+      ...(options.client === undefined ? {} : { client: options.client }),
     },
     cancel,
     end: () => {

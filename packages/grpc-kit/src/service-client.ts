@@ -70,6 +70,10 @@ function callUnary(client: Client, method: UnaryMethod, request: unknown, contex
     const metadata = new Metadata();
     metadata.set(metadataKeys.requestId, context.requestId);
     if (context.operator !== undefined) metadata.set(metadataKeys.operator, encodeOperator(context.operator));
+    if (context.client !== undefined) {
+      metadata.set(metadataKeys.clientIp, context.client.ip);
+      metadata.set(metadataKeys.clientUserAgent, encodeURIComponent(context.client.userAgent));
+    }
     const onAbort = (): void => call.cancel();
     const call = method.call(client, request, metadata, { deadline: context.deadline }, (error, response) => {
       signal.removeEventListener('abort', onAbort);

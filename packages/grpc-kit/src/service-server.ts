@@ -14,6 +14,7 @@ import { observeCalls } from './call-observer';
 import { contractErrorOf, toStatus } from './error-status';
 import { metadataKeys } from './metadata-keys';
 import { decodeOperator } from './operator';
+import { clientOf } from './client-of-request';
 import { serverDeadline } from './call-deadline';
 import { startRequestContext, type RequestContext } from './request-context';
 import type { ServiceDefinitionShape, ServiceHandlers } from './service-definition';
@@ -171,6 +172,7 @@ export class ServiceServer {
         deadline: serverDeadline(call.getDeadline(), Date.now()),
         caller,
         operator: typeof operator === 'string' ? decodeOperator(operator) : undefined,
+        client: clientOf(call.metadata),
       });
       const onCancelled = (): void => started.cancel('The caller cancelled the call or its deadline passed.');
       call.once('cancelled', onCancelled);

@@ -470,6 +470,8 @@ const catalogue = [
         'ListDomains',
         'GetDomain',
         'RemoveDomain',
+        'ListAuditLog',
+        'ExportAuditLog',
       ],
       'sso.v1.SsoService': [
         'CreateConnection',

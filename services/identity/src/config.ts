@@ -56,6 +56,8 @@ export const configSchema = z
     ORG_MAX_PER_USER: env.int(20, 1, 10_000),
     /** How long an invitation's link works. */
     ORG_INVITATION_TTL_HOURS: env.int(168, 1, 8_760),
+    /** Days an organisation's audit entries are kept (docs/audit.md, "Retention"). */
+    AUDIT_RETENTION_DAYS: env.int(400, 1, 36_500),
     /**
      * With mutual TLS, the platform clients (by a subject alternative name
      * of their certificate) that may call orgs.v1 OrganizationAccessService

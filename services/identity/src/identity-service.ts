@@ -13,11 +13,13 @@ import { deleteExpiredArtifacts } from './oidc/oidc-artifacts';
 import { oidcHandlers } from './oidc/oidc-handlers';
 import { txtLookup } from './orgs/domain-verification';
 import { organizationAccessHandlers, organizationsHandlers } from './orgs/orgs-handlers';
+import { expireOrgAudit } from './orgs/org-audit-log';
 import { PasswordHasher } from './password-hasher';
 import { methodCallersOf } from '@latchkey/units';
 
 export const IDENTITY_SCHEMA = 'identity';
 const TOKEN_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Serves identity.v1 over gRPC and relays its outbox to JetStream. The
@@ -56,6 +58,9 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     deleteExpiredArtifacts(pool).catch((error: unknown) => logger.warn({ err: error }, 'OpenID artifact sweep failed'));
     deleteExpiredEndings(pool).catch((error: unknown) => logger.warn({ err: error }, 'ended session sweep failed'));
     deleteOldResets(pool).catch((error: unknown) => logger.warn({ err: error }, 'password reset sweep failed'));
+    expireOrgAudit(pool, new Date(Date.now() - config.AUDIT_RETENTION_DAYS * DAY_MS)).catch((error: unknown) =>
+      logger.warn({ err: error }, 'organisation audit retention failed'),
+    );
   }, TOKEN_SWEEP_INTERVAL_MS);
   sweep.unref();
 

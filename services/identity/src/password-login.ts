@@ -4,6 +4,7 @@ import { normalizeEmail } from './account-rules';
 import type { IdentityDeps } from './identity-deps';
 import { refuseWhenSsoRequired } from './orgs/sso-enforcement';
 import { findUserByEmail, upgradePasswordHash, type UserRecord } from './user-store';
+import { recordSignIn } from './orgs/org-audit-log';
 
 /**
  * Checks credentials in the order of docs/api.md, "Authentication": password first, then
@@ -23,7 +24,11 @@ export async function authenticatePassword(
   const check = user?.password_hash
     ? await deps.hasher.verify(user.password_hash, input.password)
     : await deps.hasher.verifyAgainstDummy(input.password);
-  if (!user || !check.valid) throw new AppError('auth:invalid_credentials');
+  if (!user) throw new AppError('auth:invalid_credentials');
+  if (!check.valid) {
+    await recordSignIn(deps.pool, user.id, { succeeded: false, reason: 'invalid_credentials' }, context);
+    throw new AppError('auth:invalid_credentials');
+  }
   if (check.needsRehash && user.password_hash) {
     const previousHash = user.password_hash;
     // The login succeeds either way; a stale hash is upgraded at the next try.
@@ -34,6 +39,11 @@ export async function authenticatePassword(
   }
   if (!user.email_verified_at) throw new AppError('auth:email_not_verified');
   // After the password: the answer tells only someone who knows it that the account exists.
-  if (user.disabled_at) throw new AppError('auth:account_disabled');
+  if (user.disabled_at) {
+    await recordSignIn(deps.pool, user.id, { succeeded: false, reason: 'account_disabled' }, context);
+    throw new AppError('auth:account_disabled');
+  }
+  // Members' sign-ins are in their organisations' audit logs (docs/audit.md).
+  await recordSignIn(deps.pool, user.id, { succeeded: true }, context);
   return user;
 }

@@ -5,6 +5,11 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
+AUDIT_ACTOR_TYPE_ADMIN: AuditActorType
+AUDIT_ACTOR_TYPE_SCIM: AuditActorType
+AUDIT_ACTOR_TYPE_SYSTEM: AuditActorType
+AUDIT_ACTOR_TYPE_UNSPECIFIED: AuditActorType
+AUDIT_ACTOR_TYPE_USER: AuditActorType
 DESCRIPTOR: _descriptor.FileDescriptor
 DOMAIN_STATUS_PENDING: DomainStatus
 DOMAIN_STATUS_UNSPECIFIED: DomainStatus
@@ -50,6 +55,38 @@ class AddDomainResponse(_message.Message):
     DOMAIN_FIELD_NUMBER: _ClassVar[int]
     domain: Domain
     def __init__(self, domain: _Optional[_Union[Domain, _Mapping]] = ...) -> None: ...
+
+class AuditEntry(_message.Message):
+    __slots__ = ["action", "actor_id", "actor_type", "created_at", "data_json", "hash", "id", "ip", "organization_id", "prev_hash", "seq", "target_id", "target_type", "user_agent"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_TYPE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    DATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    HASH_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    IP_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    PREV_HASH_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_TYPE_FIELD_NUMBER: _ClassVar[int]
+    USER_AGENT_FIELD_NUMBER: _ClassVar[int]
+    action: str
+    actor_id: str
+    actor_type: AuditActorType
+    created_at: _timestamp_pb2.Timestamp
+    data_json: str
+    hash: str
+    id: str
+    ip: str
+    organization_id: str
+    prev_hash: str
+    seq: int
+    target_id: str
+    target_type: str
+    user_agent: str
+    def __init__(self, id: _Optional[str] = ..., organization_id: _Optional[str] = ..., seq: _Optional[int] = ..., action: _Optional[str] = ..., actor_type: _Optional[_Union[AuditActorType, str]] = ..., actor_id: _Optional[str] = ..., target_type: _Optional[str] = ..., target_id: _Optional[str] = ..., ip: _Optional[str] = ..., user_agent: _Optional[str] = ..., data_json: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., prev_hash: _Optional[str] = ..., hash: _Optional[str] = ...) -> None: ...
 
 class ChangeMemberRoleRequest(_message.Message):
     __slots__ = ["actor_user_id", "organization_id", "role", "user_id"]
@@ -181,6 +218,28 @@ class Domain(_message.Message):
     verified_at: _timestamp_pb2.Timestamp
     def __init__(self, domain: _Optional[str] = ..., status: _Optional[_Union[DomainStatus, str]] = ..., verification_name: _Optional[str] = ..., verification_value: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., verified_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
+class ExportAuditLogRequest(_message.Message):
+    __slots__ = ["actor_user_id", "after_seq", "organization_id", "since", "until"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    after_seq: int
+    organization_id: str
+    since: _timestamp_pb2.Timestamp
+    until: _timestamp_pb2.Timestamp
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., after_seq: _Optional[int] = ..., since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ExportAuditLogResponse(_message.Message):
+    __slots__ = ["done", "entries"]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    done: bool
+    entries: _containers.RepeatedCompositeFieldContainer[AuditEntry]
+    def __init__(self, entries: _Optional[_Iterable[_Union[AuditEntry, _Mapping]]] = ..., done: bool = ...) -> None: ...
+
 class GetDomainRequest(_message.Message):
     __slots__ = ["actor_user_id", "domain", "organization_id"]
     ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -260,6 +319,34 @@ class Invitation(_message.Message):
     role: str
     status: InvitationStatus
     def __init__(self, id: _Optional[str] = ..., email: _Optional[str] = ..., role: _Optional[str] = ..., status: _Optional[_Union[InvitationStatus, str]] = ..., invited_by: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListAuditLogRequest(_message.Message):
+    __slots__ = ["action", "actor_id", "actor_user_id", "cursor", "limit", "organization_id", "since", "until"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
+    action: str
+    actor_id: str
+    actor_user_id: str
+    cursor: str
+    limit: int
+    organization_id: str
+    since: _timestamp_pb2.Timestamp
+    until: _timestamp_pb2.Timestamp
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ..., action: _Optional[str] = ..., actor_id: _Optional[str] = ..., since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListAuditLogResponse(_message.Message):
+    __slots__ = ["entries", "next_cursor"]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[AuditEntry]
+    next_cursor: str
+    def __init__(self, entries: _Optional[_Iterable[_Union[AuditEntry, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
 class ListDomainsRequest(_message.Message):
     __slots__ = ["actor_user_id", "organization_id"]
@@ -552,4 +639,7 @@ class MembershipSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class InvitationStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class AuditActorType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -146,6 +146,16 @@ class OrganizationsServiceStub(object):
                 request_serializer=orgs_dot_v1_dot_orgs__pb2.RemoveDomainRequest.SerializeToString,
                 response_deserializer=orgs_dot_v1_dot_orgs__pb2.RemoveDomainResponse.FromString,
                 )
+        self.ListAuditLog = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/ListAuditLog',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.ListAuditLogRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.ListAuditLogResponse.FromString,
+                )
+        self.ExportAuditLog = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/ExportAuditLog',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.ExportAuditLogRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.ExportAuditLogResponse.FromString,
+                )
 
 
 class OrganizationsServiceServicer(object):
@@ -409,6 +419,27 @@ class OrganizationsServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListAuditLog(self, request, context):
+        """ListAuditLog pages through the organisation's audit entries, newest
+        first (permission audit:read), with filters (docs/audit.md).
+        Errors: org:not_found, org:forbidden, validation:invalid_input.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportAuditLog(self, request, context):
+        """ExportAuditLog answers the next batch of the organisation's audit
+        entries in chain order, oldest first, after after_seq (permission
+        audit:read). The caller asks again with the last seq it got until a
+        batch comes back short: each call holds one batch, however long the
+        log, so neither side keeps the whole export in memory.
+        Errors: org:not_found, org:forbidden, validation:invalid_input.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_OrganizationsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -536,6 +567,16 @@ def add_OrganizationsServiceServicer_to_server(servicer, server):
                     servicer.RemoveDomain,
                     request_deserializer=orgs_dot_v1_dot_orgs__pb2.RemoveDomainRequest.FromString,
                     response_serializer=orgs_dot_v1_dot_orgs__pb2.RemoveDomainResponse.SerializeToString,
+            ),
+            'ListAuditLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAuditLog,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.ListAuditLogRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.ListAuditLogResponse.SerializeToString,
+            ),
+            'ExportAuditLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportAuditLog,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.ExportAuditLogRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.ExportAuditLogResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -976,6 +1017,40 @@ class OrganizationsService(object):
         return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/RemoveDomain',
             orgs_dot_v1_dot_orgs__pb2.RemoveDomainRequest.SerializeToString,
             orgs_dot_v1_dot_orgs__pb2.RemoveDomainResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListAuditLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/ListAuditLog',
+            orgs_dot_v1_dot_orgs__pb2.ListAuditLogRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.ListAuditLogResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ExportAuditLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/ExportAuditLog',
+            orgs_dot_v1_dot_orgs__pb2.ExportAuditLogRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.ExportAuditLogResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

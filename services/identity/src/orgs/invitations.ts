@@ -12,6 +12,7 @@ import { decodePageToken, encodePageToken, pageKeySql } from '../page-tokens';
 import { findUserById, holdUserById } from '../user-store';
 import type { OrgsDeps } from './orgs-deps';
 import { checkId, checkRoleName, isId, refuse } from './org-fields';
+import { actorOfChange, recordOrgAudit } from './org-audit-log';
 import { actingMember, findMembership, organizationOf } from './membership-store';
 import { pageLimit, rolePermissions } from './members';
 import { mayGrant } from './permissions';
@@ -101,6 +102,17 @@ export async function createInvitation(
       { organizationId: actor.organizationId, invitationId: invitation.id, role: input.role, actorUserId: actor.userId },
       context,
     );
+    await recordOrgAudit(
+      db,
+      {
+        organizationId: actor.organizationId,
+        action: 'org.invitation.created',
+        actor: actorOfChange(actor.userId, context),
+        target: { type: 'invitation', id: invitation.id },
+        data: { role: input.role },
+      },
+      context,
+    );
     return invitationOf(invitation);
   });
 }
@@ -145,6 +157,16 @@ export async function revokeInvitation(
       : { rowCount: 0 };
     if (rowCount === 0) throw new AppError('org:invitation_not_found');
     await queueEvent(db, 'org.invitation.revoked', { organizationId: actor.organizationId, invitationId: input.invitationId, actorUserId: actor.userId }, context);
+    await recordOrgAudit(
+      db,
+      {
+        organizationId: actor.organizationId,
+        action: 'org.invitation.revoked',
+        actor: actorOfChange(actor.userId, context),
+        target: { type: 'invitation', id: input.invitationId },
+      },
+      context,
+    );
   });
 }
 
@@ -193,6 +215,13 @@ export async function acceptInvitation(deps: OrgsDeps, input: { readonly token: 
     await db.query('UPDATE identity.org_invitations SET accepted_at = now(), accepted_by = $2 WHERE id = $1', [invitation.id, user.id]);
     await queueEvent(db, 'org.invitation.accepted', { organizationId, invitationId: invitation.id, userId: user.id }, context);
     await queueEvent(db, 'org.member.added', { organizationId, userId: user.id, role: invitation.role, source: 'invitation' }, context);
+    const actor = actorOfChange(user.id, context);
+    await recordOrgAudit(db, { organizationId, action: 'org.invitation.accepted', actor, target: { type: 'invitation', id: invitation.id } }, context);
+    await recordOrgAudit(
+      db,
+      { organizationId, action: 'org.member.added', actor, target: { type: 'user', id: user.id }, data: { role: invitation.role, source: 'invitation' } },
+      context,
+    );
     return organizationOf((await findMembership(db, user.id, organizationId))!);
   });
 }

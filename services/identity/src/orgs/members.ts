@@ -10,6 +10,7 @@ import { checkId, checkRoleName, isId, refuse } from './org-fields';
 import { actingMember, findMembership, listMembershipsOf, type Membership } from './membership-store';
 import { mayGrant, permissionsOf } from './permissions';
 import { removeOrganization } from './organizations';
+import { actorOfChange, recordOrgAudit } from './org-audit-log';
 
 const sources: Readonly<Record<string, orgsV1.MembershipSource>> = {
   creator: orgsV1.MembershipSource.MEMBERSHIP_SOURCE_CREATOR,
@@ -138,6 +139,17 @@ export async function changeMemberRole(
       { organizationId: actor.organizationId, userId: target.user_id, role: input.role, previousRole: target.role, actorUserId: actor.userId },
       context,
     );
+    await recordOrgAudit(
+      db,
+      {
+        organizationId: actor.organizationId,
+        action: 'org.member.role_changed',
+        actor: actorOfChange(actor.userId, context),
+        target: { type: 'user', id: target.user_id },
+        data: { role: input.role, previous_role: target.role },
+      },
+      context,
+    );
     return memberOf({ ...target, role: input.role });
   });
 }
@@ -177,6 +189,17 @@ export async function deleteMembership(
   if (target.role === 'owner' && (await ownerCount(db, target.organizationId)) <= 1) throw new AppError('org:last_owner');
   await db.query('DELETE FROM identity.org_memberships WHERE organization_id = $1 AND user_id = $2', [target.organizationId, target.userId]);
   await queueEvent(db, 'org.member.removed', { organizationId: target.organizationId, userId: target.userId, reason: by.reason, actorUserId: by.actorUserId }, context);
+  await recordOrgAudit(
+    db,
+    {
+      organizationId: target.organizationId,
+      action: 'org.member.removed',
+      actor: actorOfChange(by.actorUserId, context),
+      target: { type: 'user', id: target.userId },
+      data: { reason: by.reason, role: target.role },
+    },
+    context,
+  );
 }
 
 /**
@@ -206,5 +229,16 @@ export async function leaveOrganizationsOf(db: pg.ClientBase, userId: string, co
     }
     await db.query('DELETE FROM identity.org_memberships WHERE organization_id = $1 AND user_id = $2', [membership.organizationId, userId]);
     await queueEvent(db, 'org.member.removed', { organizationId: membership.organizationId, userId, reason: 'account_deleted', actorUserId: '' }, context);
+    await recordOrgAudit(
+      db,
+      {
+        organizationId: membership.organizationId,
+        action: 'org.member.removed',
+        actor: { type: 'system', id: '' },
+        target: { type: 'user', id: userId },
+        data: { reason: 'account_deleted', role: membership.role },
+      },
+      context,
+    );
   }
 }

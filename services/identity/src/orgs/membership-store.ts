@@ -5,6 +5,7 @@ import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { isId } from './org-fields';
 import { holds, permissionsOf } from './permissions';
+import { actorOfChange, recordOrgAudit } from './org-audit-log';
 
 /** A user's membership of an organisation, with the organisation and the role's permissions. */
 export interface Membership {
@@ -139,7 +140,7 @@ export type MembershipSource = 'creator' | 'invitation' | 'sso' | 'scim' | 'admi
  */
 export async function insertMembership(
   db: pg.ClientBase,
-  input: { readonly organizationId: string; readonly userId: string; readonly role: string; readonly source: MembershipSource },
+  input: { readonly organizationId: string; readonly userId: string; readonly role: string; readonly source: MembershipSource; readonly actorUserId: string },
   context: RequestContext,
 ): Promise<Membership> {
   const { rows: roles } = await db.query('SELECT FROM identity.org_roles WHERE organization_id = $1 AND name = $2', [input.organizationId, input.role]);
@@ -150,5 +151,16 @@ export async function insertMembership(
   );
   if (rowCount === 0) throw new AppError('org:already_member');
   await queueEvent(db, 'org.member.added', { organizationId: input.organizationId, userId: input.userId, role: input.role, source: input.source }, context);
+  await recordOrgAudit(
+    db,
+    {
+      organizationId: input.organizationId,
+      action: 'org.member.added',
+      actor: actorOfChange(input.actorUserId, context),
+      target: { type: 'user', id: input.userId },
+      data: { role: input.role, source: input.source },
+    },
+    context,
+  );
   return (await findMembership(db, input.userId, input.organizationId))!;
 }

@@ -118,7 +118,7 @@ export async function addMemberAsAdmin(
     input.organizationId,
     context,
     async (db, actor) => {
-      const membership = await insertMembership(db, { organizationId: input.organizationId, userId, role: input.role, source: 'admin' }, context);
+      const membership = await insertMembership(db, { organizationId: input.organizationId, userId, role: input.role, source: 'admin', actorUserId: '' }, context);
       await recordAdminAction(db, { ...actor, action: 'add_organization_member', userIds: [userId], organizationId: input.organizationId });
       return membership;
     },

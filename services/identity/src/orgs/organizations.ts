@@ -10,6 +10,7 @@ import type { OrgsDeps } from './orgs-deps';
 import { checkId, checkSlug, organizationName, refuse } from './org-fields';
 import { actingMember, findMembership, insertMembership, listMembershipsOf, organizationOf, type Membership } from './membership-store';
 import { hasVerifiedDomain } from './org-domains';
+import { actorOfChange, recordOrgAudit } from './org-audit-log';
 import { builtInRoles, holds } from './permissions';
 
 const UNIQUE_VIOLATION = '23505';
@@ -73,8 +74,14 @@ export async function insertOrganization(
     id,
     [...builtInRoles],
   ]);
-  await queueEvent(db, 'org.created', { organizationId: id, slug: input.slug, actorUserId: input.source === 'creator' ? owner.id : '' }, context);
-  return insertMembership(db, { organizationId: id, userId: owner.id, role: 'owner', source: input.source }, context);
+  const actorUserId = input.source === 'creator' ? owner.id : '';
+  await queueEvent(db, 'org.created', { organizationId: id, slug: input.slug, actorUserId }, context);
+  await recordOrgAudit(
+    db,
+    { organizationId: id, action: 'org.created', actor: actorOfChange(actorUserId, context), target: { type: 'organization', id }, data: { name: input.name, slug: input.slug } },
+    context,
+  );
+  return insertMembership(db, { organizationId: id, userId: owner.id, role: 'owner', source: input.source, actorUserId }, context);
 }
 
 /** An organisation (by id or slug) as a member sees it. */
@@ -128,6 +135,17 @@ export async function updateOrganization(
     );
     const updated = (await findMembership(db, actor.userId, actor.organizationId))!;
     await queueEvent(db, 'org.updated', { organizationId: updated.organizationId, slug: updated.slug, actorUserId: actor.userId }, context);
+    await recordOrgAudit(
+      db,
+      {
+        organizationId: updated.organizationId,
+        action: 'org.updated',
+        actor: actorOfChange(actor.userId, context),
+        target: { type: 'organization', id: updated.organizationId },
+        data: { name: updated.name, slug: updated.slug },
+      },
+      context,
+    );
     return organizationOf(updated);
   });
 }
@@ -156,6 +174,16 @@ export async function removeOrganization(
   const removal = by.reason === 'user' ? 'removed' : by.reason;
   for (const { user_id: userId } of rows) {
     await queueEvent(db, 'org.member.removed', { organizationId, userId, reason: removal, actorUserId: by.actorUserId }, context);
+    await recordOrgAudit(
+      db,
+      { organizationId, action: 'org.member.removed', actor: actorOfChange(by.actorUserId, context), target: { type: 'user', id: userId }, data: { reason: removal } },
+      context,
+    );
   }
   await queueEvent(db, 'org.deleted', { organizationId, reason: by.reason, actorUserId: by.actorUserId }, context);
+  await recordOrgAudit(
+    db,
+    { organizationId, action: 'org.deleted', actor: actorOfChange(by.actorUserId, context), target: { type: 'organization', id: organizationId }, data: { reason: by.reason } },
+    context,
+  );
 }

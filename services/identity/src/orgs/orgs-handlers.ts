@@ -4,6 +4,7 @@ import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import type { OrgsDeps } from './orgs-deps';
 import { checkId, refuse } from './org-fields';
 import { addDomain, getDomain, listDomains, removeDomain, verifyDomain } from './org-domains';
+import { exportAuditLog, listAuditLog } from './audit-reading';
 import { acceptInvitation, createInvitation, listInvitations, lookupInvitation, revokeInvitation } from './invitations';
 import { findMembership, findRole, listMembershipsOf, organizationOf } from './membership-store';
 import { changeMemberRole, listMembers, memberPage, pageLimit, removeMember } from './members';
@@ -96,6 +97,12 @@ export function organizationsHandlers(deps: OrgsDeps): ServiceHandlers<typeof or
     async removeDomain(request, context) {
       await removeDomain(deps, request, context);
       return {};
+    },
+    async listAuditLog(request, context) {
+      return listAuditLog(deps, request, context);
+    },
+    async exportAuditLog(request, context) {
+      return exportAuditLog(deps, request, context);
     },
   };
 }

@@ -6,6 +6,7 @@ import type { RequestContext } from '@latchkey/grpc-kit';
 import type { OrgsDeps } from './orgs-deps';
 import { checkCustomRoleName, checkPermissions, checkRoleName, refuse } from './org-fields';
 import { actingMember } from './membership-store';
+import { actorOfChange, recordOrgAudit } from './org-audit-log';
 import { builtInRoles, isBuiltInRole, mayGrant, permissionsOf } from './permissions';
 
 const UNIQUE_VIOLATION = '23505';
@@ -71,6 +72,17 @@ export async function createRole(
       if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new AppError('org:role_exists');
       throw error;
     }
+    await recordOrgAudit(
+      db,
+      {
+        organizationId: actor.organizationId,
+        action: 'org.role.created',
+        actor: actorOfChange(actor.userId, context),
+        target: { type: 'role', id: input.name },
+        data: { permissions: stored(input.permissions) },
+      },
+      context,
+    );
     return roleOf({ name: input.name, built_in: false, permissions: stored(input.permissions) });
   });
 }
@@ -115,6 +127,17 @@ export async function updateRole(
       input.name,
       stored(input.permissions),
     ]);
+    await recordOrgAudit(
+      db,
+      {
+        organizationId: actor.organizationId,
+        action: 'org.role.updated',
+        actor: actorOfChange(actor.userId, context),
+        target: { type: 'role', id: input.name },
+        data: { permissions: stored(input.permissions), previous_permissions: role.permissions },
+      },
+      context,
+    );
     return roleOf({ ...role, permissions: stored(input.permissions) });
   });
 }
@@ -144,5 +167,10 @@ export async function deleteRole(
       if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw new AppError('org:role_in_use');
       throw error;
     }
+    await recordOrgAudit(
+      db,
+      { organizationId: actor.organizationId, action: 'org.role.deleted', actor: actorOfChange(actor.userId, context), target: { type: 'role', id: input.name } },
+      context,
+    );
   });
 }

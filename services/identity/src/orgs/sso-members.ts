@@ -14,6 +14,7 @@ import type { IdentityDeps } from '../identity-deps';
 import { queueMail } from '../mail-queue';
 import { issueToken } from '../one-time-tokens';
 import { insertMembership } from './membership-store';
+import { actorOfChange, recordOrgAudit } from './org-audit-log';
 import { memberOf, memberRow, ownerCount } from './members';
 import { checkId, checkRoleName, refuse, SLUG } from './org-fields';
 import { emailDomainOf } from './sso-domain-names';
@@ -149,7 +150,8 @@ async function ensureSsoMembership(
 ): Promise<orgsV1.Member> {
   const existing = await memberRow(db, input.organizationId, input.userId);
   if (!existing) {
-    await insertMembership(db, { organizationId: input.organizationId, userId: input.userId, role: input.role, source: 'sso' }, context);
+    // No member made this change: the organisation's IdP vouched for the person, so the audit log names Latchkey (system).
+    await insertMembership(db, { organizationId: input.organizationId, userId: input.userId, role: input.role, source: 'sso', actorUserId: '' }, context);
     return memberOf((await memberRow(db, input.organizationId, input.userId))!);
   }
   if (!input.roleFromGroups || existing.role === input.role) return memberOf(existing);
@@ -159,6 +161,17 @@ async function ensureSsoMembership(
     db,
     'org.member.role_changed',
     { organizationId: input.organizationId, userId: input.userId, role: input.role, previousRole: existing.role, actorUserId: '' },
+    context,
+  );
+  await recordOrgAudit(
+    db,
+    {
+      organizationId: input.organizationId,
+      action: 'org.member.role_changed',
+      actor: actorOfChange('', context),
+      target: { type: 'user', id: input.userId },
+      data: { role: input.role, previous_role: existing.role, source: 'sso' },
+    },
     context,
   );
   return memberOf({ ...existing, role: input.role });

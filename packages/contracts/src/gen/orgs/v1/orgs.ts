@@ -185,6 +185,63 @@ export function invitationStatusToJSON(object: InvitationStatus): string {
   }
 }
 
+/** Who made a change an audit entry records. */
+export enum AuditActorType {
+  /** AUDIT_ACTOR_TYPE_UNSPECIFIED - Never sent. */
+  AUDIT_ACTOR_TYPE_UNSPECIFIED = 0,
+  /** AUDIT_ACTOR_TYPE_USER - A member, by the account's id. */
+  AUDIT_ACTOR_TYPE_USER = 1,
+  /** AUDIT_ACTOR_TYPE_SCIM - An identity provider's SCIM client. */
+  AUDIT_ACTOR_TYPE_SCIM = 2,
+  /** AUDIT_ACTOR_TYPE_ADMIN - An operator (admin.v1), by the name of the person. */
+  AUDIT_ACTOR_TYPE_ADMIN = 3,
+  /** AUDIT_ACTOR_TYPE_SYSTEM - Latchkey itself. */
+  AUDIT_ACTOR_TYPE_SYSTEM = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function auditActorTypeFromJSON(object: any): AuditActorType {
+  switch (object) {
+    case 0:
+    case "AUDIT_ACTOR_TYPE_UNSPECIFIED":
+      return AuditActorType.AUDIT_ACTOR_TYPE_UNSPECIFIED;
+    case 1:
+    case "AUDIT_ACTOR_TYPE_USER":
+      return AuditActorType.AUDIT_ACTOR_TYPE_USER;
+    case 2:
+    case "AUDIT_ACTOR_TYPE_SCIM":
+      return AuditActorType.AUDIT_ACTOR_TYPE_SCIM;
+    case 3:
+    case "AUDIT_ACTOR_TYPE_ADMIN":
+      return AuditActorType.AUDIT_ACTOR_TYPE_ADMIN;
+    case 4:
+    case "AUDIT_ACTOR_TYPE_SYSTEM":
+      return AuditActorType.AUDIT_ACTOR_TYPE_SYSTEM;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return AuditActorType.UNRECOGNIZED;
+  }
+}
+
+export function auditActorTypeToJSON(object: AuditActorType): string {
+  switch (object) {
+    case AuditActorType.AUDIT_ACTOR_TYPE_UNSPECIFIED:
+      return "AUDIT_ACTOR_TYPE_UNSPECIFIED";
+    case AuditActorType.AUDIT_ACTOR_TYPE_USER:
+      return "AUDIT_ACTOR_TYPE_USER";
+    case AuditActorType.AUDIT_ACTOR_TYPE_SCIM:
+      return "AUDIT_ACTOR_TYPE_SCIM";
+    case AuditActorType.AUDIT_ACTOR_TYPE_ADMIN:
+      return "AUDIT_ACTOR_TYPE_ADMIN";
+    case AuditActorType.AUDIT_ACTOR_TYPE_SYSTEM:
+      return "AUDIT_ACTOR_TYPE_SYSTEM";
+    case AuditActorType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** An organisation as one of its members sees it. */
 export interface Organization {
   /** The organisation's id (a UUID). */
@@ -726,6 +783,100 @@ export interface RemoveDomainRequest {
 
 /** The domain is gone. */
 export interface RemoveDomainResponse {
+}
+
+/**
+ * One entry of an organisation's audit log, a link of its hash chain
+ * (docs/audit.md, "The chain").
+ */
+export interface AuditEntry {
+  /** The entry's id. */
+  id: string;
+  /** The organisation the entry belongs to. */
+  organizationId: string;
+  /** 1, 2, 3, ... within the organisation: the chain's order. */
+  seq: number;
+  /** What happened, such as "org.member.added". */
+  action: string;
+  /** Who did it. */
+  actorType: AuditActorType;
+  /** The actor's id: an account's id, an operator's name; empty for Latchkey itself. */
+  actorId: string;
+  /** What the change was about: "organization", "user", "role", "invitation". */
+  targetType: string;
+  /** Its id (a role's name). */
+  targetId: string;
+  /** The end user's address as the gateway saw it; empty when no end user asked. */
+  ip: string;
+  /** The end user's User-Agent; empty when no end user asked. */
+  userAgent: string;
+  /**
+   * What else the change says, as canonical JSON (an object of strings,
+   * booleans and lists of strings).
+   */
+  dataJson: string;
+  /** When it was written, to the millisecond. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** The hash of the entry seq - 1; 64 zeros for seq 1. */
+  prevHash: string;
+  /** SHA-256, hex, of the entry's canonical JSON without its hash. */
+  hash: string;
+}
+
+/** Asks for a page of the audit log. */
+export interface ListAuditLogRequest {
+  /** The member asking. */
+  actorUserId: string;
+  /** The organisation's id. */
+  organizationId: string;
+  /** At most this many (1-100; 0: 50). */
+  limit: number;
+  /** Where the previous page ended; empty for the first page. */
+  cursor: string;
+  /** Only entries of this action; empty for all. */
+  action: string;
+  /** Only entries of this actor's id; empty for all. */
+  actorId: string;
+  /** Only entries written at or after this time; unset for no bound. */
+  since?:
+    | Date
+    | undefined;
+  /** Only entries written before this time; unset for no bound. */
+  until?: Date | undefined;
+}
+
+/** A page of the audit log. */
+export interface ListAuditLogResponse {
+  /** Newest first. */
+  entries: AuditEntry[];
+  /** The next page's cursor; empty after the last page. */
+  nextCursor: string;
+}
+
+/** Asks for the next batch of an export. */
+export interface ExportAuditLogRequest {
+  /** The member asking. */
+  actorUserId: string;
+  /** The organisation's id. */
+  organizationId: string;
+  /** The seq of the last entry received; 0 for the first batch. */
+  afterSeq: number;
+  /** Only entries written at or after this time; unset for no bound. */
+  since?:
+    | Date
+    | undefined;
+  /** Only entries written before this time; unset for no bound. */
+  until?: Date | undefined;
+}
+
+/** A batch of an export. */
+export interface ExportAuditLogResponse {
+  /** Oldest first, in chain order. */
+  entries: AuditEntry[];
+  /** True when this is the last batch. */
+  done: boolean;
 }
 
 function createBaseOrganization(): Organization {
@@ -6487,6 +6638,855 @@ export const RemoveDomainResponse: MessageFns<RemoveDomainResponse> = {
   },
 };
 
+function createBaseAuditEntry(): AuditEntry {
+  return {
+    id: "",
+    organizationId: "",
+    seq: 0,
+    action: "",
+    actorType: 0,
+    actorId: "",
+    targetType: "",
+    targetId: "",
+    ip: "",
+    userAgent: "",
+    dataJson: "",
+    createdAt: undefined,
+    prevHash: "",
+    hash: "",
+  };
+}
+
+export const AuditEntry: MessageFns<AuditEntry> = {
+  encode(message: AuditEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.seq !== 0) {
+      writer.uint32(24).int64(message.seq);
+    }
+    if (message.action !== "") {
+      writer.uint32(34).string(message.action);
+    }
+    if (message.actorType !== 0) {
+      writer.uint32(40).int32(message.actorType);
+    }
+    if (message.actorId !== "") {
+      writer.uint32(50).string(message.actorId);
+    }
+    if (message.targetType !== "") {
+      writer.uint32(58).string(message.targetType);
+    }
+    if (message.targetId !== "") {
+      writer.uint32(66).string(message.targetId);
+    }
+    if (message.ip !== "") {
+      writer.uint32(74).string(message.ip);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(82).string(message.userAgent);
+    }
+    if (message.dataJson !== "") {
+      writer.uint32(90).string(message.dataJson);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(98).fork()).join();
+    }
+    if (message.prevHash !== "") {
+      writer.uint32(106).string(message.prevHash);
+    }
+    if (message.hash !== "") {
+      writer.uint32(114).string(message.hash);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.seq = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.actorType = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.actorId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.targetType = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.targetId = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.ip = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.dataJson = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.prevHash = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.hash = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditEntry {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      seq: isSet(object.seq) ? globalThis.Number(object.seq) : 0,
+      action: isSet(object.action) ? globalThis.String(object.action) : "",
+      actorType: isSet(object.actorType)
+        ? auditActorTypeFromJSON(object.actorType)
+        : isSet(object.actor_type)
+        ? auditActorTypeFromJSON(object.actor_type)
+        : 0,
+      actorId: isSet(object.actorId)
+        ? globalThis.String(object.actorId)
+        : isSet(object.actor_id)
+        ? globalThis.String(object.actor_id)
+        : "",
+      targetType: isSet(object.targetType)
+        ? globalThis.String(object.targetType)
+        : isSet(object.target_type)
+        ? globalThis.String(object.target_type)
+        : "",
+      targetId: isSet(object.targetId)
+        ? globalThis.String(object.targetId)
+        : isSet(object.target_id)
+        ? globalThis.String(object.target_id)
+        : "",
+      ip: isSet(object.ip) ? globalThis.String(object.ip) : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
+      dataJson: isSet(object.dataJson)
+        ? globalThis.String(object.dataJson)
+        : isSet(object.data_json)
+        ? globalThis.String(object.data_json)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      prevHash: isSet(object.prevHash)
+        ? globalThis.String(object.prevHash)
+        : isSet(object.prev_hash)
+        ? globalThis.String(object.prev_hash)
+        : "",
+      hash: isSet(object.hash) ? globalThis.String(object.hash) : "",
+    };
+  },
+
+  toJSON(message: AuditEntry): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.seq !== 0) {
+      obj.seq = Math.round(message.seq);
+    }
+    if (message.action !== "") {
+      obj.action = message.action;
+    }
+    if (message.actorType !== 0) {
+      obj.actorType = auditActorTypeToJSON(message.actorType);
+    }
+    if (message.actorId !== "") {
+      obj.actorId = message.actorId;
+    }
+    if (message.targetType !== "") {
+      obj.targetType = message.targetType;
+    }
+    if (message.targetId !== "") {
+      obj.targetId = message.targetId;
+    }
+    if (message.ip !== "") {
+      obj.ip = message.ip;
+    }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
+    if (message.dataJson !== "") {
+      obj.dataJson = message.dataJson;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.prevHash !== "") {
+      obj.prevHash = message.prevHash;
+    }
+    if (message.hash !== "") {
+      obj.hash = message.hash;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuditEntry>, I>>(base?: I): AuditEntry {
+    return AuditEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuditEntry>, I>>(object: I): AuditEntry {
+    const message = createBaseAuditEntry();
+    message.id = object.id ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.seq = object.seq ?? 0;
+    message.action = object.action ?? "";
+    message.actorType = object.actorType ?? 0;
+    message.actorId = object.actorId ?? "";
+    message.targetType = object.targetType ?? "";
+    message.targetId = object.targetId ?? "";
+    message.ip = object.ip ?? "";
+    message.userAgent = object.userAgent ?? "";
+    message.dataJson = object.dataJson ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.prevHash = object.prevHash ?? "";
+    message.hash = object.hash ?? "";
+    return message;
+  },
+};
+
+function createBaseListAuditLogRequest(): ListAuditLogRequest {
+  return {
+    actorUserId: "",
+    organizationId: "",
+    limit: 0,
+    cursor: "",
+    action: "",
+    actorId: "",
+    since: undefined,
+    until: undefined,
+  };
+}
+
+export const ListAuditLogRequest: MessageFns<ListAuditLogRequest> = {
+  encode(message: ListAuditLogRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actorUserId !== "") {
+      writer.uint32(10).string(message.actorUserId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).uint32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(34).string(message.cursor);
+    }
+    if (message.action !== "") {
+      writer.uint32(42).string(message.action);
+    }
+    if (message.actorId !== "") {
+      writer.uint32(50).string(message.actorId);
+    }
+    if (message.since !== undefined) {
+      Timestamp.encode(toTimestamp(message.since), writer.uint32(58).fork()).join();
+    }
+    if (message.until !== undefined) {
+      Timestamp.encode(toTimestamp(message.until), writer.uint32(66).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditLogRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditLogRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.actorId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.since = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.until = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditLogRequest {
+    return {
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+      action: isSet(object.action) ? globalThis.String(object.action) : "",
+      actorId: isSet(object.actorId)
+        ? globalThis.String(object.actorId)
+        : isSet(object.actor_id)
+        ? globalThis.String(object.actor_id)
+        : "",
+      since: isSet(object.since) ? fromJsonTimestamp(object.since) : undefined,
+      until: isSet(object.until) ? fromJsonTimestamp(object.until) : undefined,
+    };
+  },
+
+  toJSON(message: ListAuditLogRequest): unknown {
+    const obj: any = {};
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    if (message.action !== "") {
+      obj.action = message.action;
+    }
+    if (message.actorId !== "") {
+      obj.actorId = message.actorId;
+    }
+    if (message.since !== undefined) {
+      obj.since = message.since.toISOString();
+    }
+    if (message.until !== undefined) {
+      obj.until = message.until.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAuditLogRequest>, I>>(base?: I): ListAuditLogRequest {
+    return ListAuditLogRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAuditLogRequest>, I>>(object: I): ListAuditLogRequest {
+    const message = createBaseListAuditLogRequest();
+    message.actorUserId = object.actorUserId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    message.action = object.action ?? "";
+    message.actorId = object.actorId ?? "";
+    message.since = object.since ?? undefined;
+    message.until = object.until ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListAuditLogResponse(): ListAuditLogResponse {
+  return { entries: [], nextCursor: "" };
+}
+
+export const ListAuditLogResponse: MessageFns<ListAuditLogResponse> = {
+  encode(message: ListAuditLogResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      AuditEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditLogResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditLogResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(AuditEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditLogResponse {
+    return {
+      entries: globalThis.Array.isArray(object?.entries) ? object.entries.map((e: any) => AuditEntry.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAuditLogResponse): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => AuditEntry.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAuditLogResponse>, I>>(base?: I): ListAuditLogResponse {
+    return ListAuditLogResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAuditLogResponse>, I>>(object: I): ListAuditLogResponse {
+    const message = createBaseListAuditLogResponse();
+    message.entries = object.entries?.map((e) => AuditEntry.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseExportAuditLogRequest(): ExportAuditLogRequest {
+  return { actorUserId: "", organizationId: "", afterSeq: 0, since: undefined, until: undefined };
+}
+
+export const ExportAuditLogRequest: MessageFns<ExportAuditLogRequest> = {
+  encode(message: ExportAuditLogRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actorUserId !== "") {
+      writer.uint32(10).string(message.actorUserId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.afterSeq !== 0) {
+      writer.uint32(24).int64(message.afterSeq);
+    }
+    if (message.since !== undefined) {
+      Timestamp.encode(toTimestamp(message.since), writer.uint32(34).fork()).join();
+    }
+    if (message.until !== undefined) {
+      Timestamp.encode(toTimestamp(message.until), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportAuditLogRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportAuditLogRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.afterSeq = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.since = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.until = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportAuditLogRequest {
+    return {
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      afterSeq: isSet(object.afterSeq)
+        ? globalThis.Number(object.afterSeq)
+        : isSet(object.after_seq)
+        ? globalThis.Number(object.after_seq)
+        : 0,
+      since: isSet(object.since) ? fromJsonTimestamp(object.since) : undefined,
+      until: isSet(object.until) ? fromJsonTimestamp(object.until) : undefined,
+    };
+  },
+
+  toJSON(message: ExportAuditLogRequest): unknown {
+    const obj: any = {};
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.afterSeq !== 0) {
+      obj.afterSeq = Math.round(message.afterSeq);
+    }
+    if (message.since !== undefined) {
+      obj.since = message.since.toISOString();
+    }
+    if (message.until !== undefined) {
+      obj.until = message.until.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExportAuditLogRequest>, I>>(base?: I): ExportAuditLogRequest {
+    return ExportAuditLogRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportAuditLogRequest>, I>>(object: I): ExportAuditLogRequest {
+    const message = createBaseExportAuditLogRequest();
+    message.actorUserId = object.actorUserId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.afterSeq = object.afterSeq ?? 0;
+    message.since = object.since ?? undefined;
+    message.until = object.until ?? undefined;
+    return message;
+  },
+};
+
+function createBaseExportAuditLogResponse(): ExportAuditLogResponse {
+  return { entries: [], done: false };
+}
+
+export const ExportAuditLogResponse: MessageFns<ExportAuditLogResponse> = {
+  encode(message: ExportAuditLogResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      AuditEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.done !== false) {
+      writer.uint32(16).bool(message.done);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportAuditLogResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportAuditLogResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(AuditEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.done = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportAuditLogResponse {
+    return {
+      entries: globalThis.Array.isArray(object?.entries) ? object.entries.map((e: any) => AuditEntry.fromJSON(e)) : [],
+      done: isSet(object.done) ? globalThis.Boolean(object.done) : false,
+    };
+  },
+
+  toJSON(message: ExportAuditLogResponse): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => AuditEntry.toJSON(e));
+    }
+    if (message.done !== false) {
+      obj.done = message.done;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExportAuditLogResponse>, I>>(base?: I): ExportAuditLogResponse {
+    return ExportAuditLogResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportAuditLogResponse>, I>>(object: I): ExportAuditLogResponse {
+    const message = createBaseExportAuditLogResponse();
+    message.entries = object.entries?.map((e) => AuditEntry.fromPartial(e)) || [];
+    message.done = object.done ?? false;
+    return message;
+  },
+};
+
 /**
  * OrganizationsService is called by the gateway for the organisation routes
  * of the HTTP API and the organisation in tokens. Every call that acts on
@@ -6902,6 +7902,40 @@ export const OrganizationsServiceService = {
       Buffer.from(RemoveDomainResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RemoveDomainResponse => RemoveDomainResponse.decode(value),
   },
+  /**
+   * ListAuditLog pages through the organisation's audit entries, newest
+   * first (permission audit:read), with filters (docs/audit.md).
+   * Errors: org:not_found, org:forbidden, validation:invalid_input.
+   */
+  listAuditLog: {
+    path: "/orgs.v1.OrganizationsService/ListAuditLog" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAuditLogRequest): Buffer => Buffer.from(ListAuditLogRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAuditLogRequest => ListAuditLogRequest.decode(value),
+    responseSerialize: (value: ListAuditLogResponse): Buffer =>
+      Buffer.from(ListAuditLogResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAuditLogResponse => ListAuditLogResponse.decode(value),
+  },
+  /**
+   * ExportAuditLog answers the next batch of the organisation's audit
+   * entries in chain order, oldest first, after after_seq (permission
+   * audit:read). The caller asks again with the last seq it got until a
+   * batch comes back short: each call holds one batch, however long the
+   * log, so neither side keeps the whole export in memory.
+   * Errors: org:not_found, org:forbidden, validation:invalid_input.
+   */
+  exportAuditLog: {
+    path: "/orgs.v1.OrganizationsService/ExportAuditLog" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExportAuditLogRequest): Buffer =>
+      Buffer.from(ExportAuditLogRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExportAuditLogRequest => ExportAuditLogRequest.decode(value),
+    responseSerialize: (value: ExportAuditLogResponse): Buffer =>
+      Buffer.from(ExportAuditLogResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExportAuditLogResponse => ExportAuditLogResponse.decode(value),
+  },
 } as const;
 
 export interface OrganizationsServiceServer extends UntypedServiceImplementation {
@@ -7081,6 +8115,21 @@ export interface OrganizationsServiceServer extends UntypedServiceImplementation
    * validation:invalid_input.
    */
   removeDomain: handleUnaryCall<RemoveDomainRequest, RemoveDomainResponse>;
+  /**
+   * ListAuditLog pages through the organisation's audit entries, newest
+   * first (permission audit:read), with filters (docs/audit.md).
+   * Errors: org:not_found, org:forbidden, validation:invalid_input.
+   */
+  listAuditLog: handleUnaryCall<ListAuditLogRequest, ListAuditLogResponse>;
+  /**
+   * ExportAuditLog answers the next batch of the organisation's audit
+   * entries in chain order, oldest first, after after_seq (permission
+   * audit:read). The caller asks again with the last seq it got until a
+   * batch comes back short: each call holds one batch, however long the
+   * log, so neither side keeps the whole export in memory.
+   * Errors: org:not_found, org:forbidden, validation:invalid_input.
+   */
+  exportAuditLog: handleUnaryCall<ExportAuditLogRequest, ExportAuditLogResponse>;
 }
 
 export interface OrganizationsServiceClient extends Client {
@@ -7610,6 +8659,49 @@ export interface OrganizationsServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RemoveDomainResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * ListAuditLog pages through the organisation's audit entries, newest
+   * first (permission audit:read), with filters (docs/audit.md).
+   * Errors: org:not_found, org:forbidden, validation:invalid_input.
+   */
+  listAuditLog(
+    request: ListAuditLogRequest,
+    callback: (error: ServiceError | null, response: ListAuditLogResponse) => void,
+  ): ClientUnaryCall;
+  listAuditLog(
+    request: ListAuditLogRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAuditLogResponse) => void,
+  ): ClientUnaryCall;
+  listAuditLog(
+    request: ListAuditLogRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAuditLogResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ExportAuditLog answers the next batch of the organisation's audit
+   * entries in chain order, oldest first, after after_seq (permission
+   * audit:read). The caller asks again with the last seq it got until a
+   * batch comes back short: each call holds one batch, however long the
+   * log, so neither side keeps the whole export in memory.
+   * Errors: org:not_found, org:forbidden, validation:invalid_input.
+   */
+  exportAuditLog(
+    request: ExportAuditLogRequest,
+    callback: (error: ServiceError | null, response: ExportAuditLogResponse) => void,
+  ): ClientUnaryCall;
+  exportAuditLog(
+    request: ExportAuditLogRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExportAuditLogResponse) => void,
+  ): ClientUnaryCall;
+  exportAuditLog(
+    request: ExportAuditLogRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExportAuditLogResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const OrganizationsServiceClient = makeGenericClientConstructor(
@@ -7816,6 +8908,17 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isSet(value: any): boolean {
