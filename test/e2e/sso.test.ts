@@ -160,6 +160,15 @@ describe('signing in with SAML', () => {
     expect(token.status).toBe(200);
     const claims = JSON.parse(Buffer.from(token.body.token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
     expect(claims).toMatchObject({ amr: ['fed'], org_id: org.id, org_role: 'member' });
+    // The organisation's audit log: the join, by Latchkey on the IdP's word, and the member's sign-in.
+    const log = await owner.client.get<{ items: { action: string; actor: { type: string; id: string }; data: Record<string, unknown> }[] }>(`/v0/orgs/${org.id}/audit-log`);
+    const userId = (me.body as { id: string }).id;
+    expect(log.body.items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ action: 'org.member.added', actor: { type: 'system', id: '' }, data: expect.objectContaining({ source: 'sso' }) }),
+        expect.objectContaining({ action: 'auth.sign_in', actor: { type: 'user', id: userId }, data: expect.objectContaining({ method: 'sso' }) }),
+      ]),
+    );
   });
 
   it('refuses a response answering another browser’s request: the error page, no session', async () => {

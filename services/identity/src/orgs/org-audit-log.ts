@@ -289,8 +289,34 @@ export function actorOfChange(actorUserId: string, context: RequestContext): Aud
   return { type: 'system', id: '' };
 }
 
-/** A password sign-in's outcome, as the audit log names it. */
-export type SignInOutcome = { readonly succeeded: true } | { readonly succeeded: false; readonly reason: 'invalid_credentials' | 'account_disabled' };
+/** A sign-in's outcome, as the audit log names it: a password's, or an SSO connection's (which records only successes; a refused response makes no account known). */
+export type SignInOutcome =
+  | { readonly succeeded: true; readonly method?: 'password' }
+  | { readonly succeeded: true; readonly method: 'sso'; readonly connectionId: string }
+  | { readonly succeeded: false; readonly reason: 'invalid_credentials' | 'account_disabled' };
+
+function signInData(outcome: SignInOutcome): Record<string, string> {
+  if (!outcome.succeeded) return { method: 'password', reason: outcome.reason };
+  return outcome.method === 'sso' ? { method: 'sso', connection_id: outcome.connectionId } : { method: 'password' };
+}
+
+/** recordSignIn's entries, in the caller's transaction. */
+export async function recordSignInWithin(db: pg.ClientBase, userId: string, outcome: SignInOutcome, context: RequestContext): Promise<void> {
+  const { rows } = await db.query<{ organization_id: string }>('SELECT organization_id FROM identity.org_memberships WHERE user_id = $1 ORDER BY organization_id', [userId]);
+  for (const { organization_id: organizationId } of rows) {
+    await recordOrgAudit(
+      db,
+      {
+        organizationId,
+        action: outcome.succeeded ? 'auth.sign_in' : 'auth.sign_in_failed',
+        actor: { type: 'user', id: userId },
+        target: { type: 'user', id: userId },
+        data: signInData(outcome),
+      },
+      context,
+    );
+  }
+}
 
 /**
  * Records a sign-in or a failed one of an account in every organisation it
@@ -303,19 +329,7 @@ export async function recordSignIn(pool: pg.Pool, userId: string, outcome: SignI
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    for (const { organization_id: organizationId } of rows) {
-      await recordOrgAudit(
-        client,
-        {
-          organizationId,
-          action: outcome.succeeded ? 'auth.sign_in' : 'auth.sign_in_failed',
-          actor: { type: 'user', id: userId },
-          target: { type: 'user', id: userId },
-          data: outcome.succeeded ? { method: 'password' } : { method: 'password', reason: outcome.reason },
-        },
-        context,
-      );
-    }
+    await recordSignInWithin(client, userId, outcome, context);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);

@@ -14,7 +14,7 @@ import type { IdentityDeps } from '../identity-deps';
 import { queueMail } from '../mail-queue';
 import { issueToken } from '../one-time-tokens';
 import { insertMembership } from './membership-store';
-import { actorOfChange, recordOrgAudit } from './org-audit-log';
+import { actorOfChange, recordOrgAudit, recordSignInWithin } from './org-audit-log';
 import { memberOf, memberRow, ownerCount } from './members';
 import { checkId, checkRoleName, refuse, SLUG } from './org-fields';
 import { emailDomainOf } from './sso-domain-names';
@@ -228,6 +228,8 @@ export async function provisionSsoMember(
        ON CONFLICT (user_id, kind, reference) DO UPDATE SET state = 'active', changed_at = now()`,
       [account.user.id, connectionId],
     );
+    // A member's sign-in is an entry of each of its organisations' audit logs, the connection's among them.
+    await recordSignInWithin(tx, account.user.id, { succeeded: true, method: 'sso', connectionId }, context);
     const user = (await findUserById(tx, account.user.id))!;
     return { user, created: account.created, member };
   });

@@ -383,6 +383,7 @@ describe('login challenge', () => {
       userId: account.userId,
       firstFactor: 'pwd',
       sessionEpoch: 0,
+      organizationId: '',
     });
   });
 
@@ -448,6 +449,7 @@ describe('login challenge', () => {
       userId: account.userId,
       firstFactor: 'pwd',
       sessionEpoch: 0,
+      organizationId: '',
     });
   });
 
@@ -609,6 +611,7 @@ describe('rate limit', () => {
       userId: account.userId,
       firstFactor: 'pwd',
       sessionEpoch: 0,
+      organizationId: '',
     });
   });
 });
