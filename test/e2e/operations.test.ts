@@ -200,6 +200,17 @@ describe('operations endpoints', () => {
         '/v0/invitations/lookup',
         '/v0/invitations/accept',
         '/v0/auth/session/org',
+        '/v0/orgs/{org_id}/domains',
+        '/v0/orgs/{org_id}/domains/{domain}',
+        '/v0/orgs/{org_id}/domains/{domain}/verify',
+        '/v0/orgs/{org_id}/sso/connections',
+        '/v0/orgs/{org_id}/sso/connections/{id}',
+        '/v0/auth/sso/start',
+        '/v0/sso/saml/{connection_id}/metadata',
+        '/v0/sso/saml/{connection_id}/acs',
+        '/v0/sso/oidc/{connection_id}/callback',
+        '/v0/orgs/{org_id}/audit-log',
+        '/v0/orgs/{org_id}/audit-log/export',
       ].sort(),
     );
     expect(Object.keys(body.components.schemas)).toEqual(

@@ -255,9 +255,13 @@ describe('exports of many entries', () => {
     // Over 190 MB of NDJSON, 130 MB more than the first: an export held whole, or a part growing with it, would need that much more.
     expect(second.bytes - first.bytes).toBeGreaterThan(130 * 1024 * 1024);
     for (const unit of ['gateway', 'identity'] as const) {
-      // What is left is the garbage collector's own pace (measured: the gateway's peak settles near 260 MB, identity's near 190 MB, at 600,000 entries too).
-      const grew = second.most[unit] - first.most[unit];
-      expect({ unit, grewUnder50MB: grew < 50 * 1024 * 1024 }).toEqual({ unit, grewUnder50MB: true });
+      // An export held whole, or any part growing with it, grows by at least the added bytes (over 130 MB, more as
+      // JavaScript strings). What a streaming export grows by is the garbage collector's own pace, which a busy
+      // machine slows: measured 34 MB on an idle one (the gateway's peak settles near 260 MB, identity's near 190 MB,
+      // at 600,000 entries too), more under a parallel test run. Half the added bytes parts the two.
+      const grewMB = Math.round((second.most[unit] - first.most[unit]) / (1024 * 1024));
+      const boundMB = Math.round((second.bytes - first.bytes) / 2 / (1024 * 1024));
+      expect({ unit, grewMB, flat: grewMB < boundMB }).toEqual({ unit, grewMB, flat: true });
     }
   }, 300_000);
 });
