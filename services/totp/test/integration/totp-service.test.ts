@@ -726,7 +726,11 @@ describe('TOTP in identity’s credential ledger', () => {
     expect(await secondFactorOff(enrolled.userId)).toBe(false);
     const upgraded = await startTotpService(config, silent, { now: () => clockMs });
     try {
-      await waitFor(async () => ((await secondFactorOff(enrolled.userId)) ? true : undefined), { description: 'the sweep settling the account' });
+      // The sweep tells identity first and drops its own unsettled row after: both are awaited, as either alone can be seen in between.
+      await waitFor(async () => ((await secondFactorOff(enrolled.userId)) && (await settled(enrolled.userId)) ? true : undefined), {
+        description: 'the sweep settling the account',
+      });
+      expect(await secondFactorOff(enrolled.userId)).toBe(true);
       expect(await settled(enrolled.userId)).toBe(true);
     } finally {
       await upgraded.stop();
