@@ -8,6 +8,8 @@ export const searchIndex = {
   schema: 'search',
   /** Qualified, since neither unit has `search` on its search path. */
   postDocuments: 'search.post_documents',
+  /** Each word's strongest posts (champion lists), kept from the documents by a trigger of the worker's migrations. */
+  postTermChampions: 'search.post_term_champions',
   /** English stemming: "running" finds "run"; stop words are ignored. */
   textSearchConfig: 'english',
 } as const;

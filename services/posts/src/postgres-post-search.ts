@@ -4,6 +4,14 @@ import { searchIndex } from '@latchkey/jobs-contract';
 import type { PostSearchEngine, PostSearchPageRequest, RankedPost } from './post-search-engine';
 import type { ReadRouting } from './read-routing';
 
+/** How many posts one search ranks at most. */
+export interface SearchBounds {
+  /** SEARCH_RANK_CANDIDATES: the newest matches. */
+  readonly candidates: number;
+  /** SEARCH_RANK_CHAMPIONS: the strongest posts of the query's words, shared among them. */
+  readonly champions: number;
+}
+
 /**
  * Reads the full-text index the jobs worker keeps in schema `search`
  * (tsvector + GIN; title weighted above content). The schema is the
@@ -16,24 +24,52 @@ import type { ReadRouting } from './read-routing';
  * sees the query and picks the GIN index for rare words and a backward
  * scan of the newest posts for common ones.
  *
- * Ranking (ts_rank_cd) reads every document it ranks, so it ranks only the
- * newest `candidates` matches, once each (a materialized CTE), and only
- * the page's rows are joined with `posts`: a word in every post costs no
- * more than a rare one (docs/performance.md, "Search"). A post edited
- * between two pages may move, as with any ranking of live data. Joining
- * `posts` keeps a deleted post out of the results from the moment it is
- * deleted, before the worker's `delete_content` job removes its document,
- * and gives current titles.
+ * Ranking (ts_rank_cd) reads every document it ranks, so it ranks a
+ * bounded set of candidates, once each (a materialized CTE): the newest
+ * `candidates` matches, and the champions of the query's words (the
+ * posts in which a word weighs most, `search.post_term_champions`), about
+ * `champions` in all, shared among the words. The newest matches make
+ * fresh posts findable; the champions make an old post that is about the
+ * query findable, which the newest matches of a common word never reach
+ * (docs/performance.md, "Search"). Only the page's rows are joined with
+ * `posts`: a word in every post costs no more than a rare one. A post
+ * edited between two pages may move, as with any ranking of live data.
+ * Joining `posts` keeps a deleted post out of the results from the moment
+ * it is deleted, before the worker's `delete_content` job removes its
+ * document, and gives current titles.
  */
-async function searchPostPage(db: pg.PoolClient, search: PostSearchPageRequest & { candidates: number }): Promise<RankedPost[]> {
+async function searchPostPage(db: pg.PoolClient, search: PostSearchPageRequest & SearchBounds): Promise<RankedPost[]> {
   const { rows } = await db.query<RankedPost>(
-    `WITH ranked AS MATERIALIZED (
+    `WITH newest AS MATERIALIZED (
+       SELECT d.post_id, d.document
+         FROM ${searchIndex.postDocuments} d
+        WHERE d.document @@ websearch_to_tsquery($1::regconfig, $2) AND NOT d.deleted
+        ORDER BY d.post_id DESC
+        LIMIT $6
+     ),
+     words AS (
+       SELECT w.lexeme FROM unnest(tsvector_to_array(to_tsvector($1::regconfig, $2))) AS w (lexeme)
+     ),
+     champions AS (
+       SELECT DISTINCT c.post_id
+         FROM words
+        CROSS JOIN LATERAL (
+          SELECT t.post_id
+            FROM ${searchIndex.postTermChampions} t
+           WHERE t.lexeme = words.lexeme
+           ORDER BY t.impact DESC, t.post_id DESC
+           LIMIT ceil($7::numeric / (SELECT count(*) FROM words))::int
+        ) AS c
+     ),
+     ranked AS MATERIALIZED (
        SELECT c.post_id, ts_rank_cd(c.document, websearch_to_tsquery($1::regconfig, $2)) AS rank
-         FROM (SELECT d.post_id, d.document
-                 FROM ${searchIndex.postDocuments} d
+         FROM (SELECT n.post_id, n.document FROM newest n
+               UNION ALL
+               SELECT d.post_id, d.document
+                 FROM champions
+                 JOIN ${searchIndex.postDocuments} d ON d.post_id = champions.post_id
                 WHERE d.document @@ websearch_to_tsquery($1::regconfig, $2) AND NOT d.deleted
-                ORDER BY d.post_id DESC
-                LIMIT $6) AS c
+                  AND d.post_id NOT IN (SELECT post_id FROM newest)) AS c
      ),
      page AS (
        SELECT r.post_id, r.rank
@@ -55,6 +91,7 @@ async function searchPostPage(db: pg.PoolClient, search: PostSearchPageRequest &
       search.after?.id ?? null,
       search.limit,
       search.candidates,
+      search.champions,
     ],
   );
   return rows;
@@ -68,12 +105,11 @@ async function searchPostPage(db: pg.PoolClient, search: PostSearchPageRequest &
 export class PostgresPostSearch implements PostSearchEngine {
   constructor(
     private readonly pools: { readonly searchPool: pg.Pool; readonly replicaSearchPool: pg.Pool | undefined; readonly reads: ReadRouting },
-    /** SEARCH_RANK_CANDIDATES. */
-    private readonly candidates: number,
+    private readonly bounds: SearchBounds,
   ) {}
 
   searchPage(request: PostSearchPageRequest, budget: TimeBudget): Promise<RankedPost[]> {
-    const search = { ...request, candidates: this.candidates };
+    const search = { ...request, ...this.bounds };
     return this.pools.reads.read(
       (replica) => searchPostPage(replica, search),
       () => withTransaction(this.pools.searchPool, budget, (db) => searchPostPage(db, search)),

@@ -24,7 +24,7 @@ function searchEngine(
   config: PostsConfig,
   pools: { readonly searchPool: pg.Pool; readonly replicaSearchPool: pg.Pool | undefined; readonly reads: ReadRouting },
 ): PostSearchEngine {
-  if (config.SEARCH_ENGINE === 'postgres') return new PostgresPostSearch(pools, config.SEARCH_RANK_CANDIDATES);
+  if (config.SEARCH_ENGINE === 'postgres') return new PostgresPostSearch(pools, { candidates: config.SEARCH_RANK_CANDIDATES, champions: config.SEARCH_RANK_CHAMPIONS });
   const client = createOpenSearchClient(config, { requestTimeoutMs: config.SEARCH_STATEMENT_TIMEOUT_MS });
   return new OpenSearchPostSearch(client, config.OPENSEARCH_INDEX, pools.searchPool);
 }

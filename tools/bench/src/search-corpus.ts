@@ -147,6 +147,8 @@ export async function lexemesOf(db: pg.Client, words: readonly string[]): Promis
 /** Above this many posts the GIN index is dropped during the load and built once after it, which is many times faster. */
 const REBUILD_INDEX_FROM = 50_000;
 const DOCUMENT_INDEX = 'post_documents_document_idx';
+/** Keeps search.post_term_champions (services/jobs/migrations/search/002_term_champions.sql). */
+const CHAMPIONS_TRIGGER = 'post_documents_champions';
 
 /**
  * Writes `count` posts by one new author into the stack's database and
@@ -199,6 +201,8 @@ export async function seedSearchCorpus(
       );
       indexDefinition = rows[0]?.indexdef;
       if (indexDefinition) await db.query(`DROP INDEX search.${DOCUMENT_INDEX}`);
+      // The champion lists too: one statement after the load instead of a trigger call per post.
+      await db.query(`ALTER TABLE search.post_documents DISABLE TRIGGER ${CHAMPIONS_TRIGGER}`);
     }
     const words = new ZipfWords(count);
     for (let done = 0; done < count; done += BATCH) {
@@ -219,6 +223,20 @@ export async function seedSearchCorpus(
       onProgress('search corpus: building the full-text index');
       await db.query(`SET maintenance_work_mem = '512MB'`);
       await db.query(indexDefinition);
+    }
+    if (rebuild) {
+      onProgress('search corpus: building the champion lists');
+      await db.query(
+        `INSERT INTO search.post_term_champions (post_id, lexeme, impact)
+         SELECT d.post_id, entry.lexeme, entry.impact
+           FROM search.post_documents d
+          CROSS JOIN LATERAL search.term_champion_entries(d.document) AS entry
+          WHERE d.author_id = $1
+         ON CONFLICT DO NOTHING`,
+        [authorId],
+      );
+      await db.query(`ALTER TABLE search.post_documents ENABLE TRIGGER ${CHAMPIONS_TRIGGER}`);
+      await db.query('ANALYZE search.post_term_champions');
     }
     await db.query('ANALYZE posts.posts');
     await db.query('ANALYZE search.post_documents');

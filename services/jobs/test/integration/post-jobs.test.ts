@@ -161,10 +161,28 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/** The words a post is a champion of (search.post_term_champions), strongest first. */
+async function championsOf(postId: string): Promise<string[]> {
+  const { rows } = await pool.query<{ lexeme: string }>(
+    'SELECT lexeme FROM search.post_term_champions WHERE post_id = $1 ORDER BY impact DESC, lexeme',
+    [postId],
+  );
+  return rows.map((row) => row.lexeme);
+}
+
+/** The words as the index stems them ("wabcs" is kept as "wabc"). */
+async function lexemesOf(words: string[]): Promise<string[]> {
+  const { rows } = await pool.query<{ lexeme: string }>(
+    `SELECT (SELECT l.lexeme FROM unnest(to_tsvector('english', w.word)) AS l) AS lexeme FROM unnest($1::text[]) WITH ORDINALITY AS w (word, n) ORDER BY w.n`,
+    [words],
+  );
+  return rows.map((row) => row.lexeme);
+}
+
 describe('jobs worker: search index and content deletion', () => {
   it('migrates schema search beside schema jobs, and again without applying anything', async () => {
     const { rows } = await pool.query<{ id: string }>('SELECT id FROM search.schema_migrations');
-    expect(rows.map((r) => r.id)).toEqual(['search/001_post_documents.sql']);
+    expect(rows.map((r) => r.id)).toEqual(['search/001_post_documents.sql', 'search/002_term_champions.sql']);
     expect(await migrateJobsSchema(database.url)).toEqual([]);
   });
 
@@ -190,6 +208,10 @@ describe('jobs worker: search index and content deletion', () => {
     await waitFor(async () => ((await searchIds(newWord)).includes(post.postId) ? true : undefined));
     expect(await searchIds(newTitleWord)).toEqual([post.postId]);
     expect(await searchIds(oldWord)).toEqual([]);
+    // The post is a champion of its new words only, in the transaction that wrote its document.
+    const champions = await championsOf(post.postId);
+    expect(champions).toEqual(expect.arrayContaining(await lexemesOf([newWord, newTitleWord])));
+    expect(champions).not.toContain((await lexemesOf([oldWord]))[0]);
   });
 
   it('ignores an older version that arrives after a newer one', async () => {
@@ -214,6 +236,7 @@ describe('jobs worker: search index and content deletion', () => {
     await waitFor(async () => ((await documentOf(post.postId))?.deleted ? true : undefined));
     expect(await searchIds(word)).toEqual([]);
     expect(await documentOf(post.postId)).toEqual({ version: '2', deleted: true, title: '' });
+    expect(await championsOf(post.postId)).toEqual([]);
   });
 
   it('refuses a delete_content for a key that is no post\'s own, deleting nothing', async () => {

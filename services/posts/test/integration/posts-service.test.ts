@@ -377,17 +377,34 @@ describe('search', () => {
     expect((await errorOf(client.searchPosts({ query: '  ', cursor: '' }))).fields[0]?.field).toBe('q');
   });
 
-  it('ranks only the newest matches, as many as SEARCH_RANK_CANDIDATES', async () => {
-    const capped = await startService({ SEARCH_RANK_CANDIDATES: '2' });
+  it('ranks the newest SEARCH_RANK_CANDIDATES matches and the SEARCH_RANK_CHAMPIONS strongest older ones', async () => {
+    const capped = await startService({ SEARCH_RANK_CANDIDATES: '2', SEARCH_RANK_CHAMPIONS: '1' });
+    const newestOnly = await startService({ SEARCH_RANK_CANDIDATES: '2', SEARCH_RANK_CHAMPIONS: '0' });
     const author = newAuthor();
     const word = uniqueWord();
-    // The oldest post ranks highest; only the two newest are candidates.
-    const oldest = await create(author, `Title ${word}`, `${word} ${word} ${word}`);
+    // The oldest post is about the word and ranks highest; the next one mentions it once among others and is
+    // neither among the two newest nor the word's strongest post.
+    const strongest = await create(author, `Title ${word}`, `${word} ${word} ${word}`);
+    const passing = await create(author, 'Passing', `a ${word} among several other longer terms entirely`);
     const middle = await create(author, 'Middle', `${word} ${word}`);
     const newest = await create(author, 'Newest', word);
-    for (const post of [oldest, middle, newest]) await foundBy(word, post.id);
+    for (const post of [strongest, passing, middle, newest]) await foundBy(word, post.id);
     const { items } = await capped.searchPosts({ query: word, cursor: '' });
-    expect(items.map((item) => item.id)).toEqual([middle.id, newest.id]);
+    expect(items.map((item) => item.id)).toEqual([strongest.id, middle.id, newest.id]);
+    const unchampioned = await newestOnly.searchPosts({ query: word, cursor: '' });
+    expect(unchampioned.items.map((item) => item.id)).toEqual([middle.id, newest.id]);
+  });
+
+  it('finds a champion only where the whole query matches it', async () => {
+    const capped = await startService({ SEARCH_RANK_CANDIDATES: '1', SEARCH_RANK_CHAMPIONS: '8' });
+    const author = newAuthor();
+    const [word, excluded] = [uniqueWord(), uniqueWord()];
+    const strongWithExcluded = await create(author, `${word} ${excluded}`, `${word} ${word} ${excluded}`);
+    const strong = await create(author, `${word}`, `${word} ${word} ${word}`);
+    const newest = await create(author, 'Newest', `${word} and nothing more to say`);
+    for (const post of [strongWithExcluded, strong, newest]) await foundBy(word, post.id);
+    const { items } = await capped.searchPosts({ query: `${word} -${excluded}`, cursor: '' });
+    expect(items.map((item) => item.id)).toEqual([strong.id, newest.id]);
   });
 
   it('refuses a query of more than 16 words', async () => {
