@@ -480,7 +480,6 @@ const catalogue = [
         'ListTokens',
         'RevokeToken',
         'MapGroupRole',
-        'Authenticate',
         'CreateUser',
         'GetUser',
         'ListUsers',

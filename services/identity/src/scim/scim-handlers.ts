@@ -1,6 +1,6 @@
 import type { scimV1 } from '@latchkey/contracts';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
-import { authenticate, createToken, listTokens, revokeToken } from './scim-tokens';
+import { createToken, listTokens, revokeToken } from './scim-tokens';
 import { createUser, deleteUser, getUser, listUsers, patchUser, replaceUser, type ScimDeps } from './scim-users';
 import { createGroup, deleteGroup, getGroup, listGroups, mapGroupRole, patchGroup } from './scim-groups';
 
@@ -19,10 +19,6 @@ export function scimHandlers(deps: ScimDeps): ServiceHandlers<typeof scimV1.Scim
     },
     async mapGroupRole(request, context) {
       return { group: await mapGroupRole(deps, request, context) };
-    },
-    async authenticate({ token }) {
-      const caller = await authenticate(deps.pool, token);
-      return { tokenId: caller.tokenId, organizationId: caller.organizationId };
     },
     async createUser(request, context) {
       return { user: await createUser(deps, request, context) };

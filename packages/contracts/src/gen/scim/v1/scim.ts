@@ -101,20 +101,6 @@ export interface MapGroupRoleResponse {
   group?: Group | undefined;
 }
 
-/** AuthenticateRequest: a bearer token. */
-export interface AuthenticateRequest {
-  /** The bearer token as presented. */
-  token: string;
-}
-
-/** AuthenticateResponse: whose token it is. */
-export interface AuthenticateResponse {
-  /** The token's id (UUID). */
-  tokenId: string;
-  /** The organisation it acts on (UUID). */
-  organizationId: string;
-}
-
 /** User: an account as its organisation's identity provider sees it. */
 export interface User {
   /** The account id (UUID), the SCIM id. */
@@ -1205,166 +1191,6 @@ export const MapGroupRoleResponse: MessageFns<MapGroupRoleResponse> = {
   fromPartial<I extends Exact<DeepPartial<MapGroupRoleResponse>, I>>(object: I): MapGroupRoleResponse {
     const message = createBaseMapGroupRoleResponse();
     message.group = (object.group !== undefined && object.group !== null) ? Group.fromPartial(object.group) : undefined;
-    return message;
-  },
-};
-
-function createBaseAuthenticateRequest(): AuthenticateRequest {
-  return { token: "" };
-}
-
-export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
-  encode(message: AuthenticateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.token !== "") {
-      writer.uint32(10).string(message.token);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): AuthenticateRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseAuthenticateRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.token = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): AuthenticateRequest {
-    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
-  },
-
-  toJSON(message: AuthenticateRequest): unknown {
-    const obj: any = {};
-    if (message.token !== "") {
-      obj.token = message.token;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<AuthenticateRequest>, I>>(base?: I): AuthenticateRequest {
-    return AuthenticateRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<AuthenticateRequest>, I>>(object: I): AuthenticateRequest {
-    const message = createBaseAuthenticateRequest();
-    message.token = object.token ?? "";
-    return message;
-  },
-};
-
-function createBaseAuthenticateResponse(): AuthenticateResponse {
-  return { tokenId: "", organizationId: "" };
-}
-
-export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
-  encode(message: AuthenticateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.tokenId !== "") {
-      writer.uint32(10).string(message.tokenId);
-    }
-    if (message.organizationId !== "") {
-      writer.uint32(18).string(message.organizationId);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): AuthenticateResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseAuthenticateResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.tokenId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.organizationId = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): AuthenticateResponse {
-    return {
-      tokenId: isSet(object.tokenId)
-        ? globalThis.String(object.tokenId)
-        : isSet(object.token_id)
-        ? globalThis.String(object.token_id)
-        : "",
-      organizationId: isSet(object.organizationId)
-        ? globalThis.String(object.organizationId)
-        : isSet(object.organization_id)
-        ? globalThis.String(object.organization_id)
-        : "",
-    };
-  },
-
-  toJSON(message: AuthenticateResponse): unknown {
-    const obj: any = {};
-    if (message.tokenId !== "") {
-      obj.tokenId = message.tokenId;
-    }
-    if (message.organizationId !== "") {
-      obj.organizationId = message.organizationId;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<AuthenticateResponse>, I>>(base?: I): AuthenticateResponse {
-    return AuthenticateResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<AuthenticateResponse>, I>>(object: I): AuthenticateResponse {
-    const message = createBaseAuthenticateResponse();
-    message.tokenId = object.tokenId ?? "";
-    message.organizationId = object.organizationId ?? "";
     return message;
   },
 };
@@ -4125,21 +3951,6 @@ export const ScimServiceService = {
     responseDeserialize: (value: Buffer): MapGroupRoleResponse => MapGroupRoleResponse.decode(value),
   },
   /**
-   * Authenticate answers the organisation and the token id of a bearer
-   * token, for the caller's rate limit per token.
-   * Errors: scim:unauthorized.
-   */
-  authenticate: {
-    path: "/scim.v1.ScimService/Authenticate" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: AuthenticateRequest): Buffer => Buffer.from(AuthenticateRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): AuthenticateRequest => AuthenticateRequest.decode(value),
-    responseSerialize: (value: AuthenticateResponse): Buffer =>
-      Buffer.from(AuthenticateResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): AuthenticateResponse => AuthenticateResponse.decode(value),
-  },
-  /**
    * CreateUser links the account of the User's userName (an address in one
    * of the organisation's verified domains) or creates it with that address
    * verified and no password, and makes it a member with source "scim".
@@ -4318,12 +4129,6 @@ export interface ScimServiceServer extends UntypedServiceImplementation {
    */
   mapGroupRole: handleUnaryCall<MapGroupRoleRequest, MapGroupRoleResponse>;
   /**
-   * Authenticate answers the organisation and the token id of a bearer
-   * token, for the caller's rate limit per token.
-   * Errors: scim:unauthorized.
-   */
-  authenticate: handleUnaryCall<AuthenticateRequest, AuthenticateResponse>;
-  /**
    * CreateUser links the account of the User's userName (an address in one
    * of the organisation's verified domains) or creates it with that address
    * verified and no password, and makes it a member with source "scim".
@@ -4468,26 +4273,6 @@ export interface ScimServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: MapGroupRoleResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * Authenticate answers the organisation and the token id of a bearer
-   * token, for the caller's rate limit per token.
-   * Errors: scim:unauthorized.
-   */
-  authenticate(
-    request: AuthenticateRequest,
-    callback: (error: ServiceError | null, response: AuthenticateResponse) => void,
-  ): ClientUnaryCall;
-  authenticate(
-    request: AuthenticateRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: AuthenticateResponse) => void,
-  ): ClientUnaryCall;
-  authenticate(
-    request: AuthenticateRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: AuthenticateResponse) => void,
   ): ClientUnaryCall;
   /**
    * CreateUser links the account of the User's userName (an address in one
