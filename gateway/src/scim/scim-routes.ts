@@ -74,6 +74,13 @@ function operationsOf(body: Record<string, unknown>): { op: string; path: string
  * alone names the organisation.
  */
 export function scimRoutes(deps: ScimRoutesDeps): FastifyPluginAsyncZod {
+  return async (root) => {
+    // A prefix of its own, so that its not-found answer is a SCIM error too.
+    await root.register(scimResources(deps), { prefix: '/scim/v2' });
+  };
+}
+
+function scimResources(deps: ScimRoutesDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const baseUrl = `${deps.publicAppUrl.replace(/\/+$/, '')}/scim/v2`;
     app.addContentTypeParser('application/scim+json', { parseAs: 'string', bodyLimit: SCIM_BODY_LIMIT_BYTES }, app.getDefaultJsonParser('error', 'error'));
@@ -96,63 +103,63 @@ export function scimRoutes(deps: ScimRoutesDeps): FastifyPluginAsyncZod {
     });
     const hide = { hide: true } as const;
 
-    app.get('/scim/v2/ServiceProviderConfig', { schema: hide }, async () => serviceProviderConfig(baseUrl, MAX_RESULTS));
-    app.get('/scim/v2/ResourceTypes', { schema: hide }, async () => {
+    app.get('/ServiceProviderConfig', { schema: hide }, async () => serviceProviderConfig(baseUrl, MAX_RESULTS));
+    app.get('/ResourceTypes', { schema: hide }, async () => {
       const types = resourceTypes(baseUrl);
       return listResponse(types.length, 1, types);
     });
-    app.get('/scim/v2/Schemas', { schema: hide }, async () => {
+    app.get('/Schemas', { schema: hide }, async () => {
       const all = schemas(baseUrl);
       return listResponse(all.length, 1, all);
     });
 
-    app.post('/scim/v2/Users', { schema: { ...hide, body: resourceBody } }, async (request, reply) => {
+    app.post('/Users', { schema: { ...hide, body: resourceBody } }, async (request, reply) => {
       const { user } = await deps.scim.createUser({ token: bearerOf(request), resourceJson: JSON.stringify(request.body) }, request.ctx);
       return reply.code(201).header('location', `${baseUrl}/Users/${user!.id}`).send(userResource(user!, baseUrl));
     });
-    app.get('/scim/v2/Users', { schema: { ...hide, querystring: listQuery } }, async (request) => {
+    app.get('/Users', { schema: { ...hide, querystring: listQuery } }, async (request) => {
       const page = pageOf(request.query);
       const answer = await deps.scim.listUsers({ token: bearerOf(request), filter: request.query.filter ?? '', ...page }, request.ctx);
       return listResponse(answer.totalResults, answer.startIndex, answer.users.map((user) => userResource(user, baseUrl)));
     });
-    app.get('/scim/v2/Users/:id', { schema: { ...hide, params: idParams, querystring: getQuery } }, async (request) => {
+    app.get('/Users/:id', { schema: { ...hide, params: idParams, querystring: getQuery } }, async (request) => {
       const { user } = await deps.scim.getUser({ token: bearerOf(request), userId: request.params.id }, request.ctx);
       return userResource(user!, baseUrl);
     });
-    app.put('/scim/v2/Users/:id', { schema: { ...hide, params: idParams, body: resourceBody } }, async (request) => {
+    app.put('/Users/:id', { schema: { ...hide, params: idParams, body: resourceBody } }, async (request) => {
       const { user } = await deps.scim.replaceUser({ token: bearerOf(request), userId: request.params.id, resourceJson: JSON.stringify(request.body) }, request.ctx);
       return userResource(user!, baseUrl);
     });
-    app.patch('/scim/v2/Users/:id', { schema: { ...hide, params: idParams, body: patchBody } }, async (request) => {
+    app.patch('/Users/:id', { schema: { ...hide, params: idParams, body: patchBody } }, async (request) => {
       const { user } = await deps.scim.patchUser({ token: bearerOf(request), userId: request.params.id, operations: operationsOf(request.body) }, request.ctx);
       return userResource(user!, baseUrl);
     });
-    app.delete('/scim/v2/Users/:id', { schema: { ...hide, params: idParams } }, async (request, reply) => {
+    app.delete('/Users/:id', { schema: { ...hide, params: idParams } }, async (request, reply) => {
       await deps.scim.deleteUser({ token: bearerOf(request), userId: request.params.id }, request.ctx);
       return reply.code(204).send();
     });
 
-    app.post('/scim/v2/Groups', { schema: { ...hide, body: resourceBody } }, async (request, reply) => {
+    app.post('/Groups', { schema: { ...hide, body: resourceBody } }, async (request, reply) => {
       const { group } = await deps.scim.createGroup({ token: bearerOf(request), resourceJson: JSON.stringify(request.body) }, request.ctx);
       return reply.code(201).header('location', `${baseUrl}/Groups/${group!.id}`).send(groupResource(group!, baseUrl, true));
     });
-    app.get('/scim/v2/Groups', { schema: { ...hide, querystring: listQuery } }, async (request) => {
+    app.get('/Groups', { schema: { ...hide, querystring: listQuery } }, async (request) => {
       const page = pageOf(request.query);
       const excludeMembers = excludesMembers(request.query);
       const answer = await deps.scim.listGroups({ token: bearerOf(request), filter: request.query.filter ?? '', ...page, excludeMembers }, request.ctx);
       return listResponse(answer.totalResults, answer.startIndex, answer.groups.map((group) => groupResource(group, baseUrl, !excludeMembers)));
     });
-    app.get('/scim/v2/Groups/:id', { schema: { ...hide, params: idParams, querystring: getQuery } }, async (request) => {
+    app.get('/Groups/:id', { schema: { ...hide, params: idParams, querystring: getQuery } }, async (request) => {
       const excludeMembers = excludesMembers(request.query);
       const { group } = await deps.scim.getGroup({ token: bearerOf(request), groupId: request.params.id, excludeMembers }, request.ctx);
       return groupResource(group!, baseUrl, !excludeMembers);
     });
-    app.patch('/scim/v2/Groups/:id', { schema: { ...hide, params: idParams, body: patchBody } }, async (request, reply) => {
+    app.patch('/Groups/:id', { schema: { ...hide, params: idParams, body: patchBody } }, async (request, reply) => {
       await deps.scim.patchGroup({ token: bearerOf(request), groupId: request.params.id, operations: operationsOf(request.body) }, request.ctx);
       // RFC 7644 §3.5.2: 204 without attributes asked for; Entra and Okta read either.
       return reply.code(204).send();
     });
-    app.delete('/scim/v2/Groups/:id', { schema: { ...hide, params: idParams } }, async (request, reply) => {
+    app.delete('/Groups/:id', { schema: { ...hide, params: idParams } }, async (request, reply) => {
       await deps.scim.deleteGroup({ token: bearerOf(request), groupId: request.params.id }, request.ctx);
       return reply.code(204).send();
     });

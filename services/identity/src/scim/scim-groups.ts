@@ -275,6 +275,11 @@ export async function patchGroup(deps: ScimDeps, request: scimV1.PatchGroupReque
           added += joined.length;
           break;
         }
+        // Okta repeats the id and the schemas in its value objects; they change nothing.
+        case 'id':
+        case 'schemas':
+        case 'meta':
+          break;
         default:
           throw new AppError('scim:invalid_path', `A group has no attribute ${operation.attribute ?? ''} to change.`);
       }

@@ -25,6 +25,8 @@ function invalidPath(detail: string): AppError {
 /** The parts of a path; the value filter is parsed by the same maintained parser as the filters. */
 function readPath(path: string): Pick<ReadOperation, 'attribute' | 'valueFilter' | 'subAttribute'> {
   const bare = path.trim().replace(SCHEMA_PREFIX, '');
+  // An extension's attribute (the enterprise User's department): named whole, kept by no one here, so let through.
+  if (/^urn:/i.test(bare)) return { attribute: bare.toLowerCase(), valueFilter: undefined, subAttribute: undefined };
   const match = PATH.exec(bare);
   if (!match) throw invalidPath(`The path ${JSON.stringify(path)} is not a SCIM attribute path.`);
   const [, attribute, filterText, sub] = match;
