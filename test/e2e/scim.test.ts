@@ -37,6 +37,9 @@ interface Org {
 
 const tag = () => randomBytes(4).toString('hex');
 
+/** A resource as answered: its id, and whatever else each test reads. */
+type ScimResource = { id: string; userName: string; externalId: string } & Record<string, unknown>;
+
 /** A client of /scim/v2 with a bearer token, sending application/scim+json as IdPs do. */
 class ScimClient {
   private readonly http: ApiClient;
@@ -107,7 +110,7 @@ describe('Okta SCIM 2.0 test plan', () => {
     const search = await org.scim.call('GET', `/Users?filter=${encodeURIComponent(`userName eq "${email}"`)}&startIndex=1&count=100`);
     expect(search).toMatchObject({ status: 200, body: { schemas: [LIST_SCHEMA], totalResults: 0, startIndex: 1, itemsPerPage: 0, Resources: [] } });
 
-    const created = await org.scim.call<Record<string, any>>('POST', '/Users', oktaUser(email));
+    const created = await org.scim.call<ScimResource>('POST', '/Users', oktaUser(email));
     expect(created).toMatchObject({
       status: 201,
       body: {
@@ -121,7 +124,7 @@ describe('Okta SCIM 2.0 test plan', () => {
       },
     });
     expect(created.body).not.toHaveProperty('password');
-    const id = created.body.id as string;
+    const id = created.body.id;
     // The account is a member with source scim.
     const members = await org.owner.client.get<{ items: { user: { id: string; email: string }; source: string }[] }>(`/v0/orgs/${org.id}/members`);
     expect(members.body.items).toContainEqual(expect.objectContaining({ user: expect.objectContaining({ id, email }), source: 'scim' }));
@@ -149,10 +152,10 @@ describe('Okta SCIM 2.0 test plan', () => {
     });
 
     // Groups: create with a member, rename, add and remove members, find by displayName.
-    const other = await org.scim.call<Record<string, any>>('POST', '/Users', oktaUser(`john.${tag()}@${org.domain}`));
-    const group = await org.scim.call<Record<string, any>>('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: 'Engineering', members: [{ value: id, display: email }] });
+    const other = await org.scim.call<ScimResource>('POST', '/Users', oktaUser(`john.${tag()}@${org.domain}`));
+    const group = await org.scim.call<ScimResource>('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: 'Engineering', members: [{ value: id, display: email }] });
     expect(group).toMatchObject({ status: 201, body: { schemas: [GROUP_SCHEMA], id: expect.any(String), displayName: 'Engineering', members: [{ value: id }], meta: { resourceType: 'Group' } } });
-    const groupId = group.body.id as string;
+    const groupId = group.body.id;
     const patched = await org.scim.call('PATCH', `/Groups/${groupId}`, {
       schemas: [PATCH_SCHEMA],
       Operations: [
@@ -195,7 +198,7 @@ describe('Microsoft Entra ID provisioning', () => {
     const none = await org.scim.call('GET', `/Users?filter=${encodeURIComponent(`userName eq "${email}"`)}`);
     expect(none.body).toMatchObject({ totalResults: 0, Resources: [] });
     // Entra's create body (Microsoft's "Tutorial: Develop and plan provisioning for a SCIM endpoint"), sent as application/json.
-    const created = await org.scim.call<Record<string, any>>(
+    const created = await org.scim.call<ScimResource>(
       'POST',
       '/Users',
       {
@@ -211,7 +214,7 @@ describe('Microsoft Entra ID provisioning', () => {
       'application/json',
     );
     expect(created).toMatchObject({ status: 201, body: { userName: email, externalId, active: true } });
-    const id = created.body.id as string;
+    const id = created.body.id;
     const byExternal = await org.scim.call('GET', `/Users?filter=${encodeURIComponent(`externalId eq "${externalId}"`)}`);
     expect(byExternal.body).toMatchObject({ totalResults: 1, Resources: [{ id }] });
     const byWorkEmail = await org.scim.call('GET', `/Users?filter=${encodeURIComponent(`emails[type eq "work"].value eq "${email}"`)}`);
@@ -230,9 +233,9 @@ describe('Microsoft Entra ID provisioning', () => {
     expect(update).toMatchObject({ status: 200, body: { displayName: 'Alex D.', name: { givenName: 'Alexandra', familyName: 'Doe' }, active: false } });
     expect((await org.scim.call('PATCH', `/Users/${id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: 'Replace', path: 'active', value: 'True' }] })).body).toMatchObject({ active: true });
 
-    const group = await org.scim.call<Record<string, any>>('POST', '/Groups', { schemas: [GROUP_SCHEMA], externalId: randomUUID(), displayName: 'Sales', members: [] });
+    const group = await org.scim.call<ScimResource>('POST', '/Groups', { schemas: [GROUP_SCHEMA], externalId: randomUUID(), displayName: 'Sales', members: [] });
     expect(group.status).toBe(201);
-    const groupId = group.body.id as string;
+    const groupId = group.body.id;
     expect((await org.scim.call('GET', `/Groups?filter=${encodeURIComponent('displayName eq "Sales"')}&excludedAttributes=members`)).body).toMatchObject({
       totalResults: 1,
       Resources: [expect.not.objectContaining({ members: expect.anything() })],

@@ -62,7 +62,7 @@ function operationsOf(body: Record<string, unknown>): { op: string; path: string
     const fields = Object.fromEntries(Object.entries(operation).map(([name, value]) => [name.toLowerCase(), value])) as Record<string, unknown>;
     if (typeof fields.op !== 'string') throw new AppError('scim:invalid_syntax', 'Each operation needs an op.');
     if (fields.path !== undefined && typeof fields.path !== 'string') throw new AppError('scim:invalid_syntax', 'An operation path must be a string.');
-    return { op: fields.op, path: (fields.path as string | undefined) ?? '', valueJson: fields.value === undefined ? '' : JSON.stringify(fields.value) };
+    return { op: fields.op, path: (fields.path) ?? '', valueJson: fields.value === undefined ? '' : JSON.stringify(fields.value) };
   });
 }
 

@@ -77,8 +77,8 @@ export function filterToSql(filter: Filter, columns: Readonly<Record<string, Fil
         const prefix = attrPath.replace(SCHEMA_PREFIX, '').toLowerCase();
         // A value filter is a filter on the sub-attributes: emails[type eq "work"] is emails.type eq "work".
         const scoped = (inner: Filter): Filter => {
-          if (inner.op === 'and') return { op: 'and', filters: (inner as { filters: Filter[] }).filters.map(scoped) } as Filter;
-          if (inner.op === 'eq') return { ...inner, attrPath: `${prefix}.${(inner as { attrPath: string }).attrPath}` } as Filter;
+          if (inner.op === 'and') return { op: 'and', filters: (inner as { filters: Filter[] }).filters.map(scoped) };
+          if (inner.op === 'eq') return { ...inner, attrPath: `${prefix}.${(inner as { attrPath: string }).attrPath}` };
           throw invalid(`Only eq and and are supported inside ${attrPath}[…].`);
         };
         return walk(scoped(valFilter));
