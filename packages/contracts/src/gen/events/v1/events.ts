@@ -163,7 +163,8 @@ export interface SessionRevoked {
    * new id), "password_reset", "password_dropped" (a provider was linked by
    * the verified email to an account whose password predates the
    * verification), "account_disabled", "account_deleted", "admin" (admin.v1
-   * RevokeAllSessions). Sessions ended one by one, named in session_ids:
+   * RevokeAllSessions), "membership_suspended" (an organisation enforcing
+   * SSO suspended or removed the member through SCIM). Sessions ended one by one, named in session_ids:
    * "logout", "session_revoked" (its owner ended it), "totp_enabled",
    * "provider_linked" and
    * "email_changed" (every other session ends after such a change),
@@ -260,8 +261,8 @@ export interface OrgMemberRemoved {
   /** The former member's account id (UUID). */
   userId: string;
   /**
-   * "removed" (by a member with members:manage), "left", "admin" (admin.v1)
-   * or "account_deleted".
+   * "removed" (by a member with members:manage), "left", "admin" (admin.v1),
+   * "scim" (the organisation's identity provider) or "account_deleted".
    */
   reason: string;
   /**
