@@ -21,11 +21,11 @@ interface Payloads {
   'org.member.added': eventsV1.OrgMemberAdded;
   'org.member.removed': eventsV1.OrgMemberRemoved;
   'org.member.role_changed': eventsV1.OrgMemberRoleChanged;
-  'org.member.suspended': eventsV1.OrgMemberSuspended;
-  'org.member.reactivated': eventsV1.OrgMemberReactivated;
   'org.invitation.created': eventsV1.OrgInvitationCreated;
   'org.invitation.accepted': eventsV1.OrgInvitationAccepted;
   'org.invitation.revoked': eventsV1.OrgInvitationRevoked;
+  'org.member.suspended': eventsV1.OrgMemberSuspended;
+  'org.member.reactivated': eventsV1.OrgMemberReactivated;
 }
 
 export type EventType = keyof Payloads;
@@ -47,11 +47,11 @@ const payloadFields: { readonly [Type in EventType]: keyof eventsV1.Event } = {
   'org.member.added': 'orgMemberAdded',
   'org.member.removed': 'orgMemberRemoved',
   'org.member.role_changed': 'orgMemberRoleChanged',
-  'org.member.suspended': 'orgMemberSuspended',
-  'org.member.reactivated': 'orgMemberReactivated',
   'org.invitation.created': 'orgInvitationCreated',
   'org.invitation.accepted': 'orgInvitationAccepted',
   'org.invitation.revoked': 'orgInvitationRevoked',
+  'org.member.suspended': 'orgMemberSuspended',
+  'org.member.reactivated': 'orgMemberReactivated',
 };
 
 /** Every event type, in the order docs/events.md lists them. */
