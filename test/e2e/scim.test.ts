@@ -346,6 +346,18 @@ describe('deprovisioning', () => {
     expect((await person.post('/v0/auth/login', { email, password: 'a fresh password here' })).status).toBe(200);
     expect((await person.get('/v0/users/me')).status).toBe(200);
     expect((await person.post('/v0/auth/token')).status).toBe(200);
+    expect((await person.get(`/v0/orgs/${org.id}`)).status).toBe(200);
+
+    // Without enforcement a suspension takes the membership away, not the sessions.
+    const off = { schemas: [PATCH_SCHEMA], Operations: [{ op: 'replace', path: 'active', value: false }] };
+    const on = { schemas: [PATCH_SCHEMA], Operations: [{ op: 'replace', path: 'active', value: true }] };
+    expect((await org.scim.call('PATCH', `/Users/${linked.body.id}`, off)).status).toBe(200);
+    expect(await person.get(`/v0/orgs/${org.id}`)).toMatchObject({ status: 404, body: { code: 'org:not_found' } });
+    expect((await person.get<{ items: unknown[] }>('/v0/orgs')).body.items).toEqual([]);
+    expect((await person.get('/v0/users/me')).status).toBe(200);
+    expect((await org.scim.call('PATCH', `/Users/${linked.body.id}`, on)).status).toBe(200);
+    expect((await person.get(`/v0/orgs/${org.id}`)).status).toBe(200);
+
     expect((await org.owner.client.patch(`/v0/orgs/${org.id}`, { sso_enforced: true })).status).toBe(200);
 
     const suspended = await org.scim.call('PATCH', `/Users/${linked.body.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: 'replace', path: 'active', value: false }] });
