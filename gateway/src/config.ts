@@ -94,6 +94,9 @@ export const configSchema = z.object({
   /** Domain verifications an account may ask for per window (each is a DNS look-up by identity). */
   RATE_LIMIT_DOMAIN_VERIFICATIONS: env.int(60, 1),
   RATE_LIMIT_DOMAIN_VERIFICATIONS_WINDOW_SECONDS: env.int(3_600, 1),
+  // SCIM requests per organisation token and window (docs/scim.md).
+  RATE_LIMIT_SCIM_REQUESTS: env.int(600, 1),
+  RATE_LIMIT_SCIM_WINDOW_SECONDS: env.int(60, 1),
   RATE_LIMIT_MAIL_MAX: env.int(5, 1),
   RATE_LIMIT_MAIL_WINDOW_SECONDS: env.int(3_600, 1),
   /** Private JWKs: Ed25519 for service tokens; RSA (required with OIDC_ENABLED) and P-256 for ID tokens too (docs/oidc.md, "Keys"). */

@@ -17,3 +17,5 @@ export type OidcClient = GatewayClients['oidc'];
 export type OrgsClient = GatewayClients['orgs'];
 /** sso.v1, served by the oauth unit: enterprise SSO's connections and sign-ins. */
 export type SsoClient = GatewayClients['sso'];
+/** scim.v1, served by identity: SCIM provisioning, its tokens and group roles. */
+export type ScimClient = GatewayClients['scim'];

@@ -13,6 +13,8 @@ export type OrganizationLimitSettings = Pick<
   | 'RATE_LIMIT_DOMAIN_VERIFICATIONS_WINDOW_SECONDS'
   | 'RATE_LIMIT_MAIL_MAX'
   | 'RATE_LIMIT_MAIL_WINDOW_SECONDS'
+  | 'RATE_LIMIT_SCIM_REQUESTS'
+  | 'RATE_LIMIT_SCIM_WINDOW_SECONDS'
 >;
 
 function exceeded(retryAfterSeconds: number): AppError {
@@ -52,6 +54,16 @@ export class OrganizationLimits {
   async assertDomainVerificationAllowed(userId: string): Promise<void> {
     const { RATE_LIMIT_DOMAIN_VERIFICATIONS, RATE_LIMIT_DOMAIN_VERIFICATIONS_WINDOW_SECONDS } = this.settings;
     const decision = await this.limiter.hit('org-domain-verification', userId, RATE_LIMIT_DOMAIN_VERIFICATIONS, RATE_LIMIT_DOMAIN_VERIFICATIONS_WINDOW_SECONDS);
+    if (!decision.allowed) throw exceeded(decision.retryAfterSeconds);
+  }
+
+  /**
+   * SCIM requests per bearer token (the limiter keeps its SHA-256 only), so
+   * that one organisation's identity provider cannot crowd out others'. An
+   * unknown token is counted too: it is refused after, by identity.
+   */
+  async assertScimAllowed(token: string): Promise<void> {
+    const decision = await this.limiter.hit('scim', token, this.settings.RATE_LIMIT_SCIM_REQUESTS, this.settings.RATE_LIMIT_SCIM_WINDOW_SECONDS);
     if (!decision.allowed) throw exceeded(decision.retryAfterSeconds);
   }
 }

@@ -34,7 +34,7 @@ describe('connectCallees()', () => {
     const jobs = connectCallees('jobs', z.object(callerVariables('jobs')).parse({}));
     const identity = connectCallees('identity', {});
     try {
-      expect(Object.keys(gateway.clients).sort()).toEqual(['identity', 'oauth', 'oidc', 'orgs', 'passkeys', 'posts', 'sso', 'totp']);
+      expect(Object.keys(gateway.clients).sort()).toEqual(['identity', 'oauth', 'oidc', 'orgs', 'passkeys', 'posts', 'scim', 'sso', 'totp']);
       expect(Object.keys(gateway.clients.oidc).sort()).toEqual([...Object.keys(oidcV1.OidcServiceService), 'close'].sort());
       expect(Object.keys(jobs.clients).sort()).toEqual(['identity', 'oauth', 'oidc', 'passkeys', 'posts', 'totp']);
       expect(identity.clients).toEqual({});

@@ -5488,6 +5488,346 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v0/orgs/{org_id}/scim/groups/{group_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Map a SCIM group to a role (scim:manage): its SCIM-provisioned members hold it; null unmaps. Not owner. */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    group_id: string;
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        role: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScimGroup"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v0/orgs/{org_id}/scim/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation’s SCIM tokens, without secrets (scim:manage). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["ScimToken"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Issue a SCIM bearer token (scim:manage); the token is shown once and stored hashed. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @default  */
+                        description?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScimTokenCreated"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/orgs/{org_id}/scim/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a SCIM token (scim:manage): calls with it fail at once. */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org_id: string;
+                    token_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/orgs/{org_id}/sso/connections": {
         parameters: {
             query?: never;
@@ -7444,7 +7784,7 @@ export interface components {
         /** @description RFC 9457 problem details with the API error code. */
         Problem: {
             /** @enum {string} */
-            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "auth:sso_required" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "org:not_found" | "org:forbidden" | "org:slug_taken" | "org:limit_reached" | "org:last_owner" | "org:already_member" | "org:invitation_pending" | "org:invitation_invalid" | "org:invitation_email_mismatch" | "org:invitation_not_found" | "org:role_in_use" | "org:role_not_found" | "org:role_exists" | "org:member_not_found" | "org:domain_not_found" | "org:domain_unverified" | "org:domain_taken" | "sso:connection_not_found" | "sso:response_invalid" | "sso:domain_mismatch" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
+            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "auth:sso_required" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "org:not_found" | "org:forbidden" | "org:slug_taken" | "org:limit_reached" | "org:last_owner" | "org:already_member" | "org:invitation_pending" | "org:invitation_invalid" | "org:invitation_email_mismatch" | "org:invitation_not_found" | "org:role_in_use" | "org:role_not_found" | "org:role_exists" | "org:member_not_found" | "org:domain_not_found" | "org:domain_unverified" | "org:domain_taken" | "sso:connection_not_found" | "sso:response_invalid" | "sso:domain_mismatch" | "scim:unauthorized" | "scim:not_found" | "scim:token_not_found" | "scim:group_not_found" | "scim:invalid_filter" | "scim:invalid_syntax" | "scim:invalid_path" | "scim:invalid_value" | "scim:no_target" | "scim:mutability" | "scim:uniqueness" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
             detail: string;
             errors?: {
                 field: string;
@@ -7460,7 +7800,7 @@ export interface components {
         /** @description RFC 9457 problem details with the API error code. */
         ProblemInput: {
             /** @enum {string} */
-            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "auth:sso_required" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "org:not_found" | "org:forbidden" | "org:slug_taken" | "org:limit_reached" | "org:last_owner" | "org:already_member" | "org:invitation_pending" | "org:invitation_invalid" | "org:invitation_email_mismatch" | "org:invitation_not_found" | "org:role_in_use" | "org:role_not_found" | "org:role_exists" | "org:member_not_found" | "org:domain_not_found" | "org:domain_unverified" | "org:domain_taken" | "sso:connection_not_found" | "sso:response_invalid" | "sso:domain_mismatch" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
+            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "auth:sso_required" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "org:not_found" | "org:forbidden" | "org:slug_taken" | "org:limit_reached" | "org:last_owner" | "org:already_member" | "org:invitation_pending" | "org:invitation_invalid" | "org:invitation_email_mismatch" | "org:invitation_not_found" | "org:role_in_use" | "org:role_not_found" | "org:role_exists" | "org:member_not_found" | "org:domain_not_found" | "org:domain_unverified" | "org:domain_taken" | "sso:connection_not_found" | "sso:response_invalid" | "sso:domain_mismatch" | "scim:unauthorized" | "scim:not_found" | "scim:token_not_found" | "scim:group_not_found" | "scim:invalid_filter" | "scim:invalid_syntax" | "scim:invalid_path" | "scim:invalid_value" | "scim:no_target" | "scim:mutability" | "scim:uniqueness" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
             detail: string;
             errors?: {
                 field: string;
@@ -7472,6 +7812,72 @@ export interface components {
             title: string;
             /** @constant */
             type: "about:blank";
+        };
+        ScimGroup: {
+            display_name: string;
+            /** Format: uuid */
+            id: string;
+            /** @description The role its members hold; null when unmapped. */
+            role: string | null;
+        };
+        ScimGroupInput: {
+            display_name: string;
+            /** Format: uuid */
+            id: string;
+            /** @description The role its members hold; null when unmapped. */
+            role: string | null;
+        };
+        ScimToken: {
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            created_at: string;
+            description: string;
+            /** Format: uuid */
+            id: string;
+            /** @description When the identity provider last called with it (to the minute); null if never. */
+            last_used_at: string | null;
+        };
+        ScimTokenCreated: {
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            created_at: string;
+            description: string;
+            /** Format: uuid */
+            id: string;
+            /** @description When the identity provider last called with it (to the minute); null if never. */
+            last_used_at: string | null;
+            /** @description The bearer token, shown this once. */
+            token: string;
+        };
+        ScimTokenCreatedInput: {
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            created_at: string;
+            description: string;
+            /** Format: uuid */
+            id: string;
+            /** @description When the identity provider last called with it (to the minute); null if never. */
+            last_used_at: string | null;
+            /** @description The bearer token, shown this once. */
+            token: string;
+        };
+        ScimTokenInput: {
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            created_at: string;
+            description: string;
+            /** Format: uuid */
+            id: string;
+            /** @description When the identity provider last called with it (to the minute); null if never. */
+            last_used_at: string | null;
         };
         ServiceToken: {
             /**

@@ -7,12 +7,13 @@ import * as oidcV1 from './gen/oidc/v1/oidc';
 import * as orgsV1 from './gen/orgs/v1/orgs';
 import * as passkeysV1 from './gen/passkeys/v1/passkeys';
 import * as postsV1 from './gen/posts/v1/posts';
+import * as scimV1 from './gen/scim/v1/scim';
 import * as sessionsV1 from './gen/sessions/v1/sessions';
 import * as ssoV1 from './gen/sso/v1/sso';
 import * as totpV1 from './gen/totp/v1/totp';
 
 /** Generated gRPC contracts, one namespace per proto package. */
-export { adminV1, eventsV1, identityV1, oauthV1, oidcV1, orgsV1, passkeysV1, postsV1, sessionsV1, ssoV1, totpV1 };
+export { adminV1, eventsV1, identityV1, oauthV1, oidcV1, orgsV1, passkeysV1, postsV1, scimV1, sessionsV1, ssoV1, totpV1 };
 
 /** Every gRPC service of proto/, by its full name: how the units catalogue (packages/units) names what a unit serves and calls. */
 export const serviceDefinitions = {
@@ -24,6 +25,7 @@ export const serviceDefinitions = {
   'orgs.v1.OrganizationAccessService': orgsV1.OrganizationAccessServiceService,
   'passkeys.v1.PasskeysService': passkeysV1.PasskeysServiceService,
   'posts.v1.PostsService': postsV1.PostsServiceService,
+  'scim.v1.ScimService': scimV1.ScimServiceService,
   'sessions.v1.SessionsService': sessionsV1.SessionsServiceService,
   'sso.v1.SsoService': ssoV1.SsoServiceService,
   'totp.v1.TotpService': totpV1.TotpServiceService,

@@ -24,6 +24,8 @@ interface Payloads {
   'org.invitation.created': eventsV1.OrgInvitationCreated;
   'org.invitation.accepted': eventsV1.OrgInvitationAccepted;
   'org.invitation.revoked': eventsV1.OrgInvitationRevoked;
+  'org.member.suspended': eventsV1.OrgMemberSuspended;
+  'org.member.reactivated': eventsV1.OrgMemberReactivated;
 }
 
 export type EventType = keyof Payloads;
@@ -48,6 +50,8 @@ const payloadFields: { readonly [Type in EventType]: keyof eventsV1.Event } = {
   'org.invitation.created': 'orgInvitationCreated',
   'org.invitation.accepted': 'orgInvitationAccepted',
   'org.invitation.revoked': 'orgInvitationRevoked',
+  'org.member.suspended': 'orgMemberSuspended',
+  'org.member.reactivated': 'orgMemberReactivated',
 };
 
 /** Every event type, in the order docs/events.md lists them. */

@@ -186,8 +186,9 @@ const catalogue = [
     packageName: '@latchkey/identity',
     grpcService: 'identity.v1.IdentityService',
     // oidc.v1: the OpenID Provider's durable state, kept with the accounts its tokens are revoked with; orgs.v1:
-    // organisations, kept with the accounts they are made of (docs/decisions/0003-organisations-in-identity.md).
-    serves: ['identity.v1.IdentityService', 'oidc.v1.OidcService', 'orgs.v1.OrganizationsService'],
+    // organisations, kept with the accounts they are made of (docs/decisions/0003-organisations-in-identity.md);
+    // scim.v1: provisioning of those accounts and memberships by an organisation's identity provider.
+    serves: ['identity.v1.IdentityService', 'oidc.v1.OidcService', 'orgs.v1.OrganizationsService', 'scim.v1.ScimService'],
     // admin.v1 apart from identity.v1: its callers are people and their tools, with certificates of another CA.
     ports: [...grpcPorts(0), { name: 'admin', variable: 'ADMIN_GRPC_PORT', containerPort: 50_052, localOffset: 10 }],
     calls: {},
@@ -472,6 +473,24 @@ const catalogue = [
         'RemoveDomain',
         'ListAuditLog',
         'ExportAuditLog',
+      ],
+      // SCIM 2.0 (/scim/v2) and its token and group-role routes (docs/scim.md).
+      'scim.v1.ScimService': [
+        'CreateToken',
+        'ListTokens',
+        'RevokeToken',
+        'MapGroupRole',
+        'CreateUser',
+        'GetUser',
+        'ListUsers',
+        'ReplaceUser',
+        'PatchUser',
+        'DeleteUser',
+        'CreateGroup',
+        'GetGroup',
+        'ListGroups',
+        'PatchGroup',
+        'DeleteGroup',
       ],
       'sso.v1.SsoService': [
         'CreateConnection',

@@ -1,4 +1,4 @@
-import { adminV1, identityV1, oidcV1, orgsV1 } from '@latchkey/contracts';
+import { adminV1, identityV1, oidcV1, orgsV1, scimV1 } from '@latchkey/contracts';
 import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
@@ -15,6 +15,7 @@ import { txtLookup } from './orgs/domain-verification';
 import { organizationAccessHandlers, organizationsHandlers } from './orgs/orgs-handlers';
 import { expireOrgAudit } from './orgs/org-audit-log';
 import { PasswordHasher } from './password-hasher';
+import { scimHandlers } from './scim/scim-handlers';
 import { methodCallersOf } from '@latchkey/units';
 
 export const IDENTITY_SCHEMA = 'identity';
@@ -84,6 +85,13 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
         definition: orgsV1.OrganizationsServiceService,
         handlers: organizationsHandlers(orgs),
         callers: methodCallersOf('orgs.v1.OrganizationsService'),
+      },
+      {
+        // SCIM provisioning (docs/scim.md): the gateway's /scim/v2 routes and their token routes.
+        name: 'scim.v1.ScimService',
+        definition: scimV1.ScimServiceService,
+        handlers: scimHandlers(deps),
+        callers: methodCallersOf('scim.v1.ScimService'),
       },
     ],
     platform: {

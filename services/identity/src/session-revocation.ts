@@ -13,7 +13,7 @@ import { revokeUserTokens } from './oidc/oidc-artifacts';
 import type { UserRecord } from './user-store';
 
 /** Changes that end every session started before them, by raising the credential epoch. */
-export type CredentialChange = 'password_changed' | 'password_reset' | 'password_dropped' | 'account_disabled' | 'admin';
+export type CredentialChange = 'password_changed' | 'password_reset' | 'password_dropped' | 'account_disabled' | 'admin' | 'membership_suspended';
 
 /**
  * Queues, in the transaction of a credential change, the job that ends the
@@ -30,7 +30,7 @@ export async function queueSessionsRevoked(
   const job: SessionsRevokedJob = { user_id: user.id, session_epoch: user.session_epoch };
   await enqueueJob(db, jobSubjects.sessionsRevoked, job, context);
   // The applications' codes and tokens go with the credentials that got them; their consents stay (docs/oidc.md).
-  if (reason === 'password_changed' || reason === 'password_reset' || reason === 'password_dropped' || reason === 'account_disabled') {
+  if (reason === 'password_changed' || reason === 'password_reset' || reason === 'password_dropped' || reason === 'account_disabled' || reason === 'membership_suspended') {
     await revokeUserTokens(db, user.id);
   }
   await queueEvent(db, 'session.revoked', { userId: user.id, reason, sessionIds: [], keptSessionId: '' }, context);

@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x65vents/v1/events.proto\x12\tevents.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe3\x08\n\x05\x45vent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\r\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nrequest_id\x18\x05 \x01(\t\x12\x34\n\x0fuser_registered\x18\n \x01(\x0b\x32\x19.events.v1.UserRegisteredH\x00\x12;\n\x13user_email_verified\x18\x0b \x01(\x0b\x32\x1c.events.v1.UserEmailVerifiedH\x00\x12\x39\n\x12user_email_changed\x18\x0c \x01(\x0b\x32\x1b.events.v1.UserEmailChangedH\x00\x12.\n\x0cuser_deleted\x18\r \x01(\x0b\x32\x16.events.v1.UserDeletedH\x00\x12\x30\n\ruser_disabled\x18\x0e \x01(\x0b\x32\x17.events.v1.UserDisabledH\x00\x12\x34\n\x0fsession_revoked\x18\x0f \x01(\x0b\x32\x19.events.v1.SessionRevokedH\x00\x12.\n\x0cpost_created\x18\x10 \x01(\x0b\x32\x16.events.v1.PostCreatedH\x00\x12.\n\x0cpost_updated\x18\x11 \x01(\x0b\x32\x16.events.v1.PostUpdatedH\x00\x12.\n\x0cpost_deleted\x18\x12 \x01(\x0b\x32\x16.events.v1.PostDeletedH\x00\x12,\n\x0borg_created\x18\x13 \x01(\x0b\x32\x15.events.v1.OrgCreatedH\x00\x12,\n\x0borg_updated\x18\x14 \x01(\x0b\x32\x15.events.v1.OrgUpdatedH\x00\x12,\n\x0borg_deleted\x18\x15 \x01(\x0b\x32\x15.events.v1.OrgDeletedH\x00\x12\x35\n\x10org_member_added\x18\x16 \x01(\x0b\x32\x19.events.v1.OrgMemberAddedH\x00\x12\x39\n\x12org_member_removed\x18\x17 \x01(\x0b\x32\x1b.events.v1.OrgMemberRemovedH\x00\x12\x42\n\x17org_member_role_changed\x18\x18 \x01(\x0b\x32\x1f.events.v1.OrgMemberRoleChangedH\x00\x12\x41\n\x16org_invitation_created\x18\x19 \x01(\x0b\x32\x1f.events.v1.OrgInvitationCreatedH\x00\x12\x43\n\x17org_invitation_accepted\x18\x1a \x01(\x0b\x32 .events.v1.OrgInvitationAcceptedH\x00\x12\x41\n\x16org_invitation_revoked\x18\x1b \x01(\x0b\x32\x1f.events.v1.OrgInvitationRevokedH\x00\x42\t\n\x07payload\"1\n\x0eUserRegistered\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06method\x18\x02 \x01(\t\"$\n\x11UserEmailVerified\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"#\n\x10UserEmailChanged\x12\x0f\n\x07user_id\x18\x01 \x01(\t\".\n\x0bUserDeleted\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\x1f\n\x0cUserDisabled\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"_\n\x0eSessionRevoked\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x13\n\x0bsession_ids\x18\x03 \x03(\t\x12\x17\n\x0fkept_session_id\x18\x04 \x01(\t\"1\n\x0bPostCreated\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x11\n\tauthor_id\x18\x02 \x01(\t\"1\n\x0bPostUpdated\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x11\n\tauthor_id\x18\x02 \x01(\t\"1\n\x0bPostDeleted\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x11\n\tauthor_id\x18\x02 \x01(\t\"J\n\nOrgCreated\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0c\n\x04slug\x18\x02 \x01(\t\x12\x15\n\ractor_user_id\x18\x03 \x01(\t\"J\n\nOrgUpdated\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0c\n\x04slug\x18\x02 \x01(\t\x12\x15\n\ractor_user_id\x18\x03 \x01(\t\"L\n\nOrgDeleted\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x15\n\ractor_user_id\x18\x03 \x01(\t\"X\n\x0eOrgMemberAdded\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x0e\n\x06source\x18\x04 \x01(\t\"c\n\x10OrgMemberRemoved\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x15\n\ractor_user_id\x18\x04 \x01(\t\"|\n\x14OrgMemberRoleChanged\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x15\n\rprevious_role\x18\x04 \x01(\t\x12\x15\n\ractor_user_id\x18\x05 \x01(\t\"k\n\x14OrgInvitationCreated\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x15\n\rinvitation_id\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x15\n\ractor_user_id\x18\x04 \x01(\t\"X\n\x15OrgInvitationAccepted\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x15\n\rinvitation_id\x18\x02 \x01(\t\x12\x0f\n\x07user_id\x18\x03 \x01(\t\"]\n\x14OrgInvitationRevoked\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x15\n\rinvitation_id\x18\x02 \x01(\t\x12\x15\n\ractor_user_id\x18\x03 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x65vents/v1/events.proto\x12\tevents.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe5\t\n\x05\x45vent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\r\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nrequest_id\x18\x05 \x01(\t\x12\x34\n\x0fuser_registered\x18\n \x01(\x0b\x32\x19.events.v1.UserRegisteredH\x00\x12;\n\x13user_email_verified\x18\x0b \x01(\x0b\x32\x1c.events.v1.UserEmailVerifiedH\x00\x12\x39\n\x12user_email_changed\x18\x0c \x01(\x0b\x32\x1b.events.v1.UserEmailChangedH\x00\x12.\n\x0cuser_deleted\x18\r \x01(\x0b\x32\x16.events.v1.UserDeletedH\x00\x12\x30\n\ruser_disabled\x18\x0e \x01(\x0b\x32\x17.events.v1.UserDisabledH\x00\x12\x34\n\x0fsession_revoked\x18\x0f \x01(\x0b\x32\x19.events.v1.SessionRevokedH\x00\x12.\n\x0cpost_created\x18\x10 \x01(\x0b\x32\x16.events.v1.PostCreatedH\x00\x12.\n\x0cpost_updated\x18\x11 \x01(\x0b\x32\x16.events.v1.PostUpdatedH\x00\x12.\n\x0cpost_deleted\x18\x12 \x01(\x0b\x32\x16.events.v1.PostDeletedH\x00\x12,\n\x0borg_created\x18\x13 \x01(\x0b\x32\x15.events.v1.OrgCreatedH\x00\x12,\n\x0borg_updated\x18\x14 \x01(\x0b\x32\x15.events.v1.OrgUpdatedH\x00\x12,\n\x0borg_deleted\x18\x15 \x01(\x0b\x32\x15.events.v1.OrgDeletedH\x00\x12\x35\n\x10org_member_added\x18\x16 \x01(\x0b\x32\x19.events.v1.OrgMemberAddedH\x00\x12\x39\n\x12org_member_removed\x18\x17 \x01(\x0b\x32\x1b.events.v1.OrgMemberRemovedH\x00\x12\x42\n\x17org_member_role_changed\x18\x18 \x01(\x0b\x32\x1f.events.v1.OrgMemberRoleChangedH\x00\x12\x41\n\x16org_invitation_created\x18\x19 \x01(\x0b\x32\x1f.events.v1.OrgInvitationCreatedH\x00\x12\x43\n\x17org_invitation_accepted\x18\x1a \x01(\x0b\x32 .events.v1.OrgInvitationAcceptedH\x00\x12\x41\n\x16org_invitation_revoked\x18\x1b \x01(\x0b\x32\x1f.events.v1.OrgInvitationRevokedH\x00\x12=\n\x14org_member_suspended\x18\x1c \x01(\x0b\x32\x1d.events.v1.OrgMemberSuspendedH\x00\x12\x41\n\x16org_member_reactivated\x18\x1d \x01(\x0b\x32\x1f.events.v1.OrgMemberReactivatedH\x00\x42\t\n\x07payload\"1\n\x0eUserRegistered\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06method\x18\x02 \x01(\t\"$\n\x11UserEmailVerified\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"#\n\x10UserEmailChanged\x12\x0f\n\x07user_id\x18\x01 \x01(\t\".\n\x0bUserDeleted\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\x1f\n\x0cUserDisabled\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"_\n\x0eSessionRevoked\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x13\n\x0bsession_ids\x18\x03 \x03(\t\x12\x17\n\x0fkept_session_id\x18\x04 \x01(\t\"1\n\x0bPostCreated\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x11\n\tauthor_id\x18\x02 \x01(\t\"1\n\x0bPostUpdated\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x11\n\tauthor_id\x18\x02 \x01(\t\"1\n\x0bPostDeleted\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x11\n\tauthor_id\x18\x02 \x01(\t\"J\n\nOrgCreated\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0c\n\x04slug\x18\x02 \x01(\t\x12\x15\n\ractor_user_id\x18\x03 \x01(\t\"J\n\nOrgUpdated\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0c\n\x04slug\x18\x02 \x01(\t\x12\x15\n\ractor_user_id\x18\x03 \x01(\t\"L\n\nOrgDeleted\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x15\n\ractor_user_id\x18\x03 \x01(\t\"X\n\x0eOrgMemberAdded\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x0e\n\x06source\x18\x04 \x01(\t\"c\n\x10OrgMemberRemoved\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x15\n\ractor_user_id\x18\x04 \x01(\t\"V\n\x12OrgMemberSuspended\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x16\n\x0esessions_ended\x18\x03 \x01(\x08\"@\n\x14OrgMemberReactivated\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\"|\n\x14OrgMemberRoleChanged\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x15\n\rprevious_role\x18\x04 \x01(\t\x12\x15\n\ractor_user_id\x18\x05 \x01(\t\"k\n\x14OrgInvitationCreated\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x15\n\rinvitation_id\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x15\n\ractor_user_id\x18\x04 \x01(\t\"X\n\x15OrgInvitationAccepted\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x15\n\rinvitation_id\x18\x02 \x01(\t\x12\x0f\n\x07user_id\x18\x03 \x01(\t\"]\n\x14OrgInvitationRevoked\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x15\n\rinvitation_id\x18\x02 \x01(\t\x12\x15\n\ractor_user_id\x18\x03 \x01(\tb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'events.v1.events_pb2', globals())
@@ -22,41 +22,45 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   _EVENT._serialized_start=71
-  _EVENT._serialized_end=1194
-  _USERREGISTERED._serialized_start=1196
-  _USERREGISTERED._serialized_end=1245
-  _USEREMAILVERIFIED._serialized_start=1247
-  _USEREMAILVERIFIED._serialized_end=1283
-  _USEREMAILCHANGED._serialized_start=1285
-  _USEREMAILCHANGED._serialized_end=1320
-  _USERDELETED._serialized_start=1322
-  _USERDELETED._serialized_end=1368
-  _USERDISABLED._serialized_start=1370
-  _USERDISABLED._serialized_end=1401
-  _SESSIONREVOKED._serialized_start=1403
-  _SESSIONREVOKED._serialized_end=1498
-  _POSTCREATED._serialized_start=1500
-  _POSTCREATED._serialized_end=1549
-  _POSTUPDATED._serialized_start=1551
-  _POSTUPDATED._serialized_end=1600
-  _POSTDELETED._serialized_start=1602
-  _POSTDELETED._serialized_end=1651
-  _ORGCREATED._serialized_start=1653
-  _ORGCREATED._serialized_end=1727
-  _ORGUPDATED._serialized_start=1729
-  _ORGUPDATED._serialized_end=1803
-  _ORGDELETED._serialized_start=1805
-  _ORGDELETED._serialized_end=1881
-  _ORGMEMBERADDED._serialized_start=1883
-  _ORGMEMBERADDED._serialized_end=1971
-  _ORGMEMBERREMOVED._serialized_start=1973
-  _ORGMEMBERREMOVED._serialized_end=2072
-  _ORGMEMBERROLECHANGED._serialized_start=2074
-  _ORGMEMBERROLECHANGED._serialized_end=2198
-  _ORGINVITATIONCREATED._serialized_start=2200
-  _ORGINVITATIONCREATED._serialized_end=2307
-  _ORGINVITATIONACCEPTED._serialized_start=2309
-  _ORGINVITATIONACCEPTED._serialized_end=2397
-  _ORGINVITATIONREVOKED._serialized_start=2399
-  _ORGINVITATIONREVOKED._serialized_end=2492
+  _EVENT._serialized_end=1324
+  _USERREGISTERED._serialized_start=1326
+  _USERREGISTERED._serialized_end=1375
+  _USEREMAILVERIFIED._serialized_start=1377
+  _USEREMAILVERIFIED._serialized_end=1413
+  _USEREMAILCHANGED._serialized_start=1415
+  _USEREMAILCHANGED._serialized_end=1450
+  _USERDELETED._serialized_start=1452
+  _USERDELETED._serialized_end=1498
+  _USERDISABLED._serialized_start=1500
+  _USERDISABLED._serialized_end=1531
+  _SESSIONREVOKED._serialized_start=1533
+  _SESSIONREVOKED._serialized_end=1628
+  _POSTCREATED._serialized_start=1630
+  _POSTCREATED._serialized_end=1679
+  _POSTUPDATED._serialized_start=1681
+  _POSTUPDATED._serialized_end=1730
+  _POSTDELETED._serialized_start=1732
+  _POSTDELETED._serialized_end=1781
+  _ORGCREATED._serialized_start=1783
+  _ORGCREATED._serialized_end=1857
+  _ORGUPDATED._serialized_start=1859
+  _ORGUPDATED._serialized_end=1933
+  _ORGDELETED._serialized_start=1935
+  _ORGDELETED._serialized_end=2011
+  _ORGMEMBERADDED._serialized_start=2013
+  _ORGMEMBERADDED._serialized_end=2101
+  _ORGMEMBERREMOVED._serialized_start=2103
+  _ORGMEMBERREMOVED._serialized_end=2202
+  _ORGMEMBERSUSPENDED._serialized_start=2204
+  _ORGMEMBERSUSPENDED._serialized_end=2290
+  _ORGMEMBERREACTIVATED._serialized_start=2292
+  _ORGMEMBERREACTIVATED._serialized_end=2356
+  _ORGMEMBERROLECHANGED._serialized_start=2358
+  _ORGMEMBERROLECHANGED._serialized_end=2482
+  _ORGINVITATIONCREATED._serialized_start=2484
+  _ORGINVITATIONCREATED._serialized_end=2591
+  _ORGINVITATIONACCEPTED._serialized_start=2593
+  _ORGINVITATIONACCEPTED._serialized_end=2681
+  _ORGINVITATIONREVOKED._serialized_start=2683
+  _ORGINVITATIONREVOKED._serialized_end=2776
 # @@protoc_insertion_point(module_scope)

@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Map
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Event(_message.Message):
-    __slots__ = ["id", "occurred_at", "org_created", "org_deleted", "org_invitation_accepted", "org_invitation_created", "org_invitation_revoked", "org_member_added", "org_member_removed", "org_member_role_changed", "org_updated", "post_created", "post_deleted", "post_updated", "request_id", "session_revoked", "type", "user_deleted", "user_disabled", "user_email_changed", "user_email_verified", "user_registered", "version"]
+    __slots__ = ["id", "occurred_at", "org_created", "org_deleted", "org_invitation_accepted", "org_invitation_created", "org_invitation_revoked", "org_member_added", "org_member_reactivated", "org_member_removed", "org_member_role_changed", "org_member_suspended", "org_updated", "post_created", "post_deleted", "post_updated", "request_id", "session_revoked", "type", "user_deleted", "user_disabled", "user_email_changed", "user_email_verified", "user_registered", "version"]
     ID_FIELD_NUMBER: _ClassVar[int]
     OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
     ORG_CREATED_FIELD_NUMBER: _ClassVar[int]
@@ -16,8 +16,10 @@ class Event(_message.Message):
     ORG_INVITATION_CREATED_FIELD_NUMBER: _ClassVar[int]
     ORG_INVITATION_REVOKED_FIELD_NUMBER: _ClassVar[int]
     ORG_MEMBER_ADDED_FIELD_NUMBER: _ClassVar[int]
+    ORG_MEMBER_REACTIVATED_FIELD_NUMBER: _ClassVar[int]
     ORG_MEMBER_REMOVED_FIELD_NUMBER: _ClassVar[int]
     ORG_MEMBER_ROLE_CHANGED_FIELD_NUMBER: _ClassVar[int]
+    ORG_MEMBER_SUSPENDED_FIELD_NUMBER: _ClassVar[int]
     ORG_UPDATED_FIELD_NUMBER: _ClassVar[int]
     POST_CREATED_FIELD_NUMBER: _ClassVar[int]
     POST_DELETED_FIELD_NUMBER: _ClassVar[int]
@@ -39,8 +41,10 @@ class Event(_message.Message):
     org_invitation_created: OrgInvitationCreated
     org_invitation_revoked: OrgInvitationRevoked
     org_member_added: OrgMemberAdded
+    org_member_reactivated: OrgMemberReactivated
     org_member_removed: OrgMemberRemoved
     org_member_role_changed: OrgMemberRoleChanged
+    org_member_suspended: OrgMemberSuspended
     org_updated: OrgUpdated
     post_created: PostCreated
     post_deleted: PostDeleted
@@ -54,7 +58,7 @@ class Event(_message.Message):
     user_email_verified: UserEmailVerified
     user_registered: UserRegistered
     version: int
-    def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., version: _Optional[int] = ..., occurred_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., user_registered: _Optional[_Union[UserRegistered, _Mapping]] = ..., user_email_verified: _Optional[_Union[UserEmailVerified, _Mapping]] = ..., user_email_changed: _Optional[_Union[UserEmailChanged, _Mapping]] = ..., user_deleted: _Optional[_Union[UserDeleted, _Mapping]] = ..., user_disabled: _Optional[_Union[UserDisabled, _Mapping]] = ..., session_revoked: _Optional[_Union[SessionRevoked, _Mapping]] = ..., post_created: _Optional[_Union[PostCreated, _Mapping]] = ..., post_updated: _Optional[_Union[PostUpdated, _Mapping]] = ..., post_deleted: _Optional[_Union[PostDeleted, _Mapping]] = ..., org_created: _Optional[_Union[OrgCreated, _Mapping]] = ..., org_updated: _Optional[_Union[OrgUpdated, _Mapping]] = ..., org_deleted: _Optional[_Union[OrgDeleted, _Mapping]] = ..., org_member_added: _Optional[_Union[OrgMemberAdded, _Mapping]] = ..., org_member_removed: _Optional[_Union[OrgMemberRemoved, _Mapping]] = ..., org_member_role_changed: _Optional[_Union[OrgMemberRoleChanged, _Mapping]] = ..., org_invitation_created: _Optional[_Union[OrgInvitationCreated, _Mapping]] = ..., org_invitation_accepted: _Optional[_Union[OrgInvitationAccepted, _Mapping]] = ..., org_invitation_revoked: _Optional[_Union[OrgInvitationRevoked, _Mapping]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., version: _Optional[int] = ..., occurred_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., user_registered: _Optional[_Union[UserRegistered, _Mapping]] = ..., user_email_verified: _Optional[_Union[UserEmailVerified, _Mapping]] = ..., user_email_changed: _Optional[_Union[UserEmailChanged, _Mapping]] = ..., user_deleted: _Optional[_Union[UserDeleted, _Mapping]] = ..., user_disabled: _Optional[_Union[UserDisabled, _Mapping]] = ..., session_revoked: _Optional[_Union[SessionRevoked, _Mapping]] = ..., post_created: _Optional[_Union[PostCreated, _Mapping]] = ..., post_updated: _Optional[_Union[PostUpdated, _Mapping]] = ..., post_deleted: _Optional[_Union[PostDeleted, _Mapping]] = ..., org_created: _Optional[_Union[OrgCreated, _Mapping]] = ..., org_updated: _Optional[_Union[OrgUpdated, _Mapping]] = ..., org_deleted: _Optional[_Union[OrgDeleted, _Mapping]] = ..., org_member_added: _Optional[_Union[OrgMemberAdded, _Mapping]] = ..., org_member_removed: _Optional[_Union[OrgMemberRemoved, _Mapping]] = ..., org_member_role_changed: _Optional[_Union[OrgMemberRoleChanged, _Mapping]] = ..., org_invitation_created: _Optional[_Union[OrgInvitationCreated, _Mapping]] = ..., org_invitation_accepted: _Optional[_Union[OrgInvitationAccepted, _Mapping]] = ..., org_invitation_revoked: _Optional[_Union[OrgInvitationRevoked, _Mapping]] = ..., org_member_suspended: _Optional[_Union[OrgMemberSuspended, _Mapping]] = ..., org_member_reactivated: _Optional[_Union[OrgMemberReactivated, _Mapping]] = ...) -> None: ...
 
 class OrgCreated(_message.Message):
     __slots__ = ["actor_user_id", "organization_id", "slug"]
@@ -120,6 +124,14 @@ class OrgMemberAdded(_message.Message):
     user_id: str
     def __init__(self, organization_id: _Optional[str] = ..., user_id: _Optional[str] = ..., role: _Optional[str] = ..., source: _Optional[str] = ...) -> None: ...
 
+class OrgMemberReactivated(_message.Message):
+    __slots__ = ["organization_id", "user_id"]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    organization_id: str
+    user_id: str
+    def __init__(self, organization_id: _Optional[str] = ..., user_id: _Optional[str] = ...) -> None: ...
+
 class OrgMemberRemoved(_message.Message):
     __slots__ = ["actor_user_id", "organization_id", "reason", "user_id"]
     ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -145,6 +157,16 @@ class OrgMemberRoleChanged(_message.Message):
     role: str
     user_id: str
     def __init__(self, organization_id: _Optional[str] = ..., user_id: _Optional[str] = ..., role: _Optional[str] = ..., previous_role: _Optional[str] = ..., actor_user_id: _Optional[str] = ...) -> None: ...
+
+class OrgMemberSuspended(_message.Message):
+    __slots__ = ["organization_id", "sessions_ended", "user_id"]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    SESSIONS_ENDED_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    organization_id: str
+    sessions_ended: bool
+    user_id: str
+    def __init__(self, organization_id: _Optional[str] = ..., user_id: _Optional[str] = ..., sessions_ended: bool = ...) -> None: ...
 
 class OrgUpdated(_message.Message):
     __slots__ = ["actor_user_id", "organization_id", "slug"]

@@ -57,7 +57,7 @@ export async function memberPage(
   const after = decodePageToken(page.cursor, 'cursor');
   const { rows } = await db.query<MemberRow>(
     `${MEMBER_SELECT}
-     WHERE m.organization_id = $1 AND ($2::timestamptz IS NULL OR (m.joined_at, m.user_id) > ($2, $3::uuid))
+     WHERE m.organization_id = $1 AND m.status = 'active' AND ($2::timestamptz IS NULL OR (m.joined_at, m.user_id) > ($2, $3::uuid))
      ORDER BY m.joined_at, m.user_id LIMIT $4`,
     [organizationId, after?.at ?? null, after?.id ?? null, page.limit + 1],
   );
@@ -91,10 +91,10 @@ export async function memberRow(db: pg.ClientBase, organizationId: string, userI
   return rows[0];
 }
 
-/** How many owners a locked organisation has. */
+/** How many owners a locked organisation has; a suspended one does not count. */
 export async function ownerCount(db: pg.ClientBase, organizationId: string): Promise<number> {
   const { rows } = await db.query<{ owners: number }>(
-    `SELECT count(*)::int AS owners FROM identity.org_memberships WHERE organization_id = $1 AND role = 'owner'`,
+    `SELECT count(*)::int AS owners FROM identity.org_memberships WHERE organization_id = $1 AND role = 'owner' AND status = 'active'`,
     [organizationId],
   );
   return rows[0]!.owners;
@@ -183,7 +183,7 @@ export async function removeMember(
 export async function deleteMembership(
   db: pg.ClientBase,
   target: Pick<Membership, 'organizationId' | 'userId' | 'role'>,
-  by: { readonly reason: 'removed' | 'left' | 'admin'; readonly actorUserId: string },
+  by: { readonly reason: 'removed' | 'left' | 'admin' | 'scim'; readonly actorUserId: string },
   context: RequestContext,
 ): Promise<void> {
   if (target.role === 'owner' && (await ownerCount(db, target.organizationId)) <= 1) throw new AppError('org:last_owner');

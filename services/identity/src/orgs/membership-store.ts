@@ -5,7 +5,7 @@ import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { isId } from './org-fields';
 import { holds, permissionsOf } from './permissions';
-import { actorOfChange, recordOrgAudit } from './org-audit-log';
+import { actorOfChange, recordOrgAudit, type AuditChange } from './org-audit-log';
 
 /** A user's membership of an organisation, with the organisation and the role's permissions. */
 export interface Membership {
@@ -38,8 +38,9 @@ interface MembershipRow {
 
 const MEMBERSHIP_COLUMNS = `o.id AS organization_id, o.slug, o.name, o.created_at, m.user_id, m.role, r.permissions AS stored_permissions,
   m.source, m.joined_at, o.sso_enforced`;
+// A suspended membership (SCIM, docs/scim.md) is no membership to any reader.
 const MEMBERSHIP_FROM = `identity.org_memberships m
-  JOIN identity.organizations o ON o.id = m.organization_id
+  JOIN identity.organizations o ON o.id = m.organization_id AND m.status = 'active'
   JOIN identity.org_roles r ON r.organization_id = m.organization_id AND r.name = m.role`;
 
 function membershipOf(row: MembershipRow): Membership {
@@ -92,7 +93,7 @@ export async function findRole(db: pg.ClientBase | pg.Pool, userId: string, orga
   const { rows } = await db.query<{ role: string; stored_permissions: string[] }>(
     `SELECT m.role, r.permissions AS stored_permissions FROM identity.org_memberships m
      JOIN identity.org_roles r ON r.organization_id = m.organization_id AND r.name = m.role
-     WHERE m.organization_id = $1 AND m.user_id = $2`,
+     WHERE m.organization_id = $1 AND m.user_id = $2 AND m.status = 'active'`,
     [organizationId, userId],
   );
   return rows[0] && { role: rows[0].role, permissions: permissionsOf(rows[0].role, rows[0].stored_permissions) };
@@ -140,7 +141,15 @@ export type MembershipSource = 'creator' | 'invitation' | 'sso' | 'scim' | 'admi
  */
 export async function insertMembership(
   db: pg.ClientBase,
-  input: { readonly organizationId: string; readonly userId: string; readonly role: string; readonly source: MembershipSource; readonly actorUserId: string },
+  input: {
+    readonly organizationId: string;
+    readonly userId: string;
+    readonly role: string;
+    readonly source: MembershipSource;
+    readonly actorUserId: string;
+    /** Who the audit log names when no member acted (a SCIM token); else actorOfChange's answer. */
+    readonly actor?: AuditChange['actor'];
+  },
   context: RequestContext,
 ): Promise<Membership> {
   const { rows: roles } = await db.query('SELECT FROM identity.org_roles WHERE organization_id = $1 AND name = $2', [input.organizationId, input.role]);
@@ -156,7 +165,7 @@ export async function insertMembership(
     {
       organizationId: input.organizationId,
       action: 'org.member.added',
-      actor: actorOfChange(input.actorUserId, context),
+      actor: input.actor ?? actorOfChange(input.actorUserId, context),
       target: { type: 'user', id: input.userId },
       data: { role: input.role, source: input.source },
     },

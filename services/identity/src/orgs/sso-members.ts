@@ -94,7 +94,7 @@ function handleCandidate(base: string, attempt: number): string {
  * that a handle taken meanwhile costs a retry, not the transaction; an
  * email taken meanwhile (two first sign-ins at once) is the account then.
  */
-async function createSsoAccount(db: pg.ClientBase, email: string): Promise<{ user: UserRecord; created: boolean }> {
+export async function createSsoAccount(db: pg.ClientBase, email: string): Promise<{ user: UserRecord; created: boolean }> {
   const base = handleBaseOf(email);
   for (let attempt = 0; attempt < HANDLE_ATTEMPTS; attempt += 1) {
     const handle = handleCandidate(base, attempt);
@@ -123,7 +123,7 @@ async function createSsoAccount(db: pg.ClientBase, email: string): Promise<{ use
  * password chosen before the address was proved (maybe a squatter's, see
  * provider-link.ts) is dropped with every session, as for a provider link.
  */
-async function linkSsoAccount(deps: SsoDeps, db: pg.ClientBase, user: UserRecord, context: RequestContext): Promise<UserRecord> {
+export async function linkSsoAccount(deps: SsoDeps, db: pg.ClientBase, user: UserRecord, context: RequestContext): Promise<UserRecord> {
   if (user.disabled_at) throw new AppError('auth:account_disabled');
   const squatted = user.password_hash !== null && (user.email_verified_at === null || passwordPredatesVerification(user));
   let linked = user.email_verified_at ? user : ((await markEmailVerified(db, user.id)) as UserRecord);

@@ -95,7 +95,15 @@ export interface Event {
     | OrgInvitationAccepted
     | undefined;
   /** org.invitation.revoked */
-  orgInvitationRevoked?: OrgInvitationRevoked | undefined;
+  orgInvitationRevoked?:
+    | OrgInvitationRevoked
+    | undefined;
+  /** org.member.suspended */
+  orgMemberSuspended?:
+    | OrgMemberSuspended
+    | undefined;
+  /** org.member.reactivated */
+  orgMemberReactivated?: OrgMemberReactivated | undefined;
 }
 
 /** UserRegistered: an account was created. */
@@ -106,7 +114,8 @@ export interface UserRegistered {
    * "password" (POST /v0/users, email still to verify), "provider" (a
    * provider sign-up, email verified by the provider) or "sso" (created
    * just in time by an organisation's SSO sign-in, email verified by its
-   * identity provider).
+   * identity provider) or "scim" (provisioned by an organisation's identity
+   * provider, email verified by it).
    */
   method: string;
 }
@@ -154,7 +163,8 @@ export interface SessionRevoked {
    * new id), "password_reset", "password_dropped" (a provider was linked by
    * the verified email to an account whose password predates the
    * verification), "account_disabled", "account_deleted", "admin" (admin.v1
-   * RevokeAllSessions). Sessions ended one by one, named in session_ids:
+   * RevokeAllSessions), "membership_suspended" (an organisation enforcing
+   * SSO suspended or removed the member through SCIM). Sessions ended one by one, named in session_ids:
    * "logout", "session_revoked" (its owner ended it), "totp_enabled",
    * "provider_linked" and
    * "email_changed" (every other session ends after such a change),
@@ -251,8 +261,8 @@ export interface OrgMemberRemoved {
   /** The former member's account id (UUID). */
   userId: string;
   /**
-   * "removed" (by a member with members:manage), "left", "admin" (admin.v1)
-   * or "account_deleted".
+   * "removed" (by a member with members:manage), "left", "admin" (admin.v1),
+   * "scim" (the organisation's identity provider) or "account_deleted".
    */
   reason: string;
   /**
@@ -260,6 +270,30 @@ export interface OrgMemberRemoved {
    * empty for an operator or an account deletion.
    */
   actorUserId: string;
+}
+
+/**
+ * OrgMemberSuspended: an organisation's identity provider suspended a
+ * membership (SCIM active false): it counts as none until reactivated.
+ */
+export interface OrgMemberSuspended {
+  /** The organisation id (UUID). */
+  organizationId: string;
+  /** The member's account id (UUID). */
+  userId: string;
+  /**
+   * Whether the account's sessions and OpenID refresh tokens were ended
+   * with it (the organisation enforces SSO).
+   */
+  sessionsEnded: boolean;
+}
+
+/** OrgMemberReactivated: a suspended membership is active again. */
+export interface OrgMemberReactivated {
+  /** The organisation id (UUID). */
+  organizationId: string;
+  /** The member's account id (UUID). */
+  userId: string;
 }
 
 /** OrgMemberRoleChanged: a member was given another role. */
@@ -336,6 +370,8 @@ function createBaseEvent(): Event {
     orgInvitationCreated: undefined,
     orgInvitationAccepted: undefined,
     orgInvitationRevoked: undefined,
+    orgMemberSuspended: undefined,
+    orgMemberReactivated: undefined,
   };
 }
 
@@ -409,6 +445,12 @@ export const Event: MessageFns<Event> = {
     }
     if (message.orgInvitationRevoked !== undefined) {
       OrgInvitationRevoked.encode(message.orgInvitationRevoked, writer.uint32(218).fork()).join();
+    }
+    if (message.orgMemberSuspended !== undefined) {
+      OrgMemberSuspended.encode(message.orgMemberSuspended, writer.uint32(226).fork()).join();
+    }
+    if (message.orgMemberReactivated !== undefined) {
+      OrgMemberReactivated.encode(message.orgMemberReactivated, writer.uint32(234).fork()).join();
     }
     return writer;
   },
@@ -610,6 +652,22 @@ export const Event: MessageFns<Event> = {
             message.orgInvitationRevoked = OrgInvitationRevoked.decode(reader, reader.uint32());
             continue;
           }
+          case 28: {
+            if (tag !== 226) {
+              break;
+            }
+
+            message.orgMemberSuspended = OrgMemberSuspended.decode(reader, reader.uint32());
+            continue;
+          }
+          case 29: {
+            if (tag !== 234) {
+              break;
+            }
+
+            message.orgMemberReactivated = OrgMemberReactivated.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -727,6 +785,16 @@ export const Event: MessageFns<Event> = {
         : isSet(object.org_invitation_revoked)
         ? OrgInvitationRevoked.fromJSON(object.org_invitation_revoked)
         : undefined,
+      orgMemberSuspended: isSet(object.orgMemberSuspended)
+        ? OrgMemberSuspended.fromJSON(object.orgMemberSuspended)
+        : isSet(object.org_member_suspended)
+        ? OrgMemberSuspended.fromJSON(object.org_member_suspended)
+        : undefined,
+      orgMemberReactivated: isSet(object.orgMemberReactivated)
+        ? OrgMemberReactivated.fromJSON(object.orgMemberReactivated)
+        : isSet(object.org_member_reactivated)
+        ? OrgMemberReactivated.fromJSON(object.org_member_reactivated)
+        : undefined,
     };
   },
 
@@ -801,6 +869,12 @@ export const Event: MessageFns<Event> = {
     if (message.orgInvitationRevoked !== undefined) {
       obj.orgInvitationRevoked = OrgInvitationRevoked.toJSON(message.orgInvitationRevoked);
     }
+    if (message.orgMemberSuspended !== undefined) {
+      obj.orgMemberSuspended = OrgMemberSuspended.toJSON(message.orgMemberSuspended);
+    }
+    if (message.orgMemberReactivated !== undefined) {
+      obj.orgMemberReactivated = OrgMemberReactivated.toJSON(message.orgMemberReactivated);
+    }
     return obj;
   },
 
@@ -868,6 +942,12 @@ export const Event: MessageFns<Event> = {
         : undefined;
     message.orgInvitationRevoked = (object.orgInvitationRevoked !== undefined && object.orgInvitationRevoked !== null)
       ? OrgInvitationRevoked.fromPartial(object.orgInvitationRevoked)
+      : undefined;
+    message.orgMemberSuspended = (object.orgMemberSuspended !== undefined && object.orgMemberSuspended !== null)
+      ? OrgMemberSuspended.fromPartial(object.orgMemberSuspended)
+      : undefined;
+    message.orgMemberReactivated = (object.orgMemberReactivated !== undefined && object.orgMemberReactivated !== null)
+      ? OrgMemberReactivated.fromPartial(object.orgMemberReactivated)
       : undefined;
     return message;
   },
@@ -2255,6 +2335,212 @@ export const OrgMemberRemoved: MessageFns<OrgMemberRemoved> = {
     message.userId = object.userId ?? "";
     message.reason = object.reason ?? "";
     message.actorUserId = object.actorUserId ?? "";
+    return message;
+  },
+};
+
+function createBaseOrgMemberSuspended(): OrgMemberSuspended {
+  return { organizationId: "", userId: "", sessionsEnded: false };
+}
+
+export const OrgMemberSuspended: MessageFns<OrgMemberSuspended> = {
+  encode(message: OrgMemberSuspended, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.sessionsEnded !== false) {
+      writer.uint32(24).bool(message.sessionsEnded);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrgMemberSuspended {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrgMemberSuspended();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.sessionsEnded = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrgMemberSuspended {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionsEnded: isSet(object.sessionsEnded)
+        ? globalThis.Boolean(object.sessionsEnded)
+        : isSet(object.sessions_ended)
+        ? globalThis.Boolean(object.sessions_ended)
+        : false,
+    };
+  },
+
+  toJSON(message: OrgMemberSuspended): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionsEnded !== false) {
+      obj.sessionsEnded = message.sessionsEnded;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrgMemberSuspended>, I>>(base?: I): OrgMemberSuspended {
+    return OrgMemberSuspended.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrgMemberSuspended>, I>>(object: I): OrgMemberSuspended {
+    const message = createBaseOrgMemberSuspended();
+    message.organizationId = object.organizationId ?? "";
+    message.userId = object.userId ?? "";
+    message.sessionsEnded = object.sessionsEnded ?? false;
+    return message;
+  },
+};
+
+function createBaseOrgMemberReactivated(): OrgMemberReactivated {
+  return { organizationId: "", userId: "" };
+}
+
+export const OrgMemberReactivated: MessageFns<OrgMemberReactivated> = {
+  encode(message: OrgMemberReactivated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrgMemberReactivated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrgMemberReactivated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrgMemberReactivated {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: OrgMemberReactivated): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrgMemberReactivated>, I>>(base?: I): OrgMemberReactivated {
+    return OrgMemberReactivated.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrgMemberReactivated>, I>>(object: I): OrgMemberReactivated {
+    const message = createBaseOrgMemberReactivated();
+    message.organizationId = object.organizationId ?? "";
+    message.userId = object.userId ?? "";
     return message;
   },
 };
