@@ -5,7 +5,7 @@ import { requireOpaque, requireUserId } from '../input-rules';
 import { serviceProviderMetadataXml } from './service-provider-metadata';
 import { serviceProviderUrls } from './service-provider-urls';
 import { findSsoConnection } from './sso-connection-store';
-import { createConnection, deleteConnection, getConnection, listConnections, updateConnection } from './sso-connections';
+import { createConnection, deleteConnection, deleteOrganizationConnections, getConnection, listConnections, updateConnection } from './sso-connections';
 import type { SsoDeps } from './sso-deps';
 import {
   attributeMappingFromMessage,
@@ -31,9 +31,10 @@ function scopeOf(request: { actorUserId: string; organizationId: string }): { ac
  * One thin function per RPC of sso.v1: unpack and check, call the
  * operation, shape the reply. Without SSO configured (SSO_PUBLIC_URL and
  * SSO_ENCRYPTION_KEY unset) there can be no connection: every call answers
- * sso:connection_not_found.
+ * sso:connection_not_found, except the clean-up of a deleted organisation,
+ * which needs only the database and identity.
  */
-export function ssoHandlers(configured: SsoDeps | undefined): SsoHandlers {
+export function ssoHandlers(configured: SsoDeps | undefined, cleanup: Pick<SsoDeps, 'pool' | 'identity'>): SsoHandlers {
   const ready = (): SsoDeps => {
     if (!configured) throw new AppError('sso:connection_not_found', 'Enterprise SSO is not configured on this installation.');
     return configured;
@@ -118,6 +119,9 @@ export function ssoHandlers(configured: SsoDeps | undefined): SsoHandlers {
         browserBinding: request.browserBinding,
       };
       return { signedIn: toSignedInMessage(await completeOidc(deps, input, context)) };
+    },
+    async deleteOrganizationConnections(request, context) {
+      return deleteOrganizationConnections(cleanup, requireUserId(request.organizationId, 'organization_id'), context);
     },
   };
 }

@@ -443,6 +443,20 @@ export interface CompleteOidcResponse {
   signedIn?: SignedIn | undefined;
 }
 
+/** DeleteOrganizationConnectionsRequest names a deleted organisation. */
+export interface DeleteOrganizationConnectionsRequest {
+  /** The organisation (UUID) identity deleted. */
+  organizationId: string;
+}
+
+/** DeleteOrganizationConnectionsResponse says what was done. */
+export interface DeleteOrganizationConnectionsResponse {
+  /** The connections removed by this call (0 when none were left). */
+  removed: number;
+  /** True when identity still has the organisation: nothing was removed. */
+  organizationExists: boolean;
+}
+
 function createBaseAttributeMapping(): AttributeMapping {
   return { email: "", name: "", groups: "" };
 }
@@ -3665,6 +3679,176 @@ export const CompleteOidcResponse: MessageFns<CompleteOidcResponse> = {
   },
 };
 
+function createBaseDeleteOrganizationConnectionsRequest(): DeleteOrganizationConnectionsRequest {
+  return { organizationId: "" };
+}
+
+export const DeleteOrganizationConnectionsRequest: MessageFns<DeleteOrganizationConnectionsRequest> = {
+  encode(message: DeleteOrganizationConnectionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationConnectionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationConnectionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteOrganizationConnectionsRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteOrganizationConnectionsRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationConnectionsRequest>, I>>(
+    base?: I,
+  ): DeleteOrganizationConnectionsRequest {
+    return DeleteOrganizationConnectionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationConnectionsRequest>, I>>(
+    object: I,
+  ): DeleteOrganizationConnectionsRequest {
+    const message = createBaseDeleteOrganizationConnectionsRequest();
+    message.organizationId = object.organizationId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteOrganizationConnectionsResponse(): DeleteOrganizationConnectionsResponse {
+  return { removed: 0, organizationExists: false };
+}
+
+export const DeleteOrganizationConnectionsResponse: MessageFns<DeleteOrganizationConnectionsResponse> = {
+  encode(message: DeleteOrganizationConnectionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.removed !== 0) {
+      writer.uint32(8).uint32(message.removed);
+    }
+    if (message.organizationExists !== false) {
+      writer.uint32(16).bool(message.organizationExists);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationConnectionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationConnectionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.removed = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.organizationExists = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteOrganizationConnectionsResponse {
+    return {
+      removed: isSet(object.removed) ? globalThis.Number(object.removed) : 0,
+      organizationExists: isSet(object.organizationExists)
+        ? globalThis.Boolean(object.organizationExists)
+        : isSet(object.organization_exists)
+        ? globalThis.Boolean(object.organization_exists)
+        : false,
+    };
+  },
+
+  toJSON(message: DeleteOrganizationConnectionsResponse): unknown {
+    const obj: any = {};
+    if (message.removed !== 0) {
+      obj.removed = Math.round(message.removed);
+    }
+    if (message.organizationExists !== false) {
+      obj.organizationExists = message.organizationExists;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationConnectionsResponse>, I>>(
+    base?: I,
+  ): DeleteOrganizationConnectionsResponse {
+    return DeleteOrganizationConnectionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationConnectionsResponse>, I>>(
+    object: I,
+  ): DeleteOrganizationConnectionsResponse {
+    const message = createBaseDeleteOrganizationConnectionsResponse();
+    message.removed = object.removed ?? 0;
+    message.organizationExists = object.organizationExists ?? false;
+    return message;
+  },
+};
+
 /**
  * SsoService is called by the gateway. Every call that manages connections
  * names the acting user; the unit asks identity (orgs.v1
@@ -3834,6 +4018,27 @@ export const SsoServiceService = {
       Buffer.from(CompleteOidcResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CompleteOidcResponse => CompleteOidcResponse.decode(value),
   },
+  /**
+   * DeleteOrganizationConnections removes every connection of a deleted
+   * organisation, with their outside subjects, after identity forgets each
+   * as a way in (DropSsoConnection). Called by the jobs worker on the
+   * org.deleted event; idempotent, so a redelivery repeats nothing harmful.
+   * Nothing is removed while identity still has the organisation.
+   * Errors: validation:invalid_input.
+   */
+  deleteOrganizationConnections: {
+    path: "/sso.v1.SsoService/DeleteOrganizationConnections" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteOrganizationConnectionsRequest): Buffer =>
+      Buffer.from(DeleteOrganizationConnectionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteOrganizationConnectionsRequest =>
+      DeleteOrganizationConnectionsRequest.decode(value),
+    responseSerialize: (value: DeleteOrganizationConnectionsResponse): Buffer =>
+      Buffer.from(DeleteOrganizationConnectionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteOrganizationConnectionsResponse =>
+      DeleteOrganizationConnectionsResponse.decode(value),
+  },
 } as const;
 
 export interface SsoServiceServer extends UntypedServiceImplementation {
@@ -3909,6 +4114,18 @@ export interface SsoServiceServer extends UntypedServiceImplementation {
    * validation:invalid_input.
    */
   completeOidc: handleUnaryCall<CompleteOidcRequest, CompleteOidcResponse>;
+  /**
+   * DeleteOrganizationConnections removes every connection of a deleted
+   * organisation, with their outside subjects, after identity forgets each
+   * as a way in (DropSsoConnection). Called by the jobs worker on the
+   * org.deleted event; idempotent, so a redelivery repeats nothing harmful.
+   * Nothing is removed while identity still has the organisation.
+   * Errors: validation:invalid_input.
+   */
+  deleteOrganizationConnections: handleUnaryCall<
+    DeleteOrganizationConnectionsRequest,
+    DeleteOrganizationConnectionsResponse
+  >;
 }
 
 export interface SsoServiceClient extends Client {
@@ -4109,6 +4326,29 @@ export interface SsoServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CompleteOidcResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteOrganizationConnections removes every connection of a deleted
+   * organisation, with their outside subjects, after identity forgets each
+   * as a way in (DropSsoConnection). Called by the jobs worker on the
+   * org.deleted event; idempotent, so a redelivery repeats nothing harmful.
+   * Nothing is removed while identity still has the organisation.
+   * Errors: validation:invalid_input.
+   */
+  deleteOrganizationConnections(
+    request: DeleteOrganizationConnectionsRequest,
+    callback: (error: ServiceError | null, response: DeleteOrganizationConnectionsResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganizationConnections(
+    request: DeleteOrganizationConnectionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteOrganizationConnectionsResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganizationConnections(
+    request: DeleteOrganizationConnectionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteOrganizationConnectionsResponse) => void,
   ): ClientUnaryCall;
 }
 
