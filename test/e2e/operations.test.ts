@@ -205,6 +205,7 @@ describe('operations endpoints', () => {
         '/v0/orgs/{org_id}/domains/{domain}/verify',
         '/v0/orgs/{org_id}/sso/connections',
         '/v0/orgs/{org_id}/sso/connections/{id}',
+        '/v0/auth/sso/discover',
         '/v0/auth/sso/start',
         '/v0/sso/saml/{connection_id}/metadata',
         '/v0/sso/saml/{connection_id}/acs',

@@ -148,6 +148,31 @@ describe('connections', () => {
   });
 });
 
+describe('home-realm discovery', () => {
+  it('answers about the domain alone: the same for an address with an account and one without', async () => {
+    const anonymous = new ApiClient(stack.gatewayUrl);
+    const withAccount = `known.${tag()}@${domain}`;
+    expect((await anonymous.post('/v0/users', { handle: `known_${tag()}`, email: withAccount, password: PASSWORD })).status).toBe(201);
+    const known = await anonymous.post('/v0/auth/sso/discover', { email: withAccount });
+    const unknown = await anonymous.post('/v0/auth/sso/discover', { email: `nobody.${tag()}@${domain.toUpperCase()}` });
+    expect(known).toMatchObject({ status: 200, body: { sso: true, enforced: false } });
+    expect(unknown.body).toEqual(known.body);
+    expect((await anonymous.post('/v0/auth/sso/discover', { email: `someone@nowhere-${tag()}.test` })).body).toEqual({ sso: false, enforced: false });
+    expect((await anonymous.post('/v0/auth/sso/discover', { email: 'not an address' })).status).toBe(400);
+    expect((await anonymous.post('/v0/auth/sso/discover', { org_slug: org.slug })).status).toBe(400);
+  });
+
+  it('finds nothing for a verified domain whose organisation has no connection', async () => {
+    const other = await signedInAccount(stack, 'noconn');
+    const created = await other.client.post<{ id: string }>('/v0/orgs', { name: 'Hooli', slug: `hooli-${tag()}` });
+    const bare = `hooli-${tag()}.test`;
+    const claimed = await other.client.post<{ verification: { name: string; value: string } }>(`/v0/orgs/${created.body.id}/domains`, { domain: bare });
+    dns.answer(claimed.body.verification.name, { txt: [claimed.body.verification.value] });
+    expect((await other.client.post(`/v0/orgs/${created.body.id}/domains/${bare}/verify`)).status).toBe(200);
+    expect((await new ApiClient(stack.gatewayUrl).post('/v0/auth/sso/discover', { email: `a@${bare}` })).body).toEqual({ sso: false, enforced: false });
+  });
+});
+
 describe('signing in with SAML', () => {
   it('creates the account just in time and signs it in with fed and the organisation active', async () => {
     const browser = new ApiClient(stack.gatewayUrl);

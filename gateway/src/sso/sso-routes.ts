@@ -18,6 +18,8 @@ import {
   connectionParams,
   connectionSchema,
   createConnectionBody,
+  discoverSignInBody,
+  discoveredSignInSchema,
   oidcCallbackQuery,
   startSignInBody,
   updateConnectionBody,
@@ -231,6 +233,23 @@ export function ssoRoutes(deps: SsoRoutesDeps): FastifyPluginAsyncZod {
           request.ctx,
         );
         return { authorization_url: started.authorizationUrl };
+      },
+    );
+
+    app.post(
+      '/v0/auth/sso/discover',
+      {
+        schema: {
+          tags,
+          summary: 'Home-realm discovery before a password: whether the email’s domain signs in through an organisation’s SSO, and whether it must. About the domain only.',
+          body: discoverSignInBody,
+          response: { 200: discoveredSignInSchema, ...problemResponses(400, 429, 503) },
+        },
+        preHandler: credentialLimit,
+      },
+      async (request) => {
+        const { sso, enforced } = await deps.sso.discoverSignIn({ email: request.body.email }, request.ctx);
+        return { sso, enforced };
       },
     );
 

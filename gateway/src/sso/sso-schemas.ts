@@ -93,6 +93,11 @@ export const startSignInBody = z.union([
   z.object({ org_slug: z.string().min(1).max(48) }).strict(),
 ]);
 export const authorizationUrlSchema = z.object({ authorization_url: z.url() });
+export const discoverSignInBody = z.object({ email: z.string().min(3).max(320) }).strict();
+export const discoveredSignInSchema = z.object({
+  sso: z.boolean().describe('The domain is verified by an organisation with a connection: offer its SSO.'),
+  enforced: z.boolean().describe('That organisation enforces SSO: send the person to the IdP, a password would be refused.'),
+});
 
 /** What the IdP posts to the ACS (SAML 2.0 Bindings §3.5.4). */
 export const acsBody = z.object({

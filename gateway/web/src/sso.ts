@@ -42,3 +42,21 @@ export async function startSsoSignIn(target: SsoTarget, next: string): Promise<v
   ssoReturn.keep(next);
   window.location.assign(authorization_url);
 }
+
+/** How the domain of an email signs in (docs/api.md, "Enterprise SSO", home-realm discovery). */
+export interface Realm {
+  readonly email: string;
+  readonly sso: boolean;
+  readonly enforced: boolean;
+}
+
+/**
+ * Looks the email's domain up before a password is sent. A failed look-up
+ * (the gateway busy, say) counts as no SSO: the password goes as before,
+ * and the gateway still refuses it for an enforcing organisation
+ * (auth:sso_required, which the page explains).
+ */
+export async function discoverRealm(email: string): Promise<Realm> {
+  const found = await unwrap(api.POST('/v0/auth/sso/discover', { body: { email } })).catch(() => ({ sso: false, enforced: false }));
+  return { email, sso: found.sso, enforced: found.enforced };
+}

@@ -485,6 +485,7 @@ const catalogue = [
         'DeleteConnection',
         'GetServiceProviderMetadata',
         'StartSignIn',
+        'DiscoverSignIn',
         'CompleteSaml',
         'CompleteOidc',
       ],

@@ -17,7 +17,7 @@ import {
   toConnectionMessage,
   toSignedInMessage,
 } from './sso-messages';
-import { completeOidc, completeSaml, startSignIn } from './sso-sign-in';
+import { completeOidc, completeSaml, discoverSignIn, startSignIn } from './sso-sign-in';
 
 type SsoHandlers = ServiceHandlers<typeof ssoV1.SsoServiceService>;
 
@@ -98,6 +98,12 @@ export function ssoHandlers(configured: SsoDeps | undefined, cleanup: Pick<SsoDe
       const browserBinding = requireOpaque(request.browserBinding, 'browser_binding');
       const started = await startSignIn(deps, { email, organizationSlug, browserBinding }, context);
       return { authorizationUrl: started.url, connectionId: started.connectionId, expiresAt: started.expiresAt };
+    },
+    async discoverSignIn(request, context) {
+      const email = request.email.trim();
+      if (email === '' || email.length > MAX_EMAIL_LENGTH) throw AppError.validation([{ field: 'email', message: `must be 1-${MAX_EMAIL_LENGTH} characters` }]);
+      // No connection can exist without SSO configured: nothing to find.
+      return configured ? discoverSignIn(configured, email, context) : { sso: false, enforced: false };
     },
     async completeSaml(request, context) {
       const deps = ready();

@@ -71,6 +71,23 @@ export async function startSignIn(
   return { ...started, connectionId: connection.id };
 }
 
+/**
+ * Home-realm discovery before a password is asked for: the domain of the
+ * email only (identity compares it, never the address), so the answer is
+ * the same for every address of the domain, account or not.
+ */
+export async function discoverSignIn(deps: Pick<SsoDeps, 'pool' | 'identity'>, email: string, context: RequestContext): Promise<{ sso: boolean; enforced: boolean }> {
+  let found;
+  try {
+    found = await deps.identity.findSsoOrganization({ email, organizationSlug: '' }, context);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'org:not_found') return { sso: false, enforced: false };
+    throw error;
+  }
+  const [connection] = await listSsoConnections(deps.pool, found.organizationId);
+  return connection ? { sso: true, enforced: found.ssoEnforced } : { sso: false, enforced: false };
+}
+
 async function connectionOfType<Type extends SsoConnection['type']>(deps: SsoDeps, connectionId: string, type: Type): Promise<SsoConnection & { type: Type }> {
   const connection = await findSsoConnection(deps.pool, connectionId);
   if (!connection || connection.type !== type) throw new AppError('sso:connection_not_found');

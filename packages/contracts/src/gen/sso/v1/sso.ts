@@ -457,6 +457,20 @@ export interface DeleteOrganizationConnectionsResponse {
   organizationExists: boolean;
 }
 
+/** DiscoverSignInRequest names the address a person typed. */
+export interface DiscoverSignInRequest {
+  /** The email; only its domain is looked at. */
+  email: string;
+}
+
+/** DiscoverSignInResponse says how the domain signs in. */
+export interface DiscoverSignInResponse {
+  /** True when an organisation verified the domain and has a connection. */
+  sso: boolean;
+  /** True when that organisation enforces SSO: a password would be refused. */
+  enforced: boolean;
+}
+
 function createBaseAttributeMapping(): AttributeMapping {
   return { email: "", name: "", groups: "" };
 }
@@ -3849,6 +3863,158 @@ export const DeleteOrganizationConnectionsResponse: MessageFns<DeleteOrganizatio
   },
 };
 
+function createBaseDiscoverSignInRequest(): DiscoverSignInRequest {
+  return { email: "" };
+}
+
+export const DiscoverSignInRequest: MessageFns<DiscoverSignInRequest> = {
+  encode(message: DiscoverSignInRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DiscoverSignInRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDiscoverSignInRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DiscoverSignInRequest {
+    return { email: isSet(object.email) ? globalThis.String(object.email) : "" };
+  },
+
+  toJSON(message: DiscoverSignInRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DiscoverSignInRequest>, I>>(base?: I): DiscoverSignInRequest {
+    return DiscoverSignInRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DiscoverSignInRequest>, I>>(object: I): DiscoverSignInRequest {
+    const message = createBaseDiscoverSignInRequest();
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseDiscoverSignInResponse(): DiscoverSignInResponse {
+  return { sso: false, enforced: false };
+}
+
+export const DiscoverSignInResponse: MessageFns<DiscoverSignInResponse> = {
+  encode(message: DiscoverSignInResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sso !== false) {
+      writer.uint32(8).bool(message.sso);
+    }
+    if (message.enforced !== false) {
+      writer.uint32(16).bool(message.enforced);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DiscoverSignInResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDiscoverSignInResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sso = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.enforced = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DiscoverSignInResponse {
+    return {
+      sso: isSet(object.sso) ? globalThis.Boolean(object.sso) : false,
+      enforced: isSet(object.enforced) ? globalThis.Boolean(object.enforced) : false,
+    };
+  },
+
+  toJSON(message: DiscoverSignInResponse): unknown {
+    const obj: any = {};
+    if (message.sso !== false) {
+      obj.sso = message.sso;
+    }
+    if (message.enforced !== false) {
+      obj.enforced = message.enforced;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DiscoverSignInResponse>, I>>(base?: I): DiscoverSignInResponse {
+    return DiscoverSignInResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DiscoverSignInResponse>, I>>(object: I): DiscoverSignInResponse {
+    const message = createBaseDiscoverSignInResponse();
+    message.sso = object.sso ?? false;
+    message.enforced = object.enforced ?? false;
+    return message;
+  },
+};
+
 /**
  * SsoService is called by the gateway. Every call that manages connections
  * names the acting user; the unit asks identity (orgs.v1
@@ -3981,6 +4147,26 @@ export const SsoServiceService = {
     responseDeserialize: (value: Buffer): StartSignInResponse => StartSignInResponse.decode(value),
   },
   /**
+   * DiscoverSignIn is home-realm discovery for the sign-in pages, before
+   * they ask for a password: whether the email's domain is a verified
+   * domain of an organisation that has a connection, and whether that
+   * organisation enforces SSO. It answers about the domain alone, the same
+   * for any address in it, never whether an account exists. Without SSO
+   * configured it finds nothing.
+   * Errors: validation:invalid_input (a malformed email).
+   */
+  discoverSignIn: {
+    path: "/sso.v1.SsoService/DiscoverSignIn" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DiscoverSignInRequest): Buffer =>
+      Buffer.from(DiscoverSignInRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DiscoverSignInRequest => DiscoverSignInRequest.decode(value),
+    responseSerialize: (value: DiscoverSignInResponse): Buffer =>
+      Buffer.from(DiscoverSignInResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DiscoverSignInResponse => DiscoverSignInResponse.decode(value),
+  },
+  /**
    * CompleteSaml validates a SAML response posted to a connection's
    * assertion consumer service and signs its subject in: identity finds or
    * creates the account and the membership (orgs.v1 ProvisionSsoMember),
@@ -4094,6 +4280,16 @@ export interface SsoServiceServer extends UntypedServiceImplementation {
    * issuer's discovery document could not be read), validation:invalid_input.
    */
   startSignIn: handleUnaryCall<StartSignInRequest, StartSignInResponse>;
+  /**
+   * DiscoverSignIn is home-realm discovery for the sign-in pages, before
+   * they ask for a password: whether the email's domain is a verified
+   * domain of an organisation that has a connection, and whether that
+   * organisation enforces SSO. It answers about the domain alone, the same
+   * for any address in it, never whether an account exists. Without SSO
+   * configured it finds nothing.
+   * Errors: validation:invalid_input (a malformed email).
+   */
+  discoverSignIn: handleUnaryCall<DiscoverSignInRequest, DiscoverSignInResponse>;
   /**
    * CompleteSaml validates a SAML response posted to a connection's
    * assertion consumer service and signs its subject in: identity finds or
@@ -4278,6 +4474,30 @@ export interface SsoServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: StartSignInResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DiscoverSignIn is home-realm discovery for the sign-in pages, before
+   * they ask for a password: whether the email's domain is a verified
+   * domain of an organisation that has a connection, and whether that
+   * organisation enforces SSO. It answers about the domain alone, the same
+   * for any address in it, never whether an account exists. Without SSO
+   * configured it finds nothing.
+   * Errors: validation:invalid_input (a malformed email).
+   */
+  discoverSignIn(
+    request: DiscoverSignInRequest,
+    callback: (error: ServiceError | null, response: DiscoverSignInResponse) => void,
+  ): ClientUnaryCall;
+  discoverSignIn(
+    request: DiscoverSignInRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DiscoverSignInResponse) => void,
+  ): ClientUnaryCall;
+  discoverSignIn(
+    request: DiscoverSignInRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DiscoverSignInResponse) => void,
   ): ClientUnaryCall;
   /**
    * CompleteSaml validates a SAML response posted to a connection's
