@@ -471,3 +471,26 @@ describe('home-realm discovery on the password form (docs/web-app.md, "Sign-in")
     await visitor.close();
   });
 });
+
+describe('an IdP that answers in another tab (docs/sso.md, "Signing in")', () => {
+  it('still lands where the sign-in was going: the way back is kept with the request, not in the tab', async () => {
+    const org = await organisationWithSso();
+    idpUser = `tab.${tag()}@${org.domain}`;
+    const visitor = await Visitor.open('other-tab');
+    await visitor.goto('/sign-in?next=/orgs', 'Sign in');
+    // The start as the sign-in page makes it; the IdP's page then opens in a new tab, which shares no sessionStorage.
+    const authorizationUrl = await visitor.page.evaluate<string, string>(
+      (email) =>
+        fetch('/v0/auth/sso/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, return_to: '/orgs' }) })
+          .then((answer) => answer.json() as Promise<{ authorization_url: string }>)
+          .then((body) => body.authorization_url),
+      idpUser,
+    );
+    const tab = await visitor.context.newPage();
+    await tab.goto(authorizationUrl);
+    await tab.getByRole('heading', { level: 1, name: 'Organisations' }).waitFor();
+    expect(new URL(tab.url()).pathname).toBe('/orgs');
+    expect(await visitor.me()).toMatchObject({ email: idpUser, active_org: { id: org.id } });
+    await visitor.close();
+  });
+});

@@ -242,6 +242,32 @@ describe('signing in with SAML', () => {
   });
 });
 
+describe('where a sign-in returns', () => {
+  it('lands where its start said, kept with the request rather than carried by the IdP', async () => {
+    const browser = new ApiClient(stack.gatewayUrl);
+    const email = `ret.${tag()}@${domain}`;
+    const start = await browser.post<{ authorization_url: string }>('/v0/auth/sso/start', { email, return_to: '/oidc/interaction/abc_123?x=1' });
+    expect(start.status).toBe(200);
+    const samlResponse = await idp.signedResponse(view(), validSpec(email, authnRequestOf(start.body.authorization_url).id));
+    // An IdP's RelayState naming another site is not followed.
+    const done = await browser.request('POST', `/v0/sso/saml/${saml.id}/acs`, {
+      body: new URLSearchParams({ SAMLResponse: samlResponse, RelayState: 'https://evil.test/', latchkey_repost: '1' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      redirect: 'manual',
+    });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe(`${APP_URL}/oidc/interaction/abc_123?x=1`);
+  });
+
+  it('refuses a return path that could leave the web app (an open redirect)', async () => {
+    const browser = new ApiClient(stack.gatewayUrl);
+    for (const returnTo of ['https://evil.test/', '//evil.test/', '/\\evil.test/', '/\\/evil.test', 'evil.test', '/ok\nLocation: https://evil.test', `/${'a'.repeat(600)}`]) {
+      const start = await browser.post('/v0/auth/sso/start', { email: `x@${domain}`, return_to: returnTo });
+      expect({ returnTo, status: start.status, code: start.body.code }).toEqual({ returnTo, status: 400, code: 'validation:invalid_input' });
+    }
+  });
+});
+
 describe('signing in with OpenID Connect', () => {
   it('goes through the organisation’s provider and back to the app, signed in', async () => {
     const other = await signedInAccount(stack, 'oidcowner');

@@ -2341,8 +2341,10 @@ export interface paths {
                 content: {
                     "application/json": {
                         email: string;
+                        return_to?: string;
                     } | {
                         org_slug: string;
+                        return_to?: string;
                     };
                 };
             };

@@ -2,6 +2,7 @@ import type { ssoV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import { requireOpaque, requireUserId } from '../input-rules';
+import { requireReturnPath } from './return-path';
 import { serviceProviderMetadataXml } from './service-provider-metadata';
 import { serviceProviderUrls } from './service-provider-urls';
 import { findSsoConnection } from './sso-connection-store';
@@ -96,7 +97,8 @@ export function ssoHandlers(configured: SsoDeps | undefined, cleanup: Pick<SsoDe
       }
       if (email.length > MAX_EMAIL_LENGTH) throw AppError.validation([{ field: 'email', message: `must be at most ${MAX_EMAIL_LENGTH} characters` }]);
       const browserBinding = requireOpaque(request.browserBinding, 'browser_binding');
-      const started = await startSignIn(deps, { email, organizationSlug, browserBinding }, context);
+      const returnTo = requireReturnPath(request.returnTo ?? '');
+      const started = await startSignIn(deps, { email, organizationSlug, browserBinding, returnTo }, context);
       return { authorizationUrl: started.url, connectionId: started.connectionId, expiresAt: started.expiresAt };
     },
     async discoverSignIn(request, context) {

@@ -372,6 +372,12 @@ export interface StartSignInRequest {
    * starts the sign-in; only that user agent can complete it.
    */
   browserBinding: string;
+  /**
+   * Where the sign-in goes once it succeeds: a path of the web app (one
+   * leading "/", never "//"), kept with the request and answered by its
+   * completion, never taken from the identity provider. Empty: the home.
+   */
+  returnTo?: string | undefined;
 }
 
 /** StartSignInResponse holds where to send the person. */
@@ -417,6 +423,11 @@ export interface SignedIn {
   createdAccount: boolean;
   /** The role of the membership. */
   role: string;
+  /**
+   * The return_to of the request this sign-in answered; empty for none
+   * (an IdP-initiated SAML response, a start without one).
+   */
+  returnTo: string;
 }
 
 /** CompleteSamlResponse holds the person signed in. */
@@ -2915,7 +2926,7 @@ export const GetServiceProviderMetadataResponse: MessageFns<GetServiceProviderMe
 };
 
 function createBaseStartSignInRequest(): StartSignInRequest {
-  return { email: "", organizationSlug: "", browserBinding: "" };
+  return { email: "", organizationSlug: "", browserBinding: "", returnTo: undefined };
 }
 
 export const StartSignInRequest: MessageFns<StartSignInRequest> = {
@@ -2928,6 +2939,9 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
     }
     if (message.browserBinding !== "") {
       writer.uint32(26).string(message.browserBinding);
+    }
+    if (message.returnTo !== undefined) {
+      writer.uint32(34).string(message.returnTo);
     }
     return writer;
   },
@@ -2969,6 +2983,14 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
             message.browserBinding = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.returnTo = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2994,6 +3016,11 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
         : isSet(object.browser_binding)
         ? globalThis.String(object.browser_binding)
         : "",
+      returnTo: isSet(object.returnTo)
+        ? globalThis.String(object.returnTo)
+        : isSet(object.return_to)
+        ? globalThis.String(object.return_to)
+        : undefined,
     };
   },
 
@@ -3008,6 +3035,9 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
     if (message.browserBinding !== "") {
       obj.browserBinding = message.browserBinding;
     }
+    if (message.returnTo !== undefined) {
+      obj.returnTo = message.returnTo;
+    }
     return obj;
   },
 
@@ -3019,6 +3049,7 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
     message.email = object.email ?? "";
     message.organizationSlug = object.organizationSlug ?? "";
     message.browserBinding = object.browserBinding ?? "";
+    message.returnTo = object.returnTo ?? undefined;
     return message;
   },
 };
@@ -3270,7 +3301,7 @@ export const CompleteSamlRequest: MessageFns<CompleteSamlRequest> = {
 };
 
 function createBaseSignedIn(): SignedIn {
-  return { userId: "", organizationId: "", connectionId: "", createdAccount: false, role: "" };
+  return { userId: "", organizationId: "", connectionId: "", createdAccount: false, role: "", returnTo: "" };
 }
 
 export const SignedIn: MessageFns<SignedIn> = {
@@ -3289,6 +3320,9 @@ export const SignedIn: MessageFns<SignedIn> = {
     }
     if (message.role !== "") {
       writer.uint32(42).string(message.role);
+    }
+    if (message.returnTo !== "") {
+      writer.uint32(50).string(message.returnTo);
     }
     return writer;
   },
@@ -3346,6 +3380,14 @@ export const SignedIn: MessageFns<SignedIn> = {
             message.role = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.returnTo = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3381,6 +3423,11 @@ export const SignedIn: MessageFns<SignedIn> = {
         ? globalThis.Boolean(object.created_account)
         : false,
       role: isSet(object.role) ? globalThis.String(object.role) : "",
+      returnTo: isSet(object.returnTo)
+        ? globalThis.String(object.returnTo)
+        : isSet(object.return_to)
+        ? globalThis.String(object.return_to)
+        : "",
     };
   },
 
@@ -3401,6 +3448,9 @@ export const SignedIn: MessageFns<SignedIn> = {
     if (message.role !== "") {
       obj.role = message.role;
     }
+    if (message.returnTo !== "") {
+      obj.returnTo = message.returnTo;
+    }
     return obj;
   },
 
@@ -3414,6 +3464,7 @@ export const SignedIn: MessageFns<SignedIn> = {
     message.connectionId = object.connectionId ?? "";
     message.createdAccount = object.createdAccount ?? false;
     message.role = object.role ?? "";
+    message.returnTo = object.returnTo ?? "";
     return message;
   },
 };
