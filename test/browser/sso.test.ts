@@ -230,7 +230,7 @@ describe('an organisation’s single sign-on, set up and used in the browser', (
       expect(await colleague.me()).toMatchObject({ email: idpUser, active_org: { id: org.id } });
       await colleague.close();
 
-      // Enforced: a password sign-in of the domain is refused, and the page offers the organisation's SSO instead.
+      // Enforced: the password form sends an address of the domain to the IdP, and the password never leaves the browser.
       await sso.getByRole('switch', { name: 'Require single sign-on' }).check();
       await sso.getByText('Single sign-on is now required.').waitFor();
       await admin.sees(name);
@@ -238,11 +238,13 @@ describe('an organisation’s single sign-on, set up and used in the browser', (
       await accountWithEmail(passwordUser);
       idpUser = passwordUser;
       const robin = await Visitor.open('enforced');
+      const passwordPosts: string[] = [];
+      robin.page.on('request', (request) => {
+        if (request.url().endsWith('/v0/auth/login')) passwordPosts.push(request.url());
+      });
       await robin.signIn(passwordUser);
-      await robin.page.getByRole('alert').getByText('Your organisation requires single sign-on.').waitFor();
-      await robin.sees('Sign in');
-      await robin.page.getByRole('button', { name: `Sign in with SSO (${org.slug})` }).click();
       await robin.sees('Your account');
+      expect(passwordPosts).toEqual([]);
       expect(await robin.me()).toMatchObject({ email: passwordUser, active_org: { id: org.id } });
       await robin.close();
 
@@ -409,6 +411,86 @@ describe('the SSO error page', () => {
     expect(await visitor.page.locator('img').count()).toBe(0);
     expect(await visitor.page.getByRole('main').textContent()).not.toContain('onerror');
     await visitor.page.getByRole('link', { name: 'Back to sign in' }).waitFor();
+    await visitor.close();
+  });
+});
+
+describe('home-realm discovery on the password form (docs/web-app.md, "Sign-in")', () => {
+  it('offers a domain’s SSO when it is not enforced, signs in through it, and still takes the password when asked again', async () => {
+    const org = await organisationWithSso();
+    idpUser = `noor.${tag()}@${org.domain}`;
+    const visitor = await Visitor.open('offered');
+    await visitor.goto('/sign-in?next=/orgs', 'Sign in');
+    await visitor.page.getByLabel('Email', { exact: true }).fill(idpUser);
+    await visitor.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await visitor.page.getByRole('status').getByText('Your organisation signs you in through its identity provider.').waitFor();
+    await visitor.sees('Sign in');
+    await visitor.page.getByRole('button', { name: 'Continue with single sign-on' }).click();
+    await visitor.sees('Organisations');
+    expect(await visitor.me()).toMatchObject({ email: idpUser, active_org: { id: org.id } });
+    await visitor.close();
+
+    // An account of the same domain with a password: offered SSO, it signs in with the password on the second submit.
+    const withPassword = `pia.${tag()}@${org.domain}`;
+    await accountWithEmail(withPassword);
+    const second = await Visitor.open('offered-password');
+    await second.signIn(withPassword);
+    await second.page.getByRole('button', { name: 'Continue with single sign-on' }).waitFor();
+    await second.page.getByRole('button', { name: 'Sign in with password' }).click();
+    await second.sees('Your account');
+    expect(await second.me()).toMatchObject({ email: withPassword });
+    await second.close();
+  });
+
+  it('asks an address outside any SSO domain for its password as before', async () => {
+    const account = await signedInAccount(stack, 'plain');
+    const visitor = await Visitor.open('plain');
+    await visitor.signIn(account.email);
+    await visitor.sees('Your account');
+    await visitor.close();
+  });
+
+  it('sends an application’s sign-in of an enforcing organisation’s address to the IdP and back to the consent', async () => {
+    const org = await organisationWithSso();
+    expect((await org.owner.client.patch(`/v0/orgs/${org.id}`, { sso_enforced: true })).status).toBe(200);
+    const config = await relyingParty(stack.gatewayUrl, 'sso-app');
+    const request = await authorizationRequest(config, { redirect_uri: callbacks.url });
+    idpUser = `lee.${tag()}@${org.domain}`;
+    const visitor = await Visitor.open('application-email-first');
+    await visitor.page.goto(request.url.toString());
+    await visitor.page.getByText('Sign in to continue to SSO App').waitFor();
+    await visitor.sees('Sign in');
+    await visitor.page.getByLabel('Email', { exact: true }).fill(idpUser);
+    await visitor.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+
+    await visitor.sees('Sign in to SSO App');
+    await visitor.page.getByRole('button', { name: 'Allow' }).click();
+    const landed = await callbacks.next();
+    const tokens = await request.exchange(landed);
+    expect(tokens.claims()).toMatchObject({ aud: 'sso-app', email: idpUser });
+    await visitor.close();
+  });
+});
+
+describe('an IdP that answers in another tab (docs/sso.md, "Signing in")', () => {
+  it('still lands where the sign-in was going: the way back is kept with the request, not in the tab', async () => {
+    const org = await organisationWithSso();
+    idpUser = `tab.${tag()}@${org.domain}`;
+    const visitor = await Visitor.open('other-tab');
+    await visitor.goto('/sign-in?next=/orgs', 'Sign in');
+    // The start as the sign-in page makes it; the IdP's page then opens in a new tab, which shares no sessionStorage.
+    const authorizationUrl = await visitor.page.evaluate<string, string>(
+      (email) =>
+        fetch('/v0/auth/sso/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, return_to: '/orgs' }) })
+          .then((answer) => answer.json() as Promise<{ authorization_url: string }>)
+          .then((body) => body.authorization_url),
+      idpUser,
+    );
+    const tab = await visitor.context.newPage();
+    await tab.goto(authorizationUrl);
+    await tab.getByRole('heading', { level: 1, name: 'Organisations' }).waitFor();
+    expect(new URL(tab.url()).pathname).toBe('/orgs');
+    expect(await visitor.me()).toMatchObject({ email: idpUser, active_org: { id: org.id } });
     await visitor.close();
   });
 });

@@ -208,6 +208,7 @@ describe('operations endpoints', () => {
         '/v0/orgs/{org_id}/scim/groups/{group_id}',
         '/v0/orgs/{org_id}/sso/connections',
         '/v0/orgs/{org_id}/sso/connections/{id}',
+        '/v0/auth/sso/discover',
         '/v0/auth/sso/start',
         '/v0/sso/saml/{connection_id}/metadata',
         '/v0/sso/saml/{connection_id}/acs',

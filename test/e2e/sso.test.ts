@@ -1,5 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { startDnsServer, type DnsServer } from '@latchkey/test-kit';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { connect } from 'nats';
+import pg from 'pg';
+import { topology } from '@latchkey/job-streams';
+import { startDnsServer, waitFor, type DnsServer } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
 import { mailedToken, PASSWORD, signedInAccount } from '../support/accounts';
 import { totpCode } from '../support/authenticator';
@@ -145,6 +148,31 @@ describe('connections', () => {
   });
 });
 
+describe('home-realm discovery', () => {
+  it('answers about the domain alone: the same for an address with an account and one without', async () => {
+    const anonymous = new ApiClient(stack.gatewayUrl);
+    const withAccount = `known.${tag()}@${domain}`;
+    expect((await anonymous.post('/v0/users', { handle: `known_${tag()}`, email: withAccount, password: PASSWORD })).status).toBe(201);
+    const known = await anonymous.post('/v0/auth/sso/discover', { email: withAccount });
+    const unknown = await anonymous.post('/v0/auth/sso/discover', { email: `nobody.${tag()}@${domain.toUpperCase()}` });
+    expect(known).toMatchObject({ status: 200, body: { sso: true, enforced: false } });
+    expect(unknown.body).toEqual(known.body);
+    expect((await anonymous.post('/v0/auth/sso/discover', { email: `someone@nowhere-${tag()}.test` })).body).toEqual({ sso: false, enforced: false });
+    expect((await anonymous.post('/v0/auth/sso/discover', { email: 'not an address' })).status).toBe(400);
+    expect((await anonymous.post('/v0/auth/sso/discover', { org_slug: org.slug })).status).toBe(400);
+  });
+
+  it('finds nothing for a verified domain whose organisation has no connection', async () => {
+    const other = await signedInAccount(stack, 'noconn');
+    const created = await other.client.post<{ id: string }>('/v0/orgs', { name: 'Hooli', slug: `hooli-${tag()}` });
+    const bare = `hooli-${tag()}.test`;
+    const claimed = await other.client.post<{ verification: { name: string; value: string } }>(`/v0/orgs/${created.body.id}/domains`, { domain: bare });
+    dns.answer(claimed.body.verification.name, { txt: [claimed.body.verification.value] });
+    expect((await other.client.post(`/v0/orgs/${created.body.id}/domains/${bare}/verify`)).status).toBe(200);
+    expect((await new ApiClient(stack.gatewayUrl).post('/v0/auth/sso/discover', { email: `a@${bare}` })).body).toEqual({ sso: false, enforced: false });
+  });
+});
+
 describe('signing in with SAML', () => {
   it('creates the account just in time and signs it in with fed and the organisation active', async () => {
     const browser = new ApiClient(stack.gatewayUrl);
@@ -214,6 +242,32 @@ describe('signing in with SAML', () => {
   });
 });
 
+describe('where a sign-in returns', () => {
+  it('lands where its start said, kept with the request rather than carried by the IdP', async () => {
+    const browser = new ApiClient(stack.gatewayUrl);
+    const email = `ret.${tag()}@${domain}`;
+    const start = await browser.post<{ authorization_url: string }>('/v0/auth/sso/start', { email, return_to: '/oidc/interaction/abc_123?x=1' });
+    expect(start.status).toBe(200);
+    const samlResponse = await idp.signedResponse(view(), validSpec(email, authnRequestOf(start.body.authorization_url).id));
+    // An IdP's RelayState naming another site is not followed.
+    const done = await browser.request('POST', `/v0/sso/saml/${saml.id}/acs`, {
+      body: new URLSearchParams({ SAMLResponse: samlResponse, RelayState: 'https://evil.test/', latchkey_repost: '1' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      redirect: 'manual',
+    });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe(`${APP_URL}/oidc/interaction/abc_123?x=1`);
+  });
+
+  it('refuses a return path that could leave the web app (an open redirect)', async () => {
+    const browser = new ApiClient(stack.gatewayUrl);
+    for (const returnTo of ['https://evil.test/', '//evil.test/', '/\\evil.test/', '/\\/evil.test', 'evil.test', '/ok\nLocation: https://evil.test', `/${'a'.repeat(600)}`]) {
+      const start = await browser.post('/v0/auth/sso/start', { email: `x@${domain}`, return_to: returnTo });
+      expect({ returnTo, status: start.status, code: start.body.code }).toEqual({ returnTo, status: 400, code: 'validation:invalid_input' });
+    }
+  });
+});
+
 describe('signing in with OpenID Connect', () => {
   it('goes through the organisation’s provider and back to the app, signed in', async () => {
     const other = await signedInAccount(stack, 'oidcowner');
@@ -242,5 +296,89 @@ describe('signing in with OpenID Connect', () => {
     expect(callback.status).toBe(303);
     expect(callback.headers.get('location')).toBe(`${APP_URL}/`);
     expect((await browser.get('/v0/users/me')).body).toMatchObject({ email, active_org: { id: globex.id } });
+  });
+});
+
+describe('deleting an organisation', () => {
+  /** A fresh organisation with a verified domain and a SAML connection, so that deleting it leaves the others alone. */
+  async function organizationWithConnection() {
+    const admin = await signedInAccount(stack, 'leaving');
+    const created = await admin.client.post<{ id: string; slug: string }>('/v0/orgs', { name: 'Initech', slug: `initech-${tag()}` });
+    const leavingDomain = `initech-${tag()}.test`;
+    const claimed = await admin.client.post<{ verification: { name: string; value: string } }>(`/v0/orgs/${created.body.id}/domains`, { domain: leavingDomain });
+    dns.answer(claimed.body.verification.name, { txt: [claimed.body.verification.value] });
+    expect((await admin.client.post(`/v0/orgs/${created.body.id}/domains/${leavingDomain}/verify`)).status).toBe(200);
+    const connection = await admin.client.post<typeof saml>(`/v0/orgs/${created.body.id}/sso/connections`, {
+      type: 'saml',
+      idp_entity_id: idp.entityId,
+      idp_sso_url: `${IDP_ORIGIN}/sso`,
+      idp_certificates: [idp.keys.certificate],
+    });
+    expect(connection.status).toBe(201);
+    return { admin, organization: created.body, domain: leavingDomain, connection: connection.body };
+  }
+
+  async function rowsOf(organizationId: string): Promise<{ connections: number; subjects: number }> {
+    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ connections: number; subjects: number }>(
+        `SELECT (SELECT count(*)::int FROM oauth.sso_connections WHERE organization_id = $1) AS connections,
+                (SELECT count(*)::int FROM oauth.sso_subjects s JOIN oauth.sso_connections c ON c.id = s.connection_id WHERE c.organization_id = $1) AS subjects`,
+        [organizationId],
+      );
+      return rows[0]!;
+    } finally {
+      await db.end();
+    }
+  }
+
+  const refusals = async (): Promise<number> => {
+    const text = await (await fetch(`${stack.operationsUrl('jobs')}/metrics`)).text();
+    return Number(/jobs_processed_total\{[^}]*job_type="sso_cleanup"[^}]*outcome="refused"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+  };
+
+  it('removes its connections and their linked subjects', async () => {
+    const leaving = await organizationWithConnection();
+    const browser = new ApiClient(stack.gatewayUrl);
+    const email = `sam.${tag()}@${leaving.domain}`;
+    const start = await browser.post<{ authorization_url: string }>('/v0/auth/sso/start', { email });
+    expect(start.status).toBe(200);
+    const spView = { entityId: leaving.connection.sp.entity_id, acsUrl: leaving.connection.sp.acs_url };
+    const spec = { ...validSpec(email, authnRequestOf(start.body.authorization_url).id), audience: spView.entityId, recipient: spView.acsUrl, destination: spView.acsUrl };
+    const signedIn = await browser.request('POST', `/v0/sso/saml/${leaving.connection.id}/acs`, {
+      body: new URLSearchParams({ SAMLResponse: await idp.signedResponse(spView, spec), latchkey_repost: '1' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      redirect: 'manual',
+    });
+    expect(signedIn.headers.get('location')).toBe(`${APP_URL}/`);
+    expect(await rowsOf(leaving.organization.id)).toEqual({ connections: 1, subjects: 1 });
+    // The organisation that stays keeps its connection.
+    const staying = await rowsOf(org.id);
+    expect(staying.connections).toBe(1);
+
+    expect((await leaving.admin.client.delete(`/v0/orgs/${leaving.organization.id}`)).status).toBe(204);
+    await waitFor(async () => ((await rowsOf(leaving.organization.id)).connections === 0 ? true : undefined), {
+      timeoutMs: 30_000,
+      description: 'the deleted organisation’s SSO connections to be removed',
+    });
+    expect(await rowsOf(leaving.organization.id)).toEqual({ connections: 0, subjects: 0 });
+    expect(await rowsOf(org.id)).toEqual(staying);
+    expect((await new ApiClient(stack.gatewayUrl).get(`/v0/sso/saml/${leaving.connection.id}/metadata`)).status).toBe(404);
+  });
+
+  it('removes nothing on a forged org.deleted for an organisation that exists', async () => {
+    const before = await refusals();
+    // Anyone with a place on a bus without credentials could publish this (docs/operations.md, "NATS permissions").
+    const nats = await connect({ servers: stack.env.NATS_URL });
+    try {
+      const subject = topology(stack.env.NATS_SUBJECT_PREFIX!).subject('events.org.deleted');
+      await nats.jetstream().publish(subject, JSON.stringify({ id: randomUUID(), type: 'org.deleted', orgDeleted: { organizationId: org.id, reason: 'user' } }), { msgID: randomUUID() });
+    } finally {
+      await nats.close();
+    }
+    await waitFor(async () => ((await refusals()) > before ? true : undefined), { timeoutMs: 30_000, description: 'the forged event refused' });
+    expect((await rowsOf(org.id)).connections).toBe(1);
+    expect((await owner.client.get(`/v0/orgs/${org.id}/sso/connections/${saml.id}`)).status).toBe(200);
   });
 });

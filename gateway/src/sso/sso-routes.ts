@@ -18,7 +18,10 @@ import {
   connectionParams,
   connectionSchema,
   createConnectionBody,
+  discoverSignInBody,
+  discoveredSignInSchema,
   oidcCallbackQuery,
+  returnPathSchema,
   startSignInBody,
   updateConnectionBody,
 } from './sso-schemas';
@@ -89,11 +92,21 @@ export function ssoRoutes(deps: SsoRoutesDeps): FastifyPluginAsyncZod {
       done(null, Object.fromEntries(new URLSearchParams(String(body))));
     });
 
-    /** The browser lands in the web app: signed in, at its second factor, or at the error page with the code. */
-    const finishSignIn = async (reply: FastifyReply, request: Parameters<typeof signIn>[1], work: () => Promise<{ userId: string; organizationId: string }>) => {
+    /**
+     * The browser lands in the web app: signed in, where the sign-in was going (the path its start gave,
+     * kept by the oauth unit with the request this browser started, checked again here); at its second
+     * factor, which goes there next; or at the error page with the code.
+     */
+    const finishSignIn = async (
+      reply: FastifyReply,
+      request: Parameters<typeof signIn>[1],
+      work: () => Promise<{ userId: string; organizationId: string; returnTo: string }>,
+    ) => {
       let outcome;
+      let returnTo = '/';
       try {
         const signedIn = await work();
+        if (returnPathSchema.safeParse(signedIn.returnTo).success) returnTo = signedIn.returnTo;
         const { user } = await deps.identity.getUser({ userId: signedIn.userId }, request.ctx);
         outcome = await signIn(deps, request, reply, user!, 'fed', signedIn.organizationId);
       } catch (error) {
@@ -101,8 +114,11 @@ export function ssoRoutes(deps: SsoRoutesDeps): FastifyPluginAsyncZod {
         return reply.redirect(`${appUrl}/sso/error?code=${encodeURIComponent(error.code)}`, 303);
       }
       // The login challenge goes in the fragment, which no server and no Referer sees.
-      if ('totp_required' in outcome) return reply.redirect(`${appUrl}/sso/second-factor#temp_token=${encodeURIComponent(outcome.temp_token)}`, 303);
-      return reply.redirect(`${appUrl}/`, 303);
+      if ('totp_required' in outcome) {
+        const next = returnTo === '/' ? '' : `?next=${encodeURIComponent(returnTo)}`;
+        return reply.redirect(`${appUrl}/sso/second-factor${next}#temp_token=${encodeURIComponent(outcome.temp_token)}`, 303);
+      }
+      return reply.redirect(`${appUrl}${returnTo}`, 303);
     };
 
     app.post(
@@ -226,11 +242,29 @@ export function ssoRoutes(deps: SsoRoutesDeps): FastifyPluginAsyncZod {
           {
             email: 'email' in body ? body.email : '',
             organizationSlug: 'org_slug' in body ? body.org_slug : '',
+            returnTo: body.return_to ?? '',
             browserBinding: ssoBrowserBinding(deps.cookie.secure).bind(reply, deps.cookie.secure),
           },
           request.ctx,
         );
         return { authorization_url: started.authorizationUrl };
+      },
+    );
+
+    app.post(
+      '/v0/auth/sso/discover',
+      {
+        schema: {
+          tags,
+          summary: 'Home-realm discovery before a password: whether the email’s domain signs in through an organisation’s SSO, and whether it must. About the domain only.',
+          body: discoverSignInBody,
+          response: { 200: discoveredSignInSchema, ...problemResponses(400, 429, 503) },
+        },
+        preHandler: credentialLimit,
+      },
+      async (request) => {
+        const { sso, enforced } = await deps.sso.discoverSignIn({ email: request.body.email }, request.ctx);
+        return { sso, enforced };
       },
     );
 

@@ -88,11 +88,26 @@ export const updateConnectionBody = z.object({
 export const connectionParams = orgIdParams.extend({ id: z.uuid('must be a UUID') });
 export const connectionIdParams = z.object({ connection_id: z.uuid('must be a UUID') });
 
+/**
+ * Where the sign-in goes in the web app once it succeeds: one of its
+ * paths, never another site (no "//", no "\"); the oauth unit checks it
+ * again and keeps it with the request this browser started.
+ */
+export const returnPathSchema = z
+  .string()
+  .max(512)
+  .regex(/^\/(?!\/)[\x21-\x5b\x5d-\x7e]*$/, 'must be a path of the web app, starting with a single /');
+const returnTo = { return_to: returnPathSchema.optional() };
 export const startSignInBody = z.union([
-  z.object({ email: z.string().min(3).max(320) }).strict(),
-  z.object({ org_slug: z.string().min(1).max(48) }).strict(),
+  z.object({ email: z.string().min(3).max(320), ...returnTo }).strict(),
+  z.object({ org_slug: z.string().min(1).max(48), ...returnTo }).strict(),
 ]);
 export const authorizationUrlSchema = z.object({ authorization_url: z.url() });
+export const discoverSignInBody = z.object({ email: z.string().min(3).max(320) }).strict();
+export const discoveredSignInSchema = z.object({
+  sso: z.boolean().describe('The domain is verified by an organisation with a connection: offer its SSO.'),
+  enforced: z.boolean().describe('That organisation enforces SSO: send the person to the IdP, a password would be refused.'),
+});
 
 /** What the IdP posts to the ACS (SAML 2.0 Bindings §3.5.4). */
 export const acsBody = z.object({

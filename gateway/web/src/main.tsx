@@ -17,12 +17,11 @@ import { PostPage } from './pages/post-page';
 import { SearchPage } from './pages/search-page';
 import { SignInPage } from './pages/sign-in-page';
 import { SignUpPage } from './pages/sign-up-page';
-import { SsoErrorPage, SsoLanding, SsoSecondFactorPage } from './pages/sso-pages';
+import { SsoErrorPage, SsoSecondFactorPage } from './pages/sso-pages';
 import { CancelEmailChangePage, ConfirmEmailChangePage, ResetPasswordPage, VerifyEmailPage } from './pages/mailed-link-pages';
 import { INVITATION_PAGE, pendingInvitation } from './pending-invitation';
 import { Link, useLocation } from './router';
 import { SessionProvider } from './session';
-import { ssoReturn } from './sso';
 
 const UUID = '[0-9a-f-]{36}';
 
@@ -39,9 +38,9 @@ function Routes() {
   const callback = /^\/oauth\/([a-z]+)\/callback$/.exec(path);
   const org = new RegExp(`^/orgs/(${UUID})$`).exec(path);
   const interaction = /^\/oidc\/interaction\/([A-Za-z0-9_-]+)$/.exec(path);
-  if (path === '/') return ssoReturn.pending() ? <SsoLanding /> : <HomePage />;
+  if (path === '/') return <HomePage />;
   if (path === '/sso/error') return <SsoErrorPage code={query.get('code') ?? ''} />;
-  if (path === '/sso/second-factor') return <SsoSecondFactorPage />;
+  if (path === '/sso/second-factor') return <SsoSecondFactorPage next={query.get('next') ?? undefined} />;
   if (path === '/search') return <SearchPage query={query.get('q') ?? ''} />;
   if (path === '/sign-in') return <SignInPage next={query.get('next') ?? afterSignIn()} />;
   if (path === '/sign-up') return <SignUpPage />;

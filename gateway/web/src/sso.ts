@@ -1,11 +1,11 @@
 import { api, unwrap } from './api';
 
 /**
- * Where an SSO sign-in started in this tab was going (an application's
- * sign-in request, say). The gateway lands the browser on `/` (or on the
- * second factor) once the identity provider answers; the IdP's page is in
- * the same tab, so sessionStorage carries the way back. It is dropped
- * after a while: an abandoned sign-in must not redirect a later visit.
+ * Where an SSO sign-in started in this tab was going, for its error page
+ * only: "Back to sign in" goes towards it again. A successful sign-in
+ * needs none of it: the gateway lands the browser there itself, from the
+ * request the start kept (`return_to`), in whichever tab the IdP answered.
+ * Dropped after a while: an abandoned sign-in must not steer a later one.
  */
 const RETURN_KEY = 'latchkey.sso-return';
 const RETURN_TTL_MS = 15 * 60 * 1000;
@@ -20,7 +20,6 @@ export const ssoReturn = {
     const { next, at } = JSON.parse(raw) as { next: string; at: number };
     return Date.now() - at < RETURN_TTL_MS ? next : undefined;
   },
-  pending: () => sessionStorage.getItem(RETURN_KEY) !== null,
 };
 
 /** Who signs in through SSO: an email of a verified domain, or the organisation's slug. */
@@ -34,11 +33,30 @@ export function ssoTargetOf(typed: string): SsoTarget {
 
 /**
  * docs/api.md, "Enterprise SSO": asks for the identity provider's URL
- * (the gateway binds the flow to this browser with a cookie) and sends
- * the browser there.
+ * (the gateway binds the flow to this browser with a cookie, and keeps
+ * `next`, a path of this app, as where the sign-in returns) and sends the
+ * browser there.
  */
 export async function startSsoSignIn(target: SsoTarget, next: string): Promise<void> {
-  const { authorization_url } = await unwrap(api.POST('/v0/auth/sso/start', { body: target }));
+  const { authorization_url } = await unwrap(api.POST('/v0/auth/sso/start', { body: { ...target, return_to: next } }));
   ssoReturn.keep(next);
   window.location.assign(authorization_url);
+}
+
+/** How the domain of an email signs in (docs/api.md, "Enterprise SSO", home-realm discovery). */
+export interface Realm {
+  readonly email: string;
+  readonly sso: boolean;
+  readonly enforced: boolean;
+}
+
+/**
+ * Looks the email's domain up before a password is sent. A failed look-up
+ * (the gateway busy, say) counts as no SSO: the password goes as before,
+ * and the gateway still refuses it for an enforcing organisation
+ * (auth:sso_required, which the page explains).
+ */
+export async function discoverRealm(email: string): Promise<Realm> {
+  const found = await unwrap(api.POST('/v0/auth/sso/discover', { body: { email } })).catch(() => ({ sso: false, enforced: false }));
+  return { email, sso: found.sso, enforced: found.enforced };
 }

@@ -2246,6 +2246,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/auth/sso/discover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Home-realm discovery before a password: whether the email’s domain signs in through an organisation’s SSO, and whether it must. About the domain only. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description That organisation enforces SSO: send the person to the IdP, a password would be refused. */
+                            enforced: boolean;
+                            /** @description The domain is verified by an organisation with a connection: offer its SSO. */
+                            sso: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/auth/sso/start": {
         parameters: {
             query?: never;
@@ -2267,8 +2341,10 @@ export interface paths {
                 content: {
                     "application/json": {
                         email: string;
+                        return_to?: string;
                     } | {
                         org_slug: string;
+                        return_to?: string;
                     };
                 };
             };

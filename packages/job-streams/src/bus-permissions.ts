@@ -31,6 +31,7 @@ export const producedJobs: Record<Exclude<BusUser, 'jobs'>, readonly string[]> =
     jobSubjects.backchannelLogout,
     'events.user.>',
     'events.session.>',
+    'events.org.>',
   ],
   oauth: [jobSubjects.sendMail],
   totp: [jobSubjects.sendMail],
@@ -55,8 +56,9 @@ export function inboxPrefixOf(user: string): string {
  * own inbox. Only the stream owner (the worker) may create and update the
  * three streams ($JS.API.STREAM.CREATE/UPDATE), and no unit may delete or
  * purge one: a JetStream publish needs no stream API, so the producers get
- * none. The worker also runs its consumers on the jobs stream and one on
- * the events stream (session.revoked, for back-channel logout),
+ * none. The worker also runs its consumers on the jobs stream and two on
+ * the events stream (session.revoked, for back-channel logout, and
+ * org.deleted, for the SSO connections of deleted organisations),
  * dead-letters into the dead-letter stream and replays from it
  * (`pnpm jobs:dlq`), which re-publishes a job under its original subject.
  */

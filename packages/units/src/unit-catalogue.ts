@@ -363,10 +363,13 @@ const catalogue = [
       'totp.v1.TotpService': ['DeleteUserData'],
       'posts.v1.PostsService': ['GetPost', 'DeleteUserPosts'],
       'passkeys.v1.PasskeysService': ['RemoveRecentPasskeys', 'DeleteUserData'],
+      // A deleted organisation's SSO connections (org.deleted).
+      'sso.v1.SsoService': ['DeleteOrganizationConnections'],
     },
     // One job delivery, retried as a whole when it runs out.
     deadlineMs: 10_000,
-    // One per job kind of services/jobs/src/worker.ts; the back-channel logouts and the events that cause them with the OpenID Provider on.
+    // One per job kind of services/jobs/src/worker.ts; the back-channel logouts and the events that cause them with the OpenID Provider on;
+    // the org.deleted events whose organisations' SSO connections go.
     consumers: [
       { name: 'mail', stream: 'jobs' },
       { name: 'search_index', stream: 'jobs' },
@@ -376,6 +379,7 @@ const catalogue = [
       { name: 'password_reset', stream: 'jobs' },
       { name: 'backchannel_logout', stream: 'jobs', onlyWithOidc: true },
       { name: 'oidc_session_ending', stream: 'events', onlyWithOidc: true },
+      { name: 'sso_cleanup', stream: 'events' },
     ],
     migrates: true,
     // Redis: the sessions that credential changes and account deletions end.
@@ -500,6 +504,7 @@ const catalogue = [
         'DeleteConnection',
         'GetServiceProviderMetadata',
         'StartSignIn',
+        'DiscoverSignIn',
         'CompleteSaml',
         'CompleteOidc',
       ],

@@ -27,6 +27,7 @@ import { postgresPostSearchIndex, type PostSearchIndex } from './post-search-ind
 import { passwordResetCleanupJob } from './password-reset-cleanup';
 import { sendEmailJob } from './send-email';
 import { sessionRevocationJob } from './session-revocation';
+import { ssoCleanupJob } from './sso-cleanup';
 import { startUnverifiedAccountPurge } from './unverified-account-purge';
 
 /** How long shutdown waits for jobs in flight; below Kubernetes' default 30 s grace period. */
@@ -86,8 +87,9 @@ async function openPostSearchIndex(config: JobsConfig, pool: pg.Pool, teardown: 
  * The `serve` command as a function, so that tests run the real worker in
  * process: connects to PostgreSQL and NATS, makes sure the streams exist,
  * starts one consumer per job kind (mail, search index, content deletion,
- * account cleanup, and with the OpenID Provider on, back-channel logout and
- * the session.revoked events that cause it),
+ * account cleanup, a deleted organisation's SSO connections, and with the
+ * OpenID Provider on, back-channel logout and the session.revoked events
+ * that cause it),
  * the periodic cleanups and the operations HTTP server.
  */
 export async function startWorker(config: JobsConfig, logger: Logger): Promise<Worker> {
@@ -136,7 +138,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     teardown.push(() => purge.stop());
 
     const callees = connectCallees('jobs', config);
-    const { identity, oidc, posts, totp, oauth, passkeys } = callees.clients;
+    const { identity, oidc, posts, totp, oauth, passkeys, sso } = callees.clients;
     teardown.push(() => Promise.resolve(callees.close()));
 
     const registry = createMetricsRegistry('jobs');
@@ -186,6 +188,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
       consumerFor(accountCleanupJob({ identity, posts, totp, oauth, passkeys, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
       consumerFor(sessionRevocationJob({ redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
       consumerFor(passwordResetCleanupJob({ identity, passkeys, oauth, mail })),
+      consumerFor(ssoCleanupJob({ sso })),
       ...(config.OIDC_ENABLED && config.AUTH_JWT_SIGNING_KEYS
         ? [
             consumerFor(oidcSessionEndingJob({ oidc })),

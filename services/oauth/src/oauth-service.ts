@@ -69,7 +69,7 @@ export async function startOAuthService(config: OAuthConfig, logger: Logger): Pr
         // Enterprise SSO's connections and sign-ins (docs/decisions/0004-enterprise-sso.md), for the gateway.
         name: 'sso.v1.SsoService',
         definition: ssoV1.SsoServiceService,
-        handlers: ssoHandlers(sso),
+        handlers: ssoHandlers(sso, { pool, identity }),
         callers: methodCallersOf('sso.v1.SsoService'),
       },
     ],

@@ -9,7 +9,7 @@ import { passkeyAssertion, passkeysSupported } from '../passkeys';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 import { totpStep } from '../sign-in-steps';
-import { ssoTargetOf, startSsoSignIn } from '../sso';
+import { discoverRealm, ssoTargetOf, startSsoSignIn, type Realm } from '../sso';
 
 /** A page of this app to go to after signing in: never another site; the account page by default. */
 export function safeNext(next: string | undefined): string {
@@ -17,7 +17,10 @@ export function safeNext(next: string | undefined): string {
   return next.startsWith('/') && !next.startsWith('//') ? next : '/account';
 }
 
-/** docs/api.md, "Authentication": a password, a passkey or a provider; then TOTP when the account has it on. */
+/**
+ * docs/api.md, "Authentication": a password, a passkey or a provider; then TOTP when the account has it on.
+ * The email is looked up first: an address of an SSO domain is sent to its organisation's IdP (docs/web-app.md).
+ */
 export function SignInPage(props: { next: string }) {
   const { setUser } = useSession();
   const [tempToken, setTempToken] = useState(totpStep.read());
@@ -43,18 +46,50 @@ function FirstFactor(props: { onAnswer: (answer: User | { totp_required: true; t
   const providers = useConfiguredProviders();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [realm, setRealm] = useState<Realm | undefined>();
   const action = useAction();
+  const typed = email.trim();
+  // What was found for the address now in the field; a changed address is looked up again.
+  const offered = realm?.email === typed && realm.sso ? realm : undefined;
+  const signInWithSso = () => action.run(() => startSsoSignIn({ email: typed }, props.next));
+  // Email first: an address of an organisation that enforces SSO goes to its IdP, never a password (docs/web-app.md, "Sign-in").
+  const submit = () =>
+    action.run(async () => {
+      if (realm?.email !== typed) {
+        const found = await discoverRealm(typed);
+        setRealm(found);
+        if (found.enforced) return startSsoSignIn({ email: typed }, props.next);
+        // Not enforced: offered first; the same address submitted again signs in with the password.
+        if (found.sso) return;
+      }
+      props.onAnswer(await unwrap(api.POST('/v0/auth/login', { body: { email, password } })));
+    });
   return (
     <Page title="Sign in">
       <SignInRefusal error={action.error} next={props.next} />
-      <Form
-        submit="Sign in"
-        busy={action.busy}
-        label="Sign in with your password"
-        onSubmit={() => void action.run(async () => props.onAnswer(await unwrap(api.POST('/v0/auth/login', { body: { email, password } }))))}
-      >
+      {offered ? (
+        <div class="notice" role="status">
+          <p>Your organisation signs you in through its identity provider.</p>
+          <p class="button-row">
+            <button type="button" disabled={action.busy} onClick={() => void signInWithSso()}>
+              Continue with single sign-on
+            </button>
+          </p>
+          <p>Or sign in with your password below.</p>
+        </div>
+      ) : null}
+      <Form submit={offered ? 'Sign in with password' : 'Sign in'} busy={action.busy} label="Sign in with your password" onSubmit={() => void submit()}>
         <Field label="Email" name="email" type="email" autoComplete="username webauthn" value={email} onValue={setEmail} required error={action.error} />
-        <Field label="Password" name="password" type="password" autoComplete="current-password" value={password} onValue={setPassword} required error={action.error} />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onValue={setPassword}
+          hint="Not needed when your organisation signs you in through its identity provider."
+          error={action.error}
+        />
       </Form>
       <p>
         <Link href="/forgot-password">Forgot your password?</Link> · <Link href="/sign-up">Create an account</Link>

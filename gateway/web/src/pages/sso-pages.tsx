@@ -2,10 +2,8 @@ import type { ErrorCode } from '@latchkey/client';
 import { useEffect, useState } from 'preact/hooks';
 import { Page } from '../components/page';
 import { navigate, Link } from '../router';
-import { useSession } from '../session';
 import { totpStep } from '../sign-in-steps';
 import { ssoReturn } from '../sso';
-import { HomePage } from './home-page';
 import { safeNext } from './sign-in-page';
 
 /**
@@ -49,18 +47,20 @@ export function SsoErrorPage(props: { code: string }) {
 }
 
 /**
- * `{PUBLIC_APP_URL}/sso/second-factor#temp_token=…`: the identity provider
- * signed in an account with TOTP on. The challenge comes in the fragment;
- * it is kept for this tab like a password sign-in's, and the sign-in page
- * asks for the code, then goes where the SSO sign-in was going.
+ * `{PUBLIC_APP_URL}/sso/second-factor?next=…#temp_token=…`: the identity
+ * provider signed in an account with TOTP on. The challenge comes in the
+ * fragment; it is kept for this tab like a password sign-in's, and the
+ * sign-in page asks for the code, then goes where the SSO sign-in was
+ * going (`next`, from the gateway; only a path of this app is followed).
  */
-export function SsoSecondFactorPage() {
+export function SsoSecondFactorPage(props: { next: string | undefined }) {
   const [missing, setMissing] = useState(false);
   useEffect(() => {
     const tempToken = new URLSearchParams(window.location.hash.slice(1)).get('temp_token');
     if (!tempToken) return setMissing(true);
     totpStep.keep(tempToken);
-    navigate(`/sign-in?next=${encodeURIComponent(safeNext(ssoReturn.take()))}`, { replace: true });
+    ssoReturn.take();
+    navigate(`/sign-in?next=${encodeURIComponent(safeNext(props.next))}`, { replace: true });
   }, []);
   return (
     <Page title="Signing in">
@@ -73,21 +73,4 @@ export function SsoSecondFactorPage() {
       )}
     </Page>
   );
-}
-
-/**
- * `/` after an SSO sign-in this tab started: the gateway lands every
- * successful one there, and the sign-in may have been for an application
- * (`next`), where it goes on. Otherwise the home page.
- */
-export function SsoLanding() {
-  const { user } = useSession();
-  const [home, setHome] = useState(false);
-  useEffect(() => {
-    if (user === undefined) return;
-    const next = ssoReturn.take();
-    if (user && next) navigate(safeNext(next), { replace: true });
-    else setHome(true);
-  }, [user]);
-  return home ? <HomePage /> : <p aria-busy="true">Loading…</p>;
 }

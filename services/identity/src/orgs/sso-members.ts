@@ -37,11 +37,20 @@ interface SsoOrganization {
 /**
  * Home-realm discovery: the organisation of a slug, or the one whose
  * verified domain an email is in (docs/organisations.md, "Enterprise SSO").
+ * By id it answers whether the organisation still exists, which the oauth
+ * unit asks before removing a deleted organisation's connections.
  */
 export async function findSsoOrganization(
   db: pg.Pool,
-  input: { readonly email: string; readonly organizationSlug: string },
+  input: { readonly email: string; readonly organizationSlug: string; readonly organizationId?: string | undefined },
 ): Promise<identityV1.FindSsoOrganizationResponse> {
+  if (input.organizationId !== undefined && input.organizationId !== '') {
+    refuse(checkId(input.organizationId, 'organization_id'));
+    const { rows } = await db.query<SsoOrganization>('SELECT id, slug, sso_enforced FROM identity.organizations WHERE id = $1', [input.organizationId]);
+    const found = rows[0];
+    if (!found) throw new AppError('org:not_found');
+    return { organizationId: found.id, organizationSlug: found.slug, ssoEnforced: found.sso_enforced, emailDomainVerified: false };
+  }
   const problems: FieldError[] = [];
   if (input.email === '' && input.organizationSlug === '') problems.push({ field: 'email', message: 'or organization_slug is required' });
   if (input.email !== '') problems.push(...checkEmail(input.email));

@@ -85,7 +85,7 @@ function providerProblem(error: unknown, connectionId: string, context: RequestC
 export async function startOidcSignIn(
   deps: SsoDeps,
   connection: OidcConnection,
-  browserBinding: string,
+  started: { browserBinding: string; returnTo: string },
   context: RequestContext,
 ): Promise<{ url: string; expiresAt: Date }> {
   const state = generateOpaqueToken();
@@ -97,7 +97,7 @@ export async function startOidcSignIn(
   } catch (error) {
     throw providerProblem(error, connection.id, context);
   }
-  await deps.requests.remember('oidc', state, { connectionId: connection.id, browserBinding, codeVerifier, nonce });
+  await deps.requests.remember('oidc', state, { connectionId: connection.id, browserBinding: started.browserBinding, codeVerifier, nonce, returnTo: started.returnTo });
   const url = client.buildAuthorizationUrl(configuration, {
     redirect_uri: serviceProviderUrls(deps.publicUrl, connection.id).redirectUri,
     scope: SCOPE,
@@ -120,10 +120,11 @@ export async function completeOidcSignIn(
   connection: OidcConnection,
   input: { code: string; state: string; browserBinding: string },
   context: RequestContext,
-): Promise<FederatedPerson> {
+): Promise<{ person: FederatedPerson; returnTo: string }> {
   const request = await deps.requests.redeem('oidc', input.state, { connectionId: connection.id, browserBinding: input.browserBinding });
   if (!request?.codeVerifier || !request.nonce) throw new AppError('sso:response_invalid', 'The sign-in request is unknown, used, expired or another browser’s.');
   const { codeVerifier, nonce } = request;
+  const returnTo = request.returnTo ?? '';
   return boundToRequest(context.signal, async () => {
     let claims: Record<string, unknown>;
     try {
@@ -147,7 +148,7 @@ export async function completeOidcSignIn(
     } catch (error) {
       throw providerProblem(error, connection.id, context);
     }
-    return personOfClaims(claims, connection);
+    return { person: personOfClaims(claims, connection), returnTo };
   });
 }
 

@@ -75,9 +75,13 @@ function connectionUrls(deps: SsoDeps, connection: SsoConnection): ServiceProvid
 }
 
 /** An AuthnRequest by HTTP-Redirect, its id remembered for this browser and connection. */
-export async function startSamlSignIn(deps: SsoDeps, connection: SamlConnection, browserBinding: string): Promise<{ url: string; expiresAt: Date }> {
+export async function startSamlSignIn(
+  deps: SsoDeps,
+  connection: SamlConnection,
+  started: { browserBinding: string; returnTo: string },
+): Promise<{ url: string; expiresAt: Date }> {
   const requestId = newSamlRequestId();
-  await deps.requests.remember('saml', requestId, { connectionId: connection.id, browserBinding });
+  await deps.requests.remember('saml', requestId, { connectionId: connection.id, browserBinding: started.browserBinding, returnTo: started.returnTo });
   const url = await samlOf(connection, connectionUrls(deps, connection), { generateUniqueId: () => requestId }).getAuthorizeUrlAsync('', undefined, {});
   return { url, expiresAt: new Date(deps.now() + deps.requestTtlSeconds * 1000) };
 }
@@ -182,7 +186,7 @@ export async function validateSamlResponse(
   connection: SamlConnection,
   input: { samlResponse: string; browserBinding: string },
   context: RequestContext,
-): Promise<SamlAssertion> {
+): Promise<SamlAssertion & { returnTo: string }> {
   try {
     return await validatedAssertion(deps, connection, input);
   } catch (error) {
@@ -192,7 +196,11 @@ export async function validateSamlResponse(
   }
 }
 
-async function validatedAssertion(deps: SsoDeps, connection: SamlConnection, input: { samlResponse: string; browserBinding: string }): Promise<SamlAssertion> {
+async function validatedAssertion(
+  deps: SsoDeps,
+  connection: SamlConnection,
+  input: { samlResponse: string; browserBinding: string },
+): Promise<SamlAssertion & { returnTo: string }> {
   if (input.samlResponse.length > MAX_SAML_RESPONSE_BASE64) throw new SamlResponseRefused('the response is over the size limit');
   if (!/^[A-Za-z0-9+/\r\n]+={0,2}\s*$/.test(input.samlResponse)) throw new SamlResponseRefused('the response is not base64');
   const xml = Buffer.from(input.samlResponse, 'base64').toString('utf8');
@@ -225,14 +233,17 @@ async function validatedAssertion(deps: SsoDeps, connection: SamlConnection, inp
     nowMs: deps.now(),
   });
 
+  // Where the sign-in was going comes from the request this browser started, never from the IdP (its RelayState is not followed).
+  let returnTo = '';
   if (assertion.inResponseTo !== '') {
     const request = await deps.requests.redeem('saml', assertion.inResponseTo, { connectionId: connection.id, browserBinding: input.browserBinding });
     if (!request) throw new SamlResponseRefused('InResponseTo is no unused request of this browser');
+    returnTo = request.returnTo ?? '';
   } else if (!connection.saml.allowIdpInitiated) {
     throw new SamlResponseRefused('IdP-initiated sign-in is off for this connection');
   }
 
   const ttlMs = assertion.notOnOrAfterMs + CLOCK_SKEW_MS - deps.now();
   if (!(await deps.requests.markAssertionSeen(connection.id, assertion.assertionId, ttlMs))) throw new SamlResponseRefused('the assertion was used before');
-  return assertion;
+  return { ...assertion, returnTo };
 }

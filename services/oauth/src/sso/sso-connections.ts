@@ -297,6 +297,34 @@ export async function deleteConnection(deps: SsoDeps, scope: ConnectionScope & {
   if (!(await deleteSsoConnection(deps.pool, scope.organizationId, scope.connectionId))) throw new AppError('sso:connection_not_found');
 }
 
+/**
+ * A deleted organisation's connections go, each as deleteConnection does
+ * (identity's ledger first, then the row and its subjects). Only once
+ * identity no longer has the organisation: the org.deleted event that
+ * causes this is not trusted on its own. Needs no SSO settings, so that a
+ * connection made while SSO was configured still goes after it is off.
+ */
+export async function deleteOrganizationConnections(
+  deps: Pick<SsoDeps, 'pool' | 'identity'>,
+  organizationId: string,
+  context: RequestContext,
+): Promise<{ removed: number; organizationExists: boolean }> {
+  const exists = await deps.identity.findSsoOrganization({ email: '', organizationSlug: '', organizationId }, context).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof AppError && error.code === 'org:not_found') return false;
+      throw error;
+    },
+  );
+  if (exists) return { removed: 0, organizationExists: true };
+  let removed = 0;
+  for (const connection of await listSsoConnections(deps.pool, organizationId)) {
+    await deps.identity.dropSsoConnection({ organizationId, connectionId: connection.id }, context);
+    if (await deleteSsoConnection(deps.pool, organizationId, connection.id)) removed += 1;
+  }
+  return { removed, organizationExists: false };
+}
+
 /** The SP's decryption key of a SAML connection, when it has a key pair. */
 export function spPrivateKeyPem(deps: SsoDeps, connection: SsoConnection & { type: 'saml' }): string | undefined {
   const pair = connection.saml.spKeyPair;

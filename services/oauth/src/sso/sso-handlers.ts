@@ -2,10 +2,11 @@ import type { ssoV1 } from '@latchkey/contracts';
 import { AppError } from '@latchkey/errors';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import { requireOpaque, requireUserId } from '../input-rules';
+import { requireReturnPath } from './return-path';
 import { serviceProviderMetadataXml } from './service-provider-metadata';
 import { serviceProviderUrls } from './service-provider-urls';
 import { findSsoConnection } from './sso-connection-store';
-import { createConnection, deleteConnection, getConnection, listConnections, updateConnection } from './sso-connections';
+import { createConnection, deleteConnection, deleteOrganizationConnections, getConnection, listConnections, updateConnection } from './sso-connections';
 import type { SsoDeps } from './sso-deps';
 import {
   attributeMappingFromMessage,
@@ -17,7 +18,7 @@ import {
   toConnectionMessage,
   toSignedInMessage,
 } from './sso-messages';
-import { completeOidc, completeSaml, startSignIn } from './sso-sign-in';
+import { completeOidc, completeSaml, discoverSignIn, startSignIn } from './sso-sign-in';
 
 type SsoHandlers = ServiceHandlers<typeof ssoV1.SsoServiceService>;
 
@@ -31,9 +32,10 @@ function scopeOf(request: { actorUserId: string; organizationId: string }): { ac
  * One thin function per RPC of sso.v1: unpack and check, call the
  * operation, shape the reply. Without SSO configured (SSO_PUBLIC_URL and
  * SSO_ENCRYPTION_KEY unset) there can be no connection: every call answers
- * sso:connection_not_found.
+ * sso:connection_not_found, except the clean-up of a deleted organisation,
+ * which needs only the database and identity.
  */
-export function ssoHandlers(configured: SsoDeps | undefined): SsoHandlers {
+export function ssoHandlers(configured: SsoDeps | undefined, cleanup: Pick<SsoDeps, 'pool' | 'identity'>): SsoHandlers {
   const ready = (): SsoDeps => {
     if (!configured) throw new AppError('sso:connection_not_found', 'Enterprise SSO is not configured on this installation.');
     return configured;
@@ -95,8 +97,15 @@ export function ssoHandlers(configured: SsoDeps | undefined): SsoHandlers {
       }
       if (email.length > MAX_EMAIL_LENGTH) throw AppError.validation([{ field: 'email', message: `must be at most ${MAX_EMAIL_LENGTH} characters` }]);
       const browserBinding = requireOpaque(request.browserBinding, 'browser_binding');
-      const started = await startSignIn(deps, { email, organizationSlug, browserBinding }, context);
+      const returnTo = requireReturnPath(request.returnTo ?? '');
+      const started = await startSignIn(deps, { email, organizationSlug, browserBinding, returnTo }, context);
       return { authorizationUrl: started.url, connectionId: started.connectionId, expiresAt: started.expiresAt };
+    },
+    async discoverSignIn(request, context) {
+      const email = request.email.trim();
+      if (email === '' || email.length > MAX_EMAIL_LENGTH) throw AppError.validation([{ field: 'email', message: `must be 1-${MAX_EMAIL_LENGTH} characters` }]);
+      // No connection can exist without SSO configured: nothing to find.
+      return configured ? discoverSignIn(configured, email, context) : { sso: false, enforced: false };
     },
     async completeSaml(request, context) {
       const deps = ready();
@@ -118,6 +127,9 @@ export function ssoHandlers(configured: SsoDeps | undefined): SsoHandlers {
         browserBinding: request.browserBinding,
       };
       return { signedIn: toSignedInMessage(await completeOidc(deps, input, context)) };
+    },
+    async deleteOrganizationConnections(request, context) {
+      return deleteOrganizationConnections(cleanup, requireUserId(request.organizationId, 'organization_id'), context);
     },
   };
 }

@@ -92,5 +92,6 @@ export function toSignedInMessage(signedIn: SignedIn): ssoV1.SignedIn {
     connectionId: signedIn.connectionId,
     createdAccount: signedIn.createdAccount,
     role: signedIn.role,
+    returnTo: signedIn.returnTo,
   };
 }

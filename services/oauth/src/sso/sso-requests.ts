@@ -9,6 +9,8 @@ const recordSchema = z.object({
   /** OpenID Connect only: the PKCE verifier and the nonce of the authorization request. */
   codeVerifier: z.string().optional(),
   nonce: z.string().optional(),
+  /** Where the sign-in was going in the web app (return-path.ts); absent: its home. */
+  returnTo: z.string().optional(),
 });
 
 export type SsoRequestRecord = z.output<typeof recordSchema>;

@@ -12,6 +12,8 @@ export interface SignedIn {
   readonly connectionId: string;
   readonly createdAccount: boolean;
   readonly role: string;
+  /** Where the sign-in was going in the web app, as its start said; empty: the home page. */
+  readonly returnTo: string;
 }
 
 /**
@@ -21,7 +23,13 @@ export interface SignedIn {
  * domains with sso:domain_mismatch); then this unit links the outside
  * subject to the account, as it does for Google.
  */
-export async function signInFederatedPerson(deps: SsoDeps, connection: SsoConnection, person: FederatedPerson, context: RequestContext): Promise<SignedIn> {
+export async function signInFederatedPerson(
+  deps: SsoDeps,
+  connection: SsoConnection,
+  person: FederatedPerson,
+  returnTo: string,
+  context: RequestContext,
+): Promise<SignedIn> {
   const { role, fromGroups } = roleOf(person.groups, connection.groupRoles, connection.defaultRole);
   const provisioned = await deps.identity.provisionSsoMember(
     {
@@ -44,6 +52,7 @@ export async function signInFederatedPerson(deps: SsoDeps, connection: SsoConnec
     connectionId: connection.id,
     createdAccount: provisioned.created,
     role: provisioned.member?.role ?? role,
+    returnTo,
   };
 }
 
@@ -54,7 +63,7 @@ export async function signInFederatedPerson(deps: SsoDeps, connection: SsoConnec
  */
 export async function startSignIn(
   deps: SsoDeps,
-  input: { email: string; organizationSlug: string; browserBinding: string },
+  input: { email: string; organizationSlug: string; browserBinding: string; returnTo: string },
   context: RequestContext,
 ): Promise<{ url: string; connectionId: string; expiresAt: Date }> {
   let organizationId: string;
@@ -67,8 +76,25 @@ export async function startSignIn(
   const [connection] = await listSsoConnections(deps.pool, organizationId);
   if (!connection) throw new AppError('sso:connection_not_found');
   const started =
-    connection.type === 'saml' ? await startSamlSignIn(deps, connection, input.browserBinding) : await startOidcSignIn(deps, connection, input.browserBinding, context);
+    connection.type === 'saml' ? await startSamlSignIn(deps, connection, input) : await startOidcSignIn(deps, connection, input, context);
   return { ...started, connectionId: connection.id };
+}
+
+/**
+ * Home-realm discovery before a password is asked for: the domain of the
+ * email only (identity compares it, never the address), so the answer is
+ * the same for every address of the domain, account or not.
+ */
+export async function discoverSignIn(deps: Pick<SsoDeps, 'pool' | 'identity'>, email: string, context: RequestContext): Promise<{ sso: boolean; enforced: boolean }> {
+  let found;
+  try {
+    found = await deps.identity.findSsoOrganization({ email, organizationSlug: '' }, context);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'org:not_found') return { sso: false, enforced: false };
+    throw error;
+  }
+  const [connection] = await listSsoConnections(deps.pool, found.organizationId);
+  return connection ? { sso: true, enforced: found.ssoEnforced } : { sso: false, enforced: false };
 }
 
 async function connectionOfType<Type extends SsoConnection['type']>(deps: SsoDeps, connectionId: string, type: Type): Promise<SsoConnection & { type: Type }> {
@@ -84,7 +110,7 @@ export async function completeSaml(
 ): Promise<SignedIn> {
   const connection = await connectionOfType(deps, input.connectionId, 'saml');
   const assertion = await validateSamlResponse(deps, connection, input, context);
-  return signInFederatedPerson(deps, connection, personOfSamlAssertion(assertion, connection.attributeMapping), context);
+  return signInFederatedPerson(deps, connection, personOfSamlAssertion(assertion, connection.attributeMapping), assertion.returnTo, context);
 }
 
 export async function completeOidc(
@@ -93,6 +119,6 @@ export async function completeOidc(
   context: RequestContext,
 ): Promise<SignedIn> {
   const connection = await connectionOfType(deps, input.connectionId, 'oidc');
-  const person = await completeOidcSignIn(deps, connection, input, context);
-  return signInFederatedPerson(deps, connection, person, context);
+  const { person, returnTo } = await completeOidcSignIn(deps, connection, input, context);
+  return signInFederatedPerson(deps, connection, person, returnTo, context);
 }

@@ -720,6 +720,11 @@ export interface FindSsoOrganizationRequest {
   email: string;
   /** The organisation's slug; empty to find it by the email's domain. */
   organizationSlug: string;
+  /**
+   * The organisation's id (UUID), instead of an email or a slug: whether
+   * it still exists (the clean-up of a deleted organisation's connections).
+   */
+  organizationId?: string | undefined;
 }
 
 /** FindSsoOrganizationResponse names the organisation found. */
@@ -5496,7 +5501,7 @@ export const ListUnsettledCredentialsResponse: MessageFns<ListUnsettledCredentia
 };
 
 function createBaseFindSsoOrganizationRequest(): FindSsoOrganizationRequest {
-  return { email: "", organizationSlug: "" };
+  return { email: "", organizationSlug: "", organizationId: undefined };
 }
 
 export const FindSsoOrganizationRequest: MessageFns<FindSsoOrganizationRequest> = {
@@ -5506,6 +5511,9 @@ export const FindSsoOrganizationRequest: MessageFns<FindSsoOrganizationRequest> 
     }
     if (message.organizationSlug !== "") {
       writer.uint32(18).string(message.organizationSlug);
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(26).string(message.organizationId);
     }
     return writer;
   },
@@ -5539,6 +5547,14 @@ export const FindSsoOrganizationRequest: MessageFns<FindSsoOrganizationRequest> 
             message.organizationSlug = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5559,6 +5575,11 @@ export const FindSsoOrganizationRequest: MessageFns<FindSsoOrganizationRequest> 
         : isSet(object.organization_slug)
         ? globalThis.String(object.organization_slug)
         : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
     };
   },
 
@@ -5570,6 +5591,9 @@ export const FindSsoOrganizationRequest: MessageFns<FindSsoOrganizationRequest> 
     if (message.organizationSlug !== "") {
       obj.organizationSlug = message.organizationSlug;
     }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
     return obj;
   },
 
@@ -5580,6 +5604,7 @@ export const FindSsoOrganizationRequest: MessageFns<FindSsoOrganizationRequest> 
     const message = createBaseFindSsoOrganizationRequest();
     message.email = object.email ?? "";
     message.organizationSlug = object.organizationSlug ?? "";
+    message.organizationId = object.organizationId ?? undefined;
     return message;
   },
 };
@@ -6621,8 +6646,8 @@ export const IdentityServiceService = {
   /**
    * FindSsoOrganization is enterprise SSO's home-realm discovery
    * (docs/organisations.md): the organisation an email's domain is a
-   * verified domain of, or the organisation of a slug, and whether it
-   * enforces SSO. With a slug and an email, it also says whether the
+   * verified domain of, or the organisation of a slug or an id, and
+   * whether it enforces SSO. With a slug and an email, it also says whether the
    * email's domain is one of that organisation's verified domains.
    * Errors: org:not_found (no organisation with that slug, or no verified
    * domain for that email), validation:invalid_input (neither given, or a
@@ -6902,8 +6927,8 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   /**
    * FindSsoOrganization is enterprise SSO's home-realm discovery
    * (docs/organisations.md): the organisation an email's domain is a
-   * verified domain of, or the organisation of a slug, and whether it
-   * enforces SSO. With a slug and an email, it also says whether the
+   * verified domain of, or the organisation of a slug or an id, and
+   * whether it enforces SSO. With a slug and an email, it also says whether the
    * email's domain is one of that organisation's verified domains.
    * Errors: org:not_found (no organisation with that slug, or no verified
    * domain for that email), validation:invalid_input (neither given, or a
@@ -7475,8 +7500,8 @@ export interface IdentityServiceClient extends Client {
   /**
    * FindSsoOrganization is enterprise SSO's home-realm discovery
    * (docs/organisations.md): the organisation an email's domain is a
-   * verified domain of, or the organisation of a slug, and whether it
-   * enforces SSO. With a slug and an email, it also says whether the
+   * verified domain of, or the organisation of a slug or an id, and
+   * whether it enforces SSO. With a slug and an email, it also says whether the
    * email's domain is one of that organisation's verified domains.
    * Errors: org:not_found (no organisation with that slug, or no verified
    * domain for that email), validation:invalid_input (neither given, or a

@@ -372,6 +372,12 @@ export interface StartSignInRequest {
    * starts the sign-in; only that user agent can complete it.
    */
   browserBinding: string;
+  /**
+   * Where the sign-in goes once it succeeds: a path of the web app (one
+   * leading "/", never "//"), kept with the request and answered by its
+   * completion, never taken from the identity provider. Empty: the home.
+   */
+  returnTo?: string | undefined;
 }
 
 /** StartSignInResponse holds where to send the person. */
@@ -417,6 +423,11 @@ export interface SignedIn {
   createdAccount: boolean;
   /** The role of the membership. */
   role: string;
+  /**
+   * The return_to of the request this sign-in answered; empty for none
+   * (an IdP-initiated SAML response, a start without one).
+   */
+  returnTo: string;
 }
 
 /** CompleteSamlResponse holds the person signed in. */
@@ -441,6 +452,34 @@ export interface CompleteOidcRequest {
 export interface CompleteOidcResponse {
   /** Who signed in. */
   signedIn?: SignedIn | undefined;
+}
+
+/** DeleteOrganizationConnectionsRequest names a deleted organisation. */
+export interface DeleteOrganizationConnectionsRequest {
+  /** The organisation (UUID) identity deleted. */
+  organizationId: string;
+}
+
+/** DeleteOrganizationConnectionsResponse says what was done. */
+export interface DeleteOrganizationConnectionsResponse {
+  /** The connections removed by this call (0 when none were left). */
+  removed: number;
+  /** True when identity still has the organisation: nothing was removed. */
+  organizationExists: boolean;
+}
+
+/** DiscoverSignInRequest names the address a person typed. */
+export interface DiscoverSignInRequest {
+  /** The email; only its domain is looked at. */
+  email: string;
+}
+
+/** DiscoverSignInResponse says how the domain signs in. */
+export interface DiscoverSignInResponse {
+  /** True when an organisation verified the domain and has a connection. */
+  sso: boolean;
+  /** True when that organisation enforces SSO: a password would be refused. */
+  enforced: boolean;
 }
 
 function createBaseAttributeMapping(): AttributeMapping {
@@ -2887,7 +2926,7 @@ export const GetServiceProviderMetadataResponse: MessageFns<GetServiceProviderMe
 };
 
 function createBaseStartSignInRequest(): StartSignInRequest {
-  return { email: "", organizationSlug: "", browserBinding: "" };
+  return { email: "", organizationSlug: "", browserBinding: "", returnTo: undefined };
 }
 
 export const StartSignInRequest: MessageFns<StartSignInRequest> = {
@@ -2900,6 +2939,9 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
     }
     if (message.browserBinding !== "") {
       writer.uint32(26).string(message.browserBinding);
+    }
+    if (message.returnTo !== undefined) {
+      writer.uint32(34).string(message.returnTo);
     }
     return writer;
   },
@@ -2941,6 +2983,14 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
             message.browserBinding = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.returnTo = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2966,6 +3016,11 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
         : isSet(object.browser_binding)
         ? globalThis.String(object.browser_binding)
         : "",
+      returnTo: isSet(object.returnTo)
+        ? globalThis.String(object.returnTo)
+        : isSet(object.return_to)
+        ? globalThis.String(object.return_to)
+        : undefined,
     };
   },
 
@@ -2980,6 +3035,9 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
     if (message.browserBinding !== "") {
       obj.browserBinding = message.browserBinding;
     }
+    if (message.returnTo !== undefined) {
+      obj.returnTo = message.returnTo;
+    }
     return obj;
   },
 
@@ -2991,6 +3049,7 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
     message.email = object.email ?? "";
     message.organizationSlug = object.organizationSlug ?? "";
     message.browserBinding = object.browserBinding ?? "";
+    message.returnTo = object.returnTo ?? undefined;
     return message;
   },
 };
@@ -3242,7 +3301,7 @@ export const CompleteSamlRequest: MessageFns<CompleteSamlRequest> = {
 };
 
 function createBaseSignedIn(): SignedIn {
-  return { userId: "", organizationId: "", connectionId: "", createdAccount: false, role: "" };
+  return { userId: "", organizationId: "", connectionId: "", createdAccount: false, role: "", returnTo: "" };
 }
 
 export const SignedIn: MessageFns<SignedIn> = {
@@ -3261,6 +3320,9 @@ export const SignedIn: MessageFns<SignedIn> = {
     }
     if (message.role !== "") {
       writer.uint32(42).string(message.role);
+    }
+    if (message.returnTo !== "") {
+      writer.uint32(50).string(message.returnTo);
     }
     return writer;
   },
@@ -3318,6 +3380,14 @@ export const SignedIn: MessageFns<SignedIn> = {
             message.role = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.returnTo = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3353,6 +3423,11 @@ export const SignedIn: MessageFns<SignedIn> = {
         ? globalThis.Boolean(object.created_account)
         : false,
       role: isSet(object.role) ? globalThis.String(object.role) : "",
+      returnTo: isSet(object.returnTo)
+        ? globalThis.String(object.returnTo)
+        : isSet(object.return_to)
+        ? globalThis.String(object.return_to)
+        : "",
     };
   },
 
@@ -3373,6 +3448,9 @@ export const SignedIn: MessageFns<SignedIn> = {
     if (message.role !== "") {
       obj.role = message.role;
     }
+    if (message.returnTo !== "") {
+      obj.returnTo = message.returnTo;
+    }
     return obj;
   },
 
@@ -3386,6 +3464,7 @@ export const SignedIn: MessageFns<SignedIn> = {
     message.connectionId = object.connectionId ?? "";
     message.createdAccount = object.createdAccount ?? false;
     message.role = object.role ?? "";
+    message.returnTo = object.returnTo ?? "";
     return message;
   },
 };
@@ -3665,6 +3744,328 @@ export const CompleteOidcResponse: MessageFns<CompleteOidcResponse> = {
   },
 };
 
+function createBaseDeleteOrganizationConnectionsRequest(): DeleteOrganizationConnectionsRequest {
+  return { organizationId: "" };
+}
+
+export const DeleteOrganizationConnectionsRequest: MessageFns<DeleteOrganizationConnectionsRequest> = {
+  encode(message: DeleteOrganizationConnectionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationConnectionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationConnectionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteOrganizationConnectionsRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteOrganizationConnectionsRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationConnectionsRequest>, I>>(
+    base?: I,
+  ): DeleteOrganizationConnectionsRequest {
+    return DeleteOrganizationConnectionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationConnectionsRequest>, I>>(
+    object: I,
+  ): DeleteOrganizationConnectionsRequest {
+    const message = createBaseDeleteOrganizationConnectionsRequest();
+    message.organizationId = object.organizationId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteOrganizationConnectionsResponse(): DeleteOrganizationConnectionsResponse {
+  return { removed: 0, organizationExists: false };
+}
+
+export const DeleteOrganizationConnectionsResponse: MessageFns<DeleteOrganizationConnectionsResponse> = {
+  encode(message: DeleteOrganizationConnectionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.removed !== 0) {
+      writer.uint32(8).uint32(message.removed);
+    }
+    if (message.organizationExists !== false) {
+      writer.uint32(16).bool(message.organizationExists);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationConnectionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationConnectionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.removed = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.organizationExists = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteOrganizationConnectionsResponse {
+    return {
+      removed: isSet(object.removed) ? globalThis.Number(object.removed) : 0,
+      organizationExists: isSet(object.organizationExists)
+        ? globalThis.Boolean(object.organizationExists)
+        : isSet(object.organization_exists)
+        ? globalThis.Boolean(object.organization_exists)
+        : false,
+    };
+  },
+
+  toJSON(message: DeleteOrganizationConnectionsResponse): unknown {
+    const obj: any = {};
+    if (message.removed !== 0) {
+      obj.removed = Math.round(message.removed);
+    }
+    if (message.organizationExists !== false) {
+      obj.organizationExists = message.organizationExists;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationConnectionsResponse>, I>>(
+    base?: I,
+  ): DeleteOrganizationConnectionsResponse {
+    return DeleteOrganizationConnectionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationConnectionsResponse>, I>>(
+    object: I,
+  ): DeleteOrganizationConnectionsResponse {
+    const message = createBaseDeleteOrganizationConnectionsResponse();
+    message.removed = object.removed ?? 0;
+    message.organizationExists = object.organizationExists ?? false;
+    return message;
+  },
+};
+
+function createBaseDiscoverSignInRequest(): DiscoverSignInRequest {
+  return { email: "" };
+}
+
+export const DiscoverSignInRequest: MessageFns<DiscoverSignInRequest> = {
+  encode(message: DiscoverSignInRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DiscoverSignInRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDiscoverSignInRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DiscoverSignInRequest {
+    return { email: isSet(object.email) ? globalThis.String(object.email) : "" };
+  },
+
+  toJSON(message: DiscoverSignInRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DiscoverSignInRequest>, I>>(base?: I): DiscoverSignInRequest {
+    return DiscoverSignInRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DiscoverSignInRequest>, I>>(object: I): DiscoverSignInRequest {
+    const message = createBaseDiscoverSignInRequest();
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseDiscoverSignInResponse(): DiscoverSignInResponse {
+  return { sso: false, enforced: false };
+}
+
+export const DiscoverSignInResponse: MessageFns<DiscoverSignInResponse> = {
+  encode(message: DiscoverSignInResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sso !== false) {
+      writer.uint32(8).bool(message.sso);
+    }
+    if (message.enforced !== false) {
+      writer.uint32(16).bool(message.enforced);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DiscoverSignInResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDiscoverSignInResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sso = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.enforced = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DiscoverSignInResponse {
+    return {
+      sso: isSet(object.sso) ? globalThis.Boolean(object.sso) : false,
+      enforced: isSet(object.enforced) ? globalThis.Boolean(object.enforced) : false,
+    };
+  },
+
+  toJSON(message: DiscoverSignInResponse): unknown {
+    const obj: any = {};
+    if (message.sso !== false) {
+      obj.sso = message.sso;
+    }
+    if (message.enforced !== false) {
+      obj.enforced = message.enforced;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DiscoverSignInResponse>, I>>(base?: I): DiscoverSignInResponse {
+    return DiscoverSignInResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DiscoverSignInResponse>, I>>(object: I): DiscoverSignInResponse {
+    const message = createBaseDiscoverSignInResponse();
+    message.sso = object.sso ?? false;
+    message.enforced = object.enforced ?? false;
+    return message;
+  },
+};
+
 /**
  * SsoService is called by the gateway. Every call that manages connections
  * names the acting user; the unit asks identity (orgs.v1
@@ -3797,6 +4198,26 @@ export const SsoServiceService = {
     responseDeserialize: (value: Buffer): StartSignInResponse => StartSignInResponse.decode(value),
   },
   /**
+   * DiscoverSignIn is home-realm discovery for the sign-in pages, before
+   * they ask for a password: whether the email's domain is a verified
+   * domain of an organisation that has a connection, and whether that
+   * organisation enforces SSO. It answers about the domain alone, the same
+   * for any address in it, never whether an account exists. Without SSO
+   * configured it finds nothing.
+   * Errors: validation:invalid_input (a malformed email).
+   */
+  discoverSignIn: {
+    path: "/sso.v1.SsoService/DiscoverSignIn" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DiscoverSignInRequest): Buffer =>
+      Buffer.from(DiscoverSignInRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DiscoverSignInRequest => DiscoverSignInRequest.decode(value),
+    responseSerialize: (value: DiscoverSignInResponse): Buffer =>
+      Buffer.from(DiscoverSignInResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DiscoverSignInResponse => DiscoverSignInResponse.decode(value),
+  },
+  /**
    * CompleteSaml validates a SAML response posted to a connection's
    * assertion consumer service and signs its subject in: identity finds or
    * creates the account and the membership (orgs.v1 ProvisionSsoMember),
@@ -3833,6 +4254,27 @@ export const SsoServiceService = {
     responseSerialize: (value: CompleteOidcResponse): Buffer =>
       Buffer.from(CompleteOidcResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CompleteOidcResponse => CompleteOidcResponse.decode(value),
+  },
+  /**
+   * DeleteOrganizationConnections removes every connection of a deleted
+   * organisation, with their outside subjects, after identity forgets each
+   * as a way in (DropSsoConnection). Called by the jobs worker on the
+   * org.deleted event; idempotent, so a redelivery repeats nothing harmful.
+   * Nothing is removed while identity still has the organisation.
+   * Errors: validation:invalid_input.
+   */
+  deleteOrganizationConnections: {
+    path: "/sso.v1.SsoService/DeleteOrganizationConnections" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteOrganizationConnectionsRequest): Buffer =>
+      Buffer.from(DeleteOrganizationConnectionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteOrganizationConnectionsRequest =>
+      DeleteOrganizationConnectionsRequest.decode(value),
+    responseSerialize: (value: DeleteOrganizationConnectionsResponse): Buffer =>
+      Buffer.from(DeleteOrganizationConnectionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteOrganizationConnectionsResponse =>
+      DeleteOrganizationConnectionsResponse.decode(value),
   },
 } as const;
 
@@ -3890,6 +4332,16 @@ export interface SsoServiceServer extends UntypedServiceImplementation {
    */
   startSignIn: handleUnaryCall<StartSignInRequest, StartSignInResponse>;
   /**
+   * DiscoverSignIn is home-realm discovery for the sign-in pages, before
+   * they ask for a password: whether the email's domain is a verified
+   * domain of an organisation that has a connection, and whether that
+   * organisation enforces SSO. It answers about the domain alone, the same
+   * for any address in it, never whether an account exists. Without SSO
+   * configured it finds nothing.
+   * Errors: validation:invalid_input (a malformed email).
+   */
+  discoverSignIn: handleUnaryCall<DiscoverSignInRequest, DiscoverSignInResponse>;
+  /**
    * CompleteSaml validates a SAML response posted to a connection's
    * assertion consumer service and signs its subject in: identity finds or
    * creates the account and the membership (orgs.v1 ProvisionSsoMember),
@@ -3909,6 +4361,18 @@ export interface SsoServiceServer extends UntypedServiceImplementation {
    * validation:invalid_input.
    */
   completeOidc: handleUnaryCall<CompleteOidcRequest, CompleteOidcResponse>;
+  /**
+   * DeleteOrganizationConnections removes every connection of a deleted
+   * organisation, with their outside subjects, after identity forgets each
+   * as a way in (DropSsoConnection). Called by the jobs worker on the
+   * org.deleted event; idempotent, so a redelivery repeats nothing harmful.
+   * Nothing is removed while identity still has the organisation.
+   * Errors: validation:invalid_input.
+   */
+  deleteOrganizationConnections: handleUnaryCall<
+    DeleteOrganizationConnectionsRequest,
+    DeleteOrganizationConnectionsResponse
+  >;
 }
 
 export interface SsoServiceClient extends Client {
@@ -4063,6 +4527,30 @@ export interface SsoServiceClient extends Client {
     callback: (error: ServiceError | null, response: StartSignInResponse) => void,
   ): ClientUnaryCall;
   /**
+   * DiscoverSignIn is home-realm discovery for the sign-in pages, before
+   * they ask for a password: whether the email's domain is a verified
+   * domain of an organisation that has a connection, and whether that
+   * organisation enforces SSO. It answers about the domain alone, the same
+   * for any address in it, never whether an account exists. Without SSO
+   * configured it finds nothing.
+   * Errors: validation:invalid_input (a malformed email).
+   */
+  discoverSignIn(
+    request: DiscoverSignInRequest,
+    callback: (error: ServiceError | null, response: DiscoverSignInResponse) => void,
+  ): ClientUnaryCall;
+  discoverSignIn(
+    request: DiscoverSignInRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DiscoverSignInResponse) => void,
+  ): ClientUnaryCall;
+  discoverSignIn(
+    request: DiscoverSignInRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DiscoverSignInResponse) => void,
+  ): ClientUnaryCall;
+  /**
    * CompleteSaml validates a SAML response posted to a connection's
    * assertion consumer service and signs its subject in: identity finds or
    * creates the account and the membership (orgs.v1 ProvisionSsoMember),
@@ -4109,6 +4597,29 @@ export interface SsoServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CompleteOidcResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteOrganizationConnections removes every connection of a deleted
+   * organisation, with their outside subjects, after identity forgets each
+   * as a way in (DropSsoConnection). Called by the jobs worker on the
+   * org.deleted event; idempotent, so a redelivery repeats nothing harmful.
+   * Nothing is removed while identity still has the organisation.
+   * Errors: validation:invalid_input.
+   */
+  deleteOrganizationConnections(
+    request: DeleteOrganizationConnectionsRequest,
+    callback: (error: ServiceError | null, response: DeleteOrganizationConnectionsResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganizationConnections(
+    request: DeleteOrganizationConnectionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteOrganizationConnectionsResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganizationConnections(
+    request: DeleteOrganizationConnectionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteOrganizationConnectionsResponse) => void,
   ): ClientUnaryCall;
 }
 
