@@ -3,6 +3,7 @@ import { startDnsServer, waitFor, type DnsServer } from '@latchkey/test-kit';
 import { ApiClient, type ApiResponse } from '../support/api-client';
 import { mailedToken, PASSWORD, signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { ISSUER, OidcBrowser, authorizationRequest, client, relyingParty } from '../support/oidc-relying-party';
 
 /**
  * docs/scim.md: SCIM 2.0 at /scim/v2 with an organisation's bearer token,
@@ -15,10 +16,14 @@ let stack: E2eStack;
 let dns: DnsServer;
 const UNLIMITED = '100000';
 const SCIM_JSON = 'application/scim+json';
+const RP_SECRET = randomBytes(32).toString('base64url');
+const RP_REDIRECT = 'http://rp.localhost/callback';
 
 beforeAll(async () => {
   dns = await startDnsServer();
-  stack = await startE2eStack('scim', { DNS_SERVERS: dns.address, RATE_LIMIT_IP_MAX: UNLIMITED, RATE_LIMIT_MAIL_MAX: UNLIMITED, RATE_LIMIT_SCIM_REQUESTS: UNLIMITED });
+  // An application signing the organisation's people in through Latchkey, whose refresh tokens deprovisioning ends.
+  const clients = [{ client_id: 'app', client_secret: RP_SECRET, client_name: 'App', redirect_uris: [RP_REDIRECT], grant_types: ['authorization_code', 'refresh_token'] }];
+  stack = await startE2eStack('scim', { PUBLIC_APP_URL: ISSUER, OIDC_CLIENTS: JSON.stringify(clients), DNS_SERVERS: dns.address, RATE_LIMIT_IP_MAX: UNLIMITED, RATE_LIMIT_MAIL_MAX: UNLIMITED, RATE_LIMIT_SCIM_REQUESTS: UNLIMITED });
 }, 90_000);
 
 afterAll(async () => {
@@ -36,6 +41,22 @@ interface Org {
 }
 
 const tag = () => randomBytes(4).toString('hex');
+
+/** A refresh token of the application for the person signed in on `browserClient`, as an OpenID relying party gets it. */
+async function openIdRefreshToken(browserClient: ApiClient): Promise<{ config: client.Configuration; refreshToken: string }> {
+  const config = await relyingParty(stack.gatewayUrl, 'app', { secret: RP_SECRET });
+  const browser = new OidcBrowser(browserClient, stack.gatewayUrl);
+  const request = await authorizationRequest(config, { scope: 'openid email offline_access', prompt: 'consent' });
+  let { url } = await browser.navigate(request.url);
+  if (url.pathname.startsWith('/oidc/interaction/')) {
+    const confirmed = await browserClient.post<{ redirect_to: string }>(`/v0/oidc/interactions/${OidcBrowser.interactionUid(url)}/confirm`);
+    expect(confirmed.status).toBe(200);
+    ({ url } = await browser.navigate(confirmed.body.redirect_to));
+  }
+  const tokens = await request.exchange(url);
+  expect(tokens.refresh_token).toBeDefined();
+  return { config, refreshToken: tokens.refresh_token! };
+}
 
 /** A resource as answered: its id, and whatever else each test reads. */
 type ScimResource = { id: string; userName: string; externalId: string } & Record<string, unknown>;
@@ -332,7 +353,7 @@ describe('isolation and errors', () => {
 });
 
 describe('deprovisioning', () => {
-  it('ends a suspended member’s sessions and service tokens within 5 s when the organisation enforces SSO', async () => {
+  it('ends a suspended member’s sessions, service tokens and OpenID refresh tokens within 5 s when the organisation enforces SSO', async () => {
     const org = await scimOrg('deprov');
     const email = `worker.${tag()}@${org.domain}`;
     const person = new ApiClient(stack.gatewayUrl);
@@ -358,17 +379,24 @@ describe('deprovisioning', () => {
     expect((await org.scim.call('PATCH', `/Users/${linked.body.id}`, on)).status).toBe(200);
     expect((await person.get(`/v0/orgs/${org.id}`)).status).toBe(200);
 
+    const openId = await openIdRefreshToken(person);
+    expect(await client.tokenIntrospection(openId.config, openId.refreshToken)).toMatchObject({ active: true });
     expect((await org.owner.client.patch(`/v0/orgs/${org.id}`, { sso_enforced: true })).status).toBe(200);
 
     const suspended = await org.scim.call('PATCH', `/Users/${linked.body.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: 'replace', path: 'active', value: false }] });
     expect(suspended).toMatchObject({ status: 200, body: { active: false } });
     await waitFor(
       async () => {
-        const [me, jwt] = await Promise.all([person.get('/v0/users/me'), person.post('/v0/auth/token')]);
-        return me.status === 401 && jwt.status === 401 ? true : undefined;
+        const [me, jwt, refreshToken] = await Promise.all([
+          person.get('/v0/users/me'),
+          person.post('/v0/auth/token'),
+          client.tokenIntrospection(openId.config, openId.refreshToken),
+        ]);
+        return me.status === 401 && jwt.status === 401 && refreshToken.active === false ? true : undefined;
       },
-      { timeoutMs: 5_000, description: 'the suspended member’s session and token refresh refused' },
+      { timeoutMs: 5_000, description: 'the suspended member’s session, token refresh and OpenID refresh token refused' },
     );
+    await expect(client.refreshTokenGrant(openId.config, openId.refreshToken)).rejects.toMatchObject({ error: 'invalid_grant' });
     expect((await org.scim.call('PATCH', `/Users/${linked.body.id}`, { Operations: [{ op: 'replace', path: 'active', value: 'True' }] })).body).toMatchObject({ active: true });
   });
 });
