@@ -141,6 +141,8 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
     RATE_LIMIT_SEARCH_MAX: UNLIMITED,
     // One organisation invites every seeded account.
     RATE_LIMIT_INVITATIONS: UNLIMITED,
+    // scim-users reads a directory as fast as one identity provider's token may.
+    RATE_LIMIT_SCIM_REQUESTS: UNLIMITED,
     // The OpenID Provider's scenarios sign in through this client.
     OIDC_CLIENTS: JSON.stringify([BENCH_OIDC_CLIENT]),
     ...(settings.cpuProfileDir ? profilerEnvironment(settings.cpuProfileDir, given.BENCH_NODE_OPTIONS) : {}),

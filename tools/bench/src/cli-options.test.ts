@@ -21,6 +21,7 @@ describe('parseCliOptions()', () => {
         'login',
         'post-create',
         'org-members',
+        'scim-users',
         'search',
       ],
       connections: 10,

@@ -51,6 +51,8 @@ export interface ScenarioResult {
   readonly searchQuality?: SearchQuality;
   /** org-members: every page of a large organisation's members, several passes, one request at a time. */
   readonly memberListing?: MemberListing;
+  /** scim-users: every page of a large SCIM directory, several passes, one request at a time. */
+  readonly scimListing?: MemberListing;
   /** Per-unit time during the gateway run (service-metrics.ts). */
   readonly serverTimings: readonly OperationTiming[];
   /** Whether the stack had gone quiet before the scenario started. */
@@ -215,26 +217,30 @@ export function formatSearchQuality(results: readonly ScenarioResult[]): string 
   return `${latency}\n\n${relevance}`;
 }
 
-/** org-members: the large organisation's member pages, each alone. */
+/** org-members and scim-users: the large organisation's member pages and SCIM directory pages, each alone. */
 export function formatMemberListing(results: readonly ScenarioResult[]): string | undefined {
-  const listing = results.find((result) => result.memberListing)?.memberListing;
-  if (!listing) return undefined;
-  return table(
-    ['member pages, alone', 'members', 'pages per pass', 'passes', 'incomplete passes', 'p50 ms', 'p99 ms', 'max ms'],
-    [
-      [
-        'GET /v0/orgs/{id}/members?limit=100',
-        String(listing.members),
-        String(listing.pagesPerPass),
-        String(listing.passes),
-        String(listing.incompletePasses),
-        fixed(listing.latency.p50Ms, 1),
-        fixed(listing.latency.p99Ms, 1),
-        fixed(listing.latency.maxMs, 1),
-      ],
-    ],
-    1,
+  const listings = [
+    ['GET /v0/orgs/{id}/members?limit=100', results.find((result) => result.memberListing)?.memberListing],
+    ['GET /scim/v2/Users?count=100', results.find((result) => result.scimListing)?.scimListing],
+  ] as const;
+  const rows = listings.flatMap(([route, listing]) =>
+    listing
+      ? [
+          [
+            route,
+            String(listing.members),
+            String(listing.pagesPerPass),
+            String(listing.passes),
+            String(listing.incompletePasses),
+            fixed(listing.latency.p50Ms, 1),
+            fixed(listing.latency.p99Ms, 1),
+            fixed(listing.latency.maxMs, 1),
+          ],
+        ]
+      : [],
   );
+  if (rows.length === 0) return undefined;
+  return table(['member pages, alone', 'members', 'pages per pass', 'passes', 'incomplete passes', 'p50 ms', 'p99 ms', 'max ms'], rows, 1);
 }
 
 export function formatProcessTable(processes: readonly ProcessMemory[]): string {

@@ -1,6 +1,7 @@
 import { seedLargeOrganization, type LargeOrganization } from './large-organization';
 import type { LoadJob, PermissionCheck, RequestTemplate } from './load-messages';
 import { MEMBER_LISTING_PASSES, measureMemberListing, memberPagePaths, type MemberListing } from './member-listing';
+import { measureScimListing, scimHeaders, scimPagePaths, seedScimDirectory, type ScimDirectory } from './scim-directory';
 import { PEER_SESSION_COOKIE, peerJsonHeaders, type PeerUser } from './peer/peer-process';
 import { costlySearchQueries, seedSearchCorpus, type RelevanceProbe } from './search-corpus';
 import { measureSearchQuality, type SearchQuality } from './search-quality';
@@ -25,6 +26,7 @@ export const scenarioNames = [
   'login',
   'post-create',
   'org-members',
+  'scim-users',
   'search',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
@@ -84,12 +86,15 @@ export interface Prepared {
   readonly relevanceProbes?: readonly RelevanceProbe[];
   /** org-members: the organisation and the paths of all its member pages. */
   readonly largeOrganization?: LargeOrganization & { readonly pagePaths: readonly string[] };
+  /** scim-users: a large organisation's directory as its identity provider provisioned it. */
+  readonly scimDirectory?: ScimDirectory;
 }
 
 /** After the load: what one reader gets, one request at a time; it joins the scenario's result. */
 export interface AloneMeasurements {
   readonly searchQuality?: SearchQuality;
   readonly memberListing?: MemberListing;
+  readonly scimListing?: MemberListing;
 }
 
 export interface AloneContext {
@@ -439,6 +444,30 @@ export const scenarios: readonly Scenario[] = [
     alone: async ({ gatewayUrl, prepared, signal }) => {
       if (!prepared.largeOrganization) throw new Error('org-members runs after its prepare');
       return { memberListing: await measureMemberListing(gatewayUrl, prepared.largeOrganization, MEMBER_LISTING_PASSES, signal) };
+    },
+    baseline: { kind: 'none' },
+    warmsUp: true,
+  },
+  {
+    name: 'scim-users',
+    label: 'GET /scim/v2/Users?count=100, a large directory',
+    // The org-members scenario's size: an identity provider importing a directory of that many people.
+    prepare: async (context) => {
+      const owner = context.seed.users.find((user) => user.orgRole === 'owner');
+      if (!owner) throw new Error('the seed has no organisation owner');
+      const directory = await seedScimDirectory(context.databaseUrl, await seedLargeOrganization(context.databaseUrl, owner, context.orgMembers));
+      context.onProgress(`scim-users: a directory of ${directory.users} provisioned users`);
+      return { scimDirectory: directory };
+    },
+    gateway: (context, prepared) => {
+      const directory = prepared.scimDirectory;
+      if (!directory) throw new Error('scim-users runs after its prepare');
+      const headers = scimHeaders(directory);
+      return { url: context.gatewayUrl, connections: context.connections, requests: scimPagePaths(directory.users).map((path) => ({ method: 'GET', path, headers })) };
+    },
+    alone: async ({ gatewayUrl, prepared, signal }) => {
+      if (!prepared.scimDirectory) throw new Error('scim-users runs after its prepare');
+      return { scimListing: await measureScimListing(gatewayUrl, prepared.scimDirectory, MEMBER_LISTING_PASSES, signal) };
     },
     baseline: { kind: 'none' },
     warmsUp: true,

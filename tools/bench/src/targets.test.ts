@@ -192,4 +192,19 @@ describe('formatReport()', () => {
     expect(formatMemberListing([result])).toContain('| GET /v0/orgs/{id}/members?limit=100 | 10001 | 101 | 5 | 0 | 9.0 | 21.5 | 30.2 |');
     expect(formatMemberListing(results)).toBeUndefined();
   });
+
+  it('holds the SCIM directory listing to 100 ms a page alone, every user once per pass', () => {
+    const scimResult = (p99Ms: number, incompletePasses: number): ScenarioResult => ({
+      scenario: 'scim-users',
+      gateway: run('GET /scim/v2/Users?count=100', 300),
+      scimListing: { members: 10_000, pagesPerPass: 100, passes: 5, incompletePasses, latency: { count: 500, p50Ms: 20, p99Ms, meanMs: 25, maxMs: p99Ms + 5 } },
+      serverTimings: [],
+      startedIdle: true,
+    });
+    const check = (result: ScenarioResult) => evaluateTargets([result], [], 50).find((target) => target.name === 'SCIM directory alone');
+    expect(check(scimResult(80, 0))).toMatchObject({ met: true });
+    expect(check(scimResult(120, 0))).toMatchObject({ met: false });
+    expect(check(scimResult(80, 1))).toMatchObject({ met: false });
+    expect(formatMemberListing([scimResult(80, 0)])).toContain('| GET /scim/v2/Users?count=100 | 10000 | 100 | 5 | 0 | 20.0 | 80.0 | 85.0 |');
+  });
 });
