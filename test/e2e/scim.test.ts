@@ -306,6 +306,26 @@ describe('Microsoft Entra ID provisioning', () => {
   }, 120_000);
 });
 
+describe('the directory an identity provider reads', () => {
+  it('loses a member an admin removes, so that the provider may provision the person again', async () => {
+    const org = await scimOrg('removed');
+    const emails = [`kept.${tag()}@${org.domain}`, `removed.${tag()}@${org.domain}`];
+    const [kept, removed] = await Promise.all(
+      emails.map(async (userName) => (await org.scim.call<{ id: string }>('POST', '/Users', { schemas: [USER_SCHEMA], userName })).body.id),
+    );
+    expect((await org.scim.call<{ totalResults: number }>('GET', '/Users')).body.totalResults).toBe(2);
+
+    expect((await org.owner.client.delete(`/v0/orgs/${org.id}/members/${removed}`)).status).toBe(204);
+    const listed = await org.scim.call<{ totalResults: number; Resources: { id: string }[] }>('GET', '/Users?startIndex=1&count=10');
+    expect(listed.body).toMatchObject({ totalResults: 1, Resources: [{ id: kept }] });
+    expect((await org.scim.call('GET', `/Users/${removed}`)).status).toBe(404);
+    expect((await org.scim.call('GET', `/Users?filter=${encodeURIComponent(`userName eq "${emails[1]}"`)}`)).body).toMatchObject({ totalResults: 0 });
+    const again = await org.scim.call<{ id: string; active: boolean }>('POST', '/Users', { schemas: [USER_SCHEMA], userName: emails[1] });
+    expect(again).toMatchObject({ status: 201, body: { id: removed, active: true } });
+    expect((await org.scim.call<{ totalResults: number }>('GET', '/Users')).body.totalResults).toBe(2);
+  });
+});
+
 describe('isolation and errors', () => {
   it('keeps each token to its organisation, and answers bad input with SCIM errors, never a 5xx', async () => {
     const [a, b] = await Promise.all([scimOrg('tenant_a'), scimOrg('tenant_b')]);

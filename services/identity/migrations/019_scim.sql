@@ -21,7 +21,9 @@ CREATE INDEX scim_tokens_of_organization ON identity.scim_tokens (organization_i
 
 -- What the identity provider said of an account it provisioned in an
 -- organisation; the SCIM id of the User is the account id. A row exists
--- while the account is a member provisioned or linked by SCIM.
+-- while the account is a member provisioned or linked by SCIM: it goes with
+-- the membership however that ends (an admin's removal, the account's
+-- deletion), so that the directory an IdP reads is the members it has.
 CREATE TABLE identity.scim_users (
   organization_id uuid NOT NULL REFERENCES identity.organizations (id) ON DELETE CASCADE,
   user_id uuid NOT NULL REFERENCES identity.users (id) ON DELETE CASCADE,
@@ -31,7 +33,9 @@ CREATE TABLE identity.scim_users (
   display_name text NOT NULL DEFAULT '' CHECK (char_length(display_name) <= 200),
   created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', now()),
   updated_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', now()),
-  PRIMARY KEY (organization_id, user_id)
+  PRIMARY KEY (organization_id, user_id),
+  -- Deferred: provisioning writes the record and then the membership, in one transaction.
+  FOREIGN KEY (organization_id, user_id) REFERENCES identity.org_memberships (organization_id, user_id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
 );
 -- Listing pages (startIndex/count) walk this index in the order of provisioning.
 CREATE INDEX scim_users_listing ON identity.scim_users (organization_id, created_at, user_id);

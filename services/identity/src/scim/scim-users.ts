@@ -295,7 +295,6 @@ export async function createUser(deps: ScimDeps, request: scimV1.CreateUserReque
     if (!existing && !account.created) await linkSsoAccount(deps, db, account.user, context);
     if (account.created) await queueEvent(db, 'user.registered', { userId: account.user.id, method: 'scim' }, context);
     const userId = account.user.id;
-    await db.query('DELETE FROM identity.scim_users WHERE organization_id = $1 AND user_id = $2', [caller.organizationId, userId]);
     await db.query('INSERT INTO identity.scim_users (organization_id, user_id) VALUES ($1, $2)', [caller.organizationId, userId]);
     await writeAttributes(db, caller.organizationId, userId, attributes);
     const { rows: memberships } = await db.query<{ status: string }>('SELECT status FROM identity.org_memberships WHERE organization_id = $1 AND user_id = $2', [
@@ -322,15 +321,28 @@ export async function getUser(deps: ScimDeps, request: scimV1.GetUserRequest): P
 export async function listUsers(deps: ScimDeps, request: scimV1.ListUsersRequest): Promise<{ totalResults: number; users: scimV1.User[]; startIndex: number }> {
   const caller = await authenticate(deps.pool, request.token);
   const page: Page = pageOf(request);
-  const filter = request.filter.trim() === '' ? { where: 'true', params: [] } : filterToSql(parseFilter(request.filter), USER_COLUMNS, 1);
-  const from = `FROM identity.scim_users s JOIN identity.users u ON u.id = s.user_id
+  const unfiltered = request.filter.trim() === '';
+  const filter = unfiltered ? { where: 'true', params: [] } : filterToSql(parseFilter(request.filter), USER_COLUMNS, 1);
+  // An import reads the whole directory without a filter: its count and page keys come from the listing index
+  // alone (a scim_users row exists exactly while its membership does, 019_scim.sql), not from a join of 10,000 rows.
+  const from =
+    unfiltered
+      ? 'FROM identity.scim_users s WHERE s.organization_id = $1'
+      : `FROM identity.scim_users s JOIN identity.users u ON u.id = s.user_id
     JOIN identity.org_memberships m ON m.organization_id = s.organization_id AND m.user_id = s.user_id
     WHERE s.organization_id = $1 AND ${filter.where}`;
   const { rows: counted } = await deps.pool.query<{ n: number }>(`SELECT count(*)::int AS n ${from}`, [caller.organizationId, ...filter.params]);
   if (page.countOnly) return { totalResults: counted[0]!.n, users: [], startIndex: page.startIndex };
+  // The page's keys first: a row skipped by OFFSET must not pay for its groups (USER_SELECT's subquery), or the
+  // last page of a 10,000-user directory would aggregate the groups of every user before it.
   const { rows } = await deps.pool.query<UserRow>(
-    `${USER_SELECT} WHERE s.organization_id = $1 AND ${filter.where}
-      ORDER BY s.created_at, s.user_id OFFSET ${page.startIndex - 1} LIMIT ${page.count}`,
+    `WITH page AS (
+       SELECT s.user_id ${from}
+        ORDER BY s.created_at, s.user_id OFFSET ${page.startIndex - 1} LIMIT ${page.count}
+     )
+     ${USER_SELECT} JOIN page ON page.user_id = s.user_id
+      WHERE s.organization_id = $1
+      ORDER BY s.created_at, s.user_id`,
     [caller.organizationId, ...filter.params],
   );
   return { totalResults: counted[0]!.n, users: rows.map(userOf), startIndex: page.startIndex };
