@@ -480,6 +480,7 @@ const catalogue = [
         'ListTokens',
         'RevokeToken',
         'MapGroupRole',
+        'ListGroupRoles',
         'CreateUser',
         'GetUser',
         'ListUsers',
