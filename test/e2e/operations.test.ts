@@ -205,6 +205,7 @@ describe('operations endpoints', () => {
         '/v0/orgs/{org_id}/domains/{domain}/verify',
         '/v0/orgs/{org_id}/scim/tokens',
         '/v0/orgs/{org_id}/scim/tokens/{token_id}',
+        '/v0/orgs/{org_id}/scim/groups',
         '/v0/orgs/{org_id}/scim/groups/{group_id}',
         '/v0/orgs/{org_id}/sso/connections',
         '/v0/orgs/{org_id}/sso/connections/{id}',

@@ -420,3 +420,40 @@ describe('deprovisioning', () => {
     expect((await org.scim.call('PATCH', `/Users/${linked.body.id}`, { Operations: [{ op: 'replace', path: 'active', value: 'True' }] })).body).toMatchObject({ active: true });
   });
 });
+
+describe('the administrators’ view', () => {
+  it('lists the groups of its own organisation only, with roles and member counts, and when a token was last used', async () => {
+    const [a, b] = await Promise.all([scimOrg('view_a'), scimOrg('view_b')]);
+    type Listed = { items: { id: string; last_used_at: string | null }[] };
+    const before = await a.owner.client.get<Listed>(`/v0/orgs/${a.id}/scim/tokens`);
+    expect(before.body.items).toEqual([expect.objectContaining({ last_used_at: null })]);
+
+    const user = await a.scim.call<{ id: string }>('POST', '/Users', { schemas: [USER_SCHEMA], userName: `v${tag()}@${a.domain}` });
+    const used = (await a.owner.client.get<Listed>(`/v0/orgs/${a.id}/scim/tokens`)).body.items[0]!.last_used_at;
+    expect(Date.parse(used!)).toBeGreaterThan(Date.now() - 60_000);
+    const engineers = await a.scim.call<{ id: string }>('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: 'Engineers', members: [{ value: user.body.id }] });
+    const admins = await a.scim.call<{ id: string }>('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: 'admins' });
+    await b.scim.call('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: 'B only' });
+    // Written at most once a minute per token: the calls since did not move it.
+    expect((await a.owner.client.get<Listed>(`/v0/orgs/${a.id}/scim/tokens`)).body.items[0]!.last_used_at).toBe(used);
+
+    expect(await a.owner.client.patch(`/v0/orgs/${a.id}/scim/groups/${engineers.body.id}`, { role: 'admin' })).toMatchObject({ status: 200 });
+    const listed = await a.owner.client.get(`/v0/orgs/${a.id}/scim/groups`);
+    expect(listed).toMatchObject({
+      status: 200,
+      body: {
+        items: [
+          { id: admins.body.id, display_name: 'admins', role: null, member_count: 0, updated_at: expect.any(String) },
+          { id: engineers.body.id, display_name: 'Engineers', role: 'admin', member_count: 1, updated_at: expect.any(String) },
+        ],
+        truncated: false,
+      },
+    });
+    expect((listed.body as { items: unknown[] }).items).toHaveLength(2);
+    expect(await b.owner.client.get(`/v0/orgs/${b.id}/scim/groups`)).toMatchObject({ status: 200, body: { items: [{ display_name: 'B only' }] } });
+    expect((await b.owner.client.get<{ items: unknown[] }>(`/v0/orgs/${b.id}/scim/groups`)).body.items).toHaveLength(1);
+    expect(await b.owner.client.get(`/v0/orgs/${a.id}/scim/groups`)).toMatchObject({ status: 404, body: { code: 'org:not_found' } });
+    expect(await new ApiClient(stack.gatewayUrl).get(`/v0/orgs/${a.id}/scim/groups`)).toMatchObject({ status: 401 });
+    expect(await a.owner.client.get(`/v0/orgs/not-an-id/scim/groups`)).toMatchObject({ status: 400 });
+  });
+});

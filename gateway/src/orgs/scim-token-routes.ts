@@ -24,6 +24,10 @@ const groupSchema = z
   .object({ id: z.uuid(), display_name: z.string(), role: z.string().nullable().describe('The role its members hold; null when unmapped.') })
   .meta({ id: 'ScimGroup' });
 
+const groupRoleSchema = groupSchema
+  .extend({ member_count: z.number().int().describe('Users of the organisation in the group.'), updated_at: timestamp })
+  .meta({ id: 'ScimGroupRole' });
+
 function tokenView(token: scimV1.Token): z.output<typeof tokenSchema> {
   return {
     id: token.id,
@@ -84,6 +88,35 @@ export function scimTokenRoutes(deps: ScimTokenRoutesDeps): FastifyPluginAsyncZo
       async (request, reply) => {
         await deps.scim.revokeToken({ actorUserId: sessionOf(request).userId, organizationId: request.params.org_id, tokenId: request.params.token_id }, request.ctx);
         return reply.code(204).send(null);
+      },
+    );
+
+    app.get(
+      '/v0/orgs/:org_id/scim/groups',
+      {
+        schema: {
+          tags,
+          summary: 'The organisation’s SCIM groups with their roles, by name, at most 1,000 (scim:manage).',
+          params: orgIdParams,
+          response: {
+            200: z.object({ items: z.array(groupRoleSchema), truncated: z.boolean().describe('Whether the organisation has more groups than listed.') }),
+            ...problemResponses(400, 401, 403, 404, 503),
+          },
+        },
+        onRequest: session,
+      },
+      async (request) => {
+        const { groups, truncated } = await deps.scim.listGroupRoles({ actorUserId: sessionOf(request).userId, organizationId: request.params.org_id }, request.ctx);
+        return {
+          items: groups.map((group) => ({
+            id: group.id,
+            display_name: group.displayName,
+            role: group.role === '' ? null : group.role,
+            member_count: group.memberCount,
+            updated_at: (group.updatedAt ?? new Date(0)).toISOString(),
+          })),
+          truncated,
+        };
       },
     );
 

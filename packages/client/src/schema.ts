@@ -5564,6 +5564,93 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v0/orgs/{org_id}/scim/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation’s SCIM groups with their roles, by name, at most 1,000 (scim:manage). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["ScimGroupRole"][];
+                            /** @description Whether the organisation has more groups than listed. */
+                            truncated: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/orgs/{org_id}/scim/groups/{group_id}": {
         parameters: {
             query?: never;
@@ -7902,6 +7989,34 @@ export interface components {
             id: string;
             /** @description The role its members hold; null when unmapped. */
             role: string | null;
+        };
+        ScimGroupRole: {
+            display_name: string;
+            /** Format: uuid */
+            id: string;
+            /** @description Users of the organisation in the group. */
+            member_count: number;
+            /** @description The role its members hold; null when unmapped. */
+            role: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            updated_at: string;
+        };
+        ScimGroupRoleInput: {
+            display_name: string;
+            /** Format: uuid */
+            id: string;
+            /** @description Users of the organisation in the group. */
+            member_count: number;
+            /** @description The role its members hold; null when unmapped. */
+            role: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            updated_at: string;
         };
         ScimToken: {
             /**

@@ -484,6 +484,7 @@ const catalogue = [
         'ListTokens',
         'RevokeToken',
         'MapGroupRole',
+        'ListGroupRoles',
         'CreateUser',
         'GetUser',
         'ListUsers',

@@ -5,7 +5,8 @@ import type { OrganizationRole } from './organization';
 /**
  * A labelled choice among the organisation's roles. `owner` is offered to
  * owners only: only an owner hands it out (docs/api.md, "Organisations").
- * `label` may carry a part for screen readers only (whose role it is).
+ * `label` may carry a part for screen readers only (whose role it is);
+ * `noneLabel` offers no role at all (value '') first.
  */
 export function RoleSelect(props: {
   label: string;
@@ -13,6 +14,7 @@ export function RoleSelect(props: {
   roles: readonly OrganizationRole[];
   callerRole: string;
   value: string;
+  noneLabel?: string;
   onValue: (role: string) => void;
 }) {
   const id = `role-${useId()}`;
@@ -24,6 +26,7 @@ export function RoleSelect(props: {
         {props.labelDetail ? <span class="visually-hidden"> {props.labelDetail}</span> : null}
       </label>
       <select id={id} value={props.value} onChange={(event: JSX.TargetedEvent<HTMLSelectElement>) => props.onValue(event.currentTarget.value)}>
+        {props.noneLabel === undefined ? null : <option value="">{props.noneLabel}</option>}
         {offered.map((role) => (
           <option key={role.name} value={role.name}>
             {role.name}

@@ -9,6 +9,7 @@ import { MembersSection } from '../orgs/members-section';
 import { allows, type Organization, type OrganizationRole } from '../orgs/organization';
 import { OverviewSection } from '../orgs/overview-section';
 import { RolesSection } from '../orgs/roles-section';
+import { ScimSection } from '../orgs/scim-section';
 import { SsoSection } from '../orgs/sso-section';
 import { Link } from '../router';
 import { useSession } from '../session';
@@ -71,6 +72,7 @@ export function OrganisationPage(props: { orgId: string }) {
       {allows(org, 'invitations:manage') ? <InvitationsSection org={org} roles={roles} /> : null}
       {allows(org, 'members:read') && roles ? <RolesSection org={org} roles={roles} onChanged={loadRoles} /> : null}
       {allows(org, 'sso:manage') ? <SsoSection org={org} roles={roles} onChanged={changed} /> : null}
+      {allows(org, 'scim:manage') ? <ScimSection org={org} roles={roles} /> : null}
       {allows(org, 'org:delete') ? <DeleteOrganisationSection org={org} /> : null}
     </Page>
   );

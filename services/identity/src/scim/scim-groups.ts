@@ -336,3 +336,28 @@ export async function mapGroupRole(deps: ScimDeps, request: scimV1.MapGroupRoleR
     return groupOf((await groupRow(db, actor.organizationId, group.id, false))!);
   });
 }
+
+/** A page of groups an administrator can read and map in one go; more is the identity provider's listing's job. */
+const MAX_GROUP_ROLES = 1_000;
+
+export async function listGroupRoles(deps: ScimDeps, request: scimV1.ListGroupRolesRequest, context: RequestContext): Promise<scimV1.ListGroupRolesResponse> {
+  return withTransaction(deps.pool, context, async (db) => {
+    const actor = await actingMember(db, request.actorUserId, request.organizationId, { needs: 'scim:manage' });
+    const { rows } = await db.query<{ id: string; display_name: string; role: string | null; member_count: number; updated_at: Date }>(
+      `SELECT g.id, g.display_name, g.role, g.updated_at,
+              (SELECT count(*)::int FROM identity.scim_group_members gm WHERE gm.group_id = g.id) AS member_count
+         FROM identity.scim_groups g WHERE g.organization_id = $1 ORDER BY lower(g.display_name), g.id LIMIT $2`,
+      [actor.organizationId, MAX_GROUP_ROLES + 1],
+    );
+    return {
+      groups: rows.slice(0, MAX_GROUP_ROLES).map((row) => ({
+        id: row.id,
+        displayName: row.display_name,
+        role: row.role ?? '',
+        memberCount: row.member_count,
+        updatedAt: row.updated_at,
+      })),
+      truncated: rows.length > MAX_GROUP_ROLES,
+    };
+  });
+}

@@ -2,7 +2,7 @@ import type { scimV1 } from '@latchkey/contracts';
 import type { ServiceHandlers } from '@latchkey/grpc-kit';
 import { createToken, listTokens, revokeToken } from './scim-tokens';
 import { createUser, deleteUser, getUser, listUsers, patchUser, replaceUser, type ScimDeps } from './scim-users';
-import { createGroup, deleteGroup, getGroup, listGroups, mapGroupRole, patchGroup } from './scim-groups';
+import { createGroup, deleteGroup, getGroup, listGroupRoles, listGroups, mapGroupRole, patchGroup } from './scim-groups';
 
 /** One thin function per RPC of scim.v1 ScimService: the rules are the operations'. */
 export function scimHandlers(deps: ScimDeps): ServiceHandlers<typeof scimV1.ScimServiceService> {
@@ -19,6 +19,9 @@ export function scimHandlers(deps: ScimDeps): ServiceHandlers<typeof scimV1.Scim
     },
     async mapGroupRole(request, context) {
       return { group: await mapGroupRole(deps, request, context) };
+    },
+    async listGroupRoles(request, context) {
+      return listGroupRoles(deps, request, context);
     },
     async createUser(request, context) {
       return { user: await createUser(deps, request, context) };

@@ -101,6 +101,39 @@ export interface MapGroupRoleResponse {
   group?: Group | undefined;
 }
 
+/** ListGroupRolesRequest: whose groups. */
+export interface ListGroupRolesRequest {
+  /** The acting user (UUID). */
+  actorUserId: string;
+  /** The organisation (UUID). */
+  organizationId: string;
+}
+
+/** GroupRole: a group of the organisation as its administrators map it. */
+export interface GroupRole {
+  /** The group's id (UUID). */
+  id: string;
+  /** Its displayName. */
+  displayName: string;
+  /** The organisation role its members hold; empty when unmapped. */
+  role: string;
+  /** How many Users of the organisation are in it. */
+  memberCount: number;
+  /** When it last changed (name, members or role). */
+  updatedAt?: Date | undefined;
+}
+
+/**
+ * ListGroupRolesResponse: the organisation's groups by display name, at most
+ * 1,000 (the first ones; the identity provider's own listing has them all).
+ */
+export interface ListGroupRolesResponse {
+  /** The groups. */
+  groups: GroupRole[];
+  /** Whether the organisation has more groups than answered. */
+  truncated: boolean;
+}
+
 /** User: an account as its organisation's identity provider sees it. */
 export interface User {
   /** The account id (UUID), the SCIM id. */
@@ -1191,6 +1224,329 @@ export const MapGroupRoleResponse: MessageFns<MapGroupRoleResponse> = {
   fromPartial<I extends Exact<DeepPartial<MapGroupRoleResponse>, I>>(object: I): MapGroupRoleResponse {
     const message = createBaseMapGroupRoleResponse();
     message.group = (object.group !== undefined && object.group !== null) ? Group.fromPartial(object.group) : undefined;
+    return message;
+  },
+};
+
+function createBaseListGroupRolesRequest(): ListGroupRolesRequest {
+  return { actorUserId: "", organizationId: "" };
+}
+
+export const ListGroupRolesRequest: MessageFns<ListGroupRolesRequest> = {
+  encode(message: ListGroupRolesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actorUserId !== "") {
+      writer.uint32(10).string(message.actorUserId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListGroupRolesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListGroupRolesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListGroupRolesRequest {
+    return {
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListGroupRolesRequest): unknown {
+    const obj: any = {};
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListGroupRolesRequest>, I>>(base?: I): ListGroupRolesRequest {
+    return ListGroupRolesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListGroupRolesRequest>, I>>(object: I): ListGroupRolesRequest {
+    const message = createBaseListGroupRolesRequest();
+    message.actorUserId = object.actorUserId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    return message;
+  },
+};
+
+function createBaseGroupRole(): GroupRole {
+  return { id: "", displayName: "", role: "", memberCount: 0, updatedAt: undefined };
+}
+
+export const GroupRole: MessageFns<GroupRole> = {
+  encode(message: GroupRole, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.displayName !== "") {
+      writer.uint32(18).string(message.displayName);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    if (message.memberCount !== 0) {
+      writer.uint32(32).uint32(message.memberCount);
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GroupRole {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGroupRole();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.displayName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.memberCount = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GroupRole {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      displayName: isSet(object.displayName)
+        ? globalThis.String(object.displayName)
+        : isSet(object.display_name)
+        ? globalThis.String(object.display_name)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      memberCount: isSet(object.memberCount)
+        ? globalThis.Number(object.memberCount)
+        : isSet(object.member_count)
+        ? globalThis.Number(object.member_count)
+        : 0,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GroupRole): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.displayName !== "") {
+      obj.displayName = message.displayName;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.memberCount !== 0) {
+      obj.memberCount = Math.round(message.memberCount);
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GroupRole>, I>>(base?: I): GroupRole {
+    return GroupRole.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GroupRole>, I>>(object: I): GroupRole {
+    const message = createBaseGroupRole();
+    message.id = object.id ?? "";
+    message.displayName = object.displayName ?? "";
+    message.role = object.role ?? "";
+    message.memberCount = object.memberCount ?? 0;
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListGroupRolesResponse(): ListGroupRolesResponse {
+  return { groups: [], truncated: false };
+}
+
+export const ListGroupRolesResponse: MessageFns<ListGroupRolesResponse> = {
+  encode(message: ListGroupRolesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.groups) {
+      GroupRole.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.truncated !== false) {
+      writer.uint32(16).bool(message.truncated);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListGroupRolesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListGroupRolesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.groups.push(GroupRole.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.truncated = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListGroupRolesResponse {
+    return {
+      groups: globalThis.Array.isArray(object?.groups) ? object.groups.map((e: any) => GroupRole.fromJSON(e)) : [],
+      truncated: isSet(object.truncated) ? globalThis.Boolean(object.truncated) : false,
+    };
+  },
+
+  toJSON(message: ListGroupRolesResponse): unknown {
+    const obj: any = {};
+    if (message.groups?.length) {
+      obj.groups = message.groups.map((e) => GroupRole.toJSON(e));
+    }
+    if (message.truncated !== false) {
+      obj.truncated = message.truncated;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListGroupRolesResponse>, I>>(base?: I): ListGroupRolesResponse {
+    return ListGroupRolesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListGroupRolesResponse>, I>>(object: I): ListGroupRolesResponse {
+    const message = createBaseListGroupRolesResponse();
+    message.groups = object.groups?.map((e) => GroupRole.fromPartial(e)) || [];
+    message.truncated = object.truncated ?? false;
     return message;
   },
 };
@@ -3951,6 +4307,23 @@ export const ScimServiceService = {
     responseDeserialize: (value: Buffer): MapGroupRoleResponse => MapGroupRoleResponse.decode(value),
   },
   /**
+   * ListGroupRoles answers the organisation's groups with their roles and
+   * member counts, by display name, so that an administrator can map a group
+   * without knowing its id in the identity provider.
+   * Errors: org:not_found, org:forbidden, validation:invalid_input.
+   */
+  listGroupRoles: {
+    path: "/scim.v1.ScimService/ListGroupRoles" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListGroupRolesRequest): Buffer =>
+      Buffer.from(ListGroupRolesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListGroupRolesRequest => ListGroupRolesRequest.decode(value),
+    responseSerialize: (value: ListGroupRolesResponse): Buffer =>
+      Buffer.from(ListGroupRolesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListGroupRolesResponse => ListGroupRolesResponse.decode(value),
+  },
+  /**
    * CreateUser links the account of the User's userName (an address in one
    * of the organisation's verified domains) or creates it with that address
    * verified and no password, and makes it a member with source "scim".
@@ -4129,6 +4502,13 @@ export interface ScimServiceServer extends UntypedServiceImplementation {
    */
   mapGroupRole: handleUnaryCall<MapGroupRoleRequest, MapGroupRoleResponse>;
   /**
+   * ListGroupRoles answers the organisation's groups with their roles and
+   * member counts, by display name, so that an administrator can map a group
+   * without knowing its id in the identity provider.
+   * Errors: org:not_found, org:forbidden, validation:invalid_input.
+   */
+  listGroupRoles: handleUnaryCall<ListGroupRolesRequest, ListGroupRolesResponse>;
+  /**
    * CreateUser links the account of the User's userName (an address in one
    * of the organisation's verified domains) or creates it with that address
    * verified and no password, and makes it a member with source "scim".
@@ -4273,6 +4653,27 @@ export interface ScimServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: MapGroupRoleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListGroupRoles answers the organisation's groups with their roles and
+   * member counts, by display name, so that an administrator can map a group
+   * without knowing its id in the identity provider.
+   * Errors: org:not_found, org:forbidden, validation:invalid_input.
+   */
+  listGroupRoles(
+    request: ListGroupRolesRequest,
+    callback: (error: ServiceError | null, response: ListGroupRolesResponse) => void,
+  ): ClientUnaryCall;
+  listGroupRoles(
+    request: ListGroupRolesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListGroupRolesResponse) => void,
+  ): ClientUnaryCall;
+  listGroupRoles(
+    request: ListGroupRolesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListGroupRolesResponse) => void,
   ): ClientUnaryCall;
   /**
    * CreateUser links the account of the User's userName (an address in one
