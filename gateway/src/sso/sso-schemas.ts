@@ -96,7 +96,8 @@ export const connectionIdParams = z.object({ connection_id: z.uuid('must be a UU
 export const returnPathSchema = z
   .string()
   .max(512)
-  .regex(/^\/(?!\/)[\x21-\x5b\x5d-\x7e]*$/, 'must be a path of the web app, starting with a single /');
+  // No lookahead: the OpenAPI document publishes the pattern, and clients and fuzzers read it as a plain regular expression.
+  .regex(/^\/(?:[\x21-\x2e\x30-\x5b\x5d-\x7e][\x21-\x5b\x5d-\x7e]*)?$/, 'must be a path of the web app, starting with a single /');
 const returnTo = { return_to: returnPathSchema.optional() };
 export const startSignInBody = z.union([
   z.object({ email: z.string().min(3).max(320), ...returnTo }).strict(),
