@@ -136,6 +136,8 @@ export const errorCatalogue = {
   'sso:connection_not_found': define(404, GrpcStatus.NOT_FOUND, 'No SSO connection for that domain or organisation.'),
   'sso:response_invalid': define(400, GrpcStatus.INVALID_ARGUMENT, "The identity provider's response is not valid."),
   'sso:domain_mismatch': define(403, GrpcStatus.PERMISSION_DENIED, "The email address is not in the organisation's verified domains."),
+  // webhooks (docs/decisions/0006-webhooks.md)
+  'webhook:not_found': define(404, GrpcStatus.NOT_FOUND, 'No webhook endpoint with that id in this organisation.'),
   'oidc:interaction_not_found': define(404, GrpcStatus.NOT_FOUND, 'No sign-in request with that id, or it expired.'),
   'oidc:client_not_found': define(404, GrpcStatus.NOT_FOUND, 'No application with that client id.'),
   'oidc:client_exists': define(409, GrpcStatus.ALREADY_EXISTS, 'An application with that client id is registered already.'),
