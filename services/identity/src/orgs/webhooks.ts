@@ -100,9 +100,13 @@ function checkUrlForm(url: string): FieldError[] {
  * the address and its kind: the caller learns at once what the worker
  * would refuse on every delivery (where it checks again, on the address it
  * connects to). A host that does not resolve is the caller's mistake; a
- * resolver that does not answer is ours.
+ * resolver that does not answer is ours. Where internal addresses are
+ * allowed there is nothing to refuse, and the worker resolves at each
+ * attempt anyway.
  */
 async function checkReachable(url: string, egress: EgressPolicy): Promise<void> {
+  // Any address will do, so nothing to look up: a resolver outage must not refuse what would be accepted.
+  if (egress.allowInternal) return;
   try {
     await checkTarget(url, egress);
   } catch (error) {
