@@ -33,6 +33,7 @@ import { activeOrganizationRoutes } from './orgs/active-organization-routes';
 import { domainRoutes } from './orgs/domain-routes';
 import { scimTokenRoutes } from './orgs/scim-token-routes';
 import { scimRoutes } from './scim/scim-routes';
+import { webhookRoutes } from './orgs/webhook-routes';
 import { membershipRoutes } from './orgs/membership-routes';
 import { auditLogRoutes } from './orgs/audit-log-routes';
 import { organizationRoutes } from './orgs/organization-routes';
@@ -167,6 +168,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(domainRoutes({ ...sessionAccess, orgs, organizationLimits }));
   await app.register(scimTokenRoutes({ ...sessionAccess, scim: deps.scim }));
   await app.register(scimRoutes({ scim: deps.scim, organizationLimits, publicAppUrl: deps.config.PUBLIC_APP_URL }));
+  await app.register(webhookRoutes({ ...sessionAccess, orgs }));
   await app.register(auditLogRoutes({ ...sessionAccess, orgs, callBudgetMs: deps.config.GRPC_DEADLINE_MS }));
   await app.register(activeOrganizationRoutes({ ...sessionAccess, orgs }));
   await app.register(ssoRoutes({ ...sessionAccess, sso: deps.sso, identity, totp, limits, publicAppUrl: deps.config.PUBLIC_APP_URL }));

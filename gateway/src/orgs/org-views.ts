@@ -1,6 +1,7 @@
 import { orgsV1 } from '@latchkey/contracts';
 import type { z } from 'zod';
 import type { domainSchema } from './domain-schemas';
+import type { webhookSchema } from './webhook-schemas';
 import type { invitationSchema, invitationStatuses, memberSchema, organizationSchema, roleSchema } from './org-schemas';
 
 /** orgs.v1's answers as docs/api.md, "Organisations", shows them. */
@@ -75,5 +76,17 @@ export function domainView(domain: orgsV1.Domain): z.output<typeof domainSchema>
     ...(verified ? {} : { verification: { type: 'dns_txt' as const, name: domain.verificationName, value: domain.verificationValue } }),
     created_at: (domain.createdAt ?? new Date(0)).toISOString(),
     verified_at: domain.verifiedAt ? domain.verifiedAt.toISOString() : null,
+  };
+}
+
+export function webhookView(webhook: orgsV1.Webhook): z.output<typeof webhookSchema> {
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    description: webhook.description,
+    events: webhook.events,
+    enabled: webhook.enabled,
+    created_at: (webhook.createdAt ?? new Date(0)).toISOString(),
+    updated_at: (webhook.updatedAt ?? new Date(0)).toISOString(),
   };
 }

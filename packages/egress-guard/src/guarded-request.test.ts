@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestCertificateAuthority } from '@latchkey/test-kit';
-import { EgressRefusedError, sendGuarded, type HostResolver } from './guarded-request';
+import { EgressRefusedError, checkTarget, sendGuarded, type HostResolver } from './guarded-request';
 
 /** What a local server was sent. */
 interface Received {
@@ -165,5 +165,33 @@ describe('sendGuarded()', () => {
   it('refuses what is not http(s)', async () => {
     await expect(sendGuarded('file:///etc/passwd', post, { allowInternal: true })).rejects.toThrow(TypeError);
     await expect(sendGuarded('ftp://example.test/', post, { allowInternal: true })).rejects.toThrow(TypeError);
+  });
+});
+
+describe('checkTarget()', () => {
+  it('names the refused address and its kind, for written addresses and for names that resolve to one', async () => {
+    const cases: [string, readonly string[], string, string][] = [
+      ['http://127.0.0.1/hook', [], '127.0.0.1', 'loopback'],
+      ['http://169.254.169.254/latest/meta-data/', [], '169.254.169.254', 'cloud metadata'],
+      ['http://[::1]/hook', [], '::1', 'loopback'],
+      ['http://[::ffff:127.0.0.1]/hook', [], '::ffff:7f00:1', 'loopback (IPv4-mapped)'],
+      ['https://hooks.example.test/hook', ['93.184.215.14', '10.1.2.3'], '10.1.2.3', 'private'],
+    ];
+    for (const [url, answer, address, reason] of cases) {
+      const refused = await checkTarget(url, production(changingResolver(answer))).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(EgressRefusedError);
+      expect(refused).toMatchObject({ address, reason });
+    }
+  });
+
+  it('answers the first address of a public name, and anything outside production', async () => {
+    await expect(checkTarget('https://hooks.example.test/a', production(changingResolver(['93.184.215.14'])))).resolves.toMatchObject({
+      hostname: 'hooks.example.test',
+      address: '93.184.215.14',
+    });
+    await expect(checkTarget('http://127.0.0.1:9/a', { allowInternal: true, resolve: neverResolve })).resolves.toMatchObject({ address: '127.0.0.1' });
   });
 });

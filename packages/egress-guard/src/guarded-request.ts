@@ -46,18 +46,15 @@ export class EgressRefusedError extends Error {
 const systemResolver: HostResolver = async (hostname) => (await lookup(hostname, { all: true })).map((entry) => entry.address);
 
 /**
- * Sends a request to a URL someone else chose, without letting it reach
- * inside: the host is resolved once, every address it resolves to is
- * checked (one internal address refuses the whole name, since its owner
- * controls the order), and the connection goes to the checked address
- * itself, with the URL's host as Host header and TLS server name. So a
- * name whose DNS answer changes between the check and the connection (DNS
- * rebinding) still reaches the address that was checked, and a redirect is
- * answered as its status, never followed. The response body is read and
- * dropped. Throws EgressRefusedError, a TypeError for a URL that is not
- * http(s), or the resolver's or the connection's error.
+ * Resolves the host of a URL someone else chose and checks every address
+ * it resolves to (one internal address refuses the whole name, since its
+ * owner controls the order): the address to connect to. A form that takes
+ * the URL calls it to refuse early with a clear reason; sendGuarded calls
+ * it again and connects to what it returned, since the answer may change.
+ * Throws EgressRefusedError, a TypeError for a URL that is not http(s), or
+ * the resolver's error.
  */
-export async function sendGuarded(target: string | URL, request: GuardedRequest, policy: EgressPolicy): Promise<GuardedResponse> {
+export async function checkTarget(target: string | URL, policy: EgressPolicy): Promise<{ readonly url: URL; readonly hostname: string; readonly address: string }> {
   const url = new URL(target);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`not an http(s) URL: ${url.protocol}`);
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
@@ -70,6 +67,22 @@ export async function sendGuarded(target: string | URL, request: GuardedRequest,
       if (reason) throw new EgressRefusedError(candidate, reason);
     }
   }
+  return { url, hostname, address };
+}
+
+/**
+ * Sends a request to a URL someone else chose, without letting it reach
+ * inside: the host is resolved once and checked (checkTarget), and the
+ * connection goes to the checked address itself, with the URL's host as
+ * Host header and TLS server name. So a name whose DNS answer changes
+ * between the check and the connection (DNS rebinding) still reaches the
+ * address that was checked, and a redirect is answered as its status,
+ * never followed. The response body is read and dropped. Throws
+ * EgressRefusedError, a TypeError for a URL that is not http(s), or the
+ * resolver's or the connection's error.
+ */
+export async function sendGuarded(target: string | URL, request: GuardedRequest, policy: EgressPolicy): Promise<GuardedResponse> {
+  const { url, hostname, address } = await checkTarget(target, policy);
   const status = await send(url, hostname, address, request);
   return { status, address };
 }

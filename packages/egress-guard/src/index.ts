@@ -1,2 +1,2 @@
 export { refusedAddressReason } from './refused-address';
-export { EgressRefusedError, sendGuarded, type EgressPolicy, type GuardedRequest, type GuardedResponse, type HostResolver } from './guarded-request';
+export { EgressRefusedError, checkTarget, sendGuarded, type EgressPolicy, type GuardedRequest, type GuardedResponse, type HostResolver } from './guarded-request';

@@ -206,6 +206,9 @@ const catalogue = [
       'AUTH_EMAIL_CHANGE_TOKEN_EXPIRE_TIME',
       // Reserved: no OpenID client registered through admin.v1 may have it as its id.
       'AUTH_JWT_AUDIENCE',
+      // Webhook endpoints (docs/decisions/0006-webhooks.md): the key their secrets are sealed to, and the address guard.
+      'WEBHOOK_SEALING_PUBLIC_KEY',
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS',
       ...databaseSettings,
       ...natsSettings,
     ],
@@ -477,6 +480,12 @@ const catalogue = [
         'RemoveDomain',
         'ListAuditLog',
         'ExportAuditLog',
+        'CreateWebhook',
+        'ListWebhooks',
+        'GetWebhook',
+        'UpdateWebhook',
+        'DeleteWebhook',
+        'RotateWebhookSecret',
       ],
       // SCIM 2.0 (/scim/v2) and its token and group-role routes (docs/scim.md).
       'scim.v1.ScimService': [

@@ -1,3 +1,4 @@
+import { createPublicKey } from 'node:crypto';
 import { z } from 'zod';
 import {
   databaseVariables,
@@ -70,6 +71,29 @@ export const configSchema = z
      * system's resolvers.
      */
     DNS_SERVERS: env.csv().pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port'))),
+    /**
+     * The jobs worker's X25519 public key, base64 of its SubjectPublicKeyInfo
+     * DER: webhook secrets are sealed to it, so that only the worker, which
+     * holds the private key (WEBHOOK_SEALING_PRIVATE_KEY), can sign
+     * deliveries (docs/decisions/0006-webhooks.md). Without it no webhook
+     * endpoint can be registered.
+     */
+    WEBHOOK_SEALING_PUBLIC_KEY: z
+      .string()
+      .optional()
+      .transform((value, context) => {
+        if (value === undefined || value === '') return undefined;
+        try {
+          const key = createPublicKey({ key: Buffer.from(value, 'base64'), format: 'der', type: 'spki' });
+          if (key.asymmetricKeyType === 'x25519') return key;
+        } catch {
+          // Reported below, as for any other shape.
+        }
+        context.addIssue({ code: 'custom', message: 'must be the base64 of an X25519 public key in SubjectPublicKeyInfo DER' });
+        return z.NEVER;
+      }),
+    /** Lets webhook URLs lead to loopback and private addresses in production too (docs/operations.md, "Webhooks"). */
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool(false),
     ARGON2_MEMORY_KIB: env.int(ARGON2_FLOOR.memoryKiB, ARGON2_FLOOR.memoryKiB),
     ARGON2_TIME_COST: env.int(ARGON2_FLOOR.timeCost, ARGON2_FLOOR.timeCost),
     ARGON2_PARALLELISM: env.int(ARGON2_FLOOR.parallelism, ARGON2_FLOOR.parallelism, 16),

@@ -40,6 +40,10 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     maxOrganizationsPerUser: config.ORG_MAX_PER_USER,
     invitationTtlHours: config.ORG_INVITATION_TTL_HOURS,
     txtLookup: txtLookup(config.DNS_SERVERS),
+    webhooks: {
+      sealingKey: config.WEBHOOK_SEALING_PUBLIC_KEY,
+      egress: { allowInternal: config.NODE_ENV !== 'production' || config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
+    },
   };
   const deps = {
     pool,

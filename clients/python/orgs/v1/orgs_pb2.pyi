@@ -176,6 +176,28 @@ class CreateRoleResponse(_message.Message):
     role: Role
     def __init__(self, role: _Optional[_Union[Role, _Mapping]] = ...) -> None: ...
 
+class CreateWebhookRequest(_message.Message):
+    __slots__ = ["actor_user_id", "description", "events", "organization_id", "url"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    description: str
+    events: _containers.RepeatedScalarFieldContainer[str]
+    organization_id: str
+    url: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., url: _Optional[str] = ..., events: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ...) -> None: ...
+
+class CreateWebhookResponse(_message.Message):
+    __slots__ = ["secret", "webhook"]
+    SECRET_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    secret: str
+    webhook: Webhook
+    def __init__(self, webhook: _Optional[_Union[Webhook, _Mapping]] = ..., secret: _Optional[str] = ...) -> None: ...
+
 class DeleteOrganizationRequest(_message.Message):
     __slots__ = ["actor_user_id", "organization_id"]
     ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -199,6 +221,20 @@ class DeleteRoleRequest(_message.Message):
     def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
 
 class DeleteRoleResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class DeleteWebhookRequest(_message.Message):
+    __slots__ = ["actor_user_id", "organization_id", "webhook_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    organization_id: str
+    webhook_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., webhook_id: _Optional[str] = ...) -> None: ...
+
+class DeleteWebhookResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 
@@ -301,6 +337,22 @@ class GetRoleResponse(_message.Message):
     ROLE_FIELD_NUMBER: _ClassVar[int]
     role: Role
     def __init__(self, role: _Optional[_Union[Role, _Mapping]] = ...) -> None: ...
+
+class GetWebhookRequest(_message.Message):
+    __slots__ = ["actor_user_id", "organization_id", "webhook_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    organization_id: str
+    webhook_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., webhook_id: _Optional[str] = ...) -> None: ...
+
+class GetWebhookResponse(_message.Message):
+    __slots__ = ["webhook"]
+    WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    webhook: Webhook
+    def __init__(self, webhook: _Optional[_Union[Webhook, _Mapping]] = ...) -> None: ...
 
 class Invitation(_message.Message):
     __slots__ = ["created_at", "email", "expires_at", "id", "invited_by", "role", "status"]
@@ -472,6 +524,20 @@ class ListUserMembershipsResponse(_message.Message):
     organizations: _containers.RepeatedCompositeFieldContainer[Organization]
     def __init__(self, organizations: _Optional[_Iterable[_Union[Organization, _Mapping]]] = ...) -> None: ...
 
+class ListWebhooksRequest(_message.Message):
+    __slots__ = ["actor_user_id", "organization_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    organization_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ...) -> None: ...
+
+class ListWebhooksResponse(_message.Message):
+    __slots__ = ["webhooks"]
+    WEBHOOKS_FIELD_NUMBER: _ClassVar[int]
+    webhooks: _containers.RepeatedCompositeFieldContainer[Webhook]
+    def __init__(self, webhooks: _Optional[_Iterable[_Union[Webhook, _Mapping]]] = ...) -> None: ...
+
 class LookupInvitationRequest(_message.Message):
     __slots__ = ["token"]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
@@ -578,6 +644,26 @@ class Role(_message.Message):
     permissions: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, name: _Optional[str] = ..., permissions: _Optional[_Iterable[str]] = ..., built_in: bool = ...) -> None: ...
 
+class RotateWebhookSecretRequest(_message.Message):
+    __slots__ = ["actor_user_id", "organization_id", "webhook_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    organization_id: str
+    webhook_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., webhook_id: _Optional[str] = ...) -> None: ...
+
+class RotateWebhookSecretResponse(_message.Message):
+    __slots__ = ["previous_expires_at", "secret", "webhook"]
+    PREVIOUS_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    SECRET_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    previous_expires_at: _timestamp_pb2.Timestamp
+    secret: str
+    webhook: Webhook
+    def __init__(self, webhook: _Optional[_Union[Webhook, _Mapping]] = ..., secret: _Optional[str] = ..., previous_expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
 class UpdateOrganizationRequest(_message.Message):
     __slots__ = ["actor_user_id", "name", "organization_id", "slug", "sso_enforced"]
     ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -616,6 +702,32 @@ class UpdateRoleResponse(_message.Message):
     role: Role
     def __init__(self, role: _Optional[_Union[Role, _Mapping]] = ...) -> None: ...
 
+class UpdateWebhookRequest(_message.Message):
+    __slots__ = ["actor_user_id", "description", "enabled", "events", "events_given", "organization_id", "url", "webhook_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_GIVEN_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    description: str
+    enabled: bool
+    events: _containers.RepeatedScalarFieldContainer[str]
+    events_given: bool
+    organization_id: str
+    url: str
+    webhook_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., webhook_id: _Optional[str] = ..., url: _Optional[str] = ..., events_given: bool = ..., events: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., enabled: bool = ...) -> None: ...
+
+class UpdateWebhookResponse(_message.Message):
+    __slots__ = ["webhook"]
+    WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    webhook: Webhook
+    def __init__(self, webhook: _Optional[_Union[Webhook, _Mapping]] = ...) -> None: ...
+
 class VerifyDomainRequest(_message.Message):
     __slots__ = ["actor_user_id", "domain", "organization_id"]
     ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -631,6 +743,24 @@ class VerifyDomainResponse(_message.Message):
     DOMAIN_FIELD_NUMBER: _ClassVar[int]
     domain: Domain
     def __init__(self, domain: _Optional[_Union[Domain, _Mapping]] = ...) -> None: ...
+
+class Webhook(_message.Message):
+    __slots__ = ["created_at", "description", "enabled", "events", "id", "updated_at", "url"]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    created_at: _timestamp_pb2.Timestamp
+    description: str
+    enabled: bool
+    events: _containers.RepeatedScalarFieldContainer[str]
+    id: str
+    updated_at: _timestamp_pb2.Timestamp
+    url: str
+    def __init__(self, id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., events: _Optional[_Iterable[str]] = ..., enabled: bool = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class DomainStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -156,6 +156,36 @@ class OrganizationsServiceStub(object):
                 request_serializer=orgs_dot_v1_dot_orgs__pb2.ExportAuditLogRequest.SerializeToString,
                 response_deserializer=orgs_dot_v1_dot_orgs__pb2.ExportAuditLogResponse.FromString,
                 )
+        self.CreateWebhook = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/CreateWebhook',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.CreateWebhookRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.CreateWebhookResponse.FromString,
+                )
+        self.ListWebhooks = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/ListWebhooks',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.ListWebhooksRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.ListWebhooksResponse.FromString,
+                )
+        self.GetWebhook = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/GetWebhook',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.GetWebhookRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.GetWebhookResponse.FromString,
+                )
+        self.UpdateWebhook = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/UpdateWebhook',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.UpdateWebhookRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.UpdateWebhookResponse.FromString,
+                )
+        self.DeleteWebhook = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/DeleteWebhook',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.DeleteWebhookRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.DeleteWebhookResponse.FromString,
+                )
+        self.RotateWebhookSecret = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/RotateWebhookSecret',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.RotateWebhookSecretRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.RotateWebhookSecretResponse.FromString,
+                )
 
 
 class OrganizationsServiceServicer(object):
@@ -440,6 +470,68 @@ class OrganizationsServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateWebhook(self, request, context):
+        """CreateWebhook registers an endpoint that the organisation's events are
+        delivered to, signed per Standard Webhooks (permission
+        webhooks:manage; docs/decisions/0006-webhooks.md). The answer holds the
+        endpoint's secret, which no later call shows again. In production the
+        URL's host must not be, nor resolve to, an internal address.
+        Errors: org:not_found, org:forbidden, org:limit_reached,
+        validation:invalid_input (also for an internal address, named in the
+        detail, and a host that does not resolve), service:unavailable (the
+        resolver did not answer).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListWebhooks(self, request, context):
+        """ListWebhooks answers the organisation's endpoints, oldest first
+        (permission webhooks:manage).
+        Errors: org:not_found, org:forbidden.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetWebhook(self, request, context):
+        """GetWebhook answers one endpoint of the organisation (permission
+        webhooks:manage). An endpoint of another organisation is not found.
+        Errors: org:not_found, org:forbidden, webhook:not_found.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateWebhook(self, request, context):
+        """UpdateWebhook changes the fields given (permission webhooks:manage); a
+        new URL is checked as at creation.
+        Errors: org:not_found, org:forbidden, webhook:not_found,
+        validation:invalid_input.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteWebhook(self, request, context):
+        """DeleteWebhook removes an endpoint and its secrets (permission
+        webhooks:manage).
+        Errors: org:not_found, org:forbidden, webhook:not_found.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateWebhookSecret(self, request, context):
+        """RotateWebhookSecret gives an endpoint a new secret, answered once; the
+        one it replaces keeps signing beside it for 24 hours (permission
+        webhooks:manage).
+        Errors: org:not_found, org:forbidden, webhook:not_found.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_OrganizationsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -577,6 +669,36 @@ def add_OrganizationsServiceServicer_to_server(servicer, server):
                     servicer.ExportAuditLog,
                     request_deserializer=orgs_dot_v1_dot_orgs__pb2.ExportAuditLogRequest.FromString,
                     response_serializer=orgs_dot_v1_dot_orgs__pb2.ExportAuditLogResponse.SerializeToString,
+            ),
+            'CreateWebhook': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateWebhook,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.CreateWebhookRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.CreateWebhookResponse.SerializeToString,
+            ),
+            'ListWebhooks': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListWebhooks,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.ListWebhooksRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.ListWebhooksResponse.SerializeToString,
+            ),
+            'GetWebhook': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWebhook,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.GetWebhookRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.GetWebhookResponse.SerializeToString,
+            ),
+            'UpdateWebhook': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateWebhook,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.UpdateWebhookRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.UpdateWebhookResponse.SerializeToString,
+            ),
+            'DeleteWebhook': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteWebhook,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.DeleteWebhookRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.DeleteWebhookResponse.SerializeToString,
+            ),
+            'RotateWebhookSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateWebhookSecret,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.RotateWebhookSecretRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.RotateWebhookSecretResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1051,6 +1173,108 @@ class OrganizationsService(object):
         return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/ExportAuditLog',
             orgs_dot_v1_dot_orgs__pb2.ExportAuditLogRequest.SerializeToString,
             orgs_dot_v1_dot_orgs__pb2.ExportAuditLogResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CreateWebhook(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/CreateWebhook',
+            orgs_dot_v1_dot_orgs__pb2.CreateWebhookRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.CreateWebhookResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListWebhooks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/ListWebhooks',
+            orgs_dot_v1_dot_orgs__pb2.ListWebhooksRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.ListWebhooksResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetWebhook(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/GetWebhook',
+            orgs_dot_v1_dot_orgs__pb2.GetWebhookRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.GetWebhookResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def UpdateWebhook(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/UpdateWebhook',
+            orgs_dot_v1_dot_orgs__pb2.UpdateWebhookRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.UpdateWebhookResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def DeleteWebhook(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/DeleteWebhook',
+            orgs_dot_v1_dot_orgs__pb2.DeleteWebhookRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.DeleteWebhookResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RotateWebhookSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/RotateWebhookSecret',
+            orgs_dot_v1_dot_orgs__pb2.RotateWebhookSecretRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.RotateWebhookSecretResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { TxtLookup } from './domain-verification';
+import type { WebhookSettings } from './webhooks';
 
 /** What the organisation operations use of identity. */
 export interface OrgsDeps {
@@ -10,4 +11,6 @@ export interface OrgsDeps {
   readonly invitationTtlHours: number;
   /** TXT look-ups for domain verification, through DNS_SERVERS. */
   readonly txtLookup: TxtLookup;
+  /** The sealing key and address policy of webhook endpoints (docs/decisions/0006-webhooks.md). */
+  readonly webhooks: WebhookSettings;
 }

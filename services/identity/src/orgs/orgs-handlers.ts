@@ -11,6 +11,7 @@ import { changeMemberRole, listMembers, memberPage, pageLimit, removeMember } fr
 import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './organizations';
 import { holds, isPermission } from './permissions';
 import { createRole, deleteRole, getRole, listRoles, updateRole } from './roles';
+import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './webhooks';
 
 /** One thin function per RPC of orgs.v1 OrganizationsService: the rules are the operations'. */
 export function organizationsHandlers(deps: OrgsDeps): ServiceHandlers<typeof orgsV1.OrganizationsServiceService> {
@@ -103,6 +104,25 @@ export function organizationsHandlers(deps: OrgsDeps): ServiceHandlers<typeof or
     },
     async exportAuditLog(request, context) {
       return exportAuditLog(deps, request, context);
+    },
+    async createWebhook(request, context) {
+      return createWebhook(deps, request, context);
+    },
+    async listWebhooks(request, context) {
+      return { webhooks: await listWebhooks(deps, request, context) };
+    },
+    async getWebhook(request, context) {
+      return { webhook: await getWebhook(deps, request, context) };
+    },
+    async updateWebhook({ url, eventsGiven, events, description, enabled, ...call }, context) {
+      return { webhook: await updateWebhook(deps, { ...call, url, events: eventsGiven ? events : undefined, description, enabled }, context) };
+    },
+    async deleteWebhook(request, context) {
+      await deleteWebhook(deps, request, context);
+      return {};
+    },
+    async rotateWebhookSecret(request, context) {
+      return rotateWebhookSecret(deps, request, context);
     },
   };
 }
