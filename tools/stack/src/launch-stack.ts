@@ -23,7 +23,7 @@ import {
   type Environment,
 } from './stack-environment';
 import type { StackEvent } from './stack-events';
-import { readOrCreateStackSecrets } from './stack-secrets';
+import { readOrCreateStackSecrets, sealingPublicKeyOf } from './stack-secrets';
 import { migrationOrder, selectUnits, stackUnits, startOrder, type StackUnit } from './stack-units';
 import { describeExit, startUnitProcess, UnitStartError, type UnitProcess } from './unit-process';
 
@@ -185,13 +185,14 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
   const fixedGatewayUrl = options.randomPorts ? undefined : `http://localhost:${inputs.GATEWAY_PORT}`;
 
   const secrets =
-    inputs.TOTP_ENCRYPTION_KEY === undefined || inputs.AUTH_JWT_SIGNING_KEYS === undefined
+    inputs.TOTP_ENCRYPTION_KEY === undefined || inputs.AUTH_JWT_SIGNING_KEYS === undefined || inputs.WEBHOOK_SEALING_PUBLIC_KEY === undefined
       ? await readOrCreateStackSecrets(path.join(dataDir, 'stack-secrets.json'))
       : undefined;
   const defaults = localDefaults({
     publicAppUrl: inputs.PUBLIC_APP_URL ?? fixedGatewayUrl ?? randomPortsAppUrl,
     totpEncryptionKey: secrets?.TOTP_ENCRYPTION_KEY,
     signingKeys: secrets?.AUTH_JWT_SIGNING_KEYS,
+    webhookSealingPublicKey: secrets && sealingPublicKeyOf(secrets.WEBHOOK_SEALING_PRIVATE_KEY),
   });
   const databaseUrl = databaseUrlFor(inputs.DATABASE_URL, options.databaseName);
   const chosen: Record<string, string | undefined> = {

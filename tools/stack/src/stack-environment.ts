@@ -19,6 +19,7 @@ const stackInputSchema = z.object({
   PUBLIC_APP_URL: env.url(['http', 'https']).optional(),
   TOTP_ENCRYPTION_KEY: z.string().optional(),
   AUTH_JWT_SIGNING_KEYS: z.string().optional(),
+  WEBHOOK_SEALING_PUBLIC_KEY: z.string().optional(),
 });
 
 export type StackInputs = z.output<typeof stackInputSchema>;
@@ -55,6 +56,8 @@ export function localDefaults(settings: {
   totpEncryptionKey: string | undefined;
   /** Undefined when the environment gives them. */
   signingKeys?: string | undefined;
+  /** Identity's WEBHOOK_SEALING_PUBLIC_KEY, from the stack's sealing key; undefined when the environment gives it. */
+  webhookSealingPublicKey?: string | undefined;
 }): Record<string, string | undefined> {
   return {
     GATEWAY_HOST: localListenAddress,
@@ -69,6 +72,7 @@ export function localDefaults(settings: {
     TOTP_ISSUER: 'Latchkey (local)',
     TOTP_ENCRYPTION_KEY: settings.totpEncryptionKey,
     AUTH_JWT_SIGNING_KEYS: settings.signingKeys,
+    WEBHOOK_SEALING_PUBLIC_KEY: settings.webhookSealingPublicKey,
     // Latchkey as an OpenID Provider for local applications (docs/oidc.md).
     OIDC_ENABLED: 'true',
     MAIL_FROM: 'Latchkey <no-reply@localhost>',

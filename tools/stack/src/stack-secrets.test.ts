@@ -1,7 +1,9 @@
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { readOrCreateStackSecrets } from './stack-secrets';
+import { openSealed, sealTo } from '@latchkey/secret-box';
+import { readOrCreateStackSecrets, sealingPublicKeyOf } from './stack-secrets';
 
 describe('readOrCreateStackSecrets', () => {
   let dir: string;
@@ -39,6 +41,21 @@ describe('readOrCreateStackSecrets', () => {
     expect(Buffer.from(keys[1]!.n!, 'base64url').length * 8).toBeGreaterThanOrEqual(2048);
     await expect(readOrCreateStackSecrets(file)).resolves.toEqual(completed);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('keeps a webhook sealing key, and adds one to files made before webhooks, whose public half seals what it opens', async () => {
+    const file = path.join(dir, 'stack-secrets.json');
+    const first = await readOrCreateStackSecrets(file);
+    await expect(readOrCreateStackSecrets(file)).resolves.toEqual(first);
+    const { WEBHOOK_SEALING_PRIVATE_KEY: _dropped, ...beforeWebhooks } = first;
+    writeFileSync(file, JSON.stringify(beforeWebhooks));
+    const completed = await readOrCreateStackSecrets(file);
+    expect(completed).toMatchObject(beforeWebhooks);
+    expect(completed.WEBHOOK_SEALING_PRIVATE_KEY).not.toBe(first.WEBHOOK_SEALING_PRIVATE_KEY);
+    await expect(readOrCreateStackSecrets(file)).resolves.toEqual(completed);
+    const sealed = sealTo(createPublicKey({ key: Buffer.from(sealingPublicKeyOf(completed.WEBHOOK_SEALING_PRIVATE_KEY), 'base64'), format: 'der', type: 'spki' }), Buffer.from('whsec_x'), 'endpoint');
+    const privateKey = createPrivateKey({ key: Buffer.from(completed.WEBHOOK_SEALING_PRIVATE_KEY, 'base64'), format: 'der', type: 'pkcs8' });
+    expect(openSealed(privateKey, sealed, 'endpoint').toString()).toBe('whsec_x');
   });
 
   it('adds an RSA and a P-256 key to signing keys made before RS256 and ES256 ID tokens, keeping the Ed25519 one', async () => {

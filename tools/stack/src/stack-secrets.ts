@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -8,14 +8,18 @@ import { z } from 'zod';
  * with them must stay readable after a restart: TOTP secrets are stored
  * encrypted with TOTP_ENCRYPTION_KEY, so a new key each run would break
  * every enrolled authenticator; service tokens handed out before a restart
- * should still verify. Files from before the signing keys lack them and
- * get them; files from before RS256 or ES256 ID tokens get those keys.
+ * should still verify, and webhook secrets are sealed to the jobs worker's
+ * key. Files from before the signing keys lack them and get them; files
+ * from before RS256 or ES256 ID tokens get those keys; files from before
+ * webhooks get a sealing key.
  */
 const stackSecretsSchema = z.object({
   TOTP_ENCRYPTION_KEY: z.string().refine((value) => Buffer.from(value, 'base64').length === 32, {
     message: 'must be 32 bytes, base64',
   }),
   AUTH_JWT_SIGNING_KEYS: z.string().min(1).optional(),
+  /** The jobs worker's X25519 private key, base64 of its PKCS#8 DER (docs/decisions/0006-webhooks.md). */
+  WEBHOOK_SEALING_PRIVATE_KEY: z.string().min(1).optional(),
 });
 
 export type StackSecrets = Required<z.output<typeof stackSecretsSchema>>;
@@ -57,8 +61,18 @@ function withOpenIdKeys(signingKeys: string): string | undefined {
   return missing.length === 0 ? undefined : JSON.stringify([...(keys as unknown[]), ...missing]);
 }
 
+function generateSealingKey(): string {
+  return generateKeyPairSync('x25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+}
+
+/** WEBHOOK_SEALING_PUBLIC_KEY for identity: the public half of the stored sealing key, as SubjectPublicKeyInfo DER in base64. */
+export function sealingPublicKeyOf(privateKey: string): string {
+  const key = createPrivateKey({ key: Buffer.from(privateKey, 'base64'), format: 'der', type: 'pkcs8' });
+  return createPublicKey(key).export({ format: 'der', type: 'spki' }).toString('base64');
+}
+
 function generateStackSecrets(): StackSecrets {
-  return { TOTP_ENCRYPTION_KEY: randomBytes(32).toString('base64'), AUTH_JWT_SIGNING_KEYS: generateSigningKeys() };
+  return { TOTP_ENCRYPTION_KEY: randomBytes(32).toString('base64'), AUTH_JWT_SIGNING_KEYS: generateSigningKeys(), WEBHOOK_SEALING_PRIVATE_KEY: generateSealingKey() };
 }
 
 /** The parsed JSON, or undefined for text that is not JSON (reported by the schema as the wrong type). */
@@ -99,8 +113,13 @@ export async function readOrCreateStackSecrets(file: string): Promise<StackSecre
   }
   const stored = result.data.AUTH_JWT_SIGNING_KEYS;
   const signingKeys = stored === undefined ? generateSigningKeys() : withOpenIdKeys(stored);
-  if (signingKeys === undefined) return { ...result.data, AUTH_JWT_SIGNING_KEYS: stored! };
-  const completed: StackSecrets = { ...result.data, AUTH_JWT_SIGNING_KEYS: signingKeys };
+  const sealingKey = result.data.WEBHOOK_SEALING_PRIVATE_KEY;
+  const completed: StackSecrets = {
+    ...result.data,
+    AUTH_JWT_SIGNING_KEYS: signingKeys ?? stored!,
+    WEBHOOK_SEALING_PRIVATE_KEY: sealingKey ?? generateSealingKey(),
+  };
+  if (signingKeys === undefined && sealingKey !== undefined) return completed;
   // Renamed into place: a reader sees the old file or the new one, never half of one.
   await writeFile(draft, `${JSON.stringify(completed, null, 2)}\n`, { mode: 0o600 });
   await rename(draft, file);
