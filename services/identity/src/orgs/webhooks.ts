@@ -152,9 +152,9 @@ export async function createWebhook(
   input: { readonly actorUserId: string; readonly organizationId: string; readonly url: string; readonly events: readonly string[]; readonly description: string },
   context: RequestContext,
 ): Promise<{ webhook: orgsV1.Webhook; secret: string }> {
-  refuse([...checkUrlForm(input.url), ...checkEvents(input.events), ...checkDescription(input.description)]);
-  // Membership first, so that a stranger learns nothing of which addresses are refused.
+  // Membership first, so that a stranger learns nothing of the organisation, nor of which addresses are refused.
   await withTransaction(deps.pool, context, (db) => actingMember(db, input.actorUserId, input.organizationId, { needs: WEBHOOKS_MANAGE }));
+  refuse([...checkUrlForm(input.url), ...checkEvents(input.events), ...checkDescription(input.description)]);
   await checkReachable(input.url, deps.webhooks.egress);
   const id = randomUUID();
   const { secret, sealed } = newSecret(deps.webhooks, id);
@@ -210,15 +210,15 @@ export async function updateWebhook(
   input: WebhookCall & { readonly url?: string; readonly events?: readonly string[]; readonly description?: string; readonly enabled?: boolean },
   context: RequestContext,
 ): Promise<orgsV1.Webhook> {
+  await withTransaction(deps.pool, context, async (db) => {
+    const actor = await actingMember(db, input.actorUserId, input.organizationId, { needs: WEBHOOKS_MANAGE });
+    await findWebhook(db, actor.organizationId, input.webhookId);
+  });
   refuse([
     ...(input.url === undefined ? [] : checkUrlForm(input.url)),
     ...(input.events === undefined ? [] : checkEvents(input.events)),
     ...(input.description === undefined ? [] : checkDescription(input.description)),
   ]);
-  await withTransaction(deps.pool, context, async (db) => {
-    const actor = await actingMember(db, input.actorUserId, input.organizationId, { needs: WEBHOOKS_MANAGE });
-    await findWebhook(db, actor.organizationId, input.webhookId);
-  });
   if (input.url !== undefined) await checkReachable(input.url, deps.webhooks.egress);
   return withTransaction(deps.pool, context, async (db) => {
     const actor = await actingMember(db, input.actorUserId, input.organizationId, { lock: true, needs: WEBHOOKS_MANAGE });
