@@ -213,7 +213,7 @@ describe('tenant isolation', () => {
       const choices = schema.anyOf ?? schema.oneOf;
       if (choices) return sample(name, choices.find((each) => each.type !== 'null') ?? choices[0]!);
       if (schema.enum) return schema.enum[0];
-      if (schema.type === 'array') return name === 'permissions' ? ['things:write'] : [];
+      if (schema.type === 'array') return name === 'permissions' ? ['things:write'] : name === 'events' ? ['*'] : [];
       if (schema.type === 'object') {
         return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([property, inner]) => [property, sample(property, inner)]));
       }
@@ -222,6 +222,7 @@ describe('tenant isolation', () => {
       if (name === 'slug') return slug();
       if (name === 'role') return 'member';
       if (name === 'domain') return `tenant-${randomBytes(4).toString('hex')}.com`;
+      if (name === 'url') return 'https://hooks.example.com/latchkey';
       if (schema.type === 'boolean') return false;
       return 'Sample';
     };
