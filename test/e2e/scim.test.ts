@@ -456,4 +456,25 @@ describe('the administrators’ view', () => {
     expect(await new ApiClient(stack.gatewayUrl).get(`/v0/orgs/${a.id}/scim/groups`)).toMatchObject({ status: 401 });
     expect(await a.owner.client.get(`/v0/orgs/not-an-id/scim/groups`)).toMatchObject({ status: 400 });
   });
+
+  it('lets a member with scim:manage map a group only to a role whose permissions they hold themselves', async () => {
+    const org = await scimOrg('map_owner');
+    expect((await org.owner.client.post(`/v0/orgs/${org.id}/roles`, { name: 'provisioner', permissions: ['scim:manage'] })).status).toBe(201);
+    const provisioner = await signedInAccount(stack, 'map_provisioner');
+    expect((await org.owner.client.post(`/v0/orgs/${org.id}/invitations`, { email: provisioner.email, role: 'provisioner' })).status).toBe(201);
+    const invitation = await mailedToken(stack, provisioner.email, 'invitations/accept');
+    expect((await provisioner.client.post('/v0/invitations/accept', { token: invitation })).status).toBe(200);
+    const group = await org.scim.call<{ id: string }>('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: 'Everyone' });
+    expect(group.status).toBe(201);
+
+    // Whoever the directory puts in the group would become an admin: more than the provisioner may hand out.
+    expect(await provisioner.client.patch(`/v0/orgs/${org.id}/scim/groups/${group.body.id}`, { role: 'admin' })).toMatchObject({ status: 403, body: { code: 'org:forbidden' } });
+    expect(await provisioner.client.patch(`/v0/orgs/${org.id}/scim/groups/${group.body.id}`, { role: 'owner' })).toMatchObject({ status: 400 });
+    expect(await provisioner.client.patch(`/v0/orgs/${org.id}/scim/groups/${group.body.id}`, { role: 'no-such-role' })).toMatchObject({ status: 404, body: { code: 'org:role_not_found' } });
+    const listed = await org.owner.client.get<{ items: { id: string; role: string | null }[] }>(`/v0/orgs/${org.id}/scim/groups`);
+    expect(listed.body.items).toEqual([expect.objectContaining({ id: group.body.id, role: null })]);
+
+    expect(await provisioner.client.patch(`/v0/orgs/${org.id}/scim/groups/${group.body.id}`, { role: 'provisioner' })).toMatchObject({ status: 200 });
+    expect(await org.owner.client.patch(`/v0/orgs/${org.id}/scim/groups/${group.body.id}`, { role: 'admin' })).toMatchObject({ status: 200 });
+  });
 });

@@ -5,7 +5,9 @@ import { isUniqueViolation, withTransaction } from '@latchkey/db';
 import { queueEvent } from '@latchkey/domain-events';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
+import { rolePermissions } from '../orgs/members';
 import { actingMember } from '../orgs/membership-store';
+import { mayGrant } from '../orgs/permissions';
 import { checkRoleName, isId, refuse } from '../orgs/org-fields';
 import { recordOrgAudit, type AuditChange } from '../orgs/org-audit-log';
 import { filterToSql, parseFilter, type FilterColumn } from './scim-filter';
@@ -320,10 +322,8 @@ export async function mapGroupRole(deps: ScimDeps, request: scimV1.MapGroupRoleR
     const actor = await actingMember(db, request.actorUserId, request.organizationId, { lock: true, needs: 'scim:manage' });
     const group = await groupRow(db, actor.organizationId, request.groupId, false, true);
     if (!group) throw new AppError('scim:group_not_found');
-    if (request.role !== '') {
-      const { rows } = await db.query('SELECT FROM identity.org_roles WHERE organization_id = $1 AND name = $2', [actor.organizationId, request.role]);
-      if (rows.length === 0) throw new AppError('org:role_not_found');
-    }
+    // A mapping hands the role to whoever the directory puts in the group: nobody maps more than they could grant.
+    if (request.role !== '' && !mayGrant(actor, request.role, await rolePermissions(db, actor.organizationId, request.role))) throw new AppError('org:forbidden');
     await db.query(`UPDATE identity.scim_groups SET role = $2, updated_at = date_trunc('milliseconds', now()) WHERE id = $1`, [group.id, request.role === '' ? null : request.role]);
     const { rows: members } = await db.query<{ user_id: string }>('SELECT user_id FROM identity.scim_group_members WHERE group_id = $1', [group.id]);
     const by: AuditChange['actor'] = { type: 'user', id: actor.userId };
