@@ -62,7 +62,7 @@ describe('pnpm bench, one second per scenario', () => {
   });
 
   it('runs a baseline beside each read scenario and login', () => {
-    const withBaseline = report.scenarios.filter((r) => !['post-create', 'org-members', 'search'].includes(r.scenario));
+    const withBaseline = report.scenarios.filter((r) => !['post-create', 'org-members', 'scim-users', 'search'].includes(r.scenario));
     expect(withBaseline.map((r) => r.scenario)).toEqual([
       'me',
       'me-org',
@@ -104,6 +104,14 @@ describe('pnpm bench, one second per scenario', () => {
   it("times every page of a large organisation's members alone, each member once per pass", () => {
     const listing = report.scenarios.find((result) => result.scenario === 'org-members')?.memberListing;
     expect(listing).toMatchObject({ members: 251, pagesPerPass: 3, incompletePasses: 0 });
+    expect(listing?.latency.count).toBe(3 * (listing?.passes ?? 0));
+    expect(listing?.latency.p99Ms).toBeGreaterThan(0);
+  });
+
+  it("times every page of a large organisation's SCIM directory alone, each user once per pass", () => {
+    const listing = report.scenarios.find((result) => result.scenario === 'scim-users')?.scimListing;
+    // Every member but the owner, whom no identity provider provisioned.
+    expect(listing).toMatchObject({ members: 250, pagesPerPass: 3, incompletePasses: 0 });
     expect(listing?.latency.count).toBe(3 * (listing?.passes ?? 0));
     expect(listing?.latency.p99Ms).toBeGreaterThan(0);
   });
