@@ -400,7 +400,7 @@ describe('production values', () => {
     expect(new Set(refs)).toEqual(new Set(['latchkey-env', 'latchkey-nats-users']));
   });
 
-  test('S3 keys, OpenSearch credentials, retired TOTP keys, the SSO keys, OpenID client secrets and the topology settings are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {
+  test('S3 keys, OpenSearch credentials, retired TOTP keys, the SSO keys, the webhook sealing key, OpenID client secrets and the topology settings are optional in the existingSecret; every other key (OAuth client secrets too) is required', () => {
     const objects = objectsOf('production');
     const optional = new Set([
       'S3_ACCESS_KEY_ID',
@@ -411,6 +411,8 @@ describe('production values', () => {
       // Enterprise SSO is off without them (docs/sso.md).
       'SSO_ENCRYPTION_KEY',
       'SSO_PREVIOUS_ENCRYPTION_KEYS',
+      // Webhook messages wait for it (docs/operations.md, "Webhooks").
+      'WEBHOOK_SEALING_PRIVATE_KEY',
       'OIDC_CLIENT_SECRETS',
       // docs/operations.md, "Production topology": each has a default (DATABASE_URL, none).
       'DATABASE_SESSION_URL',

@@ -1,7 +1,7 @@
 import { orgsV1 } from '@latchkey/contracts';
 import type { z } from 'zod';
 import type { domainSchema } from './domain-schemas';
-import type { webhookSchema } from './webhook-schemas';
+import type { webhookDeliverySchema, webhookSchema } from './webhook-schemas';
 import type { invitationSchema, invitationStatuses, memberSchema, organizationSchema, roleSchema } from './org-schemas';
 
 /** orgs.v1's answers as docs/api.md, "Organisations", shows them. */
@@ -88,5 +88,18 @@ export function webhookView(webhook: orgsV1.Webhook): z.output<typeof webhookSch
     enabled: webhook.enabled,
     created_at: (webhook.createdAt ?? new Date(0)).toISOString(),
     updated_at: (webhook.updatedAt ?? new Date(0)).toISOString(),
+    failing_since: webhook.failingSince?.toISOString() ?? null,
+  };
+}
+
+export function webhookDeliveryView(delivery: orgsV1.WebhookDelivery): z.output<typeof webhookDeliverySchema> {
+  return {
+    id: delivery.id,
+    message_id: delivery.messageId,
+    event_type: delivery.eventType,
+    status: delivery.status as z.output<typeof webhookDeliverySchema>['status'],
+    response_status: delivery.responseStatus ?? null,
+    duration_ms: delivery.durationMs,
+    attempted_at: (delivery.attemptedAt ?? new Date(0)).toISOString(),
   };
 }

@@ -1,10 +1,21 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { noContent, problemResponses } from '../http/problem-schema';
+import { accepted, noContent, problemResponses } from '../http/problem-schema';
 import { requireSession, sessionOf, type SessionAccess } from '../sessions/session-auth';
 import type { OrgsClient } from '../service-clients';
 import { orgIdParams } from './org-schemas';
-import { webhookView } from './org-views';
-import { createdWebhookSchema, createWebhookBody, rotatedWebhookSchema, updateWebhookBody, webhookListSchema, webhookParams, webhookSchema } from './webhook-schemas';
+import { webhookDeliveryView, webhookView } from './org-views';
+import {
+  createdWebhookSchema,
+  createWebhookBody,
+  rotatedWebhookSchema,
+  updateWebhookBody,
+  webhookDeliveriesQuery,
+  webhookDeliveryListSchema,
+  webhookListSchema,
+  webhookMessageParams,
+  webhookParams,
+  webhookSchema,
+} from './webhook-schemas';
 
 export type WebhookRoutesDeps = SessionAccess & { readonly orgs: OrgsClient };
 
@@ -128,6 +139,73 @@ export function webhookRoutes(deps: WebhookRoutesDeps): FastifyPluginAsyncZod {
           request.ctx,
         );
         return { ...webhookView(rotated.webhook!), secret: rotated.secret, previous_secret_expires_at: (rotated.previousExpiresAt ?? new Date(0)).toISOString() };
+      },
+    );
+
+    app.get(
+      '/v0/orgs/:org_id/webhooks/:id/deliveries',
+      {
+        schema: {
+          tags,
+          summary: 'The endpoint’s delivery attempts, newest first (webhooks:manage).',
+          params: webhookParams,
+          querystring: webhookDeliveriesQuery,
+          response: { 200: webhookDeliveryListSchema, ...problemResponses(400, 401, 403, 404, 503) },
+        },
+        onRequest: session,
+      },
+      async (request) => {
+        const page = await deps.orgs.listWebhookDeliveries(
+          {
+            actorUserId: sessionOf(request).userId,
+            organizationId: request.params.org_id,
+            webhookId: request.params.id,
+            limit: request.query.limit ?? 0,
+            cursor: request.query.cursor ?? '',
+          },
+          request.ctx,
+        );
+        return { items: page.deliveries.map(webhookDeliveryView), next_cursor: page.nextCursor || null };
+      },
+    );
+
+    app.post(
+      '/v0/orgs/:org_id/webhooks/:id/deliveries/:message_id/retry',
+      {
+        schema: {
+          tags,
+          summary: 'Send a message the endpoint was sent once more, with the same webhook-id and body (webhooks:manage).',
+          params: webhookMessageParams,
+          response: { ...accepted, ...problemResponses(400, 401, 403, 404, 409, 503) },
+        },
+        onRequest: session,
+      },
+      async (request, reply) => {
+        await deps.orgs.retryWebhookDelivery(
+          { actorUserId: sessionOf(request).userId, organizationId: request.params.org_id, webhookId: request.params.id, messageId: request.params.message_id },
+          request.ctx,
+        );
+        return reply.code(202).send(null);
+      },
+    );
+
+    app.post(
+      '/v0/orgs/:org_id/webhooks/:id/test',
+      {
+        schema: {
+          tags,
+          summary: 'Send the endpoint a `webhook.test` message, whatever events it subscribes to (webhooks:manage).',
+          params: webhookParams,
+          response: { ...accepted, ...problemResponses(400, 401, 403, 404, 409, 503) },
+        },
+        onRequest: session,
+      },
+      async (request, reply) => {
+        await deps.orgs.sendTestWebhook(
+          { actorUserId: sessionOf(request).userId, organizationId: request.params.org_id, webhookId: request.params.id },
+          request.ctx,
+        );
+        return reply.code(202).send(null);
       },
     );
   };

@@ -16,6 +16,7 @@ export const webhookSchema = z
     enabled: z.boolean().describe('False once an administrator disabled it, or after it failed for WEBHOOK_DISABLE_AFTER_HOURS.'),
     created_at: timestamp,
     updated_at: timestamp,
+    failing_since: timestamp.nullable().describe('Since when every attempt has failed; null while the last one succeeded (or none was made).'),
   })
   .meta({ id: 'WebhookEndpoint' });
 
@@ -40,3 +41,24 @@ export const createWebhookBody = z.object({ url, events, description: descriptio
 export const updateWebhookBody = z
   .object({ url: url.optional(), events: events.optional(), description: description.optional(), enabled: z.boolean().optional() })
   .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'must change at least one field' });
+
+export const webhookDeliverySchema = z
+  .object({
+    id: z.uuid(),
+    message_id: z.uuid().describe('The `webhook-id` the endpoint was sent: the same on every attempt of a message.'),
+    event_type: z.string().describe('`org.member.added`, …, or `webhook.test`.'),
+    status: z.enum(['succeeded', 'failed', 'refused']).describe('`refused`: the address led to an internal network.'),
+    response_status: z.number().int().nullable().describe('The HTTP status answered; null when none came in time.'),
+    duration_ms: z.number().int(),
+    attempted_at: timestamp,
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export const webhookDeliveryListSchema = z.object({ items: z.array(webhookDeliverySchema), next_cursor: z.string().nullable() });
+
+export const webhookDeliveriesQuery = z.object({
+  limit: z.coerce.number().int('must be a whole number').min(1, 'must be 1-100').max(100, 'must be 1-100').optional(),
+  cursor: z.string().min(1).max(512).optional().describe('Opaque; from next_cursor of the previous page.'),
+});
+
+export const webhookMessageParams = webhookParams.extend({ message_id: z.uuid('must be a UUID') });

@@ -6847,6 +6847,194 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v0/orgs/{org_id}/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint’s delivery attempts, newest first (webhooks:manage). */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Opaque; from next_cursor of the previous page. */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["WebhookDelivery"][];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/orgs/{org_id}/webhooks/{id}/deliveries/{message_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a message the endpoint was sent once more, with the same webhook-id and body (webhooks:manage). */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    message_id: string;
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            message_id: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/orgs/{org_id}/webhooks/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -6907,6 +7095,102 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/orgs/{org_id}/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the endpoint a `webhook.test` message, whatever events it subscribes to (webhooks:manage). */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            message_id: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8432,7 +8716,7 @@ export interface components {
         /** @description RFC 9457 problem details with the API error code. */
         Problem: {
             /** @enum {string} */
-            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "auth:sso_required" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "org:not_found" | "org:forbidden" | "org:slug_taken" | "org:limit_reached" | "org:last_owner" | "org:already_member" | "org:invitation_pending" | "org:invitation_invalid" | "org:invitation_email_mismatch" | "org:invitation_not_found" | "org:role_in_use" | "org:role_not_found" | "org:role_exists" | "org:member_not_found" | "org:domain_not_found" | "org:domain_unverified" | "org:domain_taken" | "sso:connection_not_found" | "sso:response_invalid" | "sso:domain_mismatch" | "scim:unauthorized" | "scim:not_found" | "scim:token_not_found" | "scim:group_not_found" | "scim:invalid_filter" | "scim:invalid_syntax" | "scim:invalid_path" | "scim:invalid_value" | "scim:no_target" | "scim:mutability" | "scim:uniqueness" | "webhook:not_found" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
+            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "auth:sso_required" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "org:not_found" | "org:forbidden" | "org:slug_taken" | "org:limit_reached" | "org:last_owner" | "org:already_member" | "org:invitation_pending" | "org:invitation_invalid" | "org:invitation_email_mismatch" | "org:invitation_not_found" | "org:role_in_use" | "org:role_not_found" | "org:role_exists" | "org:member_not_found" | "org:domain_not_found" | "org:domain_unverified" | "org:domain_taken" | "sso:connection_not_found" | "sso:response_invalid" | "sso:domain_mismatch" | "scim:unauthorized" | "scim:not_found" | "scim:token_not_found" | "scim:group_not_found" | "scim:invalid_filter" | "scim:invalid_syntax" | "scim:invalid_path" | "scim:invalid_value" | "scim:no_target" | "scim:mutability" | "scim:uniqueness" | "webhook:not_found" | "webhook:disabled" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
             detail: string;
             errors?: {
                 field: string;
@@ -8448,7 +8732,7 @@ export interface components {
         /** @description RFC 9457 problem details with the API error code. */
         ProblemInput: {
             /** @enum {string} */
-            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "auth:sso_required" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "org:not_found" | "org:forbidden" | "org:slug_taken" | "org:limit_reached" | "org:last_owner" | "org:already_member" | "org:invitation_pending" | "org:invitation_invalid" | "org:invitation_email_mismatch" | "org:invitation_not_found" | "org:role_in_use" | "org:role_not_found" | "org:role_exists" | "org:member_not_found" | "org:domain_not_found" | "org:domain_unverified" | "org:domain_taken" | "sso:connection_not_found" | "sso:response_invalid" | "sso:domain_mismatch" | "scim:unauthorized" | "scim:not_found" | "scim:token_not_found" | "scim:group_not_found" | "scim:invalid_filter" | "scim:invalid_syntax" | "scim:invalid_path" | "scim:invalid_value" | "scim:no_target" | "scim:mutability" | "scim:uniqueness" | "webhook:not_found" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
+            code: "validation:invalid_input" | "validation:unsupported_media_type" | "validation:payload_too_large" | "validation:headers_too_large" | "route:not_found" | "route:method_not_allowed" | "auth:unauthorized" | "auth:invalid_credentials" | "auth:email_not_verified" | "auth:account_disabled" | "auth:wrong_password" | "auth:password_not_set" | "auth:origin_forbidden" | "auth:reauthentication_required" | "auth:second_factor_required" | "auth:token_invalid" | "auth:sso_required" | "user:handle_taken" | "user:email_taken" | "user:not_found" | "session:not_found" | "oauth:provider_not_found" | "oauth:state_invalid" | "oauth:code_invalid" | "oauth:provider_unavailable" | "oauth:email_not_verified" | "oauth:pending_signup_invalid" | "oauth:already_linked" | "oauth:identity_not_linked" | "oauth:connection_not_found" | "oauth:last_login_method" | "totp:already_enabled" | "totp:not_enabled" | "totp:invalid_code" | "totp:setup_token_invalid" | "totp:temp_token_invalid" | "totp:temp_token_expired" | "totp:backup_code_exhausted" | "totp:secret_generation_failed" | "totp:qr_generation_failed" | "passkey:challenge_invalid" | "passkey:verification_failed" | "passkey:not_found" | "passkey:already_registered" | "passkey:last_login_method" | "org:not_found" | "org:forbidden" | "org:slug_taken" | "org:limit_reached" | "org:last_owner" | "org:already_member" | "org:invitation_pending" | "org:invitation_invalid" | "org:invitation_email_mismatch" | "org:invitation_not_found" | "org:role_in_use" | "org:role_not_found" | "org:role_exists" | "org:member_not_found" | "org:domain_not_found" | "org:domain_unverified" | "org:domain_taken" | "sso:connection_not_found" | "sso:response_invalid" | "sso:domain_mismatch" | "scim:unauthorized" | "scim:not_found" | "scim:token_not_found" | "scim:group_not_found" | "scim:invalid_filter" | "scim:invalid_syntax" | "scim:invalid_path" | "scim:invalid_value" | "scim:no_target" | "scim:mutability" | "scim:uniqueness" | "webhook:not_found" | "webhook:disabled" | "oidc:interaction_not_found" | "oidc:client_not_found" | "oidc:client_exists" | "oidc:grant_not_found" | "oidc:user_code_invalid" | "oidc:token_reused" | "post:not_found" | "post:forbidden" | "rate_limit:exceeded" | "service:unavailable" | "internal:error";
             detail: string;
             errors?: {
                 field: string;
@@ -8757,6 +9041,54 @@ export interface components {
             passkeys_count: number;
             totp_enabled: boolean;
         };
+        WebhookDelivery: {
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            attempted_at: string;
+            duration_ms: number;
+            /** @description `org.member.added`, …, or `webhook.test`. */
+            event_type: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The `webhook-id` the endpoint was sent: the same on every attempt of a message.
+             */
+            message_id: string;
+            /** @description The HTTP status answered; null when none came in time. */
+            response_status: number | null;
+            /**
+             * @description `refused`: the address led to an internal network.
+             * @enum {string}
+             */
+            status: "succeeded" | "failed" | "refused";
+        };
+        WebhookDeliveryInput: {
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            attempted_at: string;
+            duration_ms: number;
+            /** @description `org.member.added`, …, or `webhook.test`. */
+            event_type: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The `webhook-id` the endpoint was sent: the same on every attempt of a message.
+             */
+            message_id: string;
+            /** @description The HTTP status answered; null when none came in time. */
+            response_status: number | null;
+            /**
+             * @description `refused`: the address led to an internal network.
+             * @enum {string}
+             */
+            status: "succeeded" | "failed" | "refused";
+        };
         WebhookEndpoint: {
             /**
              * Format: date-time
@@ -8768,6 +9100,8 @@ export interface components {
             enabled: boolean;
             /** @description Event type names (docs/events.md), or `["*"]` for every one. */
             events: string[];
+            /** @description Since when every attempt has failed; null while the last one succeeded (or none was made). */
+            failing_since: string | null;
             /** Format: uuid */
             id: string;
             /**
@@ -8788,6 +9122,8 @@ export interface components {
             enabled: boolean;
             /** @description Event type names (docs/events.md), or `["*"]` for every one. */
             events: string[];
+            /** @description Since when every attempt has failed; null while the last one succeeded (or none was made). */
+            failing_since: string | null;
             /** Format: uuid */
             id: string;
             /**
@@ -8808,6 +9144,8 @@ export interface components {
             enabled: boolean;
             /** @description Event type names (docs/events.md), or `["*"]` for every one. */
             events: string[];
+            /** @description Since when every attempt has failed; null while the last one succeeded (or none was made). */
+            failing_since: string | null;
             /** Format: uuid */
             id: string;
             /**
@@ -8835,6 +9173,8 @@ export interface components {
             enabled: boolean;
             /** @description Event type names (docs/events.md), or `["*"]` for every one. */
             events: string[];
+            /** @description Since when every attempt has failed; null while the last one succeeded (or none was made). */
+            failing_since: string | null;
             /** Format: uuid */
             id: string;
             /**
@@ -8862,6 +9202,8 @@ export interface components {
             enabled: boolean;
             /** @description Event type names (docs/events.md), or `["*"]` for every one. */
             events: string[];
+            /** @description Since when every attempt has failed; null while the last one succeeded (or none was made). */
+            failing_since: string | null;
             /** Format: uuid */
             id: string;
             /** @description `whsec_` and base64 of 32 random bytes, for Standard Webhooks libraries. Shown this once. */
@@ -8884,6 +9226,8 @@ export interface components {
             enabled: boolean;
             /** @description Event type names (docs/events.md), or `["*"]` for every one. */
             events: string[];
+            /** @description Since when every attempt has failed; null while the last one succeeded (or none was made). */
+            failing_since: string | null;
             /** Format: uuid */
             id: string;
             /** @description `whsec_` and base64 of 32 random bytes, for Standard Webhooks libraries. Shown this once. */

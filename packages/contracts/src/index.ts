@@ -11,9 +11,10 @@ import * as scimV1 from './gen/scim/v1/scim';
 import * as sessionsV1 from './gen/sessions/v1/sessions';
 import * as ssoV1 from './gen/sso/v1/sso';
 import * as totpV1 from './gen/totp/v1/totp';
+import * as webhooksV1 from './gen/webhooks/v1/webhooks';
 
 /** Generated gRPC contracts, one namespace per proto package. */
-export { adminV1, eventsV1, identityV1, oauthV1, oidcV1, orgsV1, passkeysV1, postsV1, scimV1, sessionsV1, ssoV1, totpV1 };
+export { adminV1, eventsV1, identityV1, oauthV1, oidcV1, orgsV1, passkeysV1, postsV1, scimV1, sessionsV1, ssoV1, totpV1, webhooksV1 };
 
 /** Every gRPC service of proto/, by its full name: how the units catalogue (packages/units) names what a unit serves and calls. */
 export const serviceDefinitions = {
@@ -29,6 +30,7 @@ export const serviceDefinitions = {
   'sessions.v1.SessionsService': sessionsV1.SessionsServiceService,
   'sso.v1.SsoService': ssoV1.SsoServiceService,
   'totp.v1.TotpService': totpV1.TotpServiceService,
+  'webhooks.v1.WebhookDeliveryService': webhooksV1.WebhookDeliveryServiceService,
 } as const;
 
 export type ServiceName = keyof typeof serviceDefinitions;

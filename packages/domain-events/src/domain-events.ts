@@ -30,6 +30,9 @@ interface Payloads {
 
 export type EventType = keyof Payloads;
 
+/** What an event of `Type` carries. */
+export type EventPayload<Type extends EventType> = Payloads[Type];
+
 /** The field of Event that holds each type's payload. */
 const payloadFields: { readonly [Type in EventType]: keyof eventsV1.Event } = {
   'user.registered': 'userRegistered',
@@ -60,6 +63,12 @@ export const eventTypes = Object.keys(payloadFields) as EventType[];
 /** The field of Event that holds a type's payload, for readers of the JSON body. */
 export function payloadFieldOf(type: EventType): string {
   return payloadFields[type];
+}
+
+/** A payload as JSON, as it sits in the published event under its type's field: what a webhook's `data` is. */
+export function payloadJson<Type extends EventType>(type: Type, payload: Payloads[Type]): unknown {
+  const field = payloadFields[type];
+  return (eventsV1.Event.toJSON({ ...eventsV1.Event.fromPartial({}), [field]: payload }) as Record<string, unknown>)[field];
 }
 
 /** The subject relative to the installation's prefix, as for jobs. */

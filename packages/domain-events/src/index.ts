@@ -1,1 +1,1 @@
-export { EVENT_VERSION, eventSubject, eventTypes, payloadFieldOf, queueEvent, type EventType } from './domain-events';
+export { EVENT_VERSION, eventSubject, eventTypes, payloadFieldOf, payloadJson, queueEvent, type EventPayload, type EventType } from './domain-events';

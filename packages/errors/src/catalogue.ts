@@ -150,6 +150,7 @@ export const errorCatalogue = {
   'scim:uniqueness': define(409, GrpcStatus.ALREADY_EXISTS, 'A resource with that userName, externalId or displayName exists already.'),
   // webhooks (docs/decisions/0006-webhooks.md)
   'webhook:not_found': define(404, GrpcStatus.NOT_FOUND, 'No webhook endpoint with that id in this organisation.'),
+  'webhook:disabled': define(409, GrpcStatus.FAILED_PRECONDITION, 'The webhook endpoint is disabled: enable it to send it messages.'),
   'oidc:interaction_not_found': define(404, GrpcStatus.NOT_FOUND, 'No sign-in request with that id, or it expired.'),
   'oidc:client_not_found': define(404, GrpcStatus.NOT_FOUND, 'No application with that client id.'),
   'oidc:client_exists': define(409, GrpcStatus.ALREADY_EXISTS, 'An application with that client id is registered already.'),

@@ -11,3 +11,4 @@ export { passwordResetJobSchema, userDeletedJobSchema, type PasswordResetJob, ty
 export { sessionsRevokedJobSchema, type SessionsRevokedJob } from './session-jobs';
 export { jobSubjects, type JobSubject } from './job-subjects';
 export { backchannelLogoutJobSchema, type BackchannelLogoutJob } from './backchannel-logout-job';
+export { webhookDeliveryJobSchema, type WebhookDeliveryJob } from './webhook-delivery-job';

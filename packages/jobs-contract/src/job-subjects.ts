@@ -15,6 +15,8 @@ export const jobSubjects = {
   sessionsRevoked: 'jobs.sessions.revoked',
   /** Identity's ended sessions: the worker tells one client that one session ended (OpenID back-channel logout). */
   backchannelLogout: 'jobs.oidc.logout',
+  /** Identity's webhook messages: the worker signs and posts one message to one endpoint (docs/webhooks.md). */
+  deliverWebhook: 'jobs.webhook.deliver',
 } as const;
 
 export type JobSubject = (typeof jobSubjects)[keyof typeof jobSubjects];

@@ -48,6 +48,18 @@ export const mailJobSchema = z.discriminatedUnion('template', [
     inviter_handle: z.string().min(1),
     role: z.string().min(1).max(48),
   }),
+  /**
+   * To each owner of an organisation: one of its webhook endpoints failed
+   * for WEBHOOK_DISABLE_AFTER_HOURS and was disabled.
+   */
+  z.object({
+    template: z.literal('webhook_disabled'),
+    ...recipient,
+    organization_name: z.string().min(1).max(100),
+    /** The endpoint's host only: its URL may carry a token. */
+    endpoint_host: z.string().min(1).max(300),
+    failing_since: z.iso.datetime(),
+  }),
   z.object({
     template: z.literal('security_notice'),
     ...recipient,

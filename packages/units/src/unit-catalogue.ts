@@ -187,8 +187,9 @@ const catalogue = [
     grpcService: 'identity.v1.IdentityService',
     // oidc.v1: the OpenID Provider's durable state, kept with the accounts its tokens are revoked with; orgs.v1:
     // organisations, kept with the accounts they are made of (docs/decisions/0003-organisations-in-identity.md);
-    // scim.v1: provisioning of those accounts and memberships by an organisation's identity provider.
-    serves: ['identity.v1.IdentityService', 'oidc.v1.OidcService', 'orgs.v1.OrganizationsService', 'scim.v1.ScimService'],
+    // scim.v1: provisioning of those accounts and memberships by an organisation's identity provider; webhooks.v1:
+    // what the jobs worker delivers to organisations' webhook endpoints, and the delivery log.
+    serves: ['identity.v1.IdentityService', 'oidc.v1.OidcService', 'orgs.v1.OrganizationsService', 'scim.v1.ScimService', 'webhooks.v1.WebhookDeliveryService'],
     // admin.v1 apart from identity.v1: its callers are people and their tools, with certificates of another CA.
     ports: [...grpcPorts(0), { name: 'admin', variable: 'ADMIN_GRPC_PORT', containerPort: 50_052, localOffset: 10 }],
     calls: {},
@@ -368,11 +369,13 @@ const catalogue = [
       'passkeys.v1.PasskeysService': ['RemoveRecentPasskeys', 'DeleteUserData'],
       // A deleted organisation's SSO connections (org.deleted).
       'sso.v1.SsoService': ['DeleteOrganizationConnections'],
+      // Each attempt of a webhook message: what to send, then how it went.
+      'webhooks.v1.WebhookDeliveryService': ['GetDelivery', 'RecordAttempt'],
     },
     // One job delivery, retried as a whole when it runs out.
     deadlineMs: 10_000,
     // One per job kind of services/jobs/src/worker.ts; the back-channel logouts and the events that cause them with the OpenID Provider on;
-    // the org.deleted events whose organisations' SSO connections go.
+    // the org.deleted events whose organisations' SSO connections go; the messages to organisations' webhook endpoints.
     consumers: [
       { name: 'mail', stream: 'jobs' },
       { name: 'search_index', stream: 'jobs' },
@@ -383,6 +386,7 @@ const catalogue = [
       { name: 'backchannel_logout', stream: 'jobs', onlyWithOidc: true },
       { name: 'oidc_session_ending', stream: 'events', onlyWithOidc: true },
       { name: 'sso_cleanup', stream: 'events' },
+      { name: 'webhook_delivery', stream: 'jobs' },
     ],
     migrates: true,
     // Redis: the sessions that credential changes and account deletions end.
@@ -403,6 +407,9 @@ const catalogue = [
       'SMTP_URL',
       // The OpenID Provider's logout tokens (docs/oidc.md, "Logout").
       'AUTH_JWT_SIGNING_KEYS',
+      // Webhook deliveries (docs/webhooks.md): the key that opens endpoints' secrets, and the address guard.
+      'WEBHOOK_SEALING_PRIVATE_KEY',
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS',
     ],
     requiredSecrets: ['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'SMTP_URL'],
   },
@@ -486,6 +493,9 @@ const catalogue = [
         'UpdateWebhook',
         'DeleteWebhook',
         'RotateWebhookSecret',
+        'ListWebhookDeliveries',
+        'RetryWebhookDelivery',
+        'SendTestWebhook',
       ],
       // SCIM 2.0 (/scim/v2) and its token and group-role routes (docs/scim.md).
       'scim.v1.ScimService': [

@@ -94,6 +94,10 @@ export const configSchema = z
       }),
     /** Lets webhook URLs lead to loopback and private addresses in production too (docs/operations.md, "Webhooks"). */
     WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool(false),
+    /** An endpoint whose deliveries have all failed for this long is disabled and its organisation's owners mailed (docs/webhooks.md). */
+    WEBHOOK_DISABLE_AFTER_HOURS: env.int(120, 1, 8_760),
+    /** Days webhook messages and their attempts are kept for the delivery log (docs/webhooks.md). */
+    WEBHOOK_LOG_RETENTION_DAYS: env.int(30, 1, 3_650),
     ARGON2_MEMORY_KIB: env.int(ARGON2_FLOOR.memoryKiB, ARGON2_FLOOR.memoryKiB),
     ARGON2_TIME_COST: env.int(ARGON2_FLOOR.timeCost, ARGON2_FLOOR.timeCost),
     ARGON2_PARALLELISM: env.int(ARGON2_FLOOR.parallelism, ARGON2_FLOOR.parallelism, 16),

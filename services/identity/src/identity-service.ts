@@ -1,4 +1,4 @@
-import { adminV1, identityV1, oidcV1, orgsV1, scimV1 } from '@latchkey/contracts';
+import { adminV1, identityV1, oidcV1, orgsV1, scimV1, webhooksV1 } from '@latchkey/contracts';
 import { startGrpcEndpoints } from '@latchkey/grpc-kit';
 import { openServiceStores } from '@latchkey/outbox';
 import type { Running } from '@latchkey/runtime';
@@ -14,6 +14,8 @@ import { oidcHandlers } from './oidc/oidc-handlers';
 import { txtLookup } from './orgs/domain-verification';
 import { organizationAccessHandlers, organizationsHandlers } from './orgs/orgs-handlers';
 import { expireOrgAudit } from './orgs/org-audit-log';
+import { expireWebhookMessages } from './orgs/webhook-delivery-log';
+import { webhookDeliveryHandlers } from './orgs/webhook-delivery-handlers';
 import { PasswordHasher } from './password-hasher';
 import { scimHandlers } from './scim/scim-handlers';
 import { methodCallersOf } from '@latchkey/units';
@@ -66,6 +68,9 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
     expireOrgAudit(pool, new Date(Date.now() - config.AUDIT_RETENTION_DAYS * DAY_MS)).catch((error: unknown) =>
       logger.warn({ err: error }, 'organisation audit retention failed'),
     );
+    expireWebhookMessages(pool, new Date(Date.now() - config.WEBHOOK_LOG_RETENTION_DAYS * DAY_MS)).catch((error: unknown) =>
+      logger.warn({ err: error }, 'webhook delivery log retention failed'),
+    );
   }, TOKEN_SWEEP_INTERVAL_MS);
   sweep.unref();
 
@@ -96,6 +101,13 @@ export async function startIdentityService(config: IdentityConfig, logger: Logge
         definition: scimV1.ScimServiceService,
         handlers: scimHandlers(deps),
         callers: methodCallersOf('scim.v1.ScimService'),
+      },
+      {
+        // Webhook deliveries (docs/webhooks.md): what the jobs worker sends, and how each attempt went.
+        name: 'webhooks.v1.WebhookDeliveryService',
+        definition: webhooksV1.WebhookDeliveryServiceService,
+        handlers: webhookDeliveryHandlers({ pool, disableAfterMs: config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000 }),
+        callers: methodCallersOf('webhooks.v1.WebhookDeliveryService'),
       },
     ],
     platform: {

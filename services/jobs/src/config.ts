@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { callerVariables } from '@latchkey/callees';
 import { objectStoreVariables, s3CredentialsPaired, s3CredentialsProblem } from '@latchkey/object-store';
@@ -15,6 +16,9 @@ import {
   signingKeysSchema,
 } from '@latchkey/config';
 import { checkSearchEngineSettings, searchEngineVariables } from '@latchkey/search-engine';
+
+/** What a webhook delivery's calls to identity may take beside the attempt itself, within one job's budget. */
+const WEBHOOK_CALLS_MS = 2_000;
 
 /** Everything the jobs worker reads from its environment. */
 export const configSchema = z
@@ -55,12 +59,51 @@ export const configSchema = z
     OIDC_ISSUER: env.url(['http', 'https']).optional(),
     /** The provider's keys (the gateway's AUTH_JWT_SIGNING_KEYS); required with OIDC_ENABLED. */
     AUTH_JWT_SIGNING_KEYS: signingKeysSchema.optional(),
+    /**
+     * The X25519 private key, base64 of its PKCS #8 DER, that opens the
+     * webhook secrets identity sealed to its public half
+     * (WEBHOOK_SEALING_PUBLIC_KEY): only the worker can sign deliveries
+     * (docs/decisions/0006-webhooks.md). Without it messages wait, retried
+     * each minute, until it is set.
+     */
+    WEBHOOK_SEALING_PRIVATE_KEY: z
+      .string()
+      .optional()
+      .transform((value, context) => {
+        if (value === undefined || value === '') return undefined;
+        try {
+          const key = createPrivateKey({ key: Buffer.from(value, 'base64'), format: 'der', type: 'pkcs8' });
+          if (key.asymmetricKeyType === 'x25519') return key;
+        } catch {
+          // Reported below, as for any other shape.
+        }
+        context.addIssue({ code: 'custom', message: 'must be the base64 of an X25519 private key in PKCS #8 DER' });
+        return z.NEVER;
+      }),
+    /** How long an endpoint has to answer an attempt (docs/webhooks.md). */
+    WEBHOOK_TIMEOUT_SECONDS: env.int(5, 1, 30),
+    /** The pauses after each failed attempt, in seconds; once they are spent the message is given up (docs/webhooks.md). */
+    WEBHOOK_RETRY_SCHEDULE_SECONDS: z
+      .string()
+      .default('5,300,1800,7200,18000,36000')
+      .transform((value) => value.split(',').map((part) => Number(part.trim())))
+      .pipe(z.array(z.number().int().min(1).max(86_400)).min(1).max(20)),
+    /** Lets deliveries go to loopback and private addresses in production too (docs/operations.md, "Webhooks"). */
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool(false),
+    /** Webhook deliveries under way at once in this process. */
+    WEBHOOK_CONCURRENCY: env.int(32, 1, 512),
+    /** Of those, at most this many to one endpoint: a slow or dead endpoint holds no more slots than that. */
+    WEBHOOK_ENDPOINT_CONCURRENCY: env.int(4, 1, 64),
     /** The engine whose index the worker keeps; posts must name the same one. */
     ...searchEngineVariables,
   })
   .refine(s3CredentialsPaired, s3CredentialsProblem)
   .superRefine(checkSearchEngineSettings)
   .superRefine(redisModeProblems)
+  .refine((config) => config.WEBHOOK_TIMEOUT_SECONDS * 1000 + WEBHOOK_CALLS_MS <= config.GRPC_DEADLINE_MS, {
+    message: 'must leave GRPC_DEADLINE_MS room for the two calls to identity around each webhook attempt',
+    path: ['WEBHOOK_TIMEOUT_SECONDS'],
+  })
   .refine((config) => !config.OIDC_ENABLED || config.AUTH_JWT_SIGNING_KEYS !== undefined, {
     message: 'is required when OIDC_ENABLED is true: logout tokens are signed with it',
     path: ['AUTH_JWT_SIGNING_KEYS'],

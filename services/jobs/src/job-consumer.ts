@@ -30,7 +30,22 @@ const TRACE_HEADERS = ['x-request-id', 'traceparent', 'tracestate'] as const;
 const MAX_HEADER_LENGTH = 500;
 
 /** What a handler reports when it returns; failing is throwing. */
-export type JobOutcome = Extract<DeliveryOutcome, 'completed' | 'duplicate' | 'superseded' | 'refused'>;
+export type JobOutcome = Extract<DeliveryOutcome, 'completed' | 'duplicate' | 'superseded' | 'refused' | 'abandoned'>;
+
+/**
+ * Thrown by a handler that keeps its own schedule (webhook deliveries): the
+ * job comes back after `delayMs`, whatever its retry policy and however
+ * often it came before.
+ */
+export class RetryLater extends Error {
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RetryLater';
+  }
+}
 
 /**
  * The request context of one delivery: the request id of the request that
@@ -94,6 +109,13 @@ export interface JobConsumerOptions<Payload> {
   readonly retryBaseMs: number;
   /** Replicas of the durable consumer (NATS_STREAM_REPLICAS), as of its stream; default 1. */
   readonly replicas?: number;
+  /**
+   * Jobs delivered and not yet acknowledged, those waiting out a nak's delay
+   * included, beyond which JetStream sends the consumer no more; JetStream's
+   * default (1,000) unless said. A job kind whose jobs wait hours between
+   * tries needs room for all of them, or they would stop the others.
+   */
+  readonly maxAckPending?: number;
 }
 
 type ParsedPayload<Payload> = { valid: true; payload: Payload } | { valid: false; problem: string };
@@ -155,7 +177,12 @@ export class JobConsumer<Payload> {
     const { jetstream, jetstreamManager, job, concurrency } = this.options;
     const stream = job.stream === 'events' ? this.names.eventsStream : this.names.jobsStream;
     // Replicas as the stream's: a consumer on one server of three would stop the job kind with that server.
-    const settings = { ack_wait: nanos(ACK_WAIT_MS), max_deliver: -1, num_replicas: this.options.replicas ?? 1 };
+    const settings = {
+      ack_wait: nanos(ACK_WAIT_MS),
+      max_deliver: -1,
+      num_replicas: this.options.replicas ?? 1,
+      ...(this.options.maxAckPending ? { max_ack_pending: this.options.maxAckPending } : {}),
+    };
     try {
       await jetstreamManager.consumers.info(stream, this.durableName);
       // Settings may have changed since the consumer was created.
@@ -269,6 +296,11 @@ export class JobConsumer<Payload> {
 
   private async fail(msg: JsMsg, jobId: string, error: unknown, logger: Logger): Promise<DeliveryOutcome> {
     const deliveries = msg.info.deliveryCount;
+    if (error instanceof RetryLater) {
+      msg.nak(error.delayMs);
+      logger.info({ retry_in_ms: error.delayMs, reason: error.message }, 'job deferred');
+      return 'retried';
+    }
     if (!this.givesUp(msg, error)) {
       const retryInMs = retryDelayMs(deliveries, this.options.retryBaseMs);
       msg.nak(retryInMs);

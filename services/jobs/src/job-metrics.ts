@@ -20,7 +20,9 @@ export type DeliveryOutcome =
    * is no post's, a user.reset identity did not make): nothing was done.
    * Forged or misrouted; worth an alert.
    */
-  | 'refused';
+  | 'refused'
+  /** The handler ran out of tries its own schedule allows (a webhook endpoint that kept failing) and recorded that where its owner looks. */
+  | 'abandoned';
 
 export interface JobMetrics {
   readonly processed: Counter<'job_type' | 'outcome'>;

@@ -206,6 +206,14 @@ export function renderMail(job: MailJob, publicAppUrl: string): RenderedMail {
           SIGNATURE,
         ].join('\n\n') + '\n',
       };
+    case 'webhook_disabled':
+      return {
+        subject: `A webhook endpoint of ${job.organization_name} was disabled`,
+        text: compose(job.handle, [
+          `Every delivery to the webhook endpoint at ${job.endpoint_host} has failed since ${job.failing_since}, so it was disabled: ${job.organization_name}'s events are no longer sent to it.`,
+          `Once the endpoint answers again, enable it on the organisation's page at ${publicAppUrl}. Its delivery log there shows what it answered, and which messages to send again.`,
+        ]),
+      };
     case 'security_notice': {
       const notice = noticeText(job, publicAppUrl);
       return { subject: notice.subject, text: compose(job.handle, [notice.happened, notice.ifNotYou]) };

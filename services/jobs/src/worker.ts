@@ -28,10 +28,13 @@ import { passwordResetCleanupJob } from './password-reset-cleanup';
 import { sendEmailJob } from './send-email';
 import { sessionRevocationJob } from './session-revocation';
 import { ssoCleanupJob } from './sso-cleanup';
+import { webhookDeliveryJob } from './webhook-delivery';
 import { startUnverifiedAccountPurge } from './unverified-account-purge';
 
 /** How long shutdown waits for jobs in flight; below Kubernetes' default 30 s grace period. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
+/** Webhook messages waiting out their retry pauses that one consumer may hold before JetStream sends it no more. */
+const WEBHOOK_MAX_ACK_PENDING = 1_000_000;
 /** A readiness probe must answer before the kubelet's own timeout. */
 const READINESS_TIMEOUT_MS = 2_000;
 
@@ -87,7 +90,8 @@ async function openPostSearchIndex(config: JobsConfig, pool: pg.Pool, teardown: 
  * The `serve` command as a function, so that tests run the real worker in
  * process: connects to PostgreSQL and NATS, makes sure the streams exist,
  * starts one consumer per job kind (mail, search index, content deletion,
- * account cleanup, a deleted organisation's SSO connections, and with the
+ * account cleanup, a deleted organisation's SSO connections, webhook
+ * deliveries, and with the
  * OpenID Provider on, back-channel logout and the session.revoked events
  * that cause it),
  * the periodic cleanups and the operations HTTP server.
@@ -138,7 +142,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
     teardown.push(() => purge.stop());
 
     const callees = connectCallees('jobs', config);
-    const { identity, oidc, posts, totp, oauth, passkeys, sso } = callees.clients;
+    const { identity, oidc, posts, totp, oauth, passkeys, sso, webhooks } = callees.clients;
     teardown.push(() => Promise.resolve(callees.close()));
 
     const registry = createMetricsRegistry('jobs');
@@ -155,7 +159,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
         if (count !== undefined) this.set(count);
       },
     });
-    const consumerFor = <Payload>(job: JobDefinition<Payload>): JobConsumer<Payload> =>
+    const consumerFor = <Payload>(job: JobDefinition<Payload>, tuning: { concurrency?: number; maxAckPending?: number } = {}): JobConsumer<Payload> =>
       new JobConsumer({
         jetstream: nc.jetstream(),
         jetstreamManager,
@@ -169,6 +173,7 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
         concurrency: config.JOBS_CONCURRENCY,
         retryBaseMs: config.JOBS_RETRY_BASE_MS,
         budgetMs: config.GRPC_DEADLINE_MS,
+        ...tuning,
       });
     const unverifiedPurge = startUnverifiedAccountPurge(
       {
@@ -189,6 +194,18 @@ export async function startWorker(config: JobsConfig, logger: Logger): Promise<W
       consumerFor(sessionRevocationJob({ redis, redisKeyPrefix: config.REDIS_KEY_PREFIX })),
       consumerFor(passwordResetCleanupJob({ identity, passkeys, oauth, mail })),
       consumerFor(ssoCleanupJob({ sso })),
+      consumerFor(
+        webhookDeliveryJob({
+          webhooks,
+          privateKey: config.WEBHOOK_SEALING_PRIVATE_KEY,
+          retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_SECONDS.map((seconds) => seconds * 1000),
+          timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
+          endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+          egress: { allowInternal: config.NODE_ENV !== 'production' || config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
+        }),
+        // Messages to a dead endpoint wait hours between attempts, unacknowledged: room for a great many of them.
+        { concurrency: config.WEBHOOK_CONCURRENCY, maxAckPending: WEBHOOK_MAX_ACK_PENDING },
+      ),
       ...(config.OIDC_ENABLED && config.AUTH_JWT_SIGNING_KEYS
         ? [
             consumerFor(oidcSessionEndingJob({ oidc })),

@@ -188,11 +188,14 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
     inputs.TOTP_ENCRYPTION_KEY === undefined || inputs.AUTH_JWT_SIGNING_KEYS === undefined || inputs.WEBHOOK_SEALING_PUBLIC_KEY === undefined
       ? await readOrCreateStackSecrets(path.join(dataDir, 'stack-secrets.json'))
       : undefined;
+  // The stack's key pair, both halves or neither: a public key given by the environment pairs with its own private key.
+  const sealingKey = inputs.WEBHOOK_SEALING_PUBLIC_KEY === undefined ? secrets?.WEBHOOK_SEALING_PRIVATE_KEY : undefined;
   const defaults = localDefaults({
     publicAppUrl: inputs.PUBLIC_APP_URL ?? fixedGatewayUrl ?? randomPortsAppUrl,
     totpEncryptionKey: secrets?.TOTP_ENCRYPTION_KEY,
     signingKeys: secrets?.AUTH_JWT_SIGNING_KEYS,
-    webhookSealingPublicKey: secrets && sealingPublicKeyOf(secrets.WEBHOOK_SEALING_PRIVATE_KEY),
+    webhookSealingPublicKey: sealingKey && sealingPublicKeyOf(sealingKey),
+    webhookSealingPrivateKey: sealingKey,
   });
   const databaseUrl = databaseUrlFor(inputs.DATABASE_URL, options.databaseName);
   const chosen: Record<string, string | undefined> = {

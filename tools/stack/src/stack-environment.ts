@@ -58,6 +58,8 @@ export function localDefaults(settings: {
   signingKeys?: string | undefined;
   /** Identity's WEBHOOK_SEALING_PUBLIC_KEY, from the stack's sealing key; undefined when the environment gives it. */
   webhookSealingPublicKey?: string | undefined;
+  /** The jobs worker's WEBHOOK_SEALING_PRIVATE_KEY, the other half of that pair. */
+  webhookSealingPrivateKey?: string | undefined;
 }): Record<string, string | undefined> {
   return {
     GATEWAY_HOST: localListenAddress,
@@ -73,6 +75,7 @@ export function localDefaults(settings: {
     TOTP_ENCRYPTION_KEY: settings.totpEncryptionKey,
     AUTH_JWT_SIGNING_KEYS: settings.signingKeys,
     WEBHOOK_SEALING_PUBLIC_KEY: settings.webhookSealingPublicKey,
+    WEBHOOK_SEALING_PRIVATE_KEY: settings.webhookSealingPrivateKey,
     // Latchkey as an OpenID Provider for local applications (docs/oidc.md).
     OIDC_ENABLED: 'true',
     MAIL_FROM: 'Latchkey <no-reply@localhost>',

@@ -524,6 +524,28 @@ class ListUserMembershipsResponse(_message.Message):
     organizations: _containers.RepeatedCompositeFieldContainer[Organization]
     def __init__(self, organizations: _Optional[_Iterable[_Union[Organization, _Mapping]]] = ...) -> None: ...
 
+class ListWebhookDeliveriesRequest(_message.Message):
+    __slots__ = ["actor_user_id", "cursor", "limit", "organization_id", "webhook_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    cursor: str
+    limit: int
+    organization_id: str
+    webhook_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., webhook_id: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListWebhookDeliveriesResponse(_message.Message):
+    __slots__ = ["deliveries", "next_cursor"]
+    DELIVERIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    deliveries: _containers.RepeatedCompositeFieldContainer[WebhookDelivery]
+    next_cursor: str
+    def __init__(self, deliveries: _Optional[_Iterable[_Union[WebhookDelivery, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
 class ListWebhooksRequest(_message.Message):
     __slots__ = ["actor_user_id", "organization_id"]
     ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -620,6 +642,24 @@ class RemoveMemberResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 
+class RetryWebhookDeliveryRequest(_message.Message):
+    __slots__ = ["actor_user_id", "message_id", "organization_id", "webhook_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    message_id: str
+    organization_id: str
+    webhook_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., webhook_id: _Optional[str] = ..., message_id: _Optional[str] = ...) -> None: ...
+
+class RetryWebhookDeliveryResponse(_message.Message):
+    __slots__ = ["message_id"]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    message_id: str
+    def __init__(self, message_id: _Optional[str] = ...) -> None: ...
+
 class RevokeInvitationRequest(_message.Message):
     __slots__ = ["actor_user_id", "invitation_id", "organization_id"]
     ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -663,6 +703,22 @@ class RotateWebhookSecretResponse(_message.Message):
     secret: str
     webhook: Webhook
     def __init__(self, webhook: _Optional[_Union[Webhook, _Mapping]] = ..., secret: _Optional[str] = ..., previous_expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SendTestWebhookRequest(_message.Message):
+    __slots__ = ["actor_user_id", "organization_id", "webhook_id"]
+    ACTOR_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_ID_FIELD_NUMBER: _ClassVar[int]
+    actor_user_id: str
+    organization_id: str
+    webhook_id: str
+    def __init__(self, actor_user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., webhook_id: _Optional[str] = ...) -> None: ...
+
+class SendTestWebhookResponse(_message.Message):
+    __slots__ = ["message_id"]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    message_id: str
+    def __init__(self, message_id: _Optional[str] = ...) -> None: ...
 
 class UpdateOrganizationRequest(_message.Message):
     __slots__ = ["actor_user_id", "name", "organization_id", "slug", "sso_enforced"]
@@ -745,11 +801,12 @@ class VerifyDomainResponse(_message.Message):
     def __init__(self, domain: _Optional[_Union[Domain, _Mapping]] = ...) -> None: ...
 
 class Webhook(_message.Message):
-    __slots__ = ["created_at", "description", "enabled", "events", "id", "updated_at", "url"]
+    __slots__ = ["created_at", "description", "enabled", "events", "failing_since", "id", "updated_at", "url"]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     ENABLED_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
+    FAILING_SINCE_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
@@ -757,10 +814,29 @@ class Webhook(_message.Message):
     description: str
     enabled: bool
     events: _containers.RepeatedScalarFieldContainer[str]
+    failing_since: _timestamp_pb2.Timestamp
     id: str
     updated_at: _timestamp_pb2.Timestamp
     url: str
-    def __init__(self, id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., events: _Optional[_Iterable[str]] = ..., enabled: bool = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., events: _Optional[_Iterable[str]] = ..., enabled: bool = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., failing_since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class WebhookDelivery(_message.Message):
+    __slots__ = ["attempted_at", "duration_ms", "event_type", "id", "message_id", "response_status", "status"]
+    ATTEMPTED_AT_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_STATUS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    attempted_at: _timestamp_pb2.Timestamp
+    duration_ms: int
+    event_type: str
+    id: str
+    message_id: str
+    response_status: int
+    status: str
+    def __init__(self, id: _Optional[str] = ..., message_id: _Optional[str] = ..., event_type: _Optional[str] = ..., status: _Optional[str] = ..., response_status: _Optional[int] = ..., duration_ms: _Optional[int] = ..., attempted_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class DomainStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

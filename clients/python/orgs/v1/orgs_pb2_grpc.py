@@ -186,6 +186,21 @@ class OrganizationsServiceStub(object):
                 request_serializer=orgs_dot_v1_dot_orgs__pb2.RotateWebhookSecretRequest.SerializeToString,
                 response_deserializer=orgs_dot_v1_dot_orgs__pb2.RotateWebhookSecretResponse.FromString,
                 )
+        self.ListWebhookDeliveries = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/ListWebhookDeliveries',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.ListWebhookDeliveriesRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.ListWebhookDeliveriesResponse.FromString,
+                )
+        self.RetryWebhookDelivery = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/RetryWebhookDelivery',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.RetryWebhookDeliveryRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.RetryWebhookDeliveryResponse.FromString,
+                )
+        self.SendTestWebhook = channel.unary_unary(
+                '/orgs.v1.OrganizationsService/SendTestWebhook',
+                request_serializer=orgs_dot_v1_dot_orgs__pb2.SendTestWebhookRequest.SerializeToString,
+                response_deserializer=orgs_dot_v1_dot_orgs__pb2.SendTestWebhookResponse.FromString,
+                )
 
 
 class OrganizationsServiceServicer(object):
@@ -532,6 +547,37 @@ class OrganizationsServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListWebhookDeliveries(self, request, context):
+        """ListWebhookDeliveries pages through an endpoint's delivery attempts,
+        newest first (permission webhooks:manage).
+        Errors: org:not_found, org:forbidden, webhook:not_found,
+        validation:invalid_input (a cursor this call did not answer).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RetryWebhookDelivery(self, request, context):
+        """RetryWebhookDelivery queues one more delivery of a message the endpoint
+        was sent, delivered or not, with its webhook-id and body unchanged
+        (permission webhooks:manage).
+        Errors: org:not_found, org:forbidden, webhook:not_found (also for a
+        message of another endpoint), webhook:disabled.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SendTestWebhook(self, request, context):
+        """SendTestWebhook queues a `webhook.test` message to the endpoint alone,
+        whatever event types it subscribes to (permission webhooks:manage).
+        Errors: org:not_found, org:forbidden, webhook:not_found,
+        webhook:disabled.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_OrganizationsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -699,6 +745,21 @@ def add_OrganizationsServiceServicer_to_server(servicer, server):
                     servicer.RotateWebhookSecret,
                     request_deserializer=orgs_dot_v1_dot_orgs__pb2.RotateWebhookSecretRequest.FromString,
                     response_serializer=orgs_dot_v1_dot_orgs__pb2.RotateWebhookSecretResponse.SerializeToString,
+            ),
+            'ListWebhookDeliveries': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListWebhookDeliveries,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.ListWebhookDeliveriesRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.ListWebhookDeliveriesResponse.SerializeToString,
+            ),
+            'RetryWebhookDelivery': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetryWebhookDelivery,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.RetryWebhookDeliveryRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.RetryWebhookDeliveryResponse.SerializeToString,
+            ),
+            'SendTestWebhook': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendTestWebhook,
+                    request_deserializer=orgs_dot_v1_dot_orgs__pb2.SendTestWebhookRequest.FromString,
+                    response_serializer=orgs_dot_v1_dot_orgs__pb2.SendTestWebhookResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1275,6 +1336,57 @@ class OrganizationsService(object):
         return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/RotateWebhookSecret',
             orgs_dot_v1_dot_orgs__pb2.RotateWebhookSecretRequest.SerializeToString,
             orgs_dot_v1_dot_orgs__pb2.RotateWebhookSecretResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListWebhookDeliveries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/ListWebhookDeliveries',
+            orgs_dot_v1_dot_orgs__pb2.ListWebhookDeliveriesRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.ListWebhookDeliveriesResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RetryWebhookDelivery(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/RetryWebhookDelivery',
+            orgs_dot_v1_dot_orgs__pb2.RetryWebhookDeliveryRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.RetryWebhookDeliveryResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SendTestWebhook(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/orgs.v1.OrganizationsService/SendTestWebhook',
+            orgs_dot_v1_dot_orgs__pb2.SendTestWebhookRequest.SerializeToString,
+            orgs_dot_v1_dot_orgs__pb2.SendTestWebhookResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { orgsV1 } from '@latchkey/contracts';
 import { withTransaction } from '@latchkey/db';
-import { queueEvent } from '@latchkey/domain-events';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { generateOpaqueToken, hashOpaqueToken } from '@latchkey/opaque-token';
@@ -16,6 +15,7 @@ import { actorOfChange, recordOrgAudit } from './org-audit-log';
 import { actingMember, findMembership, organizationOf } from './membership-store';
 import { pageLimit, rolePermissions } from './members';
 import { mayGrant } from './permissions';
+import { queueOrgEvent } from './webhook-messages';
 
 interface InvitationRow {
   id: string;
@@ -96,9 +96,7 @@ export async function createInvitation(
       { template: 'org_invitation', to: email, token, organization_name: actor.name, inviter_handle: inviter.handle, role: input.role },
       context,
     );
-    await queueEvent(
-      db,
-      'org.invitation.created',
+    await queueOrgEvent(db, 'org.invitation.created',
       { organizationId: actor.organizationId, invitationId: invitation.id, role: input.role, actorUserId: actor.userId },
       context,
     );
@@ -156,7 +154,7 @@ export async function revokeInvitation(
         )
       : { rowCount: 0 };
     if (rowCount === 0) throw new AppError('org:invitation_not_found');
-    await queueEvent(db, 'org.invitation.revoked', { organizationId: actor.organizationId, invitationId: input.invitationId, actorUserId: actor.userId }, context);
+    await queueOrgEvent(db, 'org.invitation.revoked', { organizationId: actor.organizationId, invitationId: input.invitationId, actorUserId: actor.userId }, context);
     await recordOrgAudit(
       db,
       {
@@ -213,8 +211,8 @@ export async function acceptInvitation(deps: OrgsDeps, input: { readonly token: 
       invitation.role,
     ]);
     await db.query('UPDATE identity.org_invitations SET accepted_at = now(), accepted_by = $2 WHERE id = $1', [invitation.id, user.id]);
-    await queueEvent(db, 'org.invitation.accepted', { organizationId, invitationId: invitation.id, userId: user.id }, context);
-    await queueEvent(db, 'org.member.added', { organizationId, userId: user.id, role: invitation.role, source: 'invitation' }, context);
+    await queueOrgEvent(db, 'org.invitation.accepted', { organizationId, invitationId: invitation.id, userId: user.id }, context);
+    await queueOrgEvent(db, 'org.member.added', { organizationId, userId: user.id, role: invitation.role, source: 'invitation' }, context);
     const actor = actorOfChange(user.id, context);
     await recordOrgAudit(db, { organizationId, action: 'org.invitation.accepted', actor, target: { type: 'invitation', id: invitation.id } }, context);
     await recordOrgAudit(

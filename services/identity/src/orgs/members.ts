@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import { orgsV1 } from '@latchkey/contracts';
 import { withTransaction } from '@latchkey/db';
-import { queueEvent } from '@latchkey/domain-events';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { decodePageToken, encodePageToken } from '../page-tokens';
@@ -11,6 +10,7 @@ import { actingMember, findMembership, listMembershipsOf, type Membership } from
 import { mayGrant, permissionsOf } from './permissions';
 import { removeOrganization } from './organizations';
 import { actorOfChange, recordOrgAudit } from './org-audit-log';
+import { queueOrgEvent } from './webhook-messages';
 
 const sources: Readonly<Record<string, orgsV1.MembershipSource>> = {
   creator: orgsV1.MembershipSource.MEMBERSHIP_SOURCE_CREATOR,
@@ -133,9 +133,7 @@ export async function changeMemberRole(
     if (target.role === input.role) return memberOf(target);
     if (target.role === 'owner' && (await ownerCount(db, actor.organizationId)) <= 1) throw new AppError('org:last_owner');
     await db.query('UPDATE identity.org_memberships SET role = $3 WHERE organization_id = $1 AND user_id = $2', [actor.organizationId, target.user_id, input.role]);
-    await queueEvent(
-      db,
-      'org.member.role_changed',
+    await queueOrgEvent(db, 'org.member.role_changed',
       { organizationId: actor.organizationId, userId: target.user_id, role: input.role, previousRole: target.role, actorUserId: actor.userId },
       context,
     );
@@ -188,7 +186,7 @@ export async function deleteMembership(
 ): Promise<void> {
   if (target.role === 'owner' && (await ownerCount(db, target.organizationId)) <= 1) throw new AppError('org:last_owner');
   await db.query('DELETE FROM identity.org_memberships WHERE organization_id = $1 AND user_id = $2', [target.organizationId, target.userId]);
-  await queueEvent(db, 'org.member.removed', { organizationId: target.organizationId, userId: target.userId, reason: by.reason, actorUserId: by.actorUserId }, context);
+  await queueOrgEvent(db, 'org.member.removed', { organizationId: target.organizationId, userId: target.userId, reason: by.reason, actorUserId: by.actorUserId }, context);
   await recordOrgAudit(
     db,
     {
@@ -228,7 +226,7 @@ export async function leaveOrganizationsOf(db: pg.ClientBase, userId: string, co
       throw new AppError('org:last_owner', `The account is the last owner of ${membership.slug}, which has other members: make another member an owner, or delete it, first.`);
     }
     await db.query('DELETE FROM identity.org_memberships WHERE organization_id = $1 AND user_id = $2', [membership.organizationId, userId]);
-    await queueEvent(db, 'org.member.removed', { organizationId: membership.organizationId, userId, reason: 'account_deleted', actorUserId: '' }, context);
+    await queueOrgEvent(db, 'org.member.removed', { organizationId: membership.organizationId, userId, reason: 'account_deleted', actorUserId: '' }, context);
     await recordOrgAudit(
       db,
       {

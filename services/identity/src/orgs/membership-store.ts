@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import type { orgsV1 } from '@latchkey/contracts';
-import { queueEvent } from '@latchkey/domain-events';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { isId } from './org-fields';
 import { holds, permissionsOf } from './permissions';
 import { actorOfChange, recordOrgAudit, type AuditChange } from './org-audit-log';
+import { queueOrgEvent } from './webhook-messages';
 
 /** A user's membership of an organisation, with the organisation and the role's permissions. */
 export interface Membership {
@@ -159,7 +159,7 @@ export async function insertMembership(
     [input.organizationId, input.userId, input.role, input.source],
   );
   if (rowCount === 0) throw new AppError('org:already_member');
-  await queueEvent(db, 'org.member.added', { organizationId: input.organizationId, userId: input.userId, role: input.role, source: input.source }, context);
+  await queueOrgEvent(db, 'org.member.added', { organizationId: input.organizationId, userId: input.userId, role: input.role, source: input.source }, context);
   await recordOrgAudit(
     db,
     {

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { orgsV1 } from '@latchkey/contracts';
 import { withTransaction } from '@latchkey/db';
-import { queueEvent } from '@latchkey/domain-events';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { findUserById, type UserRecord } from '../user-store';
@@ -12,6 +11,7 @@ import { actingMember, findMembership, insertMembership, listMembershipsOf, orga
 import { hasVerifiedDomain } from './org-domains';
 import { actorOfChange, recordOrgAudit } from './org-audit-log';
 import { builtInRoles, holds } from './permissions';
+import { queueOrgEvent } from './webhook-messages';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -75,7 +75,7 @@ export async function insertOrganization(
     [...builtInRoles],
   ]);
   const actorUserId = input.source === 'creator' ? owner.id : '';
-  await queueEvent(db, 'org.created', { organizationId: id, slug: input.slug, actorUserId }, context);
+  await queueOrgEvent(db, 'org.created', { organizationId: id, slug: input.slug, actorUserId }, context);
   await recordOrgAudit(
     db,
     { organizationId: id, action: 'org.created', actor: actorOfChange(actorUserId, context), target: { type: 'organization', id }, data: { name: input.name, slug: input.slug } },
@@ -134,7 +134,7 @@ export async function updateOrganization(
       ]),
     );
     const updated = (await findMembership(db, actor.userId, actor.organizationId))!;
-    await queueEvent(db, 'org.updated', { organizationId: updated.organizationId, slug: updated.slug, actorUserId: actor.userId }, context);
+    await queueOrgEvent(db, 'org.updated', { organizationId: updated.organizationId, slug: updated.slug, actorUserId: actor.userId }, context);
     await recordOrgAudit(
       db,
       {
@@ -173,14 +173,14 @@ export async function removeOrganization(
   await db.query('DELETE FROM identity.organizations WHERE id = $1', [organizationId]);
   const removal = by.reason === 'user' ? 'removed' : by.reason;
   for (const { user_id: userId } of rows) {
-    await queueEvent(db, 'org.member.removed', { organizationId, userId, reason: removal, actorUserId: by.actorUserId }, context);
+    await queueOrgEvent(db, 'org.member.removed', { organizationId, userId, reason: removal, actorUserId: by.actorUserId }, context);
     await recordOrgAudit(
       db,
       { organizationId, action: 'org.member.removed', actor: actorOfChange(by.actorUserId, context), target: { type: 'user', id: userId }, data: { reason: removal } },
       context,
     );
   }
-  await queueEvent(db, 'org.deleted', { organizationId, reason: by.reason, actorUserId: by.actorUserId }, context);
+  await queueOrgEvent(db, 'org.deleted', { organizationId, reason: by.reason, actorUserId: by.actorUserId }, context);
   await recordOrgAudit(
     db,
     { organizationId, action: 'org.deleted', actor: actorOfChange(by.actorUserId, context), target: { type: 'organization', id: organizationId }, data: { reason: by.reason } },

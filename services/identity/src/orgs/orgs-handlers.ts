@@ -12,6 +12,7 @@ import { createOrganization, deleteOrganization, getOrganization, listOrganizati
 import { holds, isPermission } from './permissions';
 import { createRole, deleteRole, getRole, listRoles, updateRole } from './roles';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './webhooks';
+import { listWebhookDeliveries, retryWebhookDelivery, sendTestWebhook } from './webhook-deliveries';
 
 /** One thin function per RPC of orgs.v1 OrganizationsService: the rules are the operations'. */
 export function organizationsHandlers(deps: OrgsDeps): ServiceHandlers<typeof orgsV1.OrganizationsServiceService> {
@@ -123,6 +124,15 @@ export function organizationsHandlers(deps: OrgsDeps): ServiceHandlers<typeof or
     },
     async rotateWebhookSecret(request, context) {
       return rotateWebhookSecret(deps, request, context);
+    },
+    async listWebhookDeliveries(request, context) {
+      return listWebhookDeliveries(deps, request, context);
+    },
+    async retryWebhookDelivery(request, context) {
+      return { messageId: await retryWebhookDelivery(deps, request, context) };
+    },
+    async sendTestWebhook(request, context) {
+      return { messageId: await sendTestWebhook(deps, request, context) };
     },
   };
 }

@@ -18,6 +18,7 @@ import { actorOfChange, recordOrgAudit, recordSignInWithin } from './org-audit-l
 import { memberOf, memberRow, ownerCount } from './members';
 import { checkId, checkRoleName, refuse, SLUG } from './org-fields';
 import { emailDomainOf } from './sso-domain-names';
+import { queueOrgEvent } from './webhook-messages';
 
 /** What provisioning needs of identity. */
 type SsoDeps = Pick<IdentityDeps, 'pool' | 'tokenTtlMinutes'>;
@@ -166,9 +167,7 @@ async function ensureSsoMembership(
   if (!input.roleFromGroups || existing.role === input.role) return memberOf(existing);
   if (existing.role === 'owner' && (await ownerCount(db, input.organizationId)) <= 1) return memberOf(existing);
   await db.query('UPDATE identity.org_memberships SET role = $3 WHERE organization_id = $1 AND user_id = $2', [input.organizationId, input.userId, input.role]);
-  await queueEvent(
-    db,
-    'org.member.role_changed',
+  await queueOrgEvent(db, 'org.member.role_changed',
     { organizationId: input.organizationId, userId: input.userId, role: input.role, previousRole: existing.role, actorUserId: '' },
     context,
   );

@@ -12,7 +12,7 @@ import { actingMember } from './membership-store';
 import { actorOfChange, recordOrgAudit } from './org-audit-log';
 import { checkId, refuse } from './org-fields';
 
-const WEBHOOKS_MANAGE = 'webhooks:manage';
+export const WEBHOOKS_MANAGE = 'webhooks:manage';
 /** Endpoints one organisation may have: what a member with webhooks:manage can make it keep and fan out to. */
 export const MAX_WEBHOOKS = 20;
 const MAX_URL_LENGTH = 2048;
@@ -46,10 +46,11 @@ interface WebhookRow {
   enabled: boolean;
   created_at: Date;
   updated_at: Date;
+  failing_since: Date | null;
 }
 
 // Audit entries name the URL's host only: a URL may carry a token in its path or query, and an entry cannot forget it.
-const WEBHOOK_COLUMNS = 'id, url, description, events, enabled, created_at, updated_at';
+const WEBHOOK_COLUMNS = 'id, url, description, events, enabled, created_at, updated_at, failing_since';
 
 function webhookOf(row: WebhookRow): orgsV1.Webhook {
   return {
@@ -60,6 +61,7 @@ function webhookOf(row: WebhookRow): orgsV1.Webhook {
     enabled: row.enabled,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    failingSince: row.failing_since ?? undefined,
   };
 }
 
@@ -136,7 +138,7 @@ interface WebhookCall {
 }
 
 /** An endpoint of this organisation, or webhook:not_found: another organisation's id is as unknown as a made-up one. */
-async function findWebhook(db: pg.ClientBase, organizationId: string, webhookId: string, lock = false): Promise<WebhookRow> {
+export async function findWebhook(db: pg.ClientBase, organizationId: string, webhookId: string, lock = false): Promise<WebhookRow> {
   if (checkId(webhookId, 'webhook_id').length > 0) throw new AppError('webhook:not_found');
   const { rows } = await db.query<WebhookRow>(
     `SELECT ${WEBHOOK_COLUMNS} FROM identity.webhook_endpoints WHERE organization_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`,
@@ -225,7 +227,9 @@ export async function updateWebhook(
     const before = await findWebhook(db, actor.organizationId, input.webhookId, true);
     const { rows } = await db.query<WebhookRow>(
       `UPDATE identity.webhook_endpoints
-          SET url = $3, events = $4, description = $5, enabled = $6, updated_at = date_trunc('milliseconds', now())
+          SET url = $3, events = $4, description = $5, enabled = $6, updated_at = date_trunc('milliseconds', now()),
+              -- Enabled again, it starts afresh: its failures before do not count towards disabling it anew.
+              failing_since = CASE WHEN $6 AND NOT enabled THEN NULL ELSE failing_since END
         WHERE organization_id = $1 AND id = $2
         RETURNING ${WEBHOOK_COLUMNS}`,
       [

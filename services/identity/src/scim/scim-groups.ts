@@ -2,7 +2,6 @@ import type pg from 'pg';
 import { uuidv7 } from 'uuidv7';
 import type { scimV1 } from '@latchkey/contracts';
 import { isUniqueViolation, withTransaction } from '@latchkey/db';
-import { queueEvent } from '@latchkey/domain-events';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
 import { rolePermissions } from '../orgs/members';
@@ -15,6 +14,7 @@ import { attributeOf, expandValueObject, readOperations, type ReadOperation } fr
 import { pageOf } from './scim-pages';
 import { authenticate } from './scim-tokens';
 import { MAX_EXTERNAL_ID, provisioning, resourceOf, scimActor, text, type ScimDeps } from './scim-users';
+import { queueOrgEvent } from '../orgs/webhook-messages';
 
 interface GroupRow {
   id: string;
@@ -117,7 +117,7 @@ async function applyGroupRoles(db: pg.ClientBase, organizationId: string, userId
     [organizationId, userIds],
   );
   for (const row of rows) {
-    await queueEvent(db, 'org.member.role_changed', { organizationId, userId: row.user_id, role: row.role, previousRole: row.previous_role, actorUserId: '' }, context);
+    await queueOrgEvent(db, 'org.member.role_changed', { organizationId, userId: row.user_id, role: row.role, previousRole: row.previous_role, actorUserId: '' }, context);
     await recordOrgAudit(
       db,
       { organizationId, action: 'org.member.role_changed', actor, target: { type: 'user', id: row.user_id }, data: { role: row.role, previous_role: row.previous_role, source: 'scim' } },

@@ -17,6 +17,7 @@ import { filterToSql, parseFilter, type FilterColumn } from './scim-filter';
 import { attributeOf, expandValueObject, readOperations, scimBoolean, type ReadOperation } from './scim-patch';
 import { authenticate, type ScimCaller } from './scim-tokens';
 import { pageOf, type Page } from './scim-pages';
+import { queueOrgEvent } from '../orgs/webhook-messages';
 
 /** What provisioning needs of identity: the database, and the session store where a suspension ends sessions at once. */
 export type ScimDeps = Pick<IdentityDeps, 'pool' | 'sessions' | 'tokenTtlMinutes'>;
@@ -241,8 +242,8 @@ async function setActive(
   if (rowCount === 0) return undefined;
   await db.query(`UPDATE identity.scim_users SET updated_at = date_trunc('milliseconds', now()) WHERE organization_id = $1 AND user_id = $2`, [caller.organizationId, userId]);
   const endSessions = !active && organization.ssoEnforced;
-  if (active) await queueEvent(db, 'org.member.reactivated', { organizationId: caller.organizationId, userId }, context);
-  else await queueEvent(db, 'org.member.suspended', { organizationId: caller.organizationId, userId, sessionsEnded: endSessions }, context);
+  if (active) await queueOrgEvent(db, 'org.member.reactivated', { organizationId: caller.organizationId, userId }, context);
+  else await queueOrgEvent(db, 'org.member.suspended', { organizationId: caller.organizationId, userId, sessionsEnded: endSessions }, context);
   await recordOrgAudit(
     db,
     {
@@ -398,7 +399,7 @@ export async function deleteUser(deps: ScimDeps, request: scimV1.DeleteUserReque
       row.user_id,
     ]);
     await db.query('DELETE FROM identity.scim_users WHERE organization_id = $1 AND user_id = $2', [caller.organizationId, row.user_id]);
-    await queueEvent(db, 'org.member.removed', { organizationId: caller.organizationId, userId: row.user_id, reason: 'scim', actorUserId: '' }, context);
+    await queueOrgEvent(db, 'org.member.removed', { organizationId: caller.organizationId, userId: row.user_id, reason: 'scim', actorUserId: '' }, context);
     await recordOrgAudit(
       db,
       {

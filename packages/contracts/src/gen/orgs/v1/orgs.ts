@@ -896,7 +896,14 @@ export interface Webhook {
     | Date
     | undefined;
   /** When it last changed. */
-  updatedAt?: Date | undefined;
+  updatedAt?:
+    | Date
+    | undefined;
+  /**
+   * Since when its deliveries have failed without one succeeding; absent
+   * while the last attempt succeeded (or none was made).
+   */
+  failingSince?: Date | undefined;
 }
 
 /** Asks to register an endpoint. */
@@ -1017,6 +1024,85 @@ export interface RotateWebhookSecretResponse {
   secret: string;
   /** Until when the replaced secret keeps signing. */
   previousExpiresAt?: Date | undefined;
+}
+
+/** Asks for an endpoint's delivery attempts. */
+export interface ListWebhookDeliveriesRequest {
+  /** The member asking. */
+  actorUserId: string;
+  /** The organisation's id. */
+  organizationId: string;
+  /** The endpoint's id. */
+  webhookId: string;
+  /** 1 to 100; 0 means 20. */
+  limit: number;
+  /** The next_cursor of the page before; empty for the first page. */
+  cursor: string;
+}
+
+/** One attempt to deliver one message. */
+export interface WebhookDelivery {
+  /** The attempt's id. */
+  id: string;
+  /** The message's id: the webhook-id its receiver saw, the same on every attempt. */
+  messageId: string;
+  /** The message's event type (`org.member.added`, `webhook.test`, ...). */
+  eventType: string;
+  /**
+   * `succeeded` (a 2xx answer), `failed` (another answer, or none in
+   * time) or `refused` (the address led to an internal network).
+   */
+  status: string;
+  /** The HTTP status answered; absent when there was no answer. */
+  responseStatus?:
+    | number
+    | undefined;
+  /** How long the attempt took. */
+  durationMs: number;
+  /** When it was made. */
+  attemptedAt?: Date | undefined;
+}
+
+/** A page of attempts. */
+export interface ListWebhookDeliveriesResponse {
+  /** Newest first. */
+  deliveries: WebhookDelivery[];
+  /** Asks for the next page; empty on the last. */
+  nextCursor: string;
+}
+
+/** Asks to deliver a message once more. */
+export interface RetryWebhookDeliveryRequest {
+  /** The member asking. */
+  actorUserId: string;
+  /** The organisation's id. */
+  organizationId: string;
+  /** The endpoint's id. */
+  webhookId: string;
+  /** The message's id. */
+  messageId: string;
+}
+
+/** The delivery is queued. */
+export interface RetryWebhookDeliveryResponse {
+  /** The message's id. */
+  messageId: string;
+}
+
+/** Asks for a test message. */
+export interface SendTestWebhookRequest {
+  /** The member asking. */
+  actorUserId: string;
+  /** The organisation's id. */
+  organizationId: string;
+  /** The endpoint's id. */
+  webhookId: string;
+}
+
+/** The test message is queued. */
+export interface SendTestWebhookResponse {
+  /** The new message's id, its webhook-id. */
+  messageId: string;
 }
 
 function createBaseOrganization(): Organization {
@@ -7628,7 +7714,16 @@ export const ExportAuditLogResponse: MessageFns<ExportAuditLogResponse> = {
 };
 
 function createBaseWebhook(): Webhook {
-  return { id: "", url: "", description: "", events: [], enabled: false, createdAt: undefined, updatedAt: undefined };
+  return {
+    id: "",
+    url: "",
+    description: "",
+    events: [],
+    enabled: false,
+    createdAt: undefined,
+    updatedAt: undefined,
+    failingSince: undefined,
+  };
 }
 
 export const Webhook: MessageFns<Webhook> = {
@@ -7653,6 +7748,9 @@ export const Webhook: MessageFns<Webhook> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(58).fork()).join();
+    }
+    if (message.failingSince !== undefined) {
+      Timestamp.encode(toTimestamp(message.failingSince), writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -7726,6 +7824,14 @@ export const Webhook: MessageFns<Webhook> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.failingSince = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7755,6 +7861,11 @@ export const Webhook: MessageFns<Webhook> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      failingSince: isSet(object.failingSince)
+        ? fromJsonTimestamp(object.failingSince)
+        : isSet(object.failing_since)
+        ? fromJsonTimestamp(object.failing_since)
+        : undefined,
     };
   },
 
@@ -7781,6 +7892,9 @@ export const Webhook: MessageFns<Webhook> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.failingSince !== undefined) {
+      obj.failingSince = message.failingSince.toISOString();
+    }
     return obj;
   },
 
@@ -7796,6 +7910,7 @@ export const Webhook: MessageFns<Webhook> = {
     message.enabled = object.enabled ?? false;
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.failingSince = object.failingSince ?? undefined;
     return message;
   },
 };
@@ -9034,6 +9149,829 @@ export const RotateWebhookSecretResponse: MessageFns<RotateWebhookSecretResponse
   },
 };
 
+function createBaseListWebhookDeliveriesRequest(): ListWebhookDeliveriesRequest {
+  return { actorUserId: "", organizationId: "", webhookId: "", limit: 0, cursor: "" };
+}
+
+export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesRequest> = {
+  encode(message: ListWebhookDeliveriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actorUserId !== "") {
+      writer.uint32(10).string(message.actorUserId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.webhookId !== "") {
+      writer.uint32(26).string(message.webhookId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(32).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(42).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookDeliveriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWebhookDeliveriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.webhookId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWebhookDeliveriesRequest {
+    return {
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      webhookId: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
+  },
+
+  toJSON(message: ListWebhookDeliveriesRequest): unknown {
+    const obj: any = {};
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.webhookId !== "") {
+      obj.webhookId = message.webhookId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListWebhookDeliveriesRequest>, I>>(base?: I): ListWebhookDeliveriesRequest {
+    return ListWebhookDeliveriesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWebhookDeliveriesRequest>, I>>(object: I): ListWebhookDeliveriesRequest {
+    const message = createBaseListWebhookDeliveriesRequest();
+    message.actorUserId = object.actorUserId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.webhookId = object.webhookId ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    return message;
+  },
+};
+
+function createBaseWebhookDelivery(): WebhookDelivery {
+  return {
+    id: "",
+    messageId: "",
+    eventType: "",
+    status: "",
+    responseStatus: undefined,
+    durationMs: 0,
+    attemptedAt: undefined,
+  };
+}
+
+export const WebhookDelivery: MessageFns<WebhookDelivery> = {
+  encode(message: WebhookDelivery, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.messageId !== "") {
+      writer.uint32(18).string(message.messageId);
+    }
+    if (message.eventType !== "") {
+      writer.uint32(26).string(message.eventType);
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    if (message.responseStatus !== undefined) {
+      writer.uint32(40).int32(message.responseStatus);
+    }
+    if (message.durationMs !== 0) {
+      writer.uint32(48).int32(message.durationMs);
+    }
+    if (message.attemptedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.attemptedAt), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookDelivery {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookDelivery();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.messageId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.eventType = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.responseStatus = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.durationMs = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.attemptedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookDelivery {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      messageId: isSet(object.messageId)
+        ? globalThis.String(object.messageId)
+        : isSet(object.message_id)
+        ? globalThis.String(object.message_id)
+        : "",
+      eventType: isSet(object.eventType)
+        ? globalThis.String(object.eventType)
+        : isSet(object.event_type)
+        ? globalThis.String(object.event_type)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      responseStatus: isSet(object.responseStatus)
+        ? globalThis.Number(object.responseStatus)
+        : isSet(object.response_status)
+        ? globalThis.Number(object.response_status)
+        : undefined,
+      durationMs: isSet(object.durationMs)
+        ? globalThis.Number(object.durationMs)
+        : isSet(object.duration_ms)
+        ? globalThis.Number(object.duration_ms)
+        : 0,
+      attemptedAt: isSet(object.attemptedAt)
+        ? fromJsonTimestamp(object.attemptedAt)
+        : isSet(object.attempted_at)
+        ? fromJsonTimestamp(object.attempted_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: WebhookDelivery): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.messageId !== "") {
+      obj.messageId = message.messageId;
+    }
+    if (message.eventType !== "") {
+      obj.eventType = message.eventType;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.responseStatus !== undefined) {
+      obj.responseStatus = Math.round(message.responseStatus);
+    }
+    if (message.durationMs !== 0) {
+      obj.durationMs = Math.round(message.durationMs);
+    }
+    if (message.attemptedAt !== undefined) {
+      obj.attemptedAt = message.attemptedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WebhookDelivery>, I>>(base?: I): WebhookDelivery {
+    return WebhookDelivery.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WebhookDelivery>, I>>(object: I): WebhookDelivery {
+    const message = createBaseWebhookDelivery();
+    message.id = object.id ?? "";
+    message.messageId = object.messageId ?? "";
+    message.eventType = object.eventType ?? "";
+    message.status = object.status ?? "";
+    message.responseStatus = object.responseStatus ?? undefined;
+    message.durationMs = object.durationMs ?? 0;
+    message.attemptedAt = object.attemptedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListWebhookDeliveriesResponse(): ListWebhookDeliveriesResponse {
+  return { deliveries: [], nextCursor: "" };
+}
+
+export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResponse> = {
+  encode(message: ListWebhookDeliveriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.deliveries) {
+      WebhookDelivery.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookDeliveriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWebhookDeliveriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deliveries.push(WebhookDelivery.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWebhookDeliveriesResponse {
+    return {
+      deliveries: globalThis.Array.isArray(object?.deliveries)
+        ? object.deliveries.map((e: any) => WebhookDelivery.fromJSON(e))
+        : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+    };
+  },
+
+  toJSON(message: ListWebhookDeliveriesResponse): unknown {
+    const obj: any = {};
+    if (message.deliveries?.length) {
+      obj.deliveries = message.deliveries.map((e) => WebhookDelivery.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListWebhookDeliveriesResponse>, I>>(base?: I): ListWebhookDeliveriesResponse {
+    return ListWebhookDeliveriesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWebhookDeliveriesResponse>, I>>(
+    object: I,
+  ): ListWebhookDeliveriesResponse {
+    const message = createBaseListWebhookDeliveriesResponse();
+    message.deliveries = object.deliveries?.map((e) => WebhookDelivery.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseRetryWebhookDeliveryRequest(): RetryWebhookDeliveryRequest {
+  return { actorUserId: "", organizationId: "", webhookId: "", messageId: "" };
+}
+
+export const RetryWebhookDeliveryRequest: MessageFns<RetryWebhookDeliveryRequest> = {
+  encode(message: RetryWebhookDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actorUserId !== "") {
+      writer.uint32(10).string(message.actorUserId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.webhookId !== "") {
+      writer.uint32(26).string(message.webhookId);
+    }
+    if (message.messageId !== "") {
+      writer.uint32(34).string(message.messageId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RetryWebhookDeliveryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRetryWebhookDeliveryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.webhookId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.messageId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RetryWebhookDeliveryRequest {
+    return {
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      webhookId: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+      messageId: isSet(object.messageId)
+        ? globalThis.String(object.messageId)
+        : isSet(object.message_id)
+        ? globalThis.String(object.message_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RetryWebhookDeliveryRequest): unknown {
+    const obj: any = {};
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.webhookId !== "") {
+      obj.webhookId = message.webhookId;
+    }
+    if (message.messageId !== "") {
+      obj.messageId = message.messageId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RetryWebhookDeliveryRequest>, I>>(base?: I): RetryWebhookDeliveryRequest {
+    return RetryWebhookDeliveryRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RetryWebhookDeliveryRequest>, I>>(object: I): RetryWebhookDeliveryRequest {
+    const message = createBaseRetryWebhookDeliveryRequest();
+    message.actorUserId = object.actorUserId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.webhookId = object.webhookId ?? "";
+    message.messageId = object.messageId ?? "";
+    return message;
+  },
+};
+
+function createBaseRetryWebhookDeliveryResponse(): RetryWebhookDeliveryResponse {
+  return { messageId: "" };
+}
+
+export const RetryWebhookDeliveryResponse: MessageFns<RetryWebhookDeliveryResponse> = {
+  encode(message: RetryWebhookDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.messageId !== "") {
+      writer.uint32(10).string(message.messageId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RetryWebhookDeliveryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRetryWebhookDeliveryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.messageId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RetryWebhookDeliveryResponse {
+    return {
+      messageId: isSet(object.messageId)
+        ? globalThis.String(object.messageId)
+        : isSet(object.message_id)
+        ? globalThis.String(object.message_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RetryWebhookDeliveryResponse): unknown {
+    const obj: any = {};
+    if (message.messageId !== "") {
+      obj.messageId = message.messageId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RetryWebhookDeliveryResponse>, I>>(base?: I): RetryWebhookDeliveryResponse {
+    return RetryWebhookDeliveryResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RetryWebhookDeliveryResponse>, I>>(object: I): RetryWebhookDeliveryResponse {
+    const message = createBaseRetryWebhookDeliveryResponse();
+    message.messageId = object.messageId ?? "";
+    return message;
+  },
+};
+
+function createBaseSendTestWebhookRequest(): SendTestWebhookRequest {
+  return { actorUserId: "", organizationId: "", webhookId: "" };
+}
+
+export const SendTestWebhookRequest: MessageFns<SendTestWebhookRequest> = {
+  encode(message: SendTestWebhookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actorUserId !== "") {
+      writer.uint32(10).string(message.actorUserId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.webhookId !== "") {
+      writer.uint32(26).string(message.webhookId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendTestWebhookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendTestWebhookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.webhookId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendTestWebhookRequest {
+    return {
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      webhookId: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+    };
+  },
+
+  toJSON(message: SendTestWebhookRequest): unknown {
+    const obj: any = {};
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.webhookId !== "") {
+      obj.webhookId = message.webhookId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendTestWebhookRequest>, I>>(base?: I): SendTestWebhookRequest {
+    return SendTestWebhookRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendTestWebhookRequest>, I>>(object: I): SendTestWebhookRequest {
+    const message = createBaseSendTestWebhookRequest();
+    message.actorUserId = object.actorUserId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.webhookId = object.webhookId ?? "";
+    return message;
+  },
+};
+
+function createBaseSendTestWebhookResponse(): SendTestWebhookResponse {
+  return { messageId: "" };
+}
+
+export const SendTestWebhookResponse: MessageFns<SendTestWebhookResponse> = {
+  encode(message: SendTestWebhookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.messageId !== "") {
+      writer.uint32(10).string(message.messageId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendTestWebhookResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendTestWebhookResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.messageId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendTestWebhookResponse {
+    return {
+      messageId: isSet(object.messageId)
+        ? globalThis.String(object.messageId)
+        : isSet(object.message_id)
+        ? globalThis.String(object.message_id)
+        : "",
+    };
+  },
+
+  toJSON(message: SendTestWebhookResponse): unknown {
+    const obj: any = {};
+    if (message.messageId !== "") {
+      obj.messageId = message.messageId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendTestWebhookResponse>, I>>(base?: I): SendTestWebhookResponse {
+    return SendTestWebhookResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendTestWebhookResponse>, I>>(object: I): SendTestWebhookResponse {
+    const message = createBaseSendTestWebhookResponse();
+    message.messageId = object.messageId ?? "";
+    return message;
+  },
+};
+
 /**
  * OrganizationsService is called by the gateway for the organisation routes
  * of the HTTP API and the organisation in tokens. Every call that acts on
@@ -9581,6 +10519,58 @@ export const OrganizationsServiceService = {
       Buffer.from(RotateWebhookSecretResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RotateWebhookSecretResponse => RotateWebhookSecretResponse.decode(value),
   },
+  /**
+   * ListWebhookDeliveries pages through an endpoint's delivery attempts,
+   * newest first (permission webhooks:manage).
+   * Errors: org:not_found, org:forbidden, webhook:not_found,
+   * validation:invalid_input (a cursor this call did not answer).
+   */
+  listWebhookDeliveries: {
+    path: "/orgs.v1.OrganizationsService/ListWebhookDeliveries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListWebhookDeliveriesRequest): Buffer =>
+      Buffer.from(ListWebhookDeliveriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListWebhookDeliveriesRequest => ListWebhookDeliveriesRequest.decode(value),
+    responseSerialize: (value: ListWebhookDeliveriesResponse): Buffer =>
+      Buffer.from(ListWebhookDeliveriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListWebhookDeliveriesResponse => ListWebhookDeliveriesResponse.decode(value),
+  },
+  /**
+   * RetryWebhookDelivery queues one more delivery of a message the endpoint
+   * was sent, delivered or not, with its webhook-id and body unchanged
+   * (permission webhooks:manage).
+   * Errors: org:not_found, org:forbidden, webhook:not_found (also for a
+   * message of another endpoint), webhook:disabled.
+   */
+  retryWebhookDelivery: {
+    path: "/orgs.v1.OrganizationsService/RetryWebhookDelivery" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RetryWebhookDeliveryRequest): Buffer =>
+      Buffer.from(RetryWebhookDeliveryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RetryWebhookDeliveryRequest => RetryWebhookDeliveryRequest.decode(value),
+    responseSerialize: (value: RetryWebhookDeliveryResponse): Buffer =>
+      Buffer.from(RetryWebhookDeliveryResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RetryWebhookDeliveryResponse => RetryWebhookDeliveryResponse.decode(value),
+  },
+  /**
+   * SendTestWebhook queues a `webhook.test` message to the endpoint alone,
+   * whatever event types it subscribes to (permission webhooks:manage).
+   * Errors: org:not_found, org:forbidden, webhook:not_found,
+   * webhook:disabled.
+   */
+  sendTestWebhook: {
+    path: "/orgs.v1.OrganizationsService/SendTestWebhook" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SendTestWebhookRequest): Buffer =>
+      Buffer.from(SendTestWebhookRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SendTestWebhookRequest => SendTestWebhookRequest.decode(value),
+    responseSerialize: (value: SendTestWebhookResponse): Buffer =>
+      Buffer.from(SendTestWebhookResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SendTestWebhookResponse => SendTestWebhookResponse.decode(value),
+  },
 } as const;
 
 export interface OrganizationsServiceServer extends UntypedServiceImplementation {
@@ -9819,6 +10809,28 @@ export interface OrganizationsServiceServer extends UntypedServiceImplementation
    * Errors: org:not_found, org:forbidden, webhook:not_found.
    */
   rotateWebhookSecret: handleUnaryCall<RotateWebhookSecretRequest, RotateWebhookSecretResponse>;
+  /**
+   * ListWebhookDeliveries pages through an endpoint's delivery attempts,
+   * newest first (permission webhooks:manage).
+   * Errors: org:not_found, org:forbidden, webhook:not_found,
+   * validation:invalid_input (a cursor this call did not answer).
+   */
+  listWebhookDeliveries: handleUnaryCall<ListWebhookDeliveriesRequest, ListWebhookDeliveriesResponse>;
+  /**
+   * RetryWebhookDelivery queues one more delivery of a message the endpoint
+   * was sent, delivered or not, with its webhook-id and body unchanged
+   * (permission webhooks:manage).
+   * Errors: org:not_found, org:forbidden, webhook:not_found (also for a
+   * message of another endpoint), webhook:disabled.
+   */
+  retryWebhookDelivery: handleUnaryCall<RetryWebhookDeliveryRequest, RetryWebhookDeliveryResponse>;
+  /**
+   * SendTestWebhook queues a `webhook.test` message to the endpoint alone,
+   * whatever event types it subscribes to (permission webhooks:manage).
+   * Errors: org:not_found, org:forbidden, webhook:not_found,
+   * webhook:disabled.
+   */
+  sendTestWebhook: handleUnaryCall<SendTestWebhookRequest, SendTestWebhookResponse>;
 }
 
 export interface OrganizationsServiceClient extends Client {
@@ -10518,6 +11530,70 @@ export interface OrganizationsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RotateWebhookSecretResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListWebhookDeliveries pages through an endpoint's delivery attempts,
+   * newest first (permission webhooks:manage).
+   * Errors: org:not_found, org:forbidden, webhook:not_found,
+   * validation:invalid_input (a cursor this call did not answer).
+   */
+  listWebhookDeliveries(
+    request: ListWebhookDeliveriesRequest,
+    callback: (error: ServiceError | null, response: ListWebhookDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listWebhookDeliveries(
+    request: ListWebhookDeliveriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListWebhookDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listWebhookDeliveries(
+    request: ListWebhookDeliveriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListWebhookDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RetryWebhookDelivery queues one more delivery of a message the endpoint
+   * was sent, delivered or not, with its webhook-id and body unchanged
+   * (permission webhooks:manage).
+   * Errors: org:not_found, org:forbidden, webhook:not_found (also for a
+   * message of another endpoint), webhook:disabled.
+   */
+  retryWebhookDelivery(
+    request: RetryWebhookDeliveryRequest,
+    callback: (error: ServiceError | null, response: RetryWebhookDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  retryWebhookDelivery(
+    request: RetryWebhookDeliveryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RetryWebhookDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  retryWebhookDelivery(
+    request: RetryWebhookDeliveryRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RetryWebhookDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * SendTestWebhook queues a `webhook.test` message to the endpoint alone,
+   * whatever event types it subscribes to (permission webhooks:manage).
+   * Errors: org:not_found, org:forbidden, webhook:not_found,
+   * webhook:disabled.
+   */
+  sendTestWebhook(
+    request: SendTestWebhookRequest,
+    callback: (error: ServiceError | null, response: SendTestWebhookResponse) => void,
+  ): ClientUnaryCall;
+  sendTestWebhook(
+    request: SendTestWebhookRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SendTestWebhookResponse) => void,
+  ): ClientUnaryCall;
+  sendTestWebhook(
+    request: SendTestWebhookRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SendTestWebhookResponse) => void,
   ): ClientUnaryCall;
 }
 
