@@ -6961,17 +6961,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Accepted; no body. */
                 202: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            message_id: string;
-                        };
-                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 400: {
@@ -7141,17 +7136,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Accepted; no body. */
                 202: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            message_id: string;
-                        };
-                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 400: {
