@@ -10,8 +10,9 @@ import { startWebhookReceiver, typeOf, verifyDelivery, type ReceivedDelivery, ty
  * its endpoints signed as the `standardwebhooks` and `svix` verifiers
  * accept, retried with the same webhook-id until answered, logged attempt
  * by attempt, sent again and tested on demand; an endpoint that never
- * answers holds no more than its own few deliveries; one failing for too
- * long is disabled and its owners mailed. The stack's own sealing key pair
+ * answers holds no more than its own few deliveries; a message outlives
+ * the jobs worker's crash and its endpoint's outage; an endpoint failing
+ * for too long is disabled and its owners mailed. The stack's own sealing key pair
  * (tools/stack) lets identity seal and the jobs worker open.
  */
 let stack: E2eStack;
@@ -25,7 +26,7 @@ beforeAll(async () => {
   stack = await startE2eStack('webhook-deliveries', {
     RATE_LIMIT_IP_MAX: UNLIMITED,
     RATE_LIMIT_MAIL_MAX: UNLIMITED,
-    WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1,1,1',
+    WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1,1,1,1,1,1,1,1',
     WEBHOOK_TIMEOUT_SECONDS: '2',
     WEBHOOK_ENDPOINT_CONCURRENCY: String(PER_ENDPOINT),
   });
@@ -172,6 +173,33 @@ describe('webhook deliveries', () => {
     // Meanwhile the dead endpoint held at most its share of the worker's slots.
     expect(dead.received.length).toBeGreaterThan(0);
     expect(dead.mostInFlight).toBeLessThanOrEqual(PER_ENDPOINT);
+  });
+
+  it('keeps retrying a message through the jobs worker’s crash, and delivers it once its endpoint is back', async () => {
+    const owner = await signedInAccount(stack, 'resume_owner');
+    const orgId = await createOrg(owner);
+    // The endpoint's host is down: nothing listens on its port.
+    const port = (await startWebhookReceiver(() => 204).then(async (probe) => (await probe.close(), probe))).port;
+    const endpoint = await createEndpoint(owner, orgId, `http://127.0.0.1:${port}/hooks`, ['*']);
+    const base = `/v0/orgs/${orgId}/webhooks/${endpoint.id}`;
+    const attempts = async (): Promise<Delivery[]> => (await owner.client.get<{ items: Delivery[] }>(`${base}/deliveries?limit=100`)).body.items;
+
+    expect((await owner.client.post(`${base}/test`)).status).toBe(202);
+    const [first] = await waitFor(async () => ((await attempts()).length > 0 ? attempts() : undefined), { description: 'a failed attempt' });
+    expect(first).toMatchObject({ event_type: 'webhook.test', status: 'failed', response_status: null });
+
+    // Killed while the message waits out its pause: JetStream holds it, and the new worker takes it up.
+    await stack.restart('jobs');
+    const before = (await attempts()).length;
+    await waitFor(async () => ((await attempts()).length > before ? true : undefined), { timeoutMs: 15_000, description: 'an attempt by the restarted worker' });
+
+    const back = await startWebhookReceiver(() => 204, port);
+    receivers.push(back);
+    const delivered = await waitFor(() => back.received.find((delivery) => delivery.answered === 204), { timeoutMs: 15_000, description: 'the delivery once the endpoint is back' });
+    expect(idOf(delivered)).toBe(first!.message_id);
+    expect(verifyDelivery(endpoint.secret, delivered)).toMatchObject({ type: 'webhook.test' });
+    await waitFor(async () => ((await attempts())[0]?.status === 'succeeded' ? true : undefined), { description: 'the success in the log' });
+    expect(new Set((await attempts()).map((attempt) => attempt.message_id))).toEqual(new Set([first!.message_id]));
   });
 
   it('disables an endpoint that failed for too long, mails its owners and audits it, and starts afresh once enabled', async () => {

@@ -124,6 +124,12 @@ export interface RunningStack {
   /** The embedded S3 store; absent when S3_ENDPOINT was given. */
   readonly s3?: StackS3;
   readonly processes: ReadonlyMap<string, StackProcess>;
+  /**
+   * Kills a unit with SIGKILL, as a crash or a lost node would, and starts
+   * it again on the same ports with the same environment; resolves once it
+   * is ready. Its `processes` entry then names the new process.
+   */
+  restart(unit: string): Promise<void>;
   /** SIGTERM to each unit (gateway first), SIGKILL after 10 s, then the embedded servers close. Idempotent. */
   stop(): Promise<void>;
 }
@@ -313,11 +319,12 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
       emit({ type: 'migrated', unit: unit.name });
     }
 
-    for (const unit of startOrder(units)) {
-      throwIfAborted(signal);
+    const running = new Map<string, UnitProcess>();
+    const startUnit = async (unit: StackUnit): Promise<void> => {
       const unitPorts = ports.get(unit.name) ?? {};
       const startedAt = Date.now();
       const child = spawnUnit(unit.name, unit, unit.serveArgs, unitEnv(unit));
+      running.set(unit.name, child);
       let ready = false;
       // Registered first, so an exit before ready is reported before
       // waitUntilReady rejects and the stack stops.
@@ -344,6 +351,10 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
         ...(readyLine.url === undefined ? {} : { url: readyLine.url }),
         elapsedMs: Date.now() - startedAt,
       });
+    };
+    for (const unit of startOrder(units)) {
+      throwIfAborted(signal);
+      await startUnit(unit);
     }
 
     let stopped: Promise<void> | undefined;
@@ -364,6 +375,15 @@ export async function launchStack(options: LaunchStackOptions = {}): Promise<Run
         : {}),
       ...(s3Store ? { s3: { endpoint: s3Store.endpoint, bucket: s3Store.bucket, directory: s3Store.directory } } : {}),
       processes,
+      async restart(name) {
+        const unit = units.find((candidate) => candidate.name === name);
+        const child = running.get(name);
+        if (!unit || !child) throw new Error(`${name} is not a unit of this stack`);
+        child.kill();
+        await child.exited;
+        launched.splice(launched.indexOf(child), 1);
+        await startUnit(unit);
+      },
       stop: () => (stopped ??= shutdown()),
     };
   } catch (error) {

@@ -46,6 +46,7 @@ describe('formatStackSummary', () => {
     },
     s3: { endpoint: 'http://127.0.0.1:4569', bucket: 'latchkey-posts', directory: '/data/s3' },
     processes: new Map(processes.map((name) => [name, { name, pid: 1, ports: {}, output: () => '' }])),
+    restart: () => Promise.reject(new Error('unused')),
     stop: () => Promise.resolve(),
   });
 
