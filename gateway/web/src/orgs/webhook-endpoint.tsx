@@ -12,6 +12,7 @@ export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 
 /** A secret as the API answered it on creation or rotation; after a rotation, until when the replaced one signs too. */
 export interface RevealedSecret {
+  readonly endpointId: string;
   readonly url: string;
   readonly secret: string;
   readonly previousExpiresAt?: string;
@@ -64,7 +65,7 @@ export function WebhookEndpointItem(props: {
               if (!window.confirm(`Give ${endpoint.url} a new secret? The current one keeps signing beside it for 24 hours.`)) return;
               void action.run(async () => {
                 const rotated = await unwrap(api.POST('/v0/orgs/{org_id}/webhooks/{id}/rotate-secret', path));
-                props.onRevealed({ url: rotated.url, secret: rotated.secret, previousExpiresAt: rotated.previous_secret_expires_at });
+                props.onRevealed({ endpointId: rotated.id, url: rotated.url, secret: rotated.secret, previousExpiresAt: rotated.previous_secret_expires_at });
                 await props.onChanged();
               });
             }}

@@ -40,7 +40,8 @@ export function WebhooksSection(props: {
     <section aria-labelledby="org-webhooks-title">
       <h2 id="org-webhooks-title">Webhooks</h2>
       <p>The organisation’s events are posted to these URLs, signed with each endpoint’s secret (Standard Webhooks): the receiver checks the signature with it.</p>
-      {revealed ? <SecretNotice revealed={revealed} /> : null}
+      {/* The secret of an endpoint deleted since signs nothing: it goes with the endpoint. */}
+      {revealed && endpoints?.some((endpoint) => endpoint.id === revealed.endpointId) ? <SecretNotice revealed={revealed} /> : null}
       <ProblemMessage error={loadError} />
       {endpoints ? (
         <>
@@ -91,7 +92,7 @@ function CreateEndpoint(props: { org: Organization; onRevealed: (revealed: Revea
         onSubmit={() =>
           void action.run(async () => {
             const created = await unwrap(api.POST('/v0/orgs/{org_id}/webhooks', { params: { path: { org_id: props.org.id } }, body: { url, events, description } }));
-            props.onRevealed({ url: created.url, secret: created.secret });
+            props.onRevealed({ endpointId: created.id, url: created.url, secret: created.secret });
             setUrl('');
             setDescription('');
             setEvents(['*']);
