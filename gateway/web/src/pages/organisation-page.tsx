@@ -11,6 +11,7 @@ import { OverviewSection } from '../orgs/overview-section';
 import { RolesSection } from '../orgs/roles-section';
 import { ScimSection } from '../orgs/scim-section';
 import { SsoSection } from '../orgs/sso-section';
+import { WebhooksSection } from '../orgs/webhooks-section';
 import { Link } from '../router';
 import { useSession } from '../session';
 
@@ -73,6 +74,7 @@ export function OrganisationPage(props: { orgId: string }) {
       {allows(org, 'members:read') && roles ? <RolesSection org={org} roles={roles} onChanged={loadRoles} /> : null}
       {allows(org, 'sso:manage') ? <SsoSection org={org} roles={roles} onChanged={changed} /> : null}
       {allows(org, 'scim:manage') ? <ScimSection org={org} roles={roles} /> : null}
+      {allows(org, 'webhooks:manage') ? <WebhooksSection org={org} /> : null}
       {allows(org, 'org:delete') ? <DeleteOrganisationSection org={org} /> : null}
     </Page>
   );
