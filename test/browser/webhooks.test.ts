@@ -1,17 +1,20 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
+import { waitFor } from '@latchkey/test-kit';
 import { webhookEventTypes } from '../../services/identity/src/orgs/webhooks';
 import { countMails, mailedToken, signedInAccount } from '../support/accounts';
 import { inspectPage, launchBrowser } from '../support/browser';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { startWebhookReceiver, typeOf } from '../support/webhook-receiver';
 
 /**
  * The organisation page's webhooks section (docs/web-app.md,
  * docs/webhooks.md), in Chromium against the whole stack: an owner
  * registers an endpoint and sees its secret once, is told what the API
  * refuses, changes its events, disables and enables it, rotates its secret
- * and deletes it; a member without webhooks:manage sees no section. Every
- * page is checked with axe.
+ * and deletes it; a member without webhooks:manage sees no section; the
+ * owner sends a test message, reads in the delivery log that it failed, and
+ * sends it again once the receiver answers. Every page is checked with axe.
  */
 const APP_HOST = 'app.localhost';
 const APP = `http://${APP_HOST}`;
@@ -23,10 +26,8 @@ let browser: Browser;
 const tag = () => randomBytes(4).toString('hex');
 
 beforeAll(async () => {
-  stack = await startE2eStack('browser-webhooks', {
-    PUBLIC_APP_URL: APP,
-    WEBHOOK_SEALING_PUBLIC_KEY: generateKeyPairSync('x25519').publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
-  });
+  // The stack's own sealing key pair: the jobs worker delivers what the page sends.
+  stack = await startE2eStack('browser-webhooks', { PUBLIC_APP_URL: APP, WEBHOOK_RETRY_SCHEDULE_SECONDS: '60' });
   browser = await launchBrowser(APP_HOST, Number(new URL(stack.gatewayUrl).port));
 }, 90_000);
 
@@ -172,5 +173,48 @@ describe('an organisation’s webhooks in the browser', () => {
     expect(await colleague.client.get(`/v0/orgs/${orgId}/webhooks`)).toMatchObject({ status: 403, body: { code: 'org:forbidden' } });
 
     expect(violations).toEqual([]);
+  });
+
+  it('sends a test message from the page, shows each attempt in the delivery log, and sends a failed one again', async () => {
+    const owner = await signedInAccount(stack, 'hooklog');
+    const name = `Globex ${tag()}`;
+    const created = await owner.client.post<{ id: string }>('/v0/orgs', { name, slug: `globex-${tag()}` });
+    const orgId = created.body.id;
+    // Down at first, as a receiver being deployed.
+    let status = 500;
+    const receiver = await startWebhookReceiver(() => status);
+    try {
+      expect((await owner.client.post(`/v0/orgs/${orgId}/webhooks`, { url: receiver.url, events: ['org.member.added'], description: '' })).status).toBe(201);
+      const violations: string[] = [];
+      const admin = await openPage('log', owner.email, owner.password, violations);
+      await admin.page.goto(`${APP}/orgs/${orgId}`);
+      await admin.sees(name);
+      const item = admin.page.getByRole('region', { name: 'Webhooks' }).getByRole('list', { name: 'Webhook endpoints' }).getByRole('listitem').filter({ hasText: receiver.url });
+      await item.getByText(`Deliveries to ${receiver.url}`, { exact: true }).click();
+      await item.getByText('No attempts yet.').waitFor();
+      await admin.sees(name);
+
+      await item.getByRole('button', { name: `Send a test message to ${receiver.url}` }).click();
+      await item.getByText('A test message is on its way.', { exact: false }).waitFor();
+      const log = item.getByRole('list', { name: `Deliveries to ${receiver.url}` });
+      const refresh = item.getByRole('button', { name: `Refresh the deliveries to ${receiver.url}` });
+      const failed = log.getByRole('listitem').filter({ hasText: 'Failed, answered 500' });
+      await waitFor(async () => (await refresh.click(), (await failed.count()) === 1 ? true : undefined), { timeoutMs: 20_000, intervalMs: 500, description: 'the failed attempt in the log' });
+      await failed.getByText('webhook.test', { exact: true }).waitFor();
+      await admin.sees(name);
+      expect(receiver.received.map(typeOf)).toEqual(['webhook.test']);
+
+      // The receiver works now: the failed message again, by hand, with its webhook-id.
+      status = 204;
+      await failed.getByRole('button', { name: /^Send again message / }).click();
+      await item.getByText(/is sent again/).waitFor();
+      const delivered = log.getByRole('listitem').filter({ hasText: 'Delivered, answered 204' });
+      await waitFor(async () => (await refresh.click(), (await delivered.count()) === 1 ? true : undefined), { timeoutMs: 20_000, intervalMs: 500, description: 'the delivery in the log' });
+      expect(receiver.received.map((delivery) => delivery.headers['webhook-id'])).toEqual([receiver.received[0]!.headers['webhook-id'], receiver.received[0]!.headers['webhook-id']]);
+      await admin.sees(name);
+      expect(violations).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -1,9 +1,9 @@
-import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError, unwrap } from '../api';
 import { CopyButton } from '../components/copy-button';
 import { formatDate } from '../components/dates';
 import { Field, Form, Notice, ProblemMessage, useAction } from '../components/form';
+import { WebhookDeliveries } from './webhook-deliveries';
 import { WebhookEndpointItem, type RevealedSecret, type WebhookEndpoint } from './webhook-endpoint';
 import { WebhookEventsField } from './webhook-events-field';
 import type { Organization } from './organization';
@@ -14,15 +14,7 @@ import type { Organization } from './organization';
  * given a new secret and deleted. A secret is shown once, as the API
  * answers it, and never again.
  */
-export function WebhooksSection(props: {
-  org: Organization;
-  /**
-   * What an endpoint shows below its own controls: the place for its
-   * delivery log, test delivery and retries (docs/webhooks.md, "The delivery
-   * log, manual retries and test deliveries").
-   */
-  endpointDetails?: (endpoint: WebhookEndpoint) => ComponentChildren;
-}) {
+export function WebhooksSection(props: { org: Organization }) {
   const [endpoints, setEndpoints] = useState<WebhookEndpoint[] | undefined>();
   const [loadError, setLoadError] = useState<ApiError | undefined>();
   const [revealed, setRevealed] = useState<RevealedSecret | undefined>();
@@ -51,7 +43,7 @@ export function WebhooksSection(props: {
             <ul class="item-list" aria-label="Webhook endpoints">
               {endpoints.map((endpoint) => (
                 <WebhookEndpointItem key={endpoint.id} org={props.org} endpoint={endpoint} onRevealed={setRevealed} onChanged={load}>
-                  {props.endpointDetails?.(endpoint)}
+                  <WebhookDeliveries org={props.org} endpoint={endpoint} />
                 </WebhookEndpointItem>
               ))}
             </ul>
