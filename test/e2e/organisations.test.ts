@@ -205,7 +205,7 @@ describe('tenant isolation', () => {
     const invitationB = await ownerB.client.post<{ id: string }>(`/v0/orgs/${orgB.id}/invitations`, { email: `b.${randomBytes(4).toString('hex')}@example.com`, role: 'member' });
     const domainB = `tenant-b-${randomBytes(4).toString('hex')}.com`;
     expect((await ownerB.client.post(`/v0/orgs/${orgB.id}/domains`, { domain: domainB })).status).toBe(201);
-    const ids: Record<string, string> = { org_id: orgB.id, user_id: ownerB.id, id: invitationB.body.id, name: 'custom', domain: domainB };
+    const ids: Record<string, string> = { org_id: orgB.id, user_id: ownerB.id, id: invitationB.body.id, message_id: invitationB.body.id, name: 'custom', domain: domainB };
 
     /** A body that passes the gateway's validation, so that the answer is the tenant check's. */
     const sample = (name: string, schema: JsonSchema): unknown => {

@@ -129,7 +129,7 @@ export interface RecordAttemptRequest {
     | undefined;
   /**
    * Why it failed without an answer, or why it was refused; never a
-   * secret. Logged, not stored.
+   * secret. Not stored: the worker logs it, and the log keeps the status.
    */
   problem: string;
 }
