@@ -10,6 +10,8 @@ import { WebhookSecrets } from './webhook-secrets';
 
 /** How long a message whose endpoint is busy waits before it asks for a slot again: a moment, spread. */
 const BUSY_WAIT_MS = { min: 200, max: 1_000 };
+/** What recording an attempt with identity may take after it, within the delivery's budget. */
+const RECORDING_MS = 1_000;
 /** How long messages wait for WEBHOOK_SEALING_PRIVATE_KEY when it is not set. */
 const MISSING_KEY_WAIT_MS = 60_000;
 
@@ -68,7 +70,13 @@ export function webhookDeliveryJob(deps: WebhookDeliveryDeps): JobDefinition<Web
             body: delivery.body,
             secrets: delivery.sealedSecrets.map((sealed) => secrets.open(delivery.endpointId, sealed)),
           },
-          { timeoutMs: deps.timeoutMs, egress: deps.egress, signal: context.signal, at: attemptedAt },
+          {
+            // An endpoint slower than the budget allows has failed this attempt, and there is still time to say so.
+            timeoutMs: Math.max(1, Math.min(deps.timeoutMs, context.deadline - Date.now() - RECORDING_MS)),
+            egress: deps.egress,
+            signal: context.signal,
+            at: attemptedAt,
+          },
         );
         const recorded = await deps.webhooks.recordAttempt(
           {
