@@ -3,9 +3,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { adminV1 } from '@latchkey/contracts';
+import { createTestServiceClient, SoftwareAuthenticator, type CreationOptionsJson, type RequestOptionsJson } from '@latchkey/test-kit';
 import { ApiClient } from '../support/api-client';
 import { countMails, mailedToken, signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { followAuthorization } from '../../services/oauth/test/provider-fixtures';
+import { providerEnvironment, startGitHubFixture, startGoogleFixture, type GitHubFixture, type GoogleFixture } from '../support/oauth-providers';
 
 /**
  * docs/audit.md through the gateway: an organisation's audit log, listed
@@ -15,12 +19,19 @@ import { startE2eStack, type E2eStack } from '../support/e2e-stack';
  * and in identity.
  */
 let stack: E2eStack;
+let google: GoogleFixture;
+let github: GitHubFixture;
 let identityDb: pg.Client;
 const UNLIMITED = '100000';
 const root = path.resolve(__dirname, '../..');
 
 beforeAll(async () => {
-  stack = await startE2eStack('orgaudit', { RATE_LIMIT_IP_MAX: UNLIMITED, RATE_LIMIT_MAIL_MAX: UNLIMITED });
+  [google, github] = await Promise.all([startGoogleFixture(), startGitHubFixture()]);
+  stack = await startE2eStack('orgaudit', {
+    RATE_LIMIT_IP_MAX: UNLIMITED,
+    RATE_LIMIT_MAIL_MAX: UNLIMITED,
+    ...providerEnvironment('http://app.example.test', { google, github }),
+  });
   // As identity's own role: what the unit itself may do to the table.
   identityDb = new pg.Client({ connectionString: stack.databaseUrls.identity });
   await identityDb.connect();
@@ -29,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await identityDb?.end();
   await stack?.destroy();
+  await Promise.all([google?.stop(), github?.stop()]);
 });
 
 type Account = Awaited<ReturnType<typeof signedInAccount>>;
@@ -168,6 +180,55 @@ describe('the audit log of an organisation', () => {
         ['auth.sign_in_failed', member.id, 'SignInTest/2.0', { method: 'password', reason: 'invalid_credentials' }],
       ]);
     }
+  });
+
+  it('records a member’s sign-ins by passkey, Google and GitHub, and a disabled account’s as failed', async () => {
+    const signer = await signedInAccount(stack, 'auditsigner');
+    await join(owner, orgId, signer, 'member');
+    const authenticator = new SoftwareAuthenticator({ origin: stack.env.PUBLIC_APP_URL! });
+    const creation = await signer.client.post<CreationOptionsJson>('/v0/auth/passkeys/registration/options');
+    expect((await signer.client.post('/v0/auth/passkeys/registration/verify', { response: authenticator.register(creation.body) })).status).toBe(201);
+
+    const browser = new ApiClient(stack.gatewayUrl, { 'user-agent': 'SignInTest/3.0' });
+    const passkeySignIn = async () => {
+      const request = await browser.post<RequestOptionsJson>('/v0/auth/passkeys/authentication/options');
+      return browser.post('/v0/auth/passkeys/authentication/verify', { response: authenticator.authenticate(request.body) });
+    };
+    const providerSignIn = async (provider: 'google' | 'github') => {
+      const authorize = await browser.get<{ authorization_url: string }>(`/v0/auth/oauth/${provider}/authorize?purpose=login`);
+      return browser.post<{ status: string }>(`/v0/auth/oauth/${provider}/login`, await followAuthorization(authorize.body.authorization_url));
+    };
+    expect((await passkeySignIn()).status).toBe(200);
+    const sub = `g-${randomBytes(4).toString('hex')}`;
+    await google.nextLogin({ idToken: { sub, email: signer.email, email_verified: true, name: 'Signer' } });
+    expect((await providerSignIn('google')).body.status).toBe('linked');
+    await google.nextLogin({ idToken: { sub, email: signer.email, email_verified: true, name: 'Signer' } });
+    expect((await providerSignIn('google')).body.status).toBe('signed_in');
+    const githubId = Math.floor(Math.random() * 1e9);
+    await github.nextLogin({
+      user: { id: githubId, login: `octo${githubId}`, name: 'Signer', email: null, avatar_url: 'https://pics.example/octo.png' },
+      emails: [{ email: signer.email, primary: true, verified: true, visibility: 'private' }],
+    });
+    expect((await providerSignIn('github')).body.status).toBe('linked');
+
+    const admin = createTestServiceClient(adminV1.AdminServiceService, `127.0.0.1:${stack.processes.get('identity')!.ports.ADMIN_GRPC_PORT}`, undefined, {
+      operator: 'audit-e2e',
+    });
+    try {
+      await admin.disableUser({ userId: signer.id, reason: 'e2e' });
+    } finally {
+      admin.close();
+    }
+    expect(await passkeySignIn()).toMatchObject({ status: 403, body: { code: 'auth:account_disabled' } });
+
+    const signIns = await owner.client.get<Page>(`/v0/orgs/${orgId}/audit-log?actor_id=${signer.id}&limit=5`);
+    expect(signIns.body.items.map((entry) => [entry.action, entry.target.id, entry.user_agent, entry.data])).toEqual([
+      ['auth.sign_in_failed', signer.id, 'SignInTest/3.0', { method: 'passkey', reason: 'account_disabled' }],
+      ['auth.sign_in', signer.id, 'SignInTest/3.0', { method: 'github' }],
+      ['auth.sign_in', signer.id, 'SignInTest/3.0', { method: 'google' }],
+      ['auth.sign_in', signer.id, 'SignInTest/3.0', { method: 'google' }],
+      ['auth.sign_in', signer.id, 'SignInTest/3.0', { method: 'passkey' }],
+    ]);
   });
 
   it('has no route that changes or deletes an entry, and identity’s own role cannot either', async () => {

@@ -16,6 +16,7 @@ import { dropSsoConnection, findSsoOrganization, provisionSsoMember } from './or
 import { findUserByEmail, findUserById } from './user-store';
 import { normalizeEmail } from './account-rules';
 import { toUserMessage } from './user-message';
+import { recordVouchedSignIn } from './vouched-sign-in';
 import { prepareProviderLink } from './provider-link';
 import { recordSessionsEnded } from './session-revocation';
 import { listUnsettledCredentials, reserveCredential, reserveCredentialRemoval, settleCredentials } from './credential-ledger';
@@ -45,7 +46,7 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
       if (signsIn(request.signIn)) await refuseWhenSsoRequired(deps.pool, request.email);
       return { user: toUserMessage(await createVerifiedUser(deps, request, context)) };
     },
-    async getUser({ userId, sessionCheck, activeOrganizationId, signIn }) {
+    async getUser({ userId, sessionCheck, activeOrganizationId, signIn }, context) {
       if (sessionCheck) {
         const found = await findUserWithEndedSessions(deps.pool, userId, sessionCheck.sessionId).catch(rethrowMalformedId);
         if (!found) throw new AppError('auth:unauthorized');
@@ -57,6 +58,7 @@ export function identityHandlers(deps: IdentityDeps): IdentityHandlers {
       ]);
       if (!user) throw new AppError('auth:unauthorized');
       if (signsIn(signIn)) await refuseWhenSsoRequired(deps.pool, user.email);
+      await recordVouchedSignIn(deps.pool, user, signIn, context);
       return { user: toUserMessage(user), ...(membership ? { activeOrganization: organizationOf(membership) } : {}) };
     },
     async verifyEmail({ token }, context) {

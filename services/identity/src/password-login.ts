@@ -26,7 +26,7 @@ export async function authenticatePassword(
     : await deps.hasher.verifyAgainstDummy(input.password);
   if (!user) throw new AppError('auth:invalid_credentials');
   if (!check.valid) {
-    await recordSignIn(deps.pool, user.id, { succeeded: false, reason: 'invalid_credentials' }, context);
+    await recordSignIn(deps.pool, user.id, { succeeded: false, method: 'password', reason: 'invalid_credentials' }, context);
     throw new AppError('auth:invalid_credentials');
   }
   if (check.needsRehash && user.password_hash) {
@@ -40,10 +40,10 @@ export async function authenticatePassword(
   if (!user.email_verified_at) throw new AppError('auth:email_not_verified');
   // After the password: the answer tells only someone who knows it that the account exists.
   if (user.disabled_at) {
-    await recordSignIn(deps.pool, user.id, { succeeded: false, reason: 'account_disabled' }, context);
+    await recordSignIn(deps.pool, user.id, { succeeded: false, method: 'password', reason: 'account_disabled' }, context);
     throw new AppError('auth:account_disabled');
   }
   // Members' sign-ins are in their organisations' audit logs (docs/audit.md).
-  await recordSignIn(deps.pool, user.id, { succeeded: true }, context);
+  await recordSignIn(deps.pool, user.id, { succeeded: true, method: 'password' }, context);
   return user;
 }

@@ -6,14 +6,21 @@ import { redeemAuthorization } from './authorization';
 import { connectionLedger } from './connection-ledger';
 import { connectionConflict, deleteConnection, findConnectionByIdentity, insertConnection } from './connection-store';
 import type { OAuthDeps } from './oauth-deps';
-import { addConnection, findAccount, verifiedEmail } from './provider-linking';
+import { addConnection, findAccount, getAccount, verifiedEmail } from './provider-linking';
 import type { ProviderIdentity, ProviderName } from './providers/provider';
 
 /**
  * A Google or GitHub sign-in: identity refuses it for an email whose
- * organisation enforces SSO (auth:sso_required), account or not.
+ * organisation enforces SSO (auth:sso_required), account or not. Unnamed
+ * where no member signs in yet (a look-up by email, a new account).
  */
 const PROVIDER_SIGN_IN = identityV1.SignInMethod.SIGN_IN_METHOD_PROVIDER;
+
+/** The account that signs in, named to identity by its provider: identity records the sign-in in the account's organisations' audit logs (docs/audit.md). */
+const SIGN_IN_BY: Record<ProviderName, identityV1.SignInMethod> = {
+  google: identityV1.SignInMethod.SIGN_IN_METHOD_GOOGLE,
+  github: identityV1.SignInMethod.SIGN_IN_METHOD_GITHUB,
+};
 
 export type LoginOutcome =
   | {
@@ -63,7 +70,7 @@ async function resolveUser(
 ): Promise<LoginOutcome> {
   const known = await findConnectionByIdentity(deps.pool, provider, identity.providerUserId);
   if (known) {
-    const account = await findAccount(deps, known.user_id, context, PROVIDER_SIGN_IN);
+    const account = await findAccount(deps, known.user_id, context, SIGN_IN_BY[provider]);
     if (account) return { kind: 'signed_in', user: account, linkedNow: false, passwordDropped: false };
     await deleteConnection(deps.pool, known.user_id, provider);
   }
@@ -72,7 +79,9 @@ async function resolveUser(
   const { user } = await deps.identity.getUserByEmail({ email, signIn: PROVIDER_SIGN_IN }, context);
   if (user) {
     const linked = await linkAutomatically(deps, user, { provider, providerUserId: identity.providerUserId, email }, context);
-    return { kind: 'signed_in', user: linked.user, linkedNow: true, passwordDropped: linked.passwordDropped };
+    // Linked: the account signs in now, and identity learns it by the provider's name.
+    const account = await getAccount(deps, linked.user.id, context, SIGN_IN_BY[provider]);
+    return { kind: 'signed_in', user: account, linkedNow: true, passwordDropped: linked.passwordDropped };
   }
 
   const signup = { provider, providerUserId: identity.providerUserId, email, name: identity.name, avatarUrl: identity.avatarUrl };

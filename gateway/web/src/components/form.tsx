@@ -47,7 +47,7 @@ interface FieldProps {
   readonly name: string;
   readonly value: string;
   readonly onValue: (value: string) => void;
-  readonly type?: 'text' | 'email' | 'password' | 'search';
+  readonly type?: 'text' | 'email' | 'password' | 'search' | 'datetime-local';
   readonly autoComplete?: string;
   readonly required?: boolean;
   readonly multiline?: boolean;

@@ -6,6 +6,7 @@ import { Page } from '../components/page';
 import { DeleteOrganisationSection } from '../orgs/delete-organisation-section';
 import { InvitationsSection } from '../orgs/invitations-section';
 import { MembersSection } from '../orgs/members-section';
+import { AuditLogSection } from '../orgs/audit-log-section';
 import { allows, type Organization, type OrganizationRole } from '../orgs/organization';
 import { OverviewSection } from '../orgs/overview-section';
 import { RolesSection } from '../orgs/roles-section';
@@ -75,6 +76,7 @@ export function OrganisationPage(props: { orgId: string }) {
       {allows(org, 'sso:manage') ? <SsoSection org={org} roles={roles} onChanged={changed} /> : null}
       {allows(org, 'scim:manage') ? <ScimSection org={org} roles={roles} /> : null}
       {allows(org, 'webhooks:manage') ? <WebhooksSection org={org} /> : null}
+      {allows(org, 'audit:read') ? <AuditLogSection org={org} /> : null}
       {allows(org, 'org:delete') ? <DeleteOrganisationSection org={org} /> : null}
     </Page>
   );

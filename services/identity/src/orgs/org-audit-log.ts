@@ -289,15 +289,23 @@ export function actorOfChange(actorUserId: string, context: RequestContext): Aud
   return { type: 'system', id: '' };
 }
 
-/** A sign-in's outcome, as the audit log names it: a password's, or an SSO connection's (which records only successes; a refused response makes no account known). */
+/**
+ * How a sign-in proved the account, as the audit log names it. Identity
+ * checks a password itself; a passkey, Google or GitHub is checked by
+ * another service, which tells identity when it signs the account in
+ * (identity.v1 GetUser's `sign_in`).
+ */
+export type SignInMethodName = 'password' | 'passkey' | 'google' | 'github';
+
+/** A sign-in's outcome, as the audit log names it. An SSO connection records only successes: a refused response makes no account known. */
 export type SignInOutcome =
-  | { readonly succeeded: true; readonly method?: 'password' }
+  | { readonly succeeded: true; readonly method: SignInMethodName }
   | { readonly succeeded: true; readonly method: 'sso'; readonly connectionId: string }
-  | { readonly succeeded: false; readonly reason: 'invalid_credentials' | 'account_disabled' };
+  | { readonly succeeded: false; readonly method: SignInMethodName; readonly reason: 'invalid_credentials' | 'account_disabled' };
 
 function signInData(outcome: SignInOutcome): Record<string, string> {
-  if (!outcome.succeeded) return { method: 'password', reason: outcome.reason };
-  return outcome.method === 'sso' ? { method: 'sso', connection_id: outcome.connectionId } : { method: 'password' };
+  if (!outcome.succeeded) return { method: outcome.method, reason: outcome.reason };
+  return outcome.method === 'sso' ? { method: 'sso', connection_id: outcome.connectionId } : { method: outcome.method };
 }
 
 /** recordSignIn's entries, in the caller's transaction. */

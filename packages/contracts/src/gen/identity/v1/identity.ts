@@ -24,17 +24,35 @@ import { Member, Organization } from "../../orgs/v1/orgs";
 
 /**
  * SignInMethod names how a sign-in proves the account, for the refusal of
- * every method but the organisation's own when it enforces SSO.
+ * every method but the organisation's own when it enforces SSO, and for the
+ * sign-in's entry in the audit log (docs/audit.md).
  */
 export enum SignInMethod {
   /** SIGN_IN_METHOD_UNSPECIFIED - No sign-in: nothing is refused. */
   SIGN_IN_METHOD_UNSPECIFIED = 0,
   /** SIGN_IN_METHOD_PASSWORD - The account's password. */
   SIGN_IN_METHOD_PASSWORD = 1,
-  /** SIGN_IN_METHOD_PASSKEY - A passkey (passkeys.v1). */
+  /**
+   * SIGN_IN_METHOD_PASSKEY - A passkey (passkeys.v1); GetUser records the sign-in with the method
+   * `passkey`.
+   */
   SIGN_IN_METHOD_PASSKEY = 2,
-  /** SIGN_IN_METHOD_PROVIDER - A social identity provider: Google or GitHub (oauth.v1). */
+  /**
+   * SIGN_IN_METHOD_PROVIDER - A social identity provider, not named: Google or GitHub (oauth.v1), for
+   * a look-up by email or a new account, where no member signs in yet.
+   * GetUser refuses it as the named ones but records nothing.
+   */
   SIGN_IN_METHOD_PROVIDER = 3,
+  /**
+   * SIGN_IN_METHOD_GOOGLE - Google (oauth.v1): as SIGN_IN_METHOD_PROVIDER, and GetUser records the
+   * sign-in with the method `google`.
+   */
+  SIGN_IN_METHOD_GOOGLE = 4,
+  /**
+   * SIGN_IN_METHOD_GITHUB - GitHub (oauth.v1): as SIGN_IN_METHOD_PROVIDER, and GetUser records the
+   * sign-in with the method `github`.
+   */
+  SIGN_IN_METHOD_GITHUB = 5,
   UNRECOGNIZED = -1,
 }
 
@@ -52,6 +70,12 @@ export function signInMethodFromJSON(object: any): SignInMethod {
     case 3:
     case "SIGN_IN_METHOD_PROVIDER":
       return SignInMethod.SIGN_IN_METHOD_PROVIDER;
+    case 4:
+    case "SIGN_IN_METHOD_GOOGLE":
+      return SignInMethod.SIGN_IN_METHOD_GOOGLE;
+    case 5:
+    case "SIGN_IN_METHOD_GITHUB":
+      return SignInMethod.SIGN_IN_METHOD_GITHUB;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -69,6 +93,10 @@ export function signInMethodToJSON(object: SignInMethod): string {
       return "SIGN_IN_METHOD_PASSKEY";
     case SignInMethod.SIGN_IN_METHOD_PROVIDER:
       return "SIGN_IN_METHOD_PROVIDER";
+    case SignInMethod.SIGN_IN_METHOD_GOOGLE:
+      return "SIGN_IN_METHOD_GOOGLE";
+    case SignInMethod.SIGN_IN_METHOD_GITHUB:
+      return "SIGN_IN_METHOD_GITHUB";
     case SignInMethod.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -6279,7 +6307,11 @@ export const IdentityServiceService = {
    * "Sessions").
    * With `sign_in` set, the caller is about to sign the account in by that
    * method: refused with auth:sso_required when the account's email is in a
-   * verified domain of an organisation that enforces SSO.
+   * verified domain of an organisation that enforces SSO. A passkey, Google
+   * or GitHub sign-in that is not refused is recorded in the audit log of
+   * each of the account's organisations (docs/audit.md): `auth.sign_in`,
+   * or `auth.sign_in_failed` for a disabled account, which the caller then
+   * refuses.
    * Errors: auth:unauthorized when no such user exists (its sessions are
    * stale), auth:sso_required.
    */
@@ -6746,7 +6778,11 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * "Sessions").
    * With `sign_in` set, the caller is about to sign the account in by that
    * method: refused with auth:sso_required when the account's email is in a
-   * verified domain of an organisation that enforces SSO.
+   * verified domain of an organisation that enforces SSO. A passkey, Google
+   * or GitHub sign-in that is not refused is recorded in the audit log of
+   * each of the account's organisations (docs/audit.md): `auth.sign_in`,
+   * or `auth.sign_in_failed` for a disabled account, which the caller then
+   * refuses.
    * Errors: auth:unauthorized when no such user exists (its sessions are
    * stale), auth:sso_required.
    */
@@ -7053,7 +7089,11 @@ export interface IdentityServiceClient extends Client {
    * "Sessions").
    * With `sign_in` set, the caller is about to sign the account in by that
    * method: refused with auth:sso_required when the account's email is in a
-   * verified domain of an organisation that enforces SSO.
+   * verified domain of an organisation that enforces SSO. A passkey, Google
+   * or GitHub sign-in that is not refused is recorded in the audit log of
+   * each of the account's organisations (docs/audit.md): `auth.sign_in`,
+   * or `auth.sign_in_failed` for a disabled account, which the caller then
+   * refuses.
    * Errors: auth:unauthorized when no such user exists (its sessions are
    * stale), auth:sso_required.
    */
