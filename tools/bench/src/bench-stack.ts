@@ -122,6 +122,8 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
     'ARGON2_PARALLELISM',
     'MALLOC_ARENA_MAX',
     'MALLOC_MMAP_THRESHOLD_',
+    'WEBHOOK_CONCURRENCY',
+    'WEBHOOK_ENDPOINT_CONCURRENCY',
   ];
   const env: Record<string, string | undefined> = {
     PATH: given.PATH,

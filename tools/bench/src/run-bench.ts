@@ -47,7 +47,13 @@ export interface BenchOptions {
   readonly orgMembers: number;
   /** post-create's creates per second. */
   readonly createRate: number;
-  /** webhooks: the events caused, one per request, and how many per second. */
+  /**
+   * webhooks: the events caused, one per request, and how many per second.
+   * Ten a second is a hundred messages a second to the ten endpoints, below
+   * what the stack delivers on two busy cores (docs/performance.md,
+   * "Webhook deliveries"), so that the run measures the delay and not a
+   * growing queue.
+   */
   readonly webhookEvents: number;
   readonly webhookRate: number;
   /** How long to wait for the stack to go quiet before each scenario. */
@@ -71,7 +77,7 @@ export const defaultBenchOptions = {
   orgMembers: 10_000,
   createRate: 50,
   webhookEvents: 10_000,
-  webhookRate: 50,
+  webhookRate: 10,
   idleTimeoutMs: 60_000,
 } as const;
 
@@ -413,7 +419,10 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       };
       results.push(result);
       progress(describeResult(result));
-      await scenario.cleanUp?.({ gatewayUrl: target.gatewayUrl, prepared });
+      // What is measured is kept even when undoing the scenario's set-up fails; the stack goes at the end anyway.
+      await scenario.cleanUp?.({ gatewayUrl: target.gatewayUrl, prepared }).catch((error: unknown) =>
+        progress(`${scenario.name}: could not undo its set-up: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
 
     const processes = await peakMemory([
