@@ -25,6 +25,8 @@ beforeAll(async () => {
     searchRepeats: 1,
     orgMembers: 10,
     createRate: 50,
+    webhookEvents: 10,
+    webhookRate: 10,
     idleTimeoutMs: 5_000,
   });
 });

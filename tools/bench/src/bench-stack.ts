@@ -122,6 +122,8 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
     'ARGON2_PARALLELISM',
     'MALLOC_ARENA_MAX',
     'MALLOC_MMAP_THRESHOLD_',
+    'WEBHOOK_CONCURRENCY',
+    'WEBHOOK_ENDPOINT_CONCURRENCY',
   ];
   const env: Record<string, string | undefined> = {
     PATH: given.PATH,
@@ -145,6 +147,8 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
     RATE_LIMIT_SCIM_REQUESTS: UNLIMITED,
     // The OpenID Provider's scenarios sign in through this client.
     OIDC_CLIENTS: JSON.stringify([BENCH_OIDC_CLIENT]),
+    // WEBHOOK_SEALING_PUBLIC_KEY stays unset: the launcher then gives identity and the jobs worker
+    // the two halves of its own sealing key pair, so that the webhooks scenario's messages can be signed.
     ...(settings.cpuProfileDir ? profilerEnvironment(settings.cpuProfileDir, given.BENCH_NODE_OPTIONS) : {}),
   };
   let stack: RunningStack;

@@ -36,6 +36,8 @@ beforeAll(async () => {
     // Three pages of 100: enough to follow the cursors, small enough to write and read in a moment.
     orgMembers: 250,
     createRate: 50,
+    webhookEvents: 10,
+    webhookRate: 10,
     // Nothing here is measured for its numbers: a short wait for quiet is enough.
     idleTimeoutMs: 2_000,
   });

@@ -29,6 +29,7 @@ describe('parseCliOptions()', () => {
       posts: 2000,
       searchPosts: 1_000_000,
       orgMembers: 10_000,
+      webhookEvents: 10_000,
       jsonOnly: false,
       resultsDir: '/repo/bench/results',
     });
@@ -38,6 +39,11 @@ describe('parseCliOptions()', () => {
     const options = parseCliOptions(['--scenarios', 'login, me', '--duration', '5', '--warmup', '0', '--json-only'], '/r');
     expect(options).toMatchObject({ scenarios: ['me', 'login'], durationSeconds: 5, warmupSeconds: 0, jsonOnly: true });
     expect(parseCliOptions(['--scenarios', 'org-members', '--org-members', '500'], '/r')).toMatchObject({ scenarios: ['org-members'], orgMembers: 500 });
+    expect(parseCliOptions(['--scenarios', 'webhooks', '--webhook-events', '1000', '--webhook-rate', '25'], '/r')).toMatchObject({
+      scenarios: ['webhooks'],
+      webhookEvents: 1000,
+      webhookRate: 25,
+    });
   });
 
   it('names what is wrong', () => {

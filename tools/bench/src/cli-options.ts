@@ -11,13 +11,16 @@ measures each scenario against its bare baseline in the same run.
   --duration <s>       seconds per measured run (default ${defaultBenchOptions.durationSeconds})
   --rounds <n>         slices per scenario, alternating gateway and baseline (default: one per 2 s)
   --warmup <s>         seconds of warm-up per side before the slices (default: a fifth of --duration, 1-3)
-  --scenarios <a,b>    some of ${scenarioNames.join(', ')} (default all but ${optInScenarios.join(', ')},
-                       which starts a Redis Cluster and a second gateway on it: docs/performance.md)
+  --scenarios <a,b>    some of ${scenarioNames.join(', ')} (default all but ${optInScenarios.join(', ')}:
+                       a Redis Cluster and a second gateway on it; minutes of webhook deliveries:
+                       docs/performance.md)
   --connections <n>    concurrent connections (default ${defaultBenchOptions.connections})
   --users <n>          seeded users, whose sessions and logins rotate (default ${defaultBenchOptions.users})
   --posts <n>          seeded posts, whose ids rotate (default ${defaultBenchOptions.posts})
   --search-posts <n>   posts of the search scenario's corpus (default ${defaultBenchOptions.searchPosts})
   --org-members <n>    members of the org-members scenario's organisation (default ${defaultBenchOptions.orgMembers})
+  --webhook-events <n> events the webhooks scenario causes, each a message to 10 endpoints (default ${defaultBenchOptions.webhookEvents})
+  --webhook-rate <n>   events per second of the webhooks scenario (default ${defaultBenchOptions.webhookRate})
   --cpu-prof <dir>     write each unit's CPU profile of each measured gateway run into <dir>
   --results-dir <dir>  where <timestamp>.json goes (default bench/results)
   --json-only          print the JSON report instead of the table and progress
@@ -38,6 +41,8 @@ export interface CliOptions {
   readonly posts: number;
   readonly searchPosts: number;
   readonly orgMembers: number;
+  readonly webhookEvents: number;
+  readonly webhookRate: number;
   readonly cpuProfileDir: string | undefined;
   readonly resultsDir: string;
 }
@@ -65,6 +70,8 @@ export function parseCliOptions(args: readonly string[], defaultResultsDir: stri
       posts: { type: 'string' },
       'search-posts': { type: 'string' },
       'org-members': { type: 'string' },
+      'webhook-events': { type: 'string' },
+      'webhook-rate': { type: 'string' },
       'cpu-prof': { type: 'string' },
       'results-dir': { type: 'string' },
       'json-only': { type: 'boolean' },
@@ -95,6 +102,8 @@ export function parseCliOptions(args: readonly string[], defaultResultsDir: stri
     posts: positive('posts', values.posts, defaultBenchOptions.posts, true),
     searchPosts: positive('search-posts', values['search-posts'], defaultBenchOptions.searchPosts, true),
     orgMembers: positive('org-members', values['org-members'], defaultBenchOptions.orgMembers, true),
+    webhookEvents: positive('webhook-events', values['webhook-events'], defaultBenchOptions.webhookEvents, true),
+    webhookRate: positive('webhook-rate', values['webhook-rate'], defaultBenchOptions.webhookRate, false),
     cpuProfileDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
     resultsDir: path.resolve(values['results-dir'] ?? defaultResultsDir),
   };

@@ -8,7 +8,7 @@ import { z } from 'zod';
 
 /** One request the worker sends, rotated round-robin over all connections. */
 export const requestTemplateSchema = z.object({
-  method: z.enum(['GET', 'POST']),
+  method: z.enum(['GET', 'POST', 'PATCH']),
   path: z.string().startsWith('/'),
   headers: z.record(z.string(), z.string()),
   body: z.string().optional(),
@@ -61,6 +61,8 @@ export const loadJobSchema = z.object({
   durationSeconds: z.number().positive(),
   /** Requests per second over all connections; unset for as fast as the server answers. */
   overallRate: z.number().positive().optional(),
+  /** Stop after this many requests instead of after `durationSeconds` (webhooks: one event per request). */
+  amount: z.number().int().positive().optional(),
   requests: z.array(requestTemplateSchema).min(1),
   searchProbe: searchProbeSchema.optional(),
   /** Instead of HTTP: a unary gRPC call at `address`. */

@@ -39,6 +39,7 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
         connections: job.connections,
         duration: job.durationSeconds,
         ...(job.overallRate === undefined ? {} : { overallRate: job.overallRate }),
+        ...(job.amount === undefined ? {} : { amount: job.amount }),
         requests: [
           {
             // One counter over every connection: consecutive requests use consecutive templates.

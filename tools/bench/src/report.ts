@@ -7,6 +7,7 @@ import type { WatchedProcess } from './process-usage';
 import type { ScenarioName } from './scenarios';
 import type { SearchQuality } from './search-quality';
 import type { OperationTiming } from './service-metrics';
+import type { WebhookDeliveries } from './webhook-deliveries';
 
 /** One measured run: the gateway's route or its baseline. */
 export interface RunMeasurement {
@@ -53,6 +54,8 @@ export interface ScenarioResult {
   readonly memberListing?: MemberListing;
   /** scim-users: every page of a large SCIM directory, several passes, one request at a time. */
   readonly scimListing?: MemberListing;
+  /** webhooks: from each event to its message's first receipt, at the live endpoints, one endpoint down. */
+  readonly webhookDeliveries?: WebhookDeliveries;
   /** Per-unit time during the gateway run (service-metrics.ts). */
   readonly serverTimings: readonly OperationTiming[];
   /** Whether the stack had gone quiet before the scenario started. */
@@ -87,6 +90,9 @@ export interface BenchSettings {
   readonly users: number;
   readonly posts: number;
   readonly createRate: number;
+  /** When the webhooks scenario ran: its events and their rate. */
+  readonly webhookEvents?: number;
+  readonly webhookRate?: number;
   readonly threadPoolSize: number;
   readonly argon2: { readonly memoryKiB: number; readonly timeCost: number; readonly parallelism: number };
 }
@@ -197,6 +203,46 @@ export function formatSearchLatency(results: readonly ScenarioResult[]): string 
   );
 }
 
+/**
+ * webhooks: the delay of each message to a live endpoint, the deliveries'
+ * rate, and the CPU time each process spent per delivery over the whole
+ * run (the events' requests and the deliveries they set off).
+ */
+export function formatWebhookDeliveries(results: readonly ScenarioResult[]): string | undefined {
+  const result = results.find((candidate) => candidate.webhookDeliveries);
+  const hooks = result?.webhookDeliveries;
+  if (!result || !hooks) return undefined;
+  const deliveries = table(
+    ['events', 'events/s', 'endpoints (live + down)', 'messages to live', 'delivered', 'repeats', 'delay p50 ms', 'p99 ms', 'max ms', 'deliveries/s', 'down endpoint attempts'],
+    [
+      [
+        String(hooks.events),
+        fixed(result.gateway.requestsPerSecond, 1),
+        `${hooks.liveEndpoints} + ${hooks.downEndpoints}`,
+        String(hooks.expected),
+        String(hooks.delivered),
+        String(hooks.repeats),
+        fixed(hooks.delay.p50Ms, 1),
+        fixed(hooks.delay.p99Ms, 1),
+        fixed(hooks.delay.maxMs, 1),
+        fixed(hooks.deliveriesPerSecond, 1),
+        String(hooks.downAttempts),
+      ],
+    ],
+    0,
+  );
+  const cpu = table(
+    ['process, events and deliveries', 'CPU s', 'CPU ms per delivery'],
+    Object.entries(result.gateway.cpuMsByProcess).map(([name, ms]) => [
+      name,
+      fixed(ms / 1000, 1),
+      hooks.delivered > 0 ? fixed(ms / hooks.delivered, 3) : '',
+    ]),
+    1,
+  );
+  return `${deliveries}\n\n${cpu}`;
+}
+
 /** search: each costliest query alone, and where each old best match landed. */
 export function formatSearchQuality(results: readonly ScenarioResult[]): string | undefined {
   const quality = results.find((result) => result.searchQuality)?.searchQuality;
@@ -290,6 +336,7 @@ export function formatReport(report: BenchReport): string {
     formatLoaderNote(report.scenarios),
     formatSearchLatency(report.scenarios),
     formatSearchQuality(report.scenarios),
+    formatWebhookDeliveries(report.scenarios),
     formatMemberListing(report.scenarios),
     formatServerTimings(report.scenarios),
     formatProcessTable(report.processes),

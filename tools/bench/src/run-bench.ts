@@ -20,6 +20,8 @@ import { removeSeed, seed, type Seed } from './seed';
 import { mergeTimings, readTimings, timingsBetween, type OperationTiming } from './service-metrics';
 import { evaluateTargets } from './targets';
 import { startRedisGateways, type RedisGateways } from './redis-gateways';
+import { LIVE_WEBHOOK_ENDPOINTS, type WebhookDeliveries } from './webhook-deliveries';
+import { WebhookReceivers } from './webhook-receiver-process';
 
 export interface BenchOptions {
   /** Seconds of measured load per side (gateway, baseline) of each scenario. */
@@ -45,6 +47,15 @@ export interface BenchOptions {
   readonly orgMembers: number;
   /** post-create's creates per second. */
   readonly createRate: number;
+  /**
+   * webhooks: the events caused, one per request, and how many per second.
+   * Ten a second is a hundred messages a second to the ten endpoints, below
+   * what the stack delivers on two busy cores (docs/performance.md,
+   * "Webhook deliveries"), so that the run measures the delay and not a
+   * growing queue.
+   */
+  readonly webhookEvents: number;
+  readonly webhookRate: number;
   /** How long to wait for the stack to go quiet before each scenario. */
   readonly idleTimeoutMs: number;
   /** When set, each launched unit's CPU profile of each scenario's gateway runs goes there (`<scenario>-<unit>.cpuprofile`). */
@@ -65,6 +76,8 @@ export const defaultBenchOptions = {
   searchRepeats: 20,
   orgMembers: 10_000,
   createRate: 50,
+  webhookEvents: 10_000,
+  webhookRate: 10,
   idleTimeoutMs: 60_000,
 } as const;
 
@@ -100,6 +113,7 @@ interface Slice {
   /** The load generator's CPU time, when a load generator made the load. */
   readonly loaderCpuMs?: number;
   readonly searchLatency?: SearchLatency;
+  readonly webhookDeliveries?: WebhookDeliveries;
 }
 
 /** One side of a scenario: the gateway route or its baseline. */
@@ -127,6 +141,7 @@ class Tally {
   /** Requests per second of each slice, in order. */
   readonly sliceRates: number[] = [];
   searchLatency: SearchLatency | undefined;
+  webhookDeliveries: WebhookDeliveries | undefined;
 
   add(slice: Slice, cpuMs: Record<string, number>, served: readonly WatchedProcess[], timings: OperationTiming[]): void {
     this.durationSeconds += slice.durationSeconds;
@@ -141,6 +156,7 @@ class Tally {
     this.timings.push(timings);
     this.sliceRates.push(slice.durationSeconds > 0 ? slice.latenciesMs.length / slice.durationSeconds : 0);
     if (slice.searchLatency) this.searchLatency = slice.searchLatency;
+    if (slice.webhookDeliveries) this.webhookDeliveries = slice.webhookDeliveries;
   }
 
   get serverTimings(): OperationTiming[] {
@@ -206,6 +222,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   let argon2: Argon2Rate | undefined;
   let peer: RunningPeer | undefined;
   let loader: LoadGenerator | undefined;
+  let receivers: WebhookReceivers | undefined;
   try {
     loader = LoadGenerator.start();
     if (selected.some((scenario) => scenario.baseline.kind === 'http')) {
@@ -213,6 +230,10 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       progress(`bare server at ${bare.url} (pid ${bare.pid})`);
     }
     if (selected.some((scenario) => scenario.baseline.kind === 'argon2')) argon2 = Argon2Rate.start();
+    if (target.kind === 'launched' && selected.some((scenario) => scenario.name === 'webhooks')) {
+      receivers = await WebhookReceivers.start(LIVE_WEBHOOK_ENDPOINTS);
+      progress(`webhook receivers at ${receivers.liveUrls.length} ports (pid ${receivers.pid}), the down endpoint at ${receivers.downUrl}`);
+    }
     seeded = await seed(target, {
       users: options.users,
       posts: options.posts,
@@ -259,6 +280,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       seed: seeded,
       connections: options.connections,
       createRate: options.createRate,
+      webhookEvents: options.webhookEvents,
+      webhookRate: options.webhookRate,
     };
     const generator = loader;
     const httpSide = (
@@ -266,6 +289,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       plan: LoadPlan,
       served: readonly WatchedProcess[],
       metricsUrls?: ReadonlyMap<string, string>,
+      afterLoad?: () => Promise<Pick<Slice, 'webhookDeliveries'>>,
     ): Side => ({
       label,
       served,
@@ -273,21 +297,31 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       async run(durationSeconds, warmup) {
         // A warm-up is not measured, so it leaves the search probe out.
         const { searchProbe, ...rest } = plan;
-        return generator.run({ ...rest, ...(warmup || !searchProbe ? {} : { searchProbe }), durationSeconds }, signal);
+        // A load of so many requests takes as long as its rate makes it.
+        const duration = plan.amount !== undefined && plan.overallRate !== undefined ? plan.amount / plan.overallRate : durationSeconds;
+        const slice = await generator.run({ ...rest, ...(warmup || !searchProbe ? {} : { searchProbe }), durationSeconds: duration }, signal);
+        return warmup || !afterLoad ? slice : { ...slice, ...(await afterLoad()) };
       },
     });
     const profiles = options.cpuProfileDir && target.kind === 'launched' ? new CpuProfiles(options.cpuProfileDir) : undefined;
 
     /** One measured slice of one side, with CPU time and unit timings around it. */
+    const receiversProcess: WatchedProcess[] = receivers ? [{ name: 'webhook receivers', role: 'harness', pid: receivers.pid }] : [];
     const measureSlice = async (side: Side, tally: Tally, durationSeconds: number): Promise<void> => {
       signal?.throwIfAborted();
-      const watched = [...side.served, harness];
+      const watched = [...side.served, harness, ...receiversProcess];
       const timingsBefore = side.metricsUrls ? await readTimings(side.metricsUrls) : undefined;
       const before = await readCpu(watched);
       const slice = await side.run(durationSeconds, false);
       const after = await readCpu(watched);
       const timings = side.metricsUrls && timingsBefore ? timingsBetween(timingsBefore, await readTimings(side.metricsUrls)) : [];
       tally.add(slice, cpuMillisecondsBetween(watched, before, after, ticksPerSecond), side.served, timings);
+    };
+
+    const afterLoadOf = (scenario: Scenario, prepared: Prepared): (() => Promise<Pick<Slice, 'webhookDeliveries'>>) | undefined => {
+      const { afterLoad } = scenario;
+      if (!afterLoad) return undefined;
+      return () => afterLoad({ databaseUrl: target.baseline.databaseUrl, prepared, ...(signal ? { signal } : {}) });
     };
 
     const results: ScenarioResult[] = [];
@@ -306,6 +340,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
           seed: seeded,
           searchPosts: options.searchPosts,
           orgMembers: options.orgMembers,
+          webhookReceivers: receivers,
           onProgress: progress,
           ...(signal ? { signal } : {}),
         });
@@ -320,7 +355,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       const gatewaySide =
         scenario.name === 'me-cluster' && redisGateways
           ? httpSide(scenario.label, scenario.gateway(context, prepared), servedBy(redisGateways.cluster))
-          : httpSide(scenario.label, scenario.gateway(context, prepared), target.processes, target.metricsUrls);
+          : httpSide(scenario.label, scenario.gateway(context, prepared), target.processes, target.metricsUrls, afterLoadOf(scenario, prepared));
       const baselineSide = baselineOf(scenario, context, target, {
         bare,
         argon2,
@@ -377,12 +412,17 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
             }
           : {}),
         ...(gatewayTally.searchLatency ? { searchLatency: gatewayTally.searchLatency } : {}),
+        ...(gatewayTally.webhookDeliveries ? { webhookDeliveries: gatewayTally.webhookDeliveries } : {}),
         ...alone,
         serverTimings: gatewayTally.serverTimings,
         startedIdle,
       };
       results.push(result);
       progress(describeResult(result));
+      // What is measured is kept even when undoing the scenario's set-up fails; the stack goes at the end anyway.
+      await scenario.cleanUp?.({ gatewayUrl: target.gatewayUrl, prepared }).catch((error: unknown) =>
+        progress(`${scenario.name}: could not undo its set-up: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
 
     const processes = await peakMemory([
@@ -397,6 +437,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       ...(argon2 ? [{ name: argon2Name(target), role: 'baseline' as const, pid: argon2.pid }] : []),
       ...(peer ? [peerProcess(peer)] : []),
       harness,
+      ...receiversProcess,
       { name: 'load generator (autocannon)', role: 'harness', pid: loader.pid },
     ]);
     return {
@@ -411,6 +452,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         users: options.users,
         posts: options.posts,
         createRate: options.createRate,
+        ...(receivers ? { webhookEvents: options.webhookEvents, webhookRate: options.webhookRate } : {}),
         threadPoolSize: target.threadPoolSize,
         argon2: target.argon2,
       },
@@ -420,7 +462,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       targets: evaluateTargets(results, processes, options.createRate),
     };
   } finally {
-    await Promise.allSettled([bare?.stop(), argon2?.stop(), peer?.stop(), loader?.stop(), redisGateways?.stop()]);
+    await Promise.allSettled([bare?.stop(), argon2?.stop(), peer?.stop(), loader?.stop(), redisGateways?.stop(), receivers?.stop()]);
     if (target.kind === 'external' && seeded) {
       await removeSeed(target, seeded).catch((error: unknown) =>
         progress(`could not remove the seeded accounts: ${String(error)}`),
@@ -502,5 +544,9 @@ function describeResult(result: ScenarioResult): string {
   const baseline = result.baseline ? `; baseline ${result.baseline.requestsPerSecond}/s; ratio ${result.ratio}` : '';
   const peer = result.peer ? `; peer ${result.peer.requestsPerSecond}/s; gateway/peer ${result.peerRatio}` : '';
   const search = result.searchLatency ? `; searchable p99 ${result.searchLatency.p99Ms} ms` : '';
-  return gateway + baseline + peer + search;
+  const hooks = result.webhookDeliveries;
+  const webhooks = hooks
+    ? `; ${hooks.delivered} of ${hooks.expected} messages delivered, delay p50 ${hooks.delay.p50Ms} ms p99 ${hooks.delay.p99Ms} ms max ${hooks.delay.maxMs} ms, ${hooks.deliveriesPerSecond}/s`
+    : '';
+  return gateway + baseline + peer + search + webhooks;
 }

@@ -6,6 +6,15 @@ import { PEER_SESSION_COOKIE, peerJsonHeaders, type PeerUser } from './peer/peer
 import { costlySearchQueries, seedSearchCorpus, type RelevanceProbe } from './search-corpus';
 import { measureSearchQuality, type SearchQuality } from './search-quality';
 import type { Seed, SeededUser } from './seed';
+import {
+  awaitWebhookDeliveries,
+  createWebhookEndpoints,
+  removeWebhookEndpoints,
+  roleToggleRequests,
+  type WebhookDeliveries,
+  type WebhookSetup,
+} from './webhook-deliveries';
+import type { WebhookReceivers } from './webhook-receiver-process';
 
 /**
  * The scenarios in the order they run: reads first, then the ones that
@@ -28,14 +37,16 @@ export const scenarioNames = [
   'org-members',
   'scim-users',
   'search',
+  'webhooks',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 /**
  * Scenarios that run only when named (--scenarios): me-cluster starts a
- * Redis Cluster of 3 masters and 3 replicas and a second gateway on it.
+ * Redis Cluster of 3 masters and 3 replicas and a second gateway on it;
+ * webhooks sends a hundred thousand deliveries, minutes of load.
  */
-export const optInScenarios: readonly ScenarioName[] = ['me-cluster'];
+export const optInScenarios: readonly ScenarioName[] = ['me-cluster', 'webhooks'];
 
 export function isScenarioName(name: string): name is ScenarioName {
   return (scenarioNames as readonly string[]).includes(name);
@@ -66,6 +77,9 @@ export interface ScenarioContext {
   readonly connections: number;
   /** post-create's rate, creates per second over all connections. */
   readonly createRate: number;
+  /** webhooks: events caused, and how many per second. */
+  readonly webhookEvents: number;
+  readonly webhookRate: number;
 }
 
 export interface PrepareContext {
@@ -76,6 +90,8 @@ export interface PrepareContext {
   readonly searchPosts: number;
   /** Members of org-members' organisation, besides its owner. */
   readonly orgMembers: number;
+  /** webhooks: the receivers' process, started by the run when the scenario is selected. */
+  readonly webhookReceivers: WebhookReceivers | undefined;
   readonly onProgress: (message: string) => void;
   readonly signal?: AbortSignal;
 }
@@ -88,6 +104,20 @@ export interface Prepared {
   readonly largeOrganization?: LargeOrganization & { readonly pagePaths: readonly string[] };
   /** scim-users: a large organisation's directory as its identity provider provisioned it. */
   readonly scimDirectory?: ScimDirectory;
+  /** webhooks: the organisation's endpoints and the receivers behind them. */
+  readonly webhooks?: WebhookSetup & { readonly receivers: WebhookReceivers };
+}
+
+/** Inside the measured run, after the load: what the load set off, so that its CPU time and profile count too. */
+export interface AfterLoadMeasurements {
+  readonly webhookDeliveries?: WebhookDeliveries;
+}
+
+export interface AfterLoadContext {
+  /** The launched stack's database. */
+  readonly databaseUrl: string;
+  readonly prepared: Prepared;
+  readonly signal?: AbortSignal;
 }
 
 /** After the load: what one reader gets, one request at a time; it joins the scenario's result. */
@@ -140,6 +170,10 @@ export interface Scenario {
   readonly prepare?: (context: PrepareContext) => Promise<Prepared>;
   /** After the load: what one reader gets alone (search's latency and relevance, a member listing's pages), with what `prepare` made. */
   readonly alone?: (context: AloneContext) => Promise<AloneMeasurements>;
+  /** Waits, within the measured run, for what the load set off (webhooks: every delivery). */
+  readonly afterLoad?: (context: AfterLoadContext) => Promise<AfterLoadMeasurements>;
+  /** Undoes what `prepare` made once the scenario is measured, so that it goes on no more. */
+  readonly cleanUp?: (context: { readonly gatewayUrl: string; readonly prepared: Prepared }) => Promise<void>;
   /**
    * Whether a warm-up run precedes the measured one. Not for post-create:
    * warm-up posts would queue index jobs that run during the measurement.
@@ -486,5 +520,36 @@ export const scenarios: readonly Scenario[] = [
     }),
     baseline: { kind: 'none' },
     warmsUp: true,
+  },
+  {
+    name: 'webhooks',
+    label: 'PATCH /v0/orgs/{id}/members/{user_id} → 10 webhook endpoints',
+    // Issue 33: each role change is a message to each of 9 live endpoints and to 1 that is down.
+    prepare: async (context) => {
+      if (!context.webhookReceivers) throw new Error('the webhook receivers are not running');
+      const setup = await createWebhookEndpoints(context.gatewayUrl, context.seed, context.webhookReceivers);
+      context.onProgress(`webhooks: ${setup.endpoints.length} endpoints, ${setup.memberIds.length} members whose roles change`);
+      return { webhooks: { ...setup, receivers: context.webhookReceivers } };
+    },
+    gateway: (context, prepared) => {
+      if (!prepared.webhooks) throw new Error('webhooks runs after its prepare');
+      return {
+        url: context.gatewayUrl,
+        connections: context.connections,
+        overallRate: context.webhookRate,
+        amount: context.webhookEvents,
+        requests: roleToggleRequests(prepared.webhooks),
+      };
+    },
+    afterLoad: async ({ databaseUrl, prepared, signal }) => {
+      if (!prepared.webhooks) throw new Error('webhooks runs after its prepare');
+      return { webhookDeliveries: await awaitWebhookDeliveries(databaseUrl, prepared.webhooks, prepared.webhooks.receivers, signal) };
+    },
+    cleanUp: async ({ gatewayUrl, prepared }) => {
+      if (prepared.webhooks) await removeWebhookEndpoints(gatewayUrl, prepared.webhooks);
+    },
+    baseline: { kind: 'none' },
+    // Warm-up events would be deliveries still under way when the measured ones start.
+    warmsUp: false,
   },
 ];

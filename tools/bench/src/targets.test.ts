@@ -1,4 +1,4 @@
-import { formatMemberListing, formatReport, type BenchReport, type RunMeasurement, type ScenarioResult } from './report';
+import { formatMemberListing, formatReport, formatWebhookDeliveries, type BenchReport, type RunMeasurement, type ScenarioResult } from './report';
 import { evaluateTargets } from './targets';
 
 const run = (label: string, requestsPerSecond: number, errors = 0): RunMeasurement => ({
@@ -206,5 +206,33 @@ describe('formatReport()', () => {
     expect(check(scimResult(120, 0))).toMatchObject({ met: false });
     expect(check(scimResult(80, 1))).toMatchObject({ met: false });
     expect(formatMemberListing([scimResult(80, 0)])).toContain('| GET /scim/v2/Users?count=100 | 10000 | 100 | 5 | 0 | 20.0 | 80.0 | 85.0 |');
+  });
+  it('holds every message to the live webhook endpoints to 2 s from its event at p99, with one endpoint down, each message delivered', () => {
+    const webhooks = (p99Ms: number, delivered: number): ScenarioResult => ({
+      scenario: 'webhooks',
+      gateway: { ...run('PATCH /v0/orgs/{id}/members/{user_id}', 50), cpuMsByProcess: { jobs: 45_000, identity: 60_000 } },
+      webhookDeliveries: {
+        events: 10_000,
+        liveEndpoints: 9,
+        downEndpoints: 1,
+        expected: 90_000,
+        delivered,
+        repeats: 3,
+        delay: { count: delivered, p50Ms: 180, p99Ms, meanMs: 250, maxMs: p99Ms + 400 },
+        deliveriesPerSecond: 441.2,
+        downAttempts: 19_870,
+      },
+      serverTimings: [],
+      startedIdle: true,
+    });
+    const check = (result: ScenarioResult) => evaluateTargets([result], [], 50).find((target) => target.name === 'webhook deliveries');
+    expect(check(webhooks(1_900, 90_000))).toMatchObject({ met: true, actual: 'p99 1900.0 ms, 90000 of 90000 delivered (10000 events at 50.0/s)' });
+    expect(check(webhooks(2_100, 90_000))?.met).toBe(false);
+    // Messages never received are no fast deliveries.
+    expect(check(webhooks(1_900, 89_990))?.met).toBe(false);
+    const printed = formatWebhookDeliveries([webhooks(1_900, 90_000)]);
+    expect(printed).toContain('| 10000 | 50.0 | 9 + 1 | 90000 | 90000 | 3 | 180.0 | 1900.0 | 2300.0 | 441.2 | 19870 |');
+    expect(printed).toContain('| identity | 60.0 | 0.667 |');
+    expect(formatWebhookDeliveries(results)).toBeUndefined();
   });
 });

@@ -29,6 +29,11 @@ export const targets = {
   memberListingAloneP99Ms: 50,
   /** scim-users: each page of 100 users of a 10 000-user SCIM directory, alone, p99 (issue 32). */
   scimListingAloneP99Ms: 100,
+  /**
+   * webhooks: from an event to its message's first receipt, p99, over every
+   * message to 9 live endpoints while a 10th is down (issue 33).
+   */
+  webhookDelayP99Ms: 2_000,
   /** post-create → searchable, p99, at `createRate` creates per second. */
   searchableP99Ms: 1_000,
   /** A rate-limited run that reaches less than this share of its rate did not test the rate. */
@@ -78,6 +83,17 @@ export function evaluateTargets(
         latency.notFound === 0 &&
         latency.count > 0 &&
         rate >= createRate * targets.minimumCreateRateShare,
+    });
+  }
+
+  const webhooks = results.find((result) => result.webhookDeliveries);
+  const hooks = webhooks?.webhookDeliveries;
+  if (webhooks && hooks) {
+    checks.push({
+      name: 'webhook deliveries',
+      requirement: `every message to the live endpoints delivered, delay p99 ≤ ${targets.webhookDelayP99Ms} ms, one endpoint down`,
+      actual: `p99 ${hooks.delay.p99Ms.toFixed(1)} ms, ${hooks.delivered} of ${hooks.expected} delivered (${hooks.events} events at ${webhooks.gateway.requestsPerSecond.toFixed(1)}/s)`,
+      met: hooks.expected > 0 && hooks.delivered === hooks.expected && hooks.delay.p99Ms <= targets.webhookDelayP99Ms,
     });
   }
 
