@@ -13,6 +13,8 @@ describe('isDependencyOutage()', () => {
     ['PostgreSQL restarting', failure('terminating connection due to administrator command', '57P01')],
     ['a statement out of time', failure('canceling statement due to statement timeout', '57014')],
     ['a lost connection', failure('connection failure', '08006')],
+    ['a deadlock the server broke', failure('deadlock detected', '40P01')],
+    ['a serialization failure', failure('could not serialize access due to concurrent update', '40001')],
   ])('counts %s as an outage', (_what, error) => {
     expect(isDependencyOutage(error)).toBe(true);
     expect(isDependencyOutage(new Error('wrapped', { cause: error }))).toBe(true);

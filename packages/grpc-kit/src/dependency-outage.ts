@@ -13,7 +13,9 @@ export function isDependencyOutage(error: unknown): boolean {
     // PostgreSQL: class 08 is connection exceptions, class 53 a server out of resources (53300: too many
     // connections, as a busy PgBouncer or server answers), 57P0x the server shutting down or restarting.
     // 57014 is a statement cancelled by its timeout: the request's budget ran out while the database was slow.
-    if (/^08/.test(code) || /^53/.test(code) || /^57P0/.test(code) || code === '57014') return true;
+    // Class 40 is a transaction the server rolled back for another's sake (40P01 a deadlock, 40001 a serialization
+    // failure): nothing was written, and the same request asked again succeeds.
+    if (/^08/.test(code) || /^53/.test(code) || /^57P0/.test(code) || code === '57014' || /^40/.test(code)) return true;
     // nats.js connection and timeout errors.
     if (['CONNECTION_REFUSED', 'CONNECTION_CLOSED', 'DISCONNECT', 'TIMEOUT', '503'].includes(code)) return true;
   }

@@ -94,36 +94,46 @@ export async function recordAttempt(
 ): Promise<webhooksV1.RecordAttemptResponse> {
   checkAttempt(request);
   const attemptedAt = request.attemptedAt ?? new Date();
-  const { rows } = await deps.pool.query<RecordedRow>(
-    `WITH message AS (
-       SELECT message.id, message.endpoint_id, endpoint.enabled, endpoint.failing_since
-         FROM identity.webhook_messages message JOIN identity.webhook_endpoints endpoint ON endpoint.id = message.endpoint_id
-        WHERE message.id = $2
-     ), inserted AS (
-       INSERT INTO identity.webhook_attempts (id, message_id, endpoint_id, status, response_status, duration_ms, attempted_at)
-       SELECT $1, message.id, message.endpoint_id, $3, $4, $5, date_trunc('milliseconds', $6::timestamptz) FROM message
-       ON CONFLICT (id) DO NOTHING
-       RETURNING id
-     ), delivered AS (
-       UPDATE identity.webhook_messages SET delivered_at = $6
-        WHERE $3 = 'succeeded' AND id = $2 AND delivered_at IS NULL
-       RETURNING id
-     ), failing AS (
-       UPDATE identity.webhook_endpoints endpoint
-          SET failing_since = CASE WHEN $3 = 'succeeded' THEN NULL ELSE $6::timestamptz END
-         FROM message
-        WHERE endpoint.id = message.endpoint_id
-          AND CASE WHEN $3 = 'succeeded' THEN endpoint.failing_since IS NOT NULL ELSE endpoint.failing_since IS NULL END
-       RETURNING endpoint.failing_since
-     )
-     SELECT message.endpoint_id, message.enabled,
-            (SELECT count(*)::int FROM identity.webhook_attempts attempt WHERE attempt.message_id = message.id)
-              + (SELECT count(*)::int FROM inserted) AS attempts,
-            message.enabled AND $3 <> 'succeeded'
-              AND COALESCE((SELECT failing_since FROM failing), message.failing_since) <= now() - make_interval(secs => $7) AS disable_due
-       FROM message`,
-    [request.attemptId, request.messageId, request.status, request.responseStatus ?? null, request.durationMs, attemptedAt, deps.disableAfterMs / 1000],
-  );
+  let rows: RecordedRow[];
+  try {
+    ({ rows } = await deps.pool.query<RecordedRow>(
+      // The endpoint's row is locked before the message's (by the attempt's foreign key), in the order an
+      // endpoint's deletion takes them: the two wait for each other instead of deadlocking.
+      `WITH message AS (
+         SELECT message.id, message.endpoint_id, endpoint.enabled, endpoint.failing_since
+           FROM identity.webhook_messages message JOIN identity.webhook_endpoints endpoint ON endpoint.id = message.endpoint_id
+          WHERE message.id = $2
+            FOR KEY SHARE OF endpoint
+       ), inserted AS (
+         INSERT INTO identity.webhook_attempts (id, message_id, endpoint_id, status, response_status, duration_ms, attempted_at)
+         SELECT $1, message.id, message.endpoint_id, $3, $4, $5, date_trunc('milliseconds', $6::timestamptz) FROM message
+         ON CONFLICT (id) DO NOTHING
+         RETURNING id
+       ), delivered AS (
+         UPDATE identity.webhook_messages SET delivered_at = $6
+          WHERE $3 = 'succeeded' AND id = $2 AND delivered_at IS NULL
+         RETURNING id
+       ), failing AS (
+         UPDATE identity.webhook_endpoints endpoint
+            SET failing_since = CASE WHEN $3 = 'succeeded' THEN NULL ELSE $6::timestamptz END
+           FROM message
+          WHERE endpoint.id = message.endpoint_id
+            AND CASE WHEN $3 = 'succeeded' THEN endpoint.failing_since IS NOT NULL ELSE endpoint.failing_since IS NULL END
+         RETURNING endpoint.failing_since
+       )
+       SELECT message.endpoint_id, message.enabled,
+              (SELECT count(*)::int FROM identity.webhook_attempts attempt WHERE attempt.message_id = message.id)
+                + (SELECT count(*)::int FROM inserted) AS attempts,
+              message.enabled AND $3 <> 'succeeded'
+                AND COALESCE((SELECT failing_since FROM failing), message.failing_since) <= now() - make_interval(secs => $7) AS disable_due
+         FROM message`,
+      [request.attemptId, request.messageId, request.status, request.responseStatus ?? null, request.durationMs, attemptedAt, deps.disableAfterMs / 1000],
+    ));
+  } catch (error) {
+    // The message went between its look-up and the attempt's insert (the log's retention): as gone.
+    if ((error as { code?: unknown }).code === '23503') return { endpointDisabled: true, attempts: 0 };
+    throw error;
+  }
   const recorded = rows[0];
   // A message deleted with its endpoint meanwhile: nothing to record, nothing more to send.
   if (!recorded) return { endpointDisabled: true, attempts: 0 };
