@@ -36,7 +36,7 @@ describe('connectCallees()', () => {
     try {
       expect(Object.keys(gateway.clients).sort()).toEqual(['identity', 'oauth', 'oidc', 'orgs', 'passkeys', 'posts', 'scim', 'sso', 'totp']);
       expect(Object.keys(gateway.clients.oidc).sort()).toEqual([...Object.keys(oidcV1.OidcServiceService), 'close'].sort());
-      expect(Object.keys(jobs.clients).sort()).toEqual(['identity', 'oauth', 'oidc', 'passkeys', 'posts', 'sso', 'totp']);
+      expect(Object.keys(jobs.clients).sort()).toEqual(['identity', 'oauth', 'oidc', 'passkeys', 'posts', 'sso', 'totp', 'webhooks']);
       expect(identity.clients).toEqual({});
     } finally {
       gateway.close();
