@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { connect } from 'nats';
 import { waitFor } from '@latchkey/test-kit';
 import { signedInAccount } from '../support/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
@@ -70,16 +69,5 @@ it('delivers every event of a burst while a NATS server dies', async () => {
   expect(receiver.received.every((delivery) => typeOf(delivery) === 'org.invitation.created')).toBe(true);
   await victim.start();
   // The cluster whole again: JetStream answers before the stack's clean-up asks it for its streams.
-  await waitFor(
-    async () => {
-      const nats = await connect({ servers: topology.addresses.natsUrls!.split(',').filter((url) => url !== ''), timeout: 2_000 });
-      try {
-        await (await nats.jetstreamManager({ timeout: 2_000 })).streams.names().next();
-        return true;
-      } finally {
-        await nats.close();
-      }
-    },
-    { timeoutMs: 60_000, intervalMs: 500, description: 'JetStream answering on the whole cluster' },
-  );
+  await topology.nats!.waitForJetStream();
 });
