@@ -145,6 +145,10 @@ describe('webhook deliveries', () => {
     expect(idOf(crm.received.at(-1)!)).toBe(again);
     expect(crm.received.at(-1)!.body).toBe(delivered('org.member.added')!.body);
     expect(await owner.client.post(`${base}/deliveries/${randomUUID()}/retry`)).toMatchObject({ status: 404, body: { code: 'webhook:not_found' } });
+    // A message of this endpoint named through another endpoint of the organisation is as unknown.
+    const other = await createEndpoint(owner, orgId, crm.url, ['org.member.removed']);
+    expect(await owner.client.post(`/v0/orgs/${orgId}/webhooks/${other.id}/deliveries/${again}/retry`)).toMatchObject({ status: 404, body: { code: 'webhook:not_found' } });
+    expect(await owner.client.get(`${base}/deliveries?limit=101`)).toMatchObject({ status: 400 });
 
     // A test message, whatever the endpoint subscribes to.
     expect((await owner.client.post(`${base}/test`)).status).toBe(202);

@@ -32,10 +32,10 @@ export function decodePageToken(token: string, field = 'page_token'): { at: stri
 }
 
 /** 1-100; 0 (unset) means 20. */
-export function pageSizeOf(requested: number): number {
+export function pageSizeOf(requested: number, field = 'page_size'): number {
   if (requested === 0) return 20;
   if (!Number.isInteger(requested) || requested < 1 || requested > 100) {
-    throw AppError.validation([{ field: 'page_size', message: 'must be from 1 to 100' }]);
+    throw AppError.validation([{ field, message: 'must be from 1 to 100' }]);
   }
   return requested;
 }

@@ -2,15 +2,12 @@ import type { orgsV1 } from '@latchkey/contracts';
 import { withTransaction } from '@latchkey/db';
 import { AppError } from '@latchkey/errors';
 import type { RequestContext } from '@latchkey/grpc-kit';
-import { decodePageToken, encodePageToken, pageKeySql } from '../page-tokens';
+import { decodePageToken, encodePageToken, pageKeySql, pageSizeOf } from '../page-tokens';
 import type { OrgsDeps } from './orgs-deps';
 import { actingMember } from './membership-store';
 import { isId } from './org-fields';
 import { queueDelivery, queueTestMessage } from './webhook-messages';
 import { findWebhook, WEBHOOKS_MANAGE } from './webhooks';
-
-const DEFAULT_PAGE = 20;
-const MAX_PAGE = 100;
 
 interface EndpointCall {
   readonly actorUserId: string;
@@ -29,19 +26,13 @@ interface AttemptRow {
   page_key: string;
 }
 
-function pageSize(limit: number): number {
-  if (limit === 0) return DEFAULT_PAGE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw AppError.validation([{ field: 'limit', message: `must be from 1 to ${MAX_PAGE}` }]);
-  return limit;
-}
-
 /** An endpoint's attempts, newest first, by keyset (webhooks:manage). */
 export async function listWebhookDeliveries(
   deps: OrgsDeps,
   input: EndpointCall & { readonly limit: number; readonly cursor: string },
   context: RequestContext,
 ): Promise<orgsV1.ListWebhookDeliveriesResponse> {
-  const limit = pageSize(input.limit);
+  const limit = pageSizeOf(input.limit, 'limit');
   return withTransaction(deps.pool, context, async (db) => {
     const actor = await actingMember(db, input.actorUserId, input.organizationId, { needs: WEBHOOKS_MANAGE });
     const endpoint = await findWebhook(db, actor.organizationId, input.webhookId);
