@@ -162,7 +162,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
     const prompts = typeof interaction.params['prompt'] === 'string' ? interaction.params['prompt'].split(' ') : [];
     if (prompts.includes('consent')) return false;
     if (interaction.prompt.name === 'consent' && interaction.prompt.reasons.some((reason) => reason !== 'op_scopes_missing')) return false;
-    const { grantId } = await deps.oidc.findUserGrant({ userId: session.userId, clientId }, request.ctx);
+    const { grantId } = await deps.oidc.findUserGrant({ userId: session.userId, clientId, withGrantAndAccount: false }, request.ctx);
     const grant = grantId ? await provider.Grant.find(grantId) : undefined;
     if (!grant) return false;
     const granted = new Set((grant.getOIDCScope() ?? '').split(' '));
@@ -171,7 +171,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): FastifyPluginAsyncZod {
 
   /** The account's grant for the client, created or extended to the requested scopes. */
   async function grantFor(session: Session, clientId: string, scopes: readonly string[], kept: string | undefined, request: { ctx: RequestContext }) {
-    const remembered = kept ?? (await deps.oidc.findUserGrant({ userId: session.userId, clientId }, request.ctx)).grantId;
+    const remembered = kept ?? (await deps.oidc.findUserGrant({ userId: session.userId, clientId, withGrantAndAccount: false }, request.ctx)).grantId;
     let grant = remembered ? await provider.Grant.find(remembered) : undefined;
     if (grant && (grant.accountId !== session.userId || grant.clientId !== clientId)) grant = undefined;
     grant ??= new provider.Grant({ accountId: session.userId, clientId });

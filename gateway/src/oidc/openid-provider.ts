@@ -323,9 +323,20 @@ async function findAccount(
 
 async function accountRecordOf(deps: OpenIdProviderDeps, ctx: KoaContextWithOIDC, sub: string): Promise<RememberedAccount | undefined> {
   // Identity answered the account with the token or code this request presented (provider-storage.ts).
-  const remembered = requestMemory(ctx)?.accounts.get(sub);
+  const memory = requestMemory(ctx);
+  const remembered = memory?.accounts.get(sub);
   if (remembered !== undefined) return remembered ?? undefined;
-  const user = await deps.identity.getUser({ userId: sub }, providerRequestContext(ctx.req)).then(
+  const context = providerRequestContext(ctx.req);
+  // An authorization request reads the signed-in account, then its grant for the client (loadExistingGrant): one call.
+  const clientId = ctx.oidc.client?.clientId;
+  if (memory && clientId && (ctx.oidc.route === 'authorization' || ctx.oidc.route === 'resume') && sub === ctx.oidc.session?.accountId) {
+    const found = await deps.oidc.findUserGrant({ userId: sub, clientId, withGrantAndAccount: true }, context);
+    memory.userGrants.set(clientId, found.found ? found.grantId : null);
+    if (found.found) memory.grants.set(found.grantId, found.grantPayloadJson || null);
+    memory.accounts.set(sub, found.account ?? null);
+    return found.account;
+  }
+  const user = await deps.identity.getUser({ userId: sub }, context).then(
     (answer) => answer.user,
     (error: unknown) => {
       // An account that is gone (or an id that was never one) has no claims: the provider answers invalid_grant or login.
@@ -347,8 +358,10 @@ async function loadExistingGrant(deps: OpenIdProviderDeps, ctx: KoaContextWithOI
   const accountId = oidc.session?.accountId;
   const client = oidc.client;
   if (!accountId || !client) return undefined;
-  const context = providerRequestContext(ctx.req);
-  const kept = oidc.result?.consent?.grantId ?? (await deps.oidc.findUserGrant({ userId: accountId, clientId: client.clientId }, context)).grantId;
+  const remembered = requestMemory(ctx)?.userGrants.get(client.clientId);
+  const kept =
+    oidc.result?.consent?.grantId ??
+    (remembered !== undefined ? remembered : (await deps.oidc.findUserGrant({ userId: accountId, clientId: client.clientId, withGrantAndAccount: false }, providerRequestContext(ctx.req))).grantId);
   let grant = kept ? await oidc.provider.Grant.find(kept) : undefined;
   if (grant && (grant.accountId !== accountId || grant.clientId !== client.clientId)) grant = undefined;
   if (client['first_party'] === true) {

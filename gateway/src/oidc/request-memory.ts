@@ -7,7 +7,8 @@ export type RememberedAccount = oidcV1.ArtifactAccount;
 /**
  * What the provider's storage keeps for the length of one provider request
  * (docs/oidc.md, "Tokens"): the grant and account that identity answered
- * beside a token or code, which the provider reads right after it, and the
+ * beside a token or code, or beside the account's grant for the client of
+ * an authorization request, which the provider reads right after it; the
  * writes of a token request held back until its access token is saved, so
  * that consuming the code or refresh token and saving what it is exchanged
  * for are one call and one transaction.
@@ -17,6 +18,8 @@ export interface RequestMemory {
   readonly grants: Map<string, string | null>;
   /** Accounts by id; null: gone or disabled. */
   readonly accounts: Map<string, RememberedAccount | null>;
+  /** The account's grant for a client, by client id; null: there is none. */
+  readonly userGrants: Map<string, string | null>;
   /** The code or refresh token this token request exchanges, consumed with the tokens it issues. */
   source: oidcV1.ConsumeArtifactRequest | undefined;
   /** Artifacts to save with the access token (the rotated refresh token), while a source waits. */
@@ -30,7 +33,7 @@ export function requestMemory(ctx: KoaContextWithOIDC | undefined): RequestMemor
   if (!ctx) return undefined;
   let memory = memories.get(ctx);
   if (!memory) {
-    memory = { grants: new Map(), accounts: new Map(), source: undefined, held: [] };
+    memory = { grants: new Map(), accounts: new Map(), userGrants: new Map(), source: undefined, held: [] };
     memories.set(ctx, memory);
   }
   return memory;

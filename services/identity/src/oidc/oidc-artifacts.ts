@@ -8,7 +8,7 @@ import { queueMail } from '../mail-queue';
 import { findUserById } from '../user-store';
 import { presentedPayloadOf, storedIdOf, storedPayloadOf, userCodeHashOf } from './artifact-hashes';
 import { assertKind, type ArtifactKind } from './artifact-kinds';
-import { recordSessionClient, type SessionClientSettings } from './oidc-session-clients';
+import { recordSessionClient, sessionClientInsert, type SessionClientEntry, type SessionClientSettings } from './oidc-session-clients';
 
 /** The fields of a provider payload that identity reads; the rest is the provider's. */
 interface ArtifactPayload {
@@ -64,58 +64,83 @@ function checkArtifact(input: ArtifactToSave): CheckedArtifact {
 }
 
 /**
- * Writes one artifact inside the caller's transaction, its value and user
- * code hashed (artifact-hashes.ts). A device code saved again keeps its
- * user code: the payload it comes back with lacks it, as identity answered
- * it. A code that names a session records that the session signed in to
- * the client, so that no code reaches a client that its session's logout
- * could miss.
+ * The rows of artifacts as one jsonb parameter, each value and user code
+ * hashed (artifact-hashes.ts). A device code saved again keeps its user
+ * code: the payload it comes back with lacks it, as identity answered it.
  */
-async function writeArtifact(db: pg.ClientBase, artifact: CheckedArtifact): Promise<void> {
-  const { kind, payload, clientId, userId } = artifact;
-  const userCodeHash = kind === 'DeviceCode' && typeof payload.userCode === 'string' ? userCodeHashOf(payload.userCode) : null;
+function artifactRows(artifacts: readonly CheckedArtifact[]): string {
+  return JSON.stringify(
+    artifacts.map(({ kind, id, payload, clientId, userId, expiresAt }) => ({
+      kind,
+      id: storedIdOf(kind, id),
+      payload: storedPayloadOf(kind, payload),
+      user_id: userId ?? null,
+      client_id: clientId,
+      grant_id: payload.grantId ?? null,
+      user_code: kind === 'DeviceCode' && typeof payload.userCode === 'string' ? userCodeHashOf(payload.userCode) : null,
+      expires_at: expiresAt.toISOString(),
+    })),
+  );
+}
+
+/** Writes the rows of parameter $1 (artifactRows) where `condition` holds: a statement, or part of one. */
+function upsertArtifacts(condition: string): string {
+  return `INSERT INTO identity.oidc_artifacts (kind, id, payload, user_id, client_id, grant_id, user_code, expires_at)
+     SELECT kind, id, payload, user_id, client_id, grant_id, user_code, expires_at
+     FROM jsonb_to_recordset($1::jsonb) AS a(kind text, id text, payload jsonb, user_id uuid, client_id text, grant_id text, user_code text, expires_at timestamptz)
+     WHERE ${condition}
+     ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, user_id = EXCLUDED.user_id, grant_id = EXCLUDED.grant_id,
+       user_code = coalesce(EXCLUDED.user_code, oidc_artifacts.user_code), expires_at = EXCLUDED.expires_at`;
+}
+
+/**
+ * The session a code names, when it names one: saving the code records
+ * that the session signed in to the client, so that no code reaches a
+ * client that its session's logout could miss. The provider's sid and
+ * session uid are both the Latchkey session's public id (docs/oidc.md, "Logout").
+ */
+function sessionClientOf(artifact: CheckedArtifact): SessionClientEntry | undefined {
+  const { kind, payload, clientId, userId, sessionClient } = artifact;
+  const sessionId = payload.sid ?? payload.sessionUid;
+  if (!sessionClient || userId === undefined || !sessionId || (kind !== 'AuthorizationCode' && kind !== 'DeviceCode')) return undefined;
+  return { sessionId, clientId, userId, settings: sessionClient };
+}
+
+/** Runs a write of artifacts, answering user:not_found for the account's foreign key: it is gone. */
+async function writingArtifacts<T>(write: () => Promise<T>): Promise<T> {
   try {
-    await db.query(
-      `INSERT INTO identity.oidc_artifacts (kind, id, payload, user_id, client_id, grant_id, user_code, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, user_id = EXCLUDED.user_id, grant_id = EXCLUDED.grant_id,
-         user_code = coalesce(EXCLUDED.user_code, oidc_artifacts.user_code), expires_at = EXCLUDED.expires_at`,
-      [
-        kind,
-        storedIdOf(kind, artifact.id),
-        storedPayloadOf(kind, payload),
-        userId ?? null,
-        clientId,
-        payload.grantId ?? null,
-        userCodeHash,
-        artifact.expiresAt,
-      ],
-    );
+    return await write();
   } catch (error) {
-    // The account's foreign key: it is gone.
     if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw new AppError('user:not_found');
     throw error;
   }
-  // The provider's sid and session uid are both the Latchkey session's public id (docs/oidc.md, "Logout").
-  const sessionId = payload.sid ?? payload.sessionUid;
-  if (artifact.sessionClient && userId !== undefined && sessionId && (kind === 'AuthorizationCode' || kind === 'DeviceCode')) {
-    await recordSessionClient(db, { sessionId, clientId, userId, settings: artifact.sessionClient });
-  }
 }
 
-/** Stores one artifact. */
-export async function saveArtifact(deps: Pick<IdentityDeps, 'pool'>, input: ArtifactToSave, context: RequestContext): Promise<void> {
+/**
+ * Stores one artifact, and for a code that names a session the session's
+ * sign-in to the client, in one statement: one round trip, no transaction
+ * to open and commit (docs/performance.md, "The OpenID Provider").
+ */
+export async function saveArtifact(deps: Pick<IdentityDeps, 'pool'>, input: ArtifactToSave): Promise<void> {
   const artifact = checkArtifact(input);
-  await withTransaction(deps.pool, context, (db) => writeArtifact(db, artifact));
+  const rows = artifactRows([artifact]);
+  const session = sessionClientOf(artifact);
+  await writingArtifacts(async () => {
+    if (!session) return deps.pool.query(upsertArtifacts('true'), [rows]);
+    const record = sessionClientInsert(session, 2, 'EXISTS (SELECT 1 FROM written)');
+    return deps.pool.query(`WITH written AS (${upsertArtifacts('true')} RETURNING 1) ${record.sql}`, [rows, ...record.params]);
+  });
 }
 
 /**
  * What one token request issues (docs/oidc.md, "Tokens"): the code or
- * refresh token exchanged is consumed and the new tokens saved in one
- * transaction, so that two requests racing with one code or refresh token
- * never both get tokens. A source consumed already is a reuse, handled as
- * consumeArtifact handles one, and one that is gone (revoked meanwhile)
- * is refused too: both answer oidc:token_reused and save nothing.
+ * refresh token exchanged is consumed and the new tokens saved together,
+ * so that two requests racing with one code or refresh token never both
+ * get tokens. The usual case, a source not used before, is one statement
+ * that consumes it and writes the tokens only if it did. Otherwise a
+ * transaction looks at the source: one consumed already is a reuse,
+ * handled as consumeArtifact handles one, and one that is gone (revoked
+ * meanwhile) is refused too: both answer oidc:token_reused and save nothing.
  */
 export async function issueArtifacts(
   deps: Pick<IdentityDeps, 'pool'>,
@@ -124,6 +149,24 @@ export async function issueArtifacts(
 ): Promise<void> {
   const source = input.source && { kind: assertKind(input.source.kind), id: input.source.id };
   const artifacts = input.artifacts.map(checkArtifact);
+  const sessions = artifacts.map(sessionClientOf).filter((entry) => entry !== undefined);
+  if (sessions.length === 0) {
+    const rows = artifactRows(artifacts);
+    if (!source) {
+      await writingArtifacts(() => deps.pool.query(upsertArtifacts('true'), [rows]));
+      return;
+    }
+    const { rows: answer } = await writingArtifacts(() =>
+      deps.pool.query<{ consumed: boolean }>(
+        `WITH consumed AS (
+           UPDATE identity.oidc_artifacts SET consumed_at = now() WHERE kind = $2 AND id = $3 AND consumed_at IS NULL RETURNING 1
+         ), written AS (${upsertArtifacts('EXISTS (SELECT 1 FROM consumed)')} RETURNING 1)
+         SELECT EXISTS (SELECT 1 FROM consumed) AS consumed`,
+        [rows, source.kind, storedIdOf(source.kind, source.id)],
+      ),
+    );
+    if (answer[0]?.consumed === true) return;
+  }
   const outcome = await withTransaction(deps.pool, context, async (db) => {
     if (source) {
       const { outcome, grantId } = await consumeIn(db, source.kind, source.id, context);
@@ -131,7 +174,8 @@ export async function issueArtifacts(
       if (outcome === 'reused' && grantId && source.kind !== 'RefreshToken') await revokeGrantIn(db, grantId);
       if (outcome !== 'consumed') return outcome;
     }
-    for (const artifact of artifacts) await writeArtifact(db, artifact);
+    await writingArtifacts(() => db.query(upsertArtifacts('true'), [artifactRows(artifacts)]));
+    for (const session of sessions) await recordSessionClient(db, session);
     return 'issued' as const;
   });
   if (outcome !== 'issued') throw new AppError('oidc:token_reused', outcome === 'absent' ? 'the code or token is gone' : undefined);
@@ -260,15 +304,49 @@ export async function revokeGrantTokens(db: pg.Pool, grantId: string): Promise<v
   await db.query(`DELETE FROM identity.oidc_artifacts WHERE grant_id = $1 AND kind <> 'Grant'`, [grantId]);
 }
 
-/** The newest live grant of an account for a client. */
-export async function findUserGrant(db: pg.Pool, userId: string, clientId: string): Promise<string | undefined> {
-  if (!isUuid(userId)) return undefined;
-  const { rows } = await db.query<{ id: string }>(
-    `SELECT id FROM identity.oidc_artifacts WHERE kind = 'Grant' AND user_id = $1 AND client_id = $2 AND expires_at > now()
-     ORDER BY created_at DESC LIMIT 1`,
-    [userId, clientId],
+/** An account's newest live grant for a client, and with it what an authorization request reads next. */
+export interface FoundUserGrant {
+  readonly grantId?: string | undefined;
+  readonly grantPayload?: Record<string, unknown> | undefined;
+  readonly account?: ArtifactAccount | undefined;
+}
+
+/**
+ * The newest live grant of an account for a client. With its payload and
+ * the account (while enabled), one statement answers the three reads of
+ * an authorization request by a signed-in user (docs/performance.md, "The
+ * OpenID Provider").
+ */
+export async function findUserGrant(db: pg.Pool, userId: string, clientId: string, withGrantAndAccount = false): Promise<FoundUserGrant> {
+  if (!isUuid(userId)) return {};
+  const { rows } = await db.query<{
+    grant_id: string | null;
+    grant_payload: Record<string, unknown> | null;
+    account_id: string | null;
+    email: string | null;
+    email_verified: boolean | null;
+    handle: string | null;
+  }>(
+    `SELECT g.id AS grant_id, CASE WHEN $3 THEN g.payload END AS grant_payload,
+            u.id AS account_id, u.email, u.email_verified_at IS NOT NULL AS email_verified, u.handle
+     FROM (SELECT $1::uuid AS user_id) asked
+     LEFT JOIN LATERAL (
+       SELECT id, payload FROM identity.oidc_artifacts
+       WHERE kind = 'Grant' AND user_id = asked.user_id AND client_id = $2 AND expires_at > now()
+       ORDER BY created_at DESC LIMIT 1
+     ) g ON true
+     LEFT JOIN identity.users u ON $3 AND u.id = asked.user_id AND u.disabled_at IS NULL`,
+    [userId, clientId, withGrantAndAccount],
   );
-  return rows[0]?.id;
+  const row = rows[0];
+  return {
+    grantId: row?.grant_id ?? undefined,
+    grantPayload: row?.grant_payload ?? undefined,
+    account:
+      row?.account_id == null
+        ? undefined
+        : { userId: row.account_id, email: row.email ?? '', emailVerified: row.email_verified === true, handle: row.handle ?? '' },
+  };
 }
 
 /** The clients an account allowed, one entry per client with the union of its grants' scopes, newest first. */

@@ -36,8 +36,8 @@ function artifactToSave({ kind, id, payloadJson, expiresAt, sessionClient }: oid
 /** oidc.v1, one thin function per RPC (docs/oidc.md). */
 export function oidcHandlers(deps: IdentityDeps): OidcHandlers {
   return {
-    async saveArtifact(request, context) {
-      await saveArtifact(deps, artifactToSave(request), context);
+    async saveArtifact(request) {
+      await saveArtifact(deps, artifactToSave(request));
       return {};
     },
     async findArtifact(request) {
@@ -66,9 +66,14 @@ export function oidcHandlers(deps: IdentityDeps): OidcHandlers {
       await revokeGrantTokens(deps.pool, grantId);
       return {};
     },
-    async findUserGrant({ userId, clientId }) {
-      const grantId = await findUserGrant(deps.pool, userId, clientId);
-      return { found: grantId !== undefined, grantId: grantId ?? '' };
+    async findUserGrant({ userId, clientId, withGrantAndAccount }) {
+      const found = await findUserGrant(deps.pool, userId, clientId, withGrantAndAccount);
+      return {
+        found: found.grantId !== undefined,
+        grantId: found.grantId ?? '',
+        grantPayloadJson: found.grantPayload ? JSON.stringify(found.grantPayload) : '',
+        account: found.account,
+      };
     },
     async listUserGrants({ userId }) {
       const grants = await listUserGrants(deps.pool, userId);

@@ -20,18 +20,34 @@ function logoutSigningAlg(value: string): BackchannelLogoutJob['signing_alg'] {
   return signingAlgorithms.find((alg) => alg === value) ?? 'RS256';
 }
 
-/** Records that a Latchkey session signed in to a client (the provider's `sid` is the session's public id). */
-export async function recordSessionClient(
-  db: pg.ClientBase,
-  input: { sessionId: string; clientId: string; userId: string; settings: SessionClientSettings },
-): Promise<void> {
-  await db.query(
-    `INSERT INTO identity.oidc_session_clients (session_id, client_id, user_id, backchannel_logout_uri, session_required, signing_alg)
-     VALUES ($1, $2, $3, $4, $5, $6)
+/** A Latchkey session that signed in to a client (the provider's `sid` is the session's public id). */
+export interface SessionClientEntry {
+  readonly sessionId: string;
+  readonly clientId: string;
+  readonly userId: string;
+  readonly settings: SessionClientSettings;
+}
+
+/**
+ * The statement that records a session's sign-in to a client, its
+ * parameters numbered from `first`, so that it can follow another write in
+ * the same statement; `condition` gates it on that write.
+ */
+export function sessionClientInsert(entry: SessionClientEntry, first: number, condition = 'true'): { sql: string; params: unknown[] } {
+  const [session, client, user, uri, required, alg] = [0, 1, 2, 3, 4, 5].map((offset) => `$${String(first + offset)}`);
+  return {
+    sql: `INSERT INTO identity.oidc_session_clients (session_id, client_id, user_id, backchannel_logout_uri, session_required, signing_alg)
+     SELECT ${session}, ${client}, ${user}::uuid, ${uri}, ${required}::boolean, ${alg} WHERE ${condition}
      ON CONFLICT (session_id, client_id) DO UPDATE SET backchannel_logout_uri = EXCLUDED.backchannel_logout_uri,
        session_required = EXCLUDED.session_required, signing_alg = EXCLUDED.signing_alg`,
-    [input.sessionId, input.clientId, input.userId, input.settings.backchannelLogoutUri, input.settings.sessionRequired, logoutSigningAlg(input.settings.signingAlg)],
-  );
+    params: [entry.sessionId, entry.clientId, entry.userId, entry.settings.backchannelLogoutUri, entry.settings.sessionRequired, logoutSigningAlg(entry.settings.signingAlg)],
+  };
+}
+
+/** Records that a Latchkey session signed in to a client. */
+export async function recordSessionClient(db: pg.ClientBase, entry: SessionClientEntry): Promise<void> {
+  const { sql, params } = sessionClientInsert(entry, 1);
+  await db.query(sql, params);
 }
 
 /**

@@ -408,7 +408,7 @@ async function applicationAccess(userId: string) {
     held: async () => ({
       refreshToken: await works('RefreshToken', refresh),
       accessToken: await works('AccessToken', access),
-      consent: (await oidc.findUserGrant({ userId, clientId: 'app' })).found,
+      consent: (await oidc.findUserGrant({ userId, clientId: 'app', withGrantAndAccount: false })).found,
     }),
   };
 }

@@ -18,7 +18,7 @@ import {
 import { loadIdentityConfig } from '../../src/config';
 import { IDENTITY_SCHEMA, startIdentityService } from '../../src/identity-service';
 import { migrate } from '../../src/migrate';
-import { findArtifact, issueArtifacts, saveArtifact, type ArtifactToSave } from '../../src/oidc/oidc-artifacts';
+import { findArtifact, findUserGrant, issueArtifacts, saveArtifact, type ArtifactToSave } from '../../src/oidc/oidc-artifacts';
 
 const logger = createLogger({ service: 'identity-oidc-test', level: 'silent' });
 const HOUR = 60 * 60 * 1000;
@@ -52,8 +52,8 @@ function artifact(kind: string, payload: Record<string, unknown>): ArtifactToSav
 async function issued(kind: 'AuthorizationCode' | 'RefreshToken', userId: string) {
   const grant = artifact('Grant', { accountId: userId, openid: { scope: 'openid email' } });
   const source = artifact(kind, { accountId: userId, grantId: grant.id });
-  await saveArtifact({ pool }, grant, context());
-  await saveArtifact({ pool }, source, context());
+  await saveArtifact({ pool }, grant);
+  await saveArtifact({ pool }, source);
   return { grant, source };
 }
 
@@ -122,6 +122,52 @@ describe('FindArtifact', () => {
     expect(found?.payload).toMatchObject({ grantId: grant.id });
     expect(found?.grantPayload).toBeUndefined();
     expect(found?.account).toBeUndefined();
+  });
+});
+
+describe('SaveArtifact', () => {
+  it('records the sign-in of the session a code names with the code, and nothing for an account that is gone', async () => {
+    const userId = await newUser();
+    const sessionId = randomUUID();
+    const sessionClient = { backchannelLogoutUri: 'https://app.example/logout', sessionRequired: true, signingAlg: 'EdDSA' };
+    await saveArtifact({ pool }, { ...artifact('AuthorizationCode', { accountId: userId, sid: sessionId }), sessionClient });
+    const { rows } = await pool.query('SELECT client_id, user_id, backchannel_logout_uri, signing_alg FROM identity.oidc_session_clients WHERE session_id = $1', [
+      sessionId,
+    ]);
+    expect(rows).toEqual([{ client_id: 'app', user_id: userId, backchannel_logout_uri: 'https://app.example/logout', signing_alg: 'EdDSA' }]);
+
+    const gone = randomUUID();
+    const refused = await errorCodeOf(saveArtifact({ pool }, { ...artifact('AuthorizationCode', { accountId: gone, sid: gone }), sessionClient }));
+    expect(refused).toBe('user:not_found');
+    expect((await pool.query('SELECT 1 FROM identity.oidc_session_clients WHERE session_id = $1', [gone])).rowCount).toBe(0);
+  });
+});
+
+describe('FindUserGrant', () => {
+  it('answers the newest grant of the account for the client with its payload and the account when asked', async () => {
+    const userId = await newUser();
+    const older = artifact('Grant', { accountId: userId, openid: { scope: 'openid' } });
+    await saveArtifact({ pool }, older);
+    const { grant } = await issued('AuthorizationCode', userId);
+    await pool.query(`UPDATE identity.oidc_artifacts SET created_at = created_at - interval '1 minute' WHERE id = $1`, [older.id]);
+
+    const found = await findUserGrant(pool, userId, 'app', true);
+    expect(found.grantId).toBe(grant.id);
+    expect(found.grantPayload).toMatchObject({ accountId: userId, openid: { scope: 'openid email' } });
+    expect(found.account).toEqual({ userId, email: `${userId}@example.com`, emailVerified: true, handle: `u_${userId.slice(0, 8)}` });
+
+    expect(await findUserGrant(pool, userId, 'app')).toEqual({ grantId: grant.id, grantPayload: undefined, account: undefined });
+    expect(await findUserGrant(pool, userId, 'another-app', true)).toMatchObject({ grantId: undefined, account: { userId } });
+  });
+
+  it('answers the grant but no account for a disabled one, over gRPC too', async () => {
+    const userId = await newUser(true);
+    const { grant } = await issued('AuthorizationCode', userId);
+    const answer = await oidc.findUserGrant({ userId, clientId: 'app', withGrantAndAccount: true });
+    expect(answer).toMatchObject({ found: true, grantId: grant.id });
+    expect(JSON.parse(answer.grantPayloadJson)).toMatchObject({ accountId: userId });
+    expect(answer.account).toBeUndefined();
+    expect(await oidc.findUserGrant({ userId: randomUUID(), clientId: 'app', withGrantAndAccount: true })).toMatchObject({ found: false, grantPayloadJson: '' });
   });
 });
 

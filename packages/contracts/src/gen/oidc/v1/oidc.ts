@@ -169,6 +169,8 @@ export interface FindUserGrantRequest {
   userId: string;
   /** The client's id. */
   clientId: string;
+  /** Whether to answer the grant's payload and the account too. */
+  withGrantAndAccount: boolean;
 }
 
 /** FindUserGrantResponse: the newest live grant, when there is one. */
@@ -177,6 +179,16 @@ export interface FindUserGrantResponse {
   found: boolean;
   /** Its id. */
   grantId: string;
+  /**
+   * With with_grant_and_account and a grant found: the grant's payload,
+   * as FindArtifact answers it.
+   */
+  grantPayloadJson: string;
+  /**
+   * With with_grant_and_account: the account, absent when it is gone or
+   * disabled.
+   */
+  account?: ArtifactAccount | undefined;
 }
 
 /** ListUserGrantsRequest names an account. */
@@ -1541,7 +1553,7 @@ export const RevokeGrantTokensResponse: MessageFns<RevokeGrantTokensResponse> = 
 };
 
 function createBaseFindUserGrantRequest(): FindUserGrantRequest {
-  return { userId: "", clientId: "" };
+  return { userId: "", clientId: "", withGrantAndAccount: false };
 }
 
 export const FindUserGrantRequest: MessageFns<FindUserGrantRequest> = {
@@ -1551,6 +1563,9 @@ export const FindUserGrantRequest: MessageFns<FindUserGrantRequest> = {
     }
     if (message.clientId !== "") {
       writer.uint32(18).string(message.clientId);
+    }
+    if (message.withGrantAndAccount !== false) {
+      writer.uint32(24).bool(message.withGrantAndAccount);
     }
     return writer;
   },
@@ -1584,6 +1599,14 @@ export const FindUserGrantRequest: MessageFns<FindUserGrantRequest> = {
             message.clientId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.withGrantAndAccount = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1608,6 +1631,11 @@ export const FindUserGrantRequest: MessageFns<FindUserGrantRequest> = {
         : isSet(object.client_id)
         ? globalThis.String(object.client_id)
         : "",
+      withGrantAndAccount: isSet(object.withGrantAndAccount)
+        ? globalThis.Boolean(object.withGrantAndAccount)
+        : isSet(object.with_grant_and_account)
+        ? globalThis.Boolean(object.with_grant_and_account)
+        : false,
     };
   },
 
@@ -1619,6 +1647,9 @@ export const FindUserGrantRequest: MessageFns<FindUserGrantRequest> = {
     if (message.clientId !== "") {
       obj.clientId = message.clientId;
     }
+    if (message.withGrantAndAccount !== false) {
+      obj.withGrantAndAccount = message.withGrantAndAccount;
+    }
     return obj;
   },
 
@@ -1629,12 +1660,13 @@ export const FindUserGrantRequest: MessageFns<FindUserGrantRequest> = {
     const message = createBaseFindUserGrantRequest();
     message.userId = object.userId ?? "";
     message.clientId = object.clientId ?? "";
+    message.withGrantAndAccount = object.withGrantAndAccount ?? false;
     return message;
   },
 };
 
 function createBaseFindUserGrantResponse(): FindUserGrantResponse {
-  return { found: false, grantId: "" };
+  return { found: false, grantId: "", grantPayloadJson: "", account: undefined };
 }
 
 export const FindUserGrantResponse: MessageFns<FindUserGrantResponse> = {
@@ -1644,6 +1676,12 @@ export const FindUserGrantResponse: MessageFns<FindUserGrantResponse> = {
     }
     if (message.grantId !== "") {
       writer.uint32(18).string(message.grantId);
+    }
+    if (message.grantPayloadJson !== "") {
+      writer.uint32(26).string(message.grantPayloadJson);
+    }
+    if (message.account !== undefined) {
+      ArtifactAccount.encode(message.account, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1677,6 +1715,22 @@ export const FindUserGrantResponse: MessageFns<FindUserGrantResponse> = {
             message.grantId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.grantPayloadJson = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.account = ArtifactAccount.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1697,6 +1751,12 @@ export const FindUserGrantResponse: MessageFns<FindUserGrantResponse> = {
         : isSet(object.grant_id)
         ? globalThis.String(object.grant_id)
         : "",
+      grantPayloadJson: isSet(object.grantPayloadJson)
+        ? globalThis.String(object.grantPayloadJson)
+        : isSet(object.grant_payload_json)
+        ? globalThis.String(object.grant_payload_json)
+        : "",
+      account: isSet(object.account) ? ArtifactAccount.fromJSON(object.account) : undefined,
     };
   },
 
@@ -1708,6 +1768,12 @@ export const FindUserGrantResponse: MessageFns<FindUserGrantResponse> = {
     if (message.grantId !== "") {
       obj.grantId = message.grantId;
     }
+    if (message.grantPayloadJson !== "") {
+      obj.grantPayloadJson = message.grantPayloadJson;
+    }
+    if (message.account !== undefined) {
+      obj.account = ArtifactAccount.toJSON(message.account);
+    }
     return obj;
   },
 
@@ -1718,6 +1784,10 @@ export const FindUserGrantResponse: MessageFns<FindUserGrantResponse> = {
     const message = createBaseFindUserGrantResponse();
     message.found = object.found ?? false;
     message.grantId = object.grantId ?? "";
+    message.grantPayloadJson = object.grantPayloadJson ?? "";
+    message.account = (object.account !== undefined && object.account !== null)
+      ? ArtifactAccount.fromPartial(object.account)
+      : undefined;
     return message;
   },
 };
@@ -3043,7 +3113,10 @@ export const OidcServiceService = {
   },
   /**
    * FindUserGrant answers the account's grant for one client, if any:
-   * consent is remembered per user and client.
+   * consent is remembered per user and client. Asked with
+   * with_grant_and_account, the answer also carries, read in the same
+   * statement, that grant's payload and the account while it is enabled:
+   * what an authorization request reads next.
    */
   findUserGrant: {
     path: "/oidc.v1.OidcService/FindUserGrant" as const,
@@ -3202,7 +3275,10 @@ export interface OidcServiceServer extends UntypedServiceImplementation {
   revokeGrantTokens: handleUnaryCall<RevokeGrantTokensRequest, RevokeGrantTokensResponse>;
   /**
    * FindUserGrant answers the account's grant for one client, if any:
-   * consent is remembered per user and client.
+   * consent is remembered per user and client. Asked with
+   * with_grant_and_account, the answer also carries, read in the same
+   * statement, that grant's payload and the account while it is enabled:
+   * what an authorization request reads next.
    */
   findUserGrant: handleUnaryCall<FindUserGrantRequest, FindUserGrantResponse>;
   /** ListUserGrants lists the clients an account has allowed, newest first. */
@@ -3380,7 +3456,10 @@ export interface OidcServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * FindUserGrant answers the account's grant for one client, if any:
-   * consent is remembered per user and client.
+   * consent is remembered per user and client. Asked with
+   * with_grant_and_account, the answer also carries, read in the same
+   * statement, that grant's payload and the account while it is enabled:
+   * what an authorization request reads next.
    */
   findUserGrant(
     request: FindUserGrantRequest,
