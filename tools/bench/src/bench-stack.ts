@@ -145,6 +145,9 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
     RATE_LIMIT_INVITATIONS: UNLIMITED,
     // scim-users reads a directory as fast as one identity provider's token may.
     RATE_LIMIT_SCIM_REQUESTS: UNLIMITED,
+    // The OpenID Provider's scenarios sign in and ask for tokens from one address, far past a browser's or client's rate.
+    RATE_LIMIT_OIDC_AUTHORIZE_MAX: UNLIMITED,
+    RATE_LIMIT_OIDC_TOKEN_MAX: UNLIMITED,
     // The OpenID Provider's scenarios sign in through this client.
     OIDC_CLIENTS: JSON.stringify([BENCH_OIDC_CLIENT]),
     // WEBHOOK_SEALING_PUBLIC_KEY stays unset: the launcher then gives identity and the jobs worker
