@@ -31,8 +31,12 @@ async function send(origin: string, template: RequestTemplate, answers: Answers)
     if (response.ok) answers.succeeded += 1;
     else answers.non2xx += 1;
   } catch (error) {
+    const timedOut = error instanceof Error && error.name === 'TimeoutError';
     answers.socketErrors += 1;
-    if (error instanceof Error && error.name === 'TimeoutError') answers.timeouts += 1;
+    if (timedOut) answers.timeouts += 1;
+    // Counted beside the statuses, so that the report says what the errors were.
+    const kind = timedOut ? 'timeout' : 'socket error';
+    answers.statusCodes[kind] = (answers.statusCodes[kind] ?? 0) + 1;
   }
 }
 

@@ -266,6 +266,12 @@ export function formatSearchQuality(results: readonly ScenarioResult[]): string 
   return `${latency}\n\n${relevance}`;
 }
 
+/** The errors and what they were, e.g. `27 (503: 20, timeout: 7)`. */
+function describeErrors(errors: number, statusCodes: Readonly<Record<string, number>>): string {
+  const kinds = Object.entries(statusCodes).filter(([status]) => !/^2\d\d$/.test(status));
+  return errors === 0 || kinds.length === 0 ? String(errors) : `${errors} (${kinds.map(([status, count]) => `${status}: ${count}`).join(', ')})`;
+}
+
 /** search: the costliest queries at a fixed rate while posts are created, what each rate reached, and the searches' latency. */
 export function formatSearchUnderWrites(results: readonly ScenarioResult[]): string | undefined {
   const phase = results.find((result) => result.searchUnderWrites)?.searchUnderWrites;
@@ -281,10 +287,10 @@ export function formatSearchUnderWrites(results: readonly ScenarioResult[]): str
         fixed(phase.latency.p50Ms, 1),
         fixed(phase.latency.p99Ms, 1),
         fixed(phase.latency.maxMs, 1),
-        String(phase.searchErrors),
+        describeErrors(phase.searchErrors, phase.searchStatusCodes),
         String(phase.created),
         perSecond(phase.created),
-        String(phase.createErrors),
+        describeErrors(phase.createErrors, phase.createStatusCodes),
       ],
     ],
     1,

@@ -19,6 +19,9 @@ export interface SearchUnderWrites {
   /** Posts created (201). */
   readonly created: number;
   readonly createErrors: number;
+  /** Answers by status (and `timeout`, `socket error`), of each side. */
+  readonly searchStatusCodes: Readonly<Record<string, number>>;
+  readonly createStatusCodes: Readonly<Record<string, number>>;
 }
 
 export interface SearchUnderWritesContext {
@@ -61,5 +64,7 @@ export async function measureSearchUnderWrites(context: SearchUnderWritesContext
     searchErrors: result.non2xx + result.socketErrors,
     created: result.writes.statusCodes['201'] ?? 0,
     createErrors: result.writes.failed,
+    searchStatusCodes: result.statusCodes,
+    createStatusCodes: result.writes.statusCodes,
   };
 }

@@ -6,6 +6,7 @@ import {
   type BenchReport,
   type RunMeasurement,
   type ScenarioResult,
+  type TargetCheck,
 } from './report';
 import type { SearchUnderWrites } from './search-under-writes';
 import { evaluateTargets } from './targets';
@@ -162,7 +163,7 @@ describe('evaluateTargets()', () => {
       [],
       50,
     );
-    const find = (checks: readonly { name: string }[], name: string) => checks.find((c) => c.name === name);
+    const find = (checks: readonly TargetCheck[], name: string) => checks.find((c) => c.name === name);
     expect(find(met, 'oidc-userinfo')).toMatchObject({ met: true, requirement: '≥ 0.3 × bare Fastify: 1 Redis GET (req/s)', actual: '0.300 (300.0 vs 1000.0/s)' });
     expect(find(met, 'oidc-introspect')).toMatchObject({ met: true });
     expect(find(met, 'oidc-auth rate')).toMatchObject({ met: true, requirement: '≥ 300 req/s on this machine', actual: '300.0 req/s' });
@@ -199,6 +200,8 @@ describe('evaluateTargets()', () => {
         searchErrors: 0,
         created: 500,
         createErrors: 0,
+        searchStatusCodes: { '200': 300 },
+        createStatusCodes: { '201': 500 },
         ...change,
       },
       serverTimings: [],
@@ -217,6 +220,9 @@ describe('evaluateTargets()', () => {
     expect(check(phase({ searchErrors: 1 }))?.met).toBe(false);
     expect(check(phase({ createErrors: 1 }))).toMatchObject({ met: false, actual: 'p99 480.0 ms, 30.0 searches/s, 50.0 creates/s, 1 errors' });
     expect(formatSearchUnderWrites([phase()])).toContain('| 30 searches/s, 50 creates/s, 10 s | 300 | 30.0 | 120.0 | 480.0 | 610.0 | 0 | 500 | 50.0 | 0 |');
+    expect(formatSearchUnderWrites([phase({ searchErrors: 27, searchStatusCodes: { '200': 273, '503': 20, timeout: 7 } })])).toContain(
+      '| 27 (503: 20, timeout: 7) | 500 | 50.0 | 0 |',
+    );
     expect(formatSearchUnderWrites(results)).toBeUndefined();
   });
 
