@@ -178,7 +178,7 @@ export interface Scenario {
   readonly peer?: PeerPlan;
   /** Work before the scenario's first run, such as writing a corpus; only on a launched stack. */
   readonly prepare?: (context: PrepareContext) => Promise<Prepared>;
-  /** After the load: what one reader gets alone (search's latency and relevance, a member listing's pages), with what `prepare` made. */
+  /** After the load, with what `prepare` made: what one reader gets alone (search's latency and relevance, a member listing's pages), and search at a fixed rate under writes. */
   readonly alone?: (context: AloneContext) => Promise<AloneMeasurements>;
   /** Waits, within the measured run, for what the load set off (webhooks: every delivery). */
   readonly afterLoad?: (context: AfterLoadContext) => Promise<AfterLoadMeasurements>;
