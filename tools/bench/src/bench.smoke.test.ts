@@ -41,7 +41,7 @@ beforeAll(async () => {
     // Nothing here is measured for its numbers: a short wait for quiet is enough.
     idleTimeoutMs: 2_000,
   });
-  // Eleven scenarios and the OpenID Provider's three, each with a warm-up and both sides: about a minute and a
+  // Eleven scenarios and the OpenID Provider's five, each with a warm-up and both sides: about a minute and a
   // half on a quiet machine; a machine busy with other builds may take three times as long.
 }, 270_000);
 
@@ -72,6 +72,8 @@ describe('pnpm bench, one second per scenario', () => {
       'org-check',
       'token',
       'oidc-userinfo',
+      'oidc-introspect',
+      'oidc-auth',
       'oidc-code',
       'oidc-refresh',
       'post-get',
@@ -137,6 +139,23 @@ describe('pnpm bench, one second per scenario', () => {
     expect(create?.searchLatency?.p99Ms).toBeGreaterThan(0);
   });
 
+  it("answers a signed-in browser's authorization request with a single redirect to the client", () => {
+    const auth = report.scenarios.find((result) => result.scenario === 'oidc-auth');
+    // A redirect elsewhere (an interaction) would be counted under another key, and as an error.
+    expect(Object.keys(auth?.gateway.statusCodes ?? {}).every((status) => status === '302' || status === '303')).toBe(true);
+    expect(auth?.gateway.errors).toBe(0);
+    const introspect = report.scenarios.find((result) => result.scenario === 'oidc-introspect');
+    expect(introspect?.gateway.statusCodes).toEqual({ '200': introspect?.gateway.requests });
+  });
+
+  it('searches at a fixed rate while posts are created', () => {
+    const phase = report.scenarios.find((result) => result.scenario === 'search')?.searchUnderWrites;
+    expect(phase).toMatchObject({ durationSeconds: 1, searchRate: 30, createRate: 50, searchErrors: 0, createErrors: 0 });
+    expect(phase?.searched).toBeGreaterThan(0);
+    expect(phase?.created).toBeGreaterThan(0);
+    expect(phase?.latency.p99Ms).toBeGreaterThan(0);
+  });
+
   it('times the costliest searches alone and looks for the planted old best matches', () => {
     const quality = report.scenarios.find((result) => result.scenario === 'search')?.searchQuality;
     expect(quality?.sequential.count).toBeGreaterThan(0);
@@ -163,9 +182,16 @@ describe('pnpm bench, one second per scenario', () => {
         'login',
         'me vs peer',
         'login vs peer',
+        'oidc-userinfo',
+        'oidc-introspect',
+        'oidc-auth rate',
+        'oidc-code rate',
+        'oidc-code latency',
+        'oidc-refresh rate',
         'post-create → searchable',
         'search alone',
         'search relevance',
+        'search under writes',
         'member listing alone',
         'errors',
         'memory',

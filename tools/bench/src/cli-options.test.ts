@@ -14,6 +14,8 @@ describe('parseCliOptions()', () => {
         'org-check',
         'token',
         'oidc-userinfo',
+        'oidc-introspect',
+        'oidc-auth',
         'oidc-code',
         'oidc-refresh',
         'post-get',

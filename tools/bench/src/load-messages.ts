@@ -51,6 +51,10 @@ export const grpcLoadSchema = z.discriminatedUnion('call', [
 ]);
 export type GrpcLoad = z.infer<typeof grpcLoadSchema>;
 
+/** The OpenID Provider's requests the load worker measures (oidc-token-load.ts). */
+export const oidcModes = ['userinfo', 'introspect', 'auth', 'code', 'refresh'] as const;
+export type OidcMode = (typeof oidcModes)[number];
+
 export const loadJobSchema = z.object({
   type: z.literal('run'),
   /** Echoed in the answer. */
@@ -67,8 +71,20 @@ export const loadJobSchema = z.object({
   searchProbe: searchProbeSchema.optional(),
   /** Instead of HTTP: a unary gRPC call at `address`. */
   grpc: grpcLoadSchema.optional(),
-  /** Instead of fixed requests: the OpenID Provider's token endpoint or userinfo, with these browsers' sessions (oidc-token-load.ts). */
-  oidc: z.object({ mode: z.enum(['code', 'refresh', 'userinfo']), sessionCookies: z.array(z.string()).min(1) }).optional(),
+  /**
+   * Open-loop instead of autocannon's connections (open-loop-load.ts):
+   * `requests` go out at `rate` a second, each on time whether or not the
+   * earlier ones were answered, and beside them `writes` at `writeRate`.
+   */
+  openLoop: z
+    .object({ rate: z.number().positive(), writes: z.array(requestTemplateSchema).min(1), writeRate: z.number().positive() })
+    .optional(),
+  /**
+   * Instead of fixed requests: the OpenID Provider's token endpoint,
+   * userinfo, introspection or authorization endpoint, with these browsers'
+   * sessions (oidc-token-load.ts).
+   */
+  oidc: z.object({ mode: z.enum(oidcModes), sessionCookies: z.array(z.string()).min(1) }).optional(),
 });
 export type LoadJob = z.infer<typeof loadJobSchema>;
 
@@ -117,6 +133,8 @@ export const loadResultSchema = z.object({
   loaderCpuMs: z.number(),
   loaderPeakRssBytes: z.number(),
   searchLatency: searchLatencySchema.optional(),
+  /** An open-loop job's writes: how many were answered 2xx, and how many not (status or socket error). */
+  writes: z.object({ succeeded: z.number().int(), failed: z.number().int(), statusCodes: z.record(z.string(), z.number().int()) }).optional(),
 });
 export type LoadResult = z.infer<typeof loadResultSchema>;
 

@@ -8,6 +8,7 @@ import {
 } from './load-messages';
 import { runGrpcLoad } from './grpc-load';
 import { runOidcTokenLoad } from './oidc-token-load';
+import { runOpenLoad } from './open-loop-load';
 import { SearchProber } from './search-probe';
 
 /**
@@ -26,6 +27,7 @@ function fillPlaceholder(template: RequestTemplate, placeholder: string, word: s
 export async function runLoad(job: LoadJob): Promise<LoadResult> {
   if (job.grpc) return runGrpcLoad({ ...job, grpc: job.grpc });
   if (job.oidc) return runOidcTokenLoad({ ...job, oidc: job.oidc });
+  if (job.openLoop) return runOpenLoad({ ...job, openLoop: job.openLoop });
   const origin = new URL(job.url);
   const prober = job.searchProbe ? new SearchProber(origin.origin, job.searchProbe) : undefined;
   let next = 0;

@@ -6,6 +6,7 @@ import type { MemberListing } from './member-listing';
 import type { WatchedProcess } from './process-usage';
 import type { ScenarioName } from './scenarios';
 import type { SearchQuality } from './search-quality';
+import type { SearchUnderWrites } from './search-under-writes';
 import type { OperationTiming } from './service-metrics';
 import type { WebhookDeliveries } from './webhook-deliveries';
 
@@ -50,6 +51,8 @@ export interface ScenarioResult {
   readonly searchLatency?: SearchLatency;
   /** search: the costliest queries alone, and whether old best matches make the first page. */
   readonly searchQuality?: SearchQuality;
+  /** search: the costliest queries at a fixed rate, open-loop, while posts are created. */
+  readonly searchUnderWrites?: SearchUnderWrites;
   /** org-members: every page of a large organisation's members, several passes, one request at a time. */
   readonly memberListing?: MemberListing;
   /** scim-users: every page of a large SCIM directory, several passes, one request at a time. */
@@ -263,6 +266,37 @@ export function formatSearchQuality(results: readonly ScenarioResult[]): string 
   return `${latency}\n\n${relevance}`;
 }
 
+/** The errors and what they were, e.g. `27 (503: 20, timeout: 7)`. */
+function describeErrors(errors: number, statusCodes: Readonly<Record<string, number>>): string {
+  const kinds = Object.entries(statusCodes).filter(([status]) => !/^2\d\d$/.test(status));
+  return errors === 0 || kinds.length === 0 ? String(errors) : `${errors} (${kinds.map(([status, count]) => `${status}: ${count}`).join(', ')})`;
+}
+
+/** search: the costliest queries at a fixed rate while posts are created, what each rate reached, and the searches' latency. */
+export function formatSearchUnderWrites(results: readonly ScenarioResult[]): string | undefined {
+  const phase = results.find((result) => result.searchUnderWrites)?.searchUnderWrites;
+  if (!phase) return undefined;
+  const perSecond = (count: number): string => fixed(count / phase.durationSeconds, 1);
+  return table(
+    ['search under writes', 'searches', 'searches/s', 'p50 ms', 'p99 ms', 'max ms', 'search errors', 'created', 'creates/s', 'create errors'],
+    [
+      [
+        `${phase.searchRate} searches/s, ${phase.createRate} creates/s, ${phase.durationSeconds} s`,
+        String(phase.searched),
+        perSecond(phase.searched),
+        fixed(phase.latency.p50Ms, 1),
+        fixed(phase.latency.p99Ms, 1),
+        fixed(phase.latency.maxMs, 1),
+        describeErrors(phase.searchErrors, phase.searchStatusCodes),
+        String(phase.created),
+        perSecond(phase.created),
+        describeErrors(phase.createErrors, phase.createStatusCodes),
+      ],
+    ],
+    1,
+  );
+}
+
 /** org-members and scim-users: the large organisation's member pages and SCIM directory pages, each alone. */
 export function formatMemberListing(results: readonly ScenarioResult[]): string | undefined {
   const listings = [
@@ -336,6 +370,7 @@ export function formatReport(report: BenchReport): string {
     formatLoaderNote(report.scenarios),
     formatSearchLatency(report.scenarios),
     formatSearchQuality(report.scenarios),
+    formatSearchUnderWrites(report.scenarios),
     formatWebhookDeliveries(report.scenarios),
     formatMemberListing(report.scenarios),
     formatServerTimings(report.scenarios),

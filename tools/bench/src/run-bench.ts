@@ -387,7 +387,15 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       }
 
       const alone = scenario.alone
-        ? await scenario.alone({ gatewayUrl: target.gatewayUrl, prepared, searchRepeats: options.searchRepeats, ...(signal ? { signal } : {}) })
+        ? await scenario.alone({
+            gatewayUrl: target.gatewayUrl,
+            prepared,
+            seed: seeded,
+            searchRepeats: options.searchRepeats,
+            durationSeconds: options.durationSeconds,
+            load: (job) => generator.run(job, signal),
+            ...(signal ? { signal } : {}),
+          })
         : {};
       const gateway = gatewayTally.measurement(scenario.label);
       const baseline = baselineSide && baselineTally ? baselineTally.measurement(baselineSide.label) : undefined;
@@ -544,9 +552,12 @@ function describeResult(result: ScenarioResult): string {
   const baseline = result.baseline ? `; baseline ${result.baseline.requestsPerSecond}/s; ratio ${result.ratio}` : '';
   const peer = result.peer ? `; peer ${result.peer.requestsPerSecond}/s; gateway/peer ${result.peerRatio}` : '';
   const search = result.searchLatency ? `; searchable p99 ${result.searchLatency.p99Ms} ms` : '';
+  const underWrites = result.searchUnderWrites
+    ? `; under writes: ${result.searchUnderWrites.searched} searches p99 ${result.searchUnderWrites.latency.p99Ms} ms, ${result.searchUnderWrites.created} posts created`
+    : '';
   const hooks = result.webhookDeliveries;
   const webhooks = hooks
     ? `; ${hooks.delivered} of ${hooks.expected} messages delivered, delay p50 ${hooks.delay.p50Ms} ms p99 ${hooks.delay.p99Ms} ms max ${hooks.delay.maxMs} ms, ${hooks.deliveriesPerSecond}/s`
     : '';
-  return gateway + baseline + peer + search + webhooks;
+  return gateway + baseline + peer + search + underWrites + webhooks;
 }

@@ -1,11 +1,13 @@
 import { seedLargeOrganization, type LargeOrganization } from './large-organization';
-import type { LoadJob, PermissionCheck, RequestTemplate } from './load-messages';
+import { oidcModes, type LoadJob, type LoadResult, type PermissionCheck, type RequestTemplate } from './load-messages';
 import { MEMBER_LISTING_PASSES, measureMemberListing, memberPagePaths, type MemberListing } from './member-listing';
 import { measureScimListing, scimHeaders, scimPagePaths, seedScimDirectory, type ScimDirectory } from './scim-directory';
 import { PEER_SESSION_COOKIE, peerJsonHeaders, type PeerUser } from './peer/peer-process';
 import { costlySearchQueries, seedSearchCorpus, type RelevanceProbe } from './search-corpus';
 import { measureSearchQuality, type SearchQuality } from './search-quality';
+import { measureSearchUnderWrites, type SearchUnderWrites } from './search-under-writes';
 import type { Seed, SeededUser } from './seed';
+import { targets } from './targets';
 import {
   awaitWebhookDeliveries,
   createWebhookEndpoints,
@@ -28,6 +30,8 @@ export const scenarioNames = [
   'org-check',
   'token',
   'oidc-userinfo',
+  'oidc-introspect',
+  'oidc-auth',
   'oidc-code',
   'oidc-refresh',
   'post-get',
@@ -125,13 +129,19 @@ export interface AloneMeasurements {
   readonly searchQuality?: SearchQuality;
   readonly memberListing?: MemberListing;
   readonly scimListing?: MemberListing;
+  readonly searchUnderWrites?: SearchUnderWrites;
 }
 
 export interface AloneContext {
   readonly gatewayUrl: string;
   readonly prepared: Prepared;
+  readonly seed: Seed;
   /** Runs of each costliest search query. */
   readonly searchRepeats: number;
+  /** The scenario's measured seconds, for a phase under load of its own. */
+  readonly durationSeconds: number;
+  /** Runs a job on the load worker. */
+  readonly load: (job: Omit<LoadJob, 'type' | 'id'>) => Promise<LoadResult>;
   readonly signal?: AbortSignal;
 }
 
@@ -168,7 +178,7 @@ export interface Scenario {
   readonly peer?: PeerPlan;
   /** Work before the scenario's first run, such as writing a corpus; only on a launched stack. */
   readonly prepare?: (context: PrepareContext) => Promise<Prepared>;
-  /** After the load: what one reader gets alone (search's latency and relevance, a member listing's pages), with what `prepare` made. */
+  /** After the load, with what `prepare` made: what one reader gets alone (search's latency and relevance, a member listing's pages), and search at a fixed rate under writes. */
   readonly alone?: (context: AloneContext) => Promise<AloneMeasurements>;
   /** Waits, within the measured run, for what the load set off (webhooks: every delivery). */
   readonly afterLoad?: (context: AfterLoadContext) => Promise<AfterLoadMeasurements>;
@@ -196,6 +206,8 @@ function peerOf(context: ScenarioContext): NonNullable<ScenarioContext['peer']> 
   if (!context.peer) throw new Error('the peer is not running');
   return context.peer;
 }
+
+const costlySearchPaths = (): string[] => costlySearchQueries().map((query) => `/v0/search/posts?limit=20&q=${encodeURIComponent(query)}`);
 
 const rotate = (paths: readonly string[]): RequestTemplate[] => paths.map((path) => ({ method: 'GET', path, headers: {} }));
 
@@ -353,10 +365,16 @@ export const scenarios: readonly Scenario[] = [
     },
     warmsUp: true,
   },
-  ...(['userinfo', 'code', 'refresh'] as const).map(
+  ...oidcModes.map(
     (mode): Scenario => ({
       name: `oidc-${mode}`,
-      label: { userinfo: 'GET /oidc/userinfo', code: 'POST /oidc/token (code exchange)', refresh: 'POST /oidc/token (refresh, rotated)' }[mode],
+      label: {
+        userinfo: 'GET /oidc/userinfo',
+        introspect: 'POST /oidc/token/introspection',
+        auth: 'GET /oidc/auth (signed in, no page)',
+        code: 'POST /oidc/token (code exchange)',
+        refresh: 'POST /oidc/token (refresh, rotated)',
+      }[mode],
       // Each of the connections is a browser of a seeded user with its own codes and tokens (oidc-token-load.ts).
       gateway: (context) => ({
         url: context.gatewayUrl,
@@ -513,11 +531,16 @@ export const scenarios: readonly Scenario[] = [
     gateway: (context) => ({
       url: context.gatewayUrl,
       connections: context.connections,
-      requests: rotate(costlySearchQueries().map((query) => `/v0/search/posts?limit=20&q=${encodeURIComponent(query)}`)),
+      requests: rotate(costlySearchPaths()),
     }),
-    alone: async ({ gatewayUrl, prepared, searchRepeats, signal }) => ({
-      searchQuality: await measureSearchQuality(gatewayUrl, costlySearchQueries(), prepared.relevanceProbes ?? [], searchRepeats, signal),
-    }),
+    // Alone first, then under writes: the posts created meanwhile would change what the relevance probes find.
+    alone: async ({ gatewayUrl, prepared, seed, searchRepeats, durationSeconds, load, signal }) => {
+      const searchQuality = await measureSearchQuality(gatewayUrl, costlySearchQueries(), prepared.relevanceProbes ?? [], searchRepeats, signal);
+      signal?.throwIfAborted();
+      const { searchRate, createRate } = targets.searchUnderWrites;
+      const searchUnderWrites = await measureSearchUnderWrites({ gatewayUrl, seed, durationSeconds, searchRate, createRate, searchPaths: costlySearchPaths(), load });
+      return { searchQuality, searchUnderWrites };
+    },
     baseline: { kind: 'none' },
     warmsUp: true,
   },

@@ -94,6 +94,16 @@ export function costlySearchQueries(): string[] {
   ];
 }
 
+/**
+ * Posts drawn like the corpus's (the same vocabulary and frequencies), to
+ * create through the API while searching: each carries the commonest words,
+ * so the index entries it adds are the ones the costliest queries read.
+ */
+export function corpusLikePosts(count: number): { title: string; content: string }[] {
+  const words = new ZipfWords(0x5eed);
+  return Array.from({ length: count }, () => ({ title: words.words(TITLE_WORDS).join(' '), content: words.words(BODY_WORDS).join(' ') }));
+}
+
 /** A query whose best match is the corpus's oldest post, and that post: does search find it on its first page? */
 export interface RelevanceProbe {
   readonly query: string;

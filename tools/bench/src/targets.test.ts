@@ -1,4 +1,14 @@
-import { formatMemberListing, formatReport, formatWebhookDeliveries, type BenchReport, type RunMeasurement, type ScenarioResult } from './report';
+import {
+  formatMemberListing,
+  formatReport,
+  formatSearchUnderWrites,
+  formatWebhookDeliveries,
+  type BenchReport,
+  type RunMeasurement,
+  type ScenarioResult,
+  type TargetCheck,
+} from './report';
+import type { SearchUnderWrites } from './search-under-writes';
 import { evaluateTargets } from './targets';
 
 const run = (label: string, requestsPerSecond: number, errors = 0): RunMeasurement => ({
@@ -133,6 +143,87 @@ describe('evaluateTargets()', () => {
     expect(check(listing(48, 0))?.requirement).toContain('10001 members, 5 passes');
     expect(check(listing(52, 0))?.met).toBe(false);
     expect(check(listing(20, 1))?.met).toBe(false);
+  });
+
+  it('wants userinfo and introspection at 0.3 of the me floor, and the OpenID rates and code latency on this machine', () => {
+    const oidc = (scenario: ScenarioResult['scenario'], requestsPerSecond: number, p99Ms = 5): ScenarioResult => {
+      const gateway = run(scenario, requestsPerSecond);
+      const baseline = run('bare Fastify: 1 Redis GET', 1000);
+      return {
+        scenario,
+        gateway: { ...gateway, latency: { ...gateway.latency, p99Ms } },
+        baseline,
+        ratio: requestsPerSecond / 1000,
+        serverTimings: [],
+        startedIdle: true,
+      };
+    };
+    const met = evaluateTargets(
+      [oidc('oidc-userinfo', 300), oidc('oidc-introspect', 350), oidc('oidc-auth', 300), oidc('oidc-code', 500, 20), oidc('oidc-refresh', 800)],
+      [],
+      50,
+    );
+    const find = (checks: readonly TargetCheck[], name: string) => checks.find((c) => c.name === name);
+    expect(find(met, 'oidc-userinfo')).toMatchObject({ met: true, requirement: '≥ 0.3 × bare Fastify: 1 Redis GET (req/s)', actual: '0.300 (300.0 vs 1000.0/s)' });
+    expect(find(met, 'oidc-introspect')).toMatchObject({ met: true });
+    expect(find(met, 'oidc-auth rate')).toMatchObject({ met: true, requirement: '≥ 300 req/s on this machine', actual: '300.0 req/s' });
+    expect(find(met, 'oidc-code rate')).toMatchObject({ met: true, requirement: '≥ 500 req/s on this machine' });
+    expect(find(met, 'oidc-refresh rate')).toMatchObject({ met: true, requirement: '≥ 800 req/s on this machine' });
+    expect(find(met, 'oidc-code latency')).toMatchObject({ met: true, requirement: "p99 ≤ 20 ms under the scenario's load", actual: 'p99 20.0 ms at 500.0 req/s' });
+    // Only the code exchange has a latency target.
+    expect(met.filter((c) => c.name.endsWith(' latency')).map((c) => c.name)).toEqual(['oidc-code latency']);
+
+    const missed = evaluateTargets(
+      [oidc('oidc-userinfo', 299), oidc('oidc-introspect', 120), oidc('oidc-auth', 299.9), oidc('oidc-code', 164, 50), oidc('oidc-refresh', 799)],
+      [],
+      50,
+    );
+    for (const name of ['oidc-userinfo', 'oidc-introspect', 'oidc-auth rate', 'oidc-code rate', 'oidc-refresh rate', 'oidc-code latency']) {
+      expect(find(missed, name)).toMatchObject({ met: false });
+    }
+    expect(find(missed, 'oidc-code latency')?.actual).toBe('p99 50.0 ms at 164.0 req/s');
+    // A fast p99 over no requests at all is no latency met.
+    const idle = oidc('oidc-code', 0, 0);
+    expect(find(evaluateTargets([{ ...idle, gateway: { ...idle.gateway, requests: 0 } }], [], 50), 'oidc-code latency')?.met).toBe(false);
+  });
+
+  it('wants the costliest searches at 30/s within 500 ms at p99 while posts are created at 50/s, both rates reached, no errors', () => {
+    const phase = (change: Partial<SearchUnderWrites> = {}): ScenarioResult => ({
+      scenario: 'search',
+      gateway: run('GET /v0/search/posts', 30),
+      searchUnderWrites: {
+        durationSeconds: 10,
+        searchRate: 30,
+        createRate: 50,
+        searched: 300,
+        latency: { count: 300, p50Ms: 120, p99Ms: 480, meanMs: 150, maxMs: 610 },
+        searchErrors: 0,
+        created: 500,
+        createErrors: 0,
+        searchStatusCodes: { '200': 300 },
+        createStatusCodes: { '201': 500 },
+        ...change,
+      },
+      serverTimings: [],
+      startedIdle: true,
+    });
+    const check = (result: ScenarioResult) => evaluateTargets([result], [], 50).find((c) => c.name === 'search under writes');
+    expect(check(phase())).toMatchObject({ met: true, actual: 'p99 480.0 ms, 30.0 searches/s, 50.0 creates/s, 0 errors' });
+    expect(check(phase())?.requirement).toBe(
+      'the costliest queries at 30/s while posts are created at 50/s: p99 ≤ 500 ms, ≥ 90 % of both rates, no errors',
+    );
+    expect(check(phase({ latency: { count: 300, p50Ms: 120, p99Ms: 520, meanMs: 150, maxMs: 610 } }))?.met).toBe(false);
+    // 26 searches a second is under 90 % of 30; 44 creates a second under 90 % of 50.
+    expect(check(phase({ searched: 260 }))?.met).toBe(false);
+    expect(check(phase({ searched: 270 }))?.met).toBe(true);
+    expect(check(phase({ created: 440 }))?.met).toBe(false);
+    expect(check(phase({ searchErrors: 1 }))?.met).toBe(false);
+    expect(check(phase({ createErrors: 1 }))).toMatchObject({ met: false, actual: 'p99 480.0 ms, 30.0 searches/s, 50.0 creates/s, 1 errors' });
+    expect(formatSearchUnderWrites([phase()])).toContain('| 30 searches/s, 50 creates/s, 10 s | 300 | 30.0 | 120.0 | 480.0 | 610.0 | 0 | 500 | 50.0 | 0 |');
+    expect(formatSearchUnderWrites([phase({ searchErrors: 27, searchStatusCodes: { '200': 273, '503': 20, timeout: 7 } })])).toContain(
+      '| 27 (503: 20, timeout: 7) | 500 | 50.0 | 0 |',
+    );
+    expect(formatSearchUnderWrites(results)).toBeUndefined();
   });
 
   it('wants searchable posts within a second at the requested rate', () => {
