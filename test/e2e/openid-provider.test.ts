@@ -561,6 +561,24 @@ describe('tokens', () => {
     await expect(client.fetchUserInfo(config, tokens.access_token, account.id)).rejects.toThrow();
   });
 
+  it('introspects and revokes a refresh token presented without its type, as the one token it is', async () => {
+    const account = await signedInAccount(stack, 'rtintro');
+    const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });
+    const { tokens } = await signInAt(config, browserOf(account), { scope: 'openid offline_access', prompt: 'consent' });
+    const refreshToken = tokens.refresh_token!;
+    // The provider names the type of an access token only.
+    const asRefresh = await client.tokenIntrospection(config, refreshToken);
+    expect(asRefresh).toMatchObject({ active: true, sub: account.id, client_id: 'web-app' });
+    expect(asRefresh.token_type).toBeUndefined();
+    expect(await client.tokenIntrospection(config, tokens.access_token)).toMatchObject({ active: true, token_type: 'Bearer' });
+
+    // Revoking the refresh token ends the grant, and the access token with it.
+    await client.tokenRevocation(config, refreshToken);
+    expect((await client.tokenIntrospection(config, refreshToken)).active).toBe(false);
+    expect((await client.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
+    await expect(client.refreshTokenGrant(config, refreshToken)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
   it('withdraws an application’s access from the account page: its refresh token dies at once', async () => {
     const account = await signedInAccount(stack, 'revoke');
     const config = await relyingParty(stack.gatewayUrl, 'web-app', { secret: WEB_SECRET });

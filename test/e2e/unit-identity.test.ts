@@ -187,7 +187,7 @@ describe('every unit with an identity of its own', () => {
       // The rightful callers are answered.
       expect(await clients.totp.identity.settleCredentials(noTotp)).toEqual({ takeBacks: [] });
       await clients.gateway.oidc.saveArtifact(artifact('permrpc-gateway'));
-      const found = (id: string) => clients.gateway.oidc.findArtifact({ kind: 'Grant', id, userCode: '', withGrantAndAccount: false });
+      const found = (id: string) => clients.gateway.oidc.findArtifact({ kind: 'Grant', id, userCode: '', withGrantAndAccount: false, otherKinds: [] });
       expect((await found('permrpc-gateway')).found).toBe(true);
       // What the refused callers sent was never written.
       expect((await found('permrpc-posts')).found).toBe(false);

@@ -19,6 +19,13 @@ const exchangedModels = new Set(['AuthorizationCode', 'DeviceCode', 'RefreshToke
 /** Redis for what losing costs a sign-in at most: interactions, the provider's view of a session, assertion ids. */
 const ephemeralModels = new Set(['Interaction', 'Session', 'ReplayDetection']);
 
+/** A token presented without its type is one of these two. */
+const eitherTokenModel = new Map([
+  ['AccessToken', 'RefreshToken'],
+  ['RefreshToken', 'AccessToken'],
+]);
+const notFound: oidcV1.FindArtifactResponse = { found: false, payloadJson: '', grantPayloadJson: '', kind: '' };
+
 const STORAGE_BUDGET_MS = 5_000;
 
 export interface StorageDeps {
@@ -79,7 +86,7 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
         const remembered = this.name === 'Grant' ? memory?.grants.get(id) : undefined;
         if (remembered !== undefined) return remembered === null ? undefined : (JSON.parse(remembered) as AdapterPayload);
         const withGrantAndAccount = memory !== undefined && this.name !== 'Grant';
-        const found = await withContext(deps.logger, (context) => deps.oidc.findArtifact({ kind: this.name, id, userCode: '', withGrantAndAccount }, context));
+        const found = await this.lookUp(id, memory, withGrantAndAccount);
         if (!found.found) return undefined;
         const payload = JSON.parse(found.payloadJson) as AdapterPayload;
         // The provider reads the token's grant and account next: identity answered them in the same call.
@@ -97,8 +104,30 @@ export function storageFor(deps: StorageDeps): new (name: string) => Adapter {
       return raw ? (JSON.parse(raw) as AdapterPayload) : undefined;
     }
 
+    /**
+     * Introspection and revocation look a token up as an access token and
+     * as a refresh token at once (oidc-provider's findToken, when the
+     * client gives no token_type_hint): the first of the two asks identity
+     * for either kind, and both read that one answer.
+     */
+    private lookUp(id: string, memory: RequestMemory | undefined, withGrantAndAccount: boolean): Promise<oidcV1.FindArtifactResponse> {
+      const other = eitherTokenModel.get(this.name);
+      const route = currentProviderContext()?.oidc?.route;
+      if (!memory || !other || (route !== 'introspection' && route !== 'revocation')) {
+        return withContext(deps.logger, (context) => deps.oidc.findArtifact({ kind: this.name, id, userCode: '', withGrantAndAccount, otherKinds: [] }, context));
+      }
+      let answer = memory.tokenLookups.get(id);
+      if (!answer) {
+        answer = withContext(deps.logger, (context) => deps.oidc.findArtifact({ kind: this.name, id, userCode: '', withGrantAndAccount, otherKinds: [other] }, context));
+        memory.tokenLookups.set(id, answer);
+      }
+      return answer.then((found) => (found.found && found.kind === this.name ? found : notFound));
+    }
+
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-      const found = await withContext(deps.logger, (context) => deps.oidc.findArtifact({ kind: this.name, id: '', userCode, withGrantAndAccount: false }, context));
+      const found = await withContext(deps.logger, (context) =>
+        deps.oidc.findArtifact({ kind: this.name, id: '', userCode, withGrantAndAccount: false, otherKinds: [] }, context),
+      );
       return found.found ? (JSON.parse(found.payloadJson) as AdapterPayload) : undefined;
     }
 

@@ -20,6 +20,8 @@ export interface RequestMemory {
   readonly accounts: Map<string, RememberedAccount | null>;
   /** The account's grant for a client, by client id; null: there is none. */
   readonly userGrants: Map<string, string | null>;
+  /** Identity's answer for a token value looked up as either an access or a refresh token, by value. */
+  readonly tokenLookups: Map<string, Promise<oidcV1.FindArtifactResponse>>;
   /** The code or refresh token this token request exchanges, consumed with the tokens it issues. */
   source: oidcV1.ConsumeArtifactRequest | undefined;
   /** Artifacts to save with the access token (the rotated refresh token), while a source waits. */
@@ -33,7 +35,7 @@ export function requestMemory(ctx: KoaContextWithOIDC | undefined): RequestMemor
   if (!ctx) return undefined;
   let memory = memories.get(ctx);
   if (!memory) {
-    memory = { grants: new Map(), accounts: new Map(), userGrants: new Map(), source: undefined, held: [] };
+    memory = { grants: new Map(), accounts: new Map(), userGrants: new Map(), tokenLookups: new Map(), source: undefined, held: [] };
     memories.set(ctx, memory);
   }
   return memory;

@@ -189,8 +189,9 @@ export interface ArtifactAccount {
   readonly handle: string;
 }
 
-/** A live artifact: its payload, with `consumed` (epoch seconds) when it was used, and when asked its grant and account. */
+/** A live artifact: its kind and payload, with `consumed` (epoch seconds) when it was used, and when asked its grant and account. */
 export interface FoundArtifact {
+  readonly kind: ArtifactKind;
   readonly payload: Record<string, unknown>;
   readonly grantPayload?: Record<string, unknown> | undefined;
   readonly account?: ArtifactAccount | undefined;
@@ -200,16 +201,23 @@ export interface FoundArtifact {
  * A live artifact, by id or user code, each hashed as stored. With its
  * grant and account, one statement answers what a token or userinfo
  * request reads after the token itself (docs/performance.md, "The OpenID
- * Provider").
+ * Provider"). With other kinds, a code or token value is looked up as any
+ * of them in the same statement (each is stored under the same hash of
+ * its value), the kind asked for first.
  */
 export async function findArtifact(
   db: pg.Pool,
-  input: { kind: string; id: string; userCode: string; withGrantAndAccount?: boolean },
+  input: { kind: string; id: string; userCode: string; withGrantAndAccount?: boolean; otherKinds?: readonly string[] },
 ): Promise<FoundArtifact | undefined> {
   const kind = assertKind(input.kind);
+  const kinds = [kind, ...(input.otherKinds ?? []).map(assertKind)];
   const byUserCode = input.userCode !== '';
+  if (kinds.length > 1 && (byUserCode || kinds.includes('Grant'))) {
+    throw new AppError('validation:invalid_input', 'other kinds are looked up by a code or token value only');
+  }
   const related = input.withGrantAndAccount === true;
   const { rows } = await db.query<{
+    kind: ArtifactKind;
     payload: Record<string, unknown>;
     consumed: number | null;
     grant_payload: Record<string, unknown> | null;
@@ -218,23 +226,25 @@ export async function findArtifact(
     email_verified: boolean | null;
     handle: string | null;
   }>(
-    `SELECT a.payload, extract(epoch FROM a.consumed_at)::bigint AS consumed, g.payload AS grant_payload,
+    `SELECT a.kind, a.payload, extract(epoch FROM a.consumed_at)::bigint AS consumed, g.payload AS grant_payload,
             u.id AS account_id, u.email, u.email_verified_at IS NOT NULL AS email_verified, u.handle
      FROM identity.oidc_artifacts a
      LEFT JOIN identity.oidc_artifacts g ON $3 AND g.kind = 'Grant' AND g.id = a.grant_id AND g.expires_at > now()
      LEFT JOIN identity.users u ON $3 AND u.id = a.user_id AND u.disabled_at IS NULL
-     WHERE a.kind = $1 AND a.${byUserCode ? 'user_code' : 'id'} = $2 AND a.expires_at > now()`,
-    [kind, byUserCode ? userCodeHashOf(input.userCode) : storedIdOf(kind, input.id), related],
+     WHERE a.kind = ANY($1::text[]) AND a.${byUserCode ? 'user_code' : 'id'} = $2 AND a.expires_at > now()
+     ORDER BY a.kind = $4 DESC
+     LIMIT 1`,
+    [kinds, byUserCode ? userCodeHashOf(input.userCode) : storedIdOf(kind, input.id), related, kind],
   );
   const row = rows[0];
   if (!row) return undefined;
-  const presented = presentedPayloadOf(kind, row.payload, byUserCode ? { userCode: input.userCode } : { id: input.id });
+  const presented = presentedPayloadOf(row.kind, row.payload, byUserCode ? { userCode: input.userCode } : { id: input.id });
   const payload = row.consumed === null ? presented : { ...presented, consumed: Number(row.consumed) };
   const account =
     row.account_id === null
       ? undefined
       : { userId: row.account_id, email: row.email ?? '', emailVerified: row.email_verified === true, handle: row.handle ?? '' };
-  return { payload, grantPayload: row.grant_payload ?? undefined, account };
+  return { kind: row.kind, payload, grantPayload: row.grant_payload ?? undefined, account };
 }
 
 /**

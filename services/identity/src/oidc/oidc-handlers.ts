@@ -42,9 +42,10 @@ export function oidcHandlers(deps: IdentityDeps): OidcHandlers {
     },
     async findArtifact(request) {
       const found = await findArtifact(deps.pool, request);
-      if (!found) return { found: false, payloadJson: '', grantPayloadJson: '' };
+      if (!found) return { found: false, payloadJson: '', grantPayloadJson: '', kind: '' };
       return {
         found: true,
+        kind: found.kind,
         payloadJson: JSON.stringify(found.payload),
         grantPayloadJson: found.grantPayload ? JSON.stringify(found.grantPayload) : '',
         account: found.account,

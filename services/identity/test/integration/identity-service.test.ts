@@ -403,7 +403,7 @@ async function applicationAccess(userId: string) {
   await save('Grant', grant, { openid: { scope: 'openid offline_access' } });
   await save('RefreshToken', refresh, { grantId: grant, scope: 'openid offline_access' });
   await save('AccessToken', access, { grantId: grant, scope: 'openid offline_access' });
-  const works = async (kind: string, id: string) => (await oidc.findArtifact({ kind, id, userCode: '', withGrantAndAccount: false })).found;
+  const works = async (kind: string, id: string) => (await oidc.findArtifact({ kind, id, userCode: '', withGrantAndAccount: false, otherKinds: [] })).found;
   return {
     held: async () => ({
       refreshToken: await works('RefreshToken', refresh),

@@ -113,6 +113,21 @@ describe('FindArtifact', () => {
     expect(bare?.account).toBeUndefined();
   });
 
+  it('finds a token value as whichever of the kinds asked for it is, the kind asked for first, and never a grant that way', async () => {
+    const userId = await newUser();
+    const { grant, source } = await issued('RefreshToken', userId);
+
+    const asEither = await findArtifact(pool, { kind: 'AccessToken', id: source.id, userCode: '', otherKinds: ['RefreshToken'] });
+    expect(asEither).toMatchObject({ kind: 'RefreshToken', payload: { jti: source.id, grantId: grant.id } });
+    expect(await findArtifact(pool, { kind: 'AccessToken', id: source.id, userCode: '' })).toBeUndefined();
+    expect(await findArtifact(pool, { kind: 'RefreshToken', id: source.id, userCode: '', otherKinds: ['AccessToken'] })).toMatchObject({ kind: 'RefreshToken' });
+
+    const refused = await errorCodeOf(findArtifact(pool, { kind: 'Grant', id: grant.id, userCode: '', otherKinds: ['AccessToken'] }));
+    expect(refused).toBe('validation:invalid_input');
+    const overGrpc = await oidc.findArtifact({ kind: 'AccessToken', id: source.id, userCode: '', withGrantAndAccount: true, otherKinds: ['RefreshToken'] });
+    expect(overGrpc).toMatchObject({ found: true, kind: 'RefreshToken', account: { userId } });
+  });
+
   it('answers no account for a disabled one, and no grant once the grant is gone', async () => {
     const userId = await newUser(true);
     const { grant, source } = await issued('AuthorizationCode', userId);
@@ -261,7 +276,7 @@ async function waitingDevice(): Promise<{ device: string; userCode: string }> {
 }
 
 async function payloadOf(kind: string, id: string): Promise<Record<string, unknown> | undefined> {
-  const found = await oidc.findArtifact({ kind, id, userCode: '', withGrantAndAccount: false });
+  const found = await oidc.findArtifact({ kind, id, userCode: '', withGrantAndAccount: false, otherKinds: [] });
   return found.found ? (JSON.parse(found.payloadJson) as Record<string, unknown>) : undefined;
 }
 
@@ -312,7 +327,7 @@ describe('what is kept of codes and tokens (docs/security.md, "What is stored ha
     expect(await payloadOf('RefreshToken', refresh)).toMatchObject({ jti: refresh, grantId });
     expect(await payloadOf('AuthorizationCode', code)).toMatchObject({ jti: code, consumed: expect.any(Number) });
     expect(await payloadOf('DeviceCode', device)).toMatchObject({ jti: device, clientId: 'tv' });
-    const byUserCode = await oidc.findArtifact({ kind: 'DeviceCode', id: '', userCode, withGrantAndAccount: false });
+    const byUserCode = await oidc.findArtifact({ kind: 'DeviceCode', id: '', userCode, withGrantAndAccount: false, otherKinds: [] });
     expect(JSON.parse(byUserCode.payloadJson)).toMatchObject({ userCode, clientId: 'tv' });
     expect(JSON.parse(byUserCode.payloadJson)).not.toHaveProperty('jti');
 
@@ -323,7 +338,7 @@ describe('what is kept of codes and tokens (docs/security.md, "What is stored ha
     }
     const storedDevice = rows.find((row) => row.kind === 'DeviceCode' && row.user_code !== null && !row.row.includes('accountId'))!;
     expect(await payloadOf('DeviceCode', storedDevice.id)).toBeUndefined();
-    expect((await oidc.findArtifact({ kind: 'DeviceCode', id: '', userCode: storedDevice.user_code!, withGrantAndAccount: false })).found).toBe(false);
+    expect((await oidc.findArtifact({ kind: 'DeviceCode', id: '', userCode: storedDevice.user_code!, withGrantAndAccount: false, otherKinds: [] })).found).toBe(false);
     expect((await errorCodeOf(oidc.approveDeviceCode(approval(storedDevice.user_code!, userId, grantId))))).toBe('oidc:user_code_invalid');
     expect(await errorCodeOf(oidc.issueArtifacts({ source: { kind: 'RefreshToken', id: kept('RefreshToken').id }, artifacts: [] }))).toBe('oidc:token_reused');
     // And presenting it changed nothing: the refresh token it was made from still works once.

@@ -76,6 +76,12 @@ export interface FindArtifactRequest {
   userCode: string;
   /** Whether to answer the artifact's grant and account too. */
   withGrantAndAccount: boolean;
+  /**
+   * Other kinds of code or token the id may be of, looked up in the same
+   * statement: a token presented without its type (introspection,
+   * revocation) is found whichever it is. Not with a grant or a user code.
+   */
+  otherKinds: string[];
 }
 
 /** FindArtifactResponse: the artifact, when found. */
@@ -97,7 +103,11 @@ export interface FindArtifactResponse {
    * With with_grant_and_account: the account the artifact names, absent
    * when it names none, or the account is gone or disabled.
    */
-  account?: ArtifactAccount | undefined;
+  account?:
+    | ArtifactAccount
+    | undefined;
+  /** The kind it was found as: the kind asked for, or one of other_kinds. */
+  kind: string;
 }
 
 /** ArtifactAccount: what the provider releases about an account as claims. */
@@ -636,7 +646,7 @@ export const SaveArtifactResponse: MessageFns<SaveArtifactResponse> = {
 };
 
 function createBaseFindArtifactRequest(): FindArtifactRequest {
-  return { kind: "", id: "", userCode: "", withGrantAndAccount: false };
+  return { kind: "", id: "", userCode: "", withGrantAndAccount: false, otherKinds: [] };
 }
 
 export const FindArtifactRequest: MessageFns<FindArtifactRequest> = {
@@ -652,6 +662,9 @@ export const FindArtifactRequest: MessageFns<FindArtifactRequest> = {
     }
     if (message.withGrantAndAccount !== false) {
       writer.uint32(32).bool(message.withGrantAndAccount);
+    }
+    for (const v of message.otherKinds) {
+      writer.uint32(42).string(v!);
     }
     return writer;
   },
@@ -701,6 +714,14 @@ export const FindArtifactRequest: MessageFns<FindArtifactRequest> = {
             message.withGrantAndAccount = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.otherKinds.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -727,6 +748,11 @@ export const FindArtifactRequest: MessageFns<FindArtifactRequest> = {
         : isSet(object.with_grant_and_account)
         ? globalThis.Boolean(object.with_grant_and_account)
         : false,
+      otherKinds: globalThis.Array.isArray(object?.otherKinds)
+        ? object.otherKinds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.other_kinds)
+        ? object.other_kinds.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -744,6 +770,9 @@ export const FindArtifactRequest: MessageFns<FindArtifactRequest> = {
     if (message.withGrantAndAccount !== false) {
       obj.withGrantAndAccount = message.withGrantAndAccount;
     }
+    if (message.otherKinds?.length) {
+      obj.otherKinds = message.otherKinds;
+    }
     return obj;
   },
 
@@ -756,12 +785,13 @@ export const FindArtifactRequest: MessageFns<FindArtifactRequest> = {
     message.id = object.id ?? "";
     message.userCode = object.userCode ?? "";
     message.withGrantAndAccount = object.withGrantAndAccount ?? false;
+    message.otherKinds = object.otherKinds?.map((e) => e) || [];
     return message;
   },
 };
 
 function createBaseFindArtifactResponse(): FindArtifactResponse {
-  return { found: false, payloadJson: "", grantPayloadJson: "", account: undefined };
+  return { found: false, payloadJson: "", grantPayloadJson: "", account: undefined, kind: "" };
 }
 
 export const FindArtifactResponse: MessageFns<FindArtifactResponse> = {
@@ -777,6 +807,9 @@ export const FindArtifactResponse: MessageFns<FindArtifactResponse> = {
     }
     if (message.account !== undefined) {
       ArtifactAccount.encode(message.account, writer.uint32(34).fork()).join();
+    }
+    if (message.kind !== "") {
+      writer.uint32(42).string(message.kind);
     }
     return writer;
   },
@@ -826,6 +859,14 @@ export const FindArtifactResponse: MessageFns<FindArtifactResponse> = {
             message.account = ArtifactAccount.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -852,6 +893,7 @@ export const FindArtifactResponse: MessageFns<FindArtifactResponse> = {
         ? globalThis.String(object.grant_payload_json)
         : "",
       account: isSet(object.account) ? ArtifactAccount.fromJSON(object.account) : undefined,
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
     };
   },
 
@@ -869,6 +911,9 @@ export const FindArtifactResponse: MessageFns<FindArtifactResponse> = {
     if (message.account !== undefined) {
       obj.account = ArtifactAccount.toJSON(message.account);
     }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
     return obj;
   },
 
@@ -883,6 +928,7 @@ export const FindArtifactResponse: MessageFns<FindArtifactResponse> = {
     message.account = (object.account !== undefined && object.account !== null)
       ? ArtifactAccount.fromPartial(object.account)
       : undefined;
+    message.kind = object.kind ?? "";
     return message;
   },
 };
