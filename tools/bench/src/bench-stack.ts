@@ -124,6 +124,8 @@ async function launchTarget(settings: BenchTargetSettings, given: NodeJS.Process
     'MALLOC_MMAP_THRESHOLD_',
     'WEBHOOK_CONCURRENCY',
     'WEBHOOK_ENDPOINT_CONCURRENCY',
+    'SEARCH_RANK_CANDIDATES',
+    'SEARCH_RANK_CHAMPIONS',
   ];
   const env: Record<string, string | undefined> = {
     PATH: given.PATH,
