@@ -37,7 +37,7 @@ export const configSchema = z
     /** The most one search may take, in PostgreSQL or in OpenSearch. */
     SEARCH_STATEMENT_TIMEOUT_MS: env.int(2_000, 10, 30_000),
     /** PostgreSQL search: how many of the newest matches it ranks; older matches of a broader query are not shown. */
-    SEARCH_RANK_CANDIDATES: env.int(1_000, 1, 100_000),
+    SEARCH_RANK_CANDIDATES: env.int(250, 1, 100_000),
     /** PostgreSQL search: how many of its words' strongest posts it ranks besides, shared among the words; 0 ranks the newest only. */
     SEARCH_RANK_CHAMPIONS: env.int(320, 0, 100_000),
     ...searchEngineVariables,
