@@ -150,8 +150,8 @@ export async function issueArtifacts(
   const source = input.source && { kind: assertKind(input.source.kind), id: input.source.id };
   const artifacts = input.artifacts.map(checkArtifact);
   const sessions = artifacts.map(sessionClientOf).filter((entry) => entry !== undefined);
+  const rows = artifactRows(artifacts);
   if (sessions.length === 0) {
-    const rows = artifactRows(artifacts);
     if (!source) {
       await writingArtifacts(() => deps.pool.query(upsertArtifacts('true'), [rows]));
       return;
@@ -174,7 +174,7 @@ export async function issueArtifacts(
       if (outcome === 'reused' && grantId && source.kind !== 'RefreshToken') await revokeGrantIn(db, grantId);
       if (outcome !== 'consumed') return outcome;
     }
-    await writingArtifacts(() => db.query(upsertArtifacts('true'), [artifactRows(artifacts)]));
+    await writingArtifacts(() => db.query(upsertArtifacts('true'), [rows]));
     for (const session of sessions) await recordSessionClient(db, session);
     return 'issued' as const;
   });
@@ -187,6 +187,22 @@ export interface ArtifactAccount {
   readonly email: string;
   readonly emailVerified: boolean;
   readonly handle: string;
+}
+
+/** The account's columns beside an artifact or a grant, read from `identity.users u` (ACCOUNT_COLUMNS). */
+interface AccountColumns {
+  readonly account_id: string | null;
+  readonly email: string | null;
+  readonly email_verified: boolean | null;
+  readonly handle: string | null;
+}
+
+const ACCOUNT_COLUMNS = 'u.id AS account_id, u.email, u.email_verified_at IS NOT NULL AS email_verified, u.handle';
+
+/** The account of a row read with ACCOUNT_COLUMNS; undefined when the join found none (gone or disabled). */
+function accountOf(row: AccountColumns | undefined): ArtifactAccount | undefined {
+  if (!row || row.account_id === null) return undefined;
+  return { userId: row.account_id, email: row.email ?? '', emailVerified: row.email_verified === true, handle: row.handle ?? '' };
 }
 
 /** A live artifact: its kind and payload, with `consumed` (epoch seconds) when it was used, and when asked its grant and account. */
@@ -216,18 +232,10 @@ export async function findArtifact(
     throw new AppError('validation:invalid_input', 'other kinds are looked up by a code or token value only');
   }
   const related = input.withGrantAndAccount === true;
-  const { rows } = await db.query<{
-    kind: ArtifactKind;
-    payload: Record<string, unknown>;
-    consumed: number | null;
-    grant_payload: Record<string, unknown> | null;
-    account_id: string | null;
-    email: string | null;
-    email_verified: boolean | null;
-    handle: string | null;
-  }>(
-    `SELECT a.kind, a.payload, extract(epoch FROM a.consumed_at)::bigint AS consumed, g.payload AS grant_payload,
-            u.id AS account_id, u.email, u.email_verified_at IS NOT NULL AS email_verified, u.handle
+  const { rows } = await db.query<
+    AccountColumns & { kind: ArtifactKind; payload: Record<string, unknown>; consumed: number | null; grant_payload: Record<string, unknown> | null }
+  >(
+    `SELECT a.kind, a.payload, extract(epoch FROM a.consumed_at)::bigint AS consumed, g.payload AS grant_payload, ${ACCOUNT_COLUMNS}
      FROM identity.oidc_artifacts a
      LEFT JOIN identity.oidc_artifacts g ON $3 AND g.kind = 'Grant' AND g.id = a.grant_id AND g.expires_at > now()
      LEFT JOIN identity.users u ON $3 AND u.id = a.user_id AND u.disabled_at IS NULL
@@ -240,11 +248,7 @@ export async function findArtifact(
   if (!row) return undefined;
   const presented = presentedPayloadOf(row.kind, row.payload, byUserCode ? { userCode: input.userCode } : { id: input.id });
   const payload = row.consumed === null ? presented : { ...presented, consumed: Number(row.consumed) };
-  const account =
-    row.account_id === null
-      ? undefined
-      : { userId: row.account_id, email: row.email ?? '', emailVerified: row.email_verified === true, handle: row.handle ?? '' };
-  return { kind: row.kind, payload, grantPayload: row.grant_payload ?? undefined, account };
+  return { kind: row.kind, payload, grantPayload: row.grant_payload ?? undefined, account: accountOf(row) };
 }
 
 /**
@@ -329,16 +333,8 @@ export interface FoundUserGrant {
  */
 export async function findUserGrant(db: pg.Pool, userId: string, clientId: string, withGrantAndAccount = false): Promise<FoundUserGrant> {
   if (!isUuid(userId)) return {};
-  const { rows } = await db.query<{
-    grant_id: string | null;
-    grant_payload: Record<string, unknown> | null;
-    account_id: string | null;
-    email: string | null;
-    email_verified: boolean | null;
-    handle: string | null;
-  }>(
-    `SELECT g.id AS grant_id, CASE WHEN $3 THEN g.payload END AS grant_payload,
-            u.id AS account_id, u.email, u.email_verified_at IS NOT NULL AS email_verified, u.handle
+  const { rows } = await db.query<AccountColumns & { grant_id: string | null; grant_payload: Record<string, unknown> | null }>(
+    `SELECT g.id AS grant_id, CASE WHEN $3 THEN g.payload END AS grant_payload, ${ACCOUNT_COLUMNS}
      FROM (SELECT $1::uuid AS user_id) asked
      LEFT JOIN LATERAL (
        SELECT id, payload FROM identity.oidc_artifacts
@@ -349,15 +345,9 @@ export async function findUserGrant(db: pg.Pool, userId: string, clientId: strin
     [userId, clientId, withGrantAndAccount],
   );
   const row = rows[0];
-  return {
-    grantId: row?.grant_id ?? undefined,
-    grantPayload: row?.grant_payload ?? undefined,
-    account:
-      row?.account_id == null
-        ? undefined
-        : { userId: row.account_id, email: row.email ?? '', emailVerified: row.email_verified === true, handle: row.handle ?? '' },
-  };
+  return { grantId: row?.grant_id ?? undefined, grantPayload: row?.grant_payload ?? undefined, account: accountOf(row) };
 }
+
 
 /** The clients an account allowed, one entry per client with the union of its grants' scopes, newest first. */
 export async function listUserGrants(
